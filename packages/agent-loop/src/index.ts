@@ -1,0 +1,2 @@
+// Public API of @spine/agent-loop. Every export here is a semver promise.
+export {};

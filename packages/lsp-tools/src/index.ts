@@ -1,0 +1,2 @@
+// Public API of @spine/lsp-tools. Every export here is a semver promise.
+export {};

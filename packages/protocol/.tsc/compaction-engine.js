@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=compaction-engine.js.map

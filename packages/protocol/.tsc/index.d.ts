@@ -1,0 +1,24 @@
+export { SpineError, UnsupportedSpecificationError, assertSpecificationVersion, } from './errors.js';
+export type { SpineErrorCode, SpineErrorOptions } from './errors.js';
+export { JsonValueSchema, canonicalJson, findNonJson } from './json.js';
+export type { JsonObject, JsonSchema, JsonValue } from './json.js';
+export { AssistantMessageSchema, AssistantPartSchema, MessageSchema, ReasoningPartSchema, TextPartSchema, ToolCallPartSchema, ToolResultMessageSchema, UserMessageSchema, textOf, toolCallsOf, } from './messages.js';
+export type { AssistantMessage, AssistantPart, Message, ReasoningPart, TextPart, ToolCallPart, ToolResultMessage, UserMessage, } from './messages.js';
+export { UsageSchema, addUsage, promptTokensOf } from './usage.js';
+export type { Usage } from './usage.js';
+export { AssistantMessageBodySchema, BUILTIN_EVENT_TYPES, FORMAT_VERSION, SessionEventSchema, SessionHeaderBodySchema, SessionRecoveredBodySchema, SurfaceOpSchema, ToolApprovalBodySchema, ToolResultBodySchema, ToolResultMetaSchema, ToolStartedBodySchema, UserMessageBodySchema, } from './events.js';
+export type { AssistantMessageBody, EventBodies, EventSurfaceRole, SessionEvent, SessionHeaderBody, SessionRecoveredBody, SurfaceOp, ToolApprovalBody, ToolResultBody, ToolResultMeta, ToolStartedBody, UserMessageBody, UserMessageSource, } from './events.js';
+export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
+export type { OpenedSession, SessionStore, SessionSummary } from './session-store.js';
+export type { EventTypeDefinition, Projector } from './projector.js';
+export { ToolSpecSchema } from './tool-spec.js';
+export type { ToolSpec } from './tool-spec.js';
+export type { SandboxMode, ToolDefinition, ToolExecutionContext, ToolOutput, ToolPermissions, } from './tool.js';
+export type { ApprovalAnswer, ApprovalRequest, ToolRunEvent, ToolRunOptions, ToolScheduler, } from './tool-scheduler.js';
+export { ModelError } from './model-client.js';
+export type { FinishReason, ModelClient, ModelErrorCode, ModelErrorOptions, ModelRequest, ModelStreamEvent, ModelStreamOptions, RetryDecision, RetryPolicy, } from './model-client.js';
+export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
+export type { TokenMeasure, TokenMeter } from './token-meter.js';
+export type { CompactionContext, CompactionEngine, CompactionOutcome, CompactionReason, } from './compaction-engine.js';
+export type { ProviderAvailability, WebFetchProvider, WebFetchResult, WebProvider, WebSearchProvider, WebSearchQuery, WebSearchResult, } from './web-provider.js';
+//# sourceMappingURL=index.d.ts.map

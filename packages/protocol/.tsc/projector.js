@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=projector.js.map

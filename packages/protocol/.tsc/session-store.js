@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=session-store.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=summarizer.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=token-meter.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=tool-scheduler.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=web-provider.js.map

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/** Plain text, in a user or assistant message. */
+export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
+/** Plain text, in a user or assistant message. */
+export type TextPart = z.infer<typeof TextPartSchema>;
+
+/**
+ * Model reasoning. `signature` (Anthropic) and `redactedData` (Anthropic redacted thinking)
+ * must be sent back byte for byte; DeepSeek's `reasoning_content` is `text` alone.
+ */
+export const ReasoningPartSchema = z.object({
+  type: z.literal('reasoning'),
+  text: z.string(),
+  signature: z.string().optional(),
+  redactedData: z.string().optional(),
+});
+/** Model reasoning; see {@link ReasoningPartSchema}. */
+export type ReasoningPart = z.infer<typeof ReasoningPartSchema>;
+
+/**
+ * A tool call proposed by the model. `arguments` is the raw JSON text exactly as the model
+ * produced it (it may be invalid JSON: the runtime answers that with a tool error).
+ */
+export const ToolCallPartSchema = z.object({
+  type: z.literal('tool-call'),
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+/** A tool call proposed by the model; see {@link ToolCallPartSchema}. */
+export type ToolCallPart = z.infer<typeof ToolCallPartSchema>;
+
+/** Any part of an assistant message. */
+export const AssistantPartSchema = z.discriminatedUnion('type', [
+  TextPartSchema,
+  ReasoningPartSchema,
+  ToolCallPartSchema,
+]);
+/** Any part of an assistant message. */
+export type AssistantPart = z.infer<typeof AssistantPartSchema>;
+
+/**
+ * A user-role message. `source` says where it came from: the person (`user`), the runtime
+ * context projection, a compaction checkpoint, a recall, or a plugin's own name.
+ */
+export const UserMessageSchema = z.object({
+  role: z.literal('user'),
+  content: z.string(),
+  source: z.string().optional(),
+});
+/** A user-role message; see {@link UserMessageSchema}. */
+export type UserMessage = z.infer<typeof UserMessageSchema>;
+
+/** An assistant message: text, reasoning and tool calls in the order the model produced them. */
+export const AssistantMessageSchema = z.object({
+  role: z.literal('assistant'),
+  content: z.array(AssistantPartSchema),
+});
+/** An assistant message; see {@link AssistantMessageSchema}. */
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+
+/** The result of one tool call, rendered exactly as the model sees it. */
+export const ToolResultMessageSchema = z.object({
+  role: z.literal('tool'),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  content: z.string(),
+  isError: z.boolean().optional(),
+});
+/** The result of one tool call; see {@link ToolResultMessageSchema}. */
+export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
+
+/** A provider-neutral message, as derived from the session surface. */
+export const MessageSchema = z.discriminatedUnion('role', [
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolResultMessageSchema,
+]);
+/** A provider-neutral message. */
+export type Message = z.infer<typeof MessageSchema>;
+
+/** The tool calls of an assistant message, in order. */
+export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
+  return message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
+}
+
+/** The concatenated text parts of an assistant message. */
+export function textOf(message: AssistantMessage): string {
+  let text = '';
+  for (const part of message.content) if (part.type === 'text') text += part.text;
+  return text;
+}

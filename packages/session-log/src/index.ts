@@ -1,0 +1,2 @@
+// Public API of @spine/session-log. Every export here is a semver promise.
+export {};

@@ -1,0 +1,2 @@
+// Public API of @spine/web-tools. Every export here is a semver promise.
+export {};

@@ -1,0 +1,20 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Tests never wait for a build: every @spine/* import resolves to the package's source.
+const root = fileURLToPath(new URL('.', import.meta.url));
+const alias = Object.fromEntries(
+  readdirSync(`${root}packages`).map((name) => [`@spine/${name}`, `${root}packages/${name}/src/index.ts`]),
+);
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});

@@ -88,6 +88,11 @@ export interface ModelClient {
     readonly provider: string;
     /** Sends the request and streams the response. */
     stream(request: ModelRequest, options?: ModelStreamOptions): AsyncIterable<ModelStreamEvent>;
+    /**
+     * The exact wire body `stream` would send for `request` (deterministic), so a recorded
+     * request can be rebuilt and hashed byte for byte. Optional for third-party clients.
+     */
+    encodeRequest?(request: ModelRequest): string;
 }
 /** Codes a {@link ModelError} can carry. */
 export type ModelErrorCode = Extract<SpineErrorCode, 'RATE_LIMITED' | 'OVERLOADED' | 'SERVER_ERROR' | 'NETWORK_ERROR' | 'STREAM_BROKEN' | 'STREAM_IDLE' | 'REQUEST_TIMEOUT' | 'AUTH_FAILED' | 'INSUFFICIENT_BALANCE' | 'INVALID_REQUEST' | 'CONTEXT_OVERFLOW' | 'MODEL_NOT_FOUND' | 'ABORTED'>;

@@ -14,6 +14,7 @@ export type { EventTypeDefinition, Projector } from './projector.js';
 export { ToolSpecSchema } from './tool-spec.js';
 export type { ToolSpec } from './tool-spec.js';
 export type { SandboxMode, ToolDefinition, ToolExecutionContext, ToolOutput, ToolPermissions, } from './tool.js';
+export type { ExecuteWrapper, PostExecuteHook, PreExecuteHook, PreExecuteVerdict, ToolHookCall, ToolHooks, } from './tool-hooks.js';
 export type { ApprovalAnswer, ApprovalRequest, ToolRunEvent, ToolRunOptions, ToolScheduler, } from './tool-scheduler.js';
 export { ModelError } from './model-client.js';
 export type { FinishReason, ModelClient, ModelErrorCode, ModelErrorOptions, ModelRequest, ModelStreamEvent, ModelStreamOptions, RetryDecision, RetryPolicy, } from './model-client.js';

@@ -80,6 +80,14 @@ export type {
   ToolPermissions,
 } from './tool.js';
 export type {
+  ExecuteWrapper,
+  PostExecuteHook,
+  PreExecuteHook,
+  PreExecuteVerdict,
+  ToolHookCall,
+  ToolHooks,
+} from './tool-hooks.js';
+export type {
   ApprovalAnswer,
   ApprovalRequest,
   ToolRunEvent,

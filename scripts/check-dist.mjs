@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// After `turbo run build`: every published package's dist imports only its declared
+// dependencies and Node built-ins (so `npm i @spine/session-log` never pulls in undici),
+// and its entry point loads.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+const problems = [];
+let checked = 0;
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+for (const group of ['packages', 'apps']) {
+  for (const dir of readdirSync(group)) {
+    const root = join(group, dir);
+    const pkgPath = join(root, 'package.json');
+    if (!existsSync(pkgPath)) continue;
+    const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
+    if (pkg.private) continue;
+    const dist = join(root, 'dist');
+    if (!existsSync(dist)) {
+      problems.push(`${pkg.name}: no dist/ (run npm run build)`);
+      continue;
+    }
+    const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    for (const file of readdirSync(dist, { recursive: true })) {
+      if (!String(file).endsWith('.js')) continue;
+      const text = readFileSync(join(dist, String(file)), 'utf8');
+      for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g)) {
+        const name = packageName(match[1]);
+        if (!builtins.has(match[1]) && !builtins.has(name) && !allowed.has(name)) {
+          problems.push(`${pkg.name}: dist/${file} imports '${match[1]}', which is not a dependency`);
+        }
+      }
+    }
+    const entry = pkg.exports?.['.']?.import ?? pkg.main;
+    if (entry) {
+      try {
+        await import(pathToFileURL(resolve(root, entry)).href);
+      } catch (error) {
+        problems.push(`${pkg.name}: importing ${entry} failed: ${error.message}`);
+      }
+    }
+    checked++;
+  }
+}
+if (problems.length) {
+  for (const problem of problems) console.error(`check-dist: ${problem}`);
+  process.exit(1);
+}
+console.log(`check-dist: ${checked} packages import only their declared dependencies and load`);

@@ -26,7 +26,8 @@ export interface SpineErrorOptions {
 export declare class SpineError extends Error {
     /** The stable code, for programs. */
     readonly code: SpineErrorCode;
-    private readonly [BRAND];
+    /** Brand checked by {@link SpineError.isInstance}. */
+    readonly [BRAND] = true;
     constructor(options: SpineErrorOptions);
     /** True when `value` is a SpineError from any copy of this package. */
     static isInstance(value: unknown): value is SpineError;

@@ -12,6 +12,7 @@ const BRAND = Symbol.for('spine.error');
 export class SpineError extends Error {
     /** The stable code, for programs. */
     code;
+    /** Brand checked by {@link SpineError.isInstance}. */
     [BRAND] = true;
     constructor(options) {
         super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -20,7 +21,9 @@ export class SpineError extends Error {
     }
     /** True when `value` is a SpineError from any copy of this package. */
     static isInstance(value) {
-        return typeof value === 'object' && value !== null && value[BRAND] === true;
+        return (typeof value === 'object' &&
+            value !== null &&
+            value[BRAND] === true);
     }
 }
 /** Thrown when an interface reports a `specificationVersion` this consumer does not know. */
@@ -39,7 +42,10 @@ export class UnsupportedSpecificationError extends SpineError {
  */
 export function assertSpecificationVersion(interfaceName, implementation) {
     if (implementation.specificationVersion !== 1) {
-        throw new UnsupportedSpecificationError({ interfaceName, version: implementation.specificationVersion });
+        throw new UnsupportedSpecificationError({
+            interfaceName,
+            version: implementation.specificationVersion,
+        });
     }
 }
 //# sourceMappingURL=errors.js.map

@@ -7,7 +7,11 @@ export const FORMAT_VERSION = 1;
 /** A change to the surface (the seqs that take part in model history). */
 export const SurfaceOpSchema = z.discriminatedUnion('op', [
     z.object({ op: z.literal('append') }),
-    z.object({ op: z.literal('replace'), start: z.number().int().positive(), end: z.number().int().positive() }),
+    z.object({
+        op: z.literal('replace'),
+        start: z.number().int().positive(),
+        end: z.number().int().positive(),
+    }),
 ]);
 /** One event of the append-only session log: one JSON object, one line in the JSONL store. */
 export const SessionEventSchema = z.object({
@@ -69,7 +73,19 @@ export const ToolResultBodySchema = z.object({
     toolName: z.string(),
     content: z.string(),
     isError: z.boolean(),
-    outcome: z.enum(['ok', 'error', 'denied', 'invalid', 'not-found', 'timeout', 'aborted', 'unknown', 'not-started']).optional(),
+    outcome: z
+        .enum([
+        'ok',
+        'error',
+        'denied',
+        'invalid',
+        'not-found',
+        'timeout',
+        'aborted',
+        'unknown',
+        'not-started',
+    ])
+        .optional(),
     meta: ToolResultMetaSchema.optional(),
 });
 /** Body of `tool/started`, written before a tool executes. */

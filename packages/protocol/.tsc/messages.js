@@ -6,65 +6,63 @@ export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string
  * must be sent back byte for byte; DeepSeek's `reasoning_content` is `text` alone.
  */
 export const ReasoningPartSchema = z.object({
-    type: z.literal('reasoning'),
-    text: z.string(),
-    signature: z.string().optional(),
-    redactedData: z.string().optional(),
+  type: z.literal('reasoning'),
+  text: z.string(),
+  signature: z.string().optional(),
+  redactedData: z.string().optional(),
 });
 /**
  * A tool call proposed by the model. `arguments` is the raw JSON text exactly as the model
  * produced it (it may be invalid JSON: the runtime answers that with a tool error).
  */
 export const ToolCallPartSchema = z.object({
-    type: z.literal('tool-call'),
-    id: z.string(),
-    name: z.string(),
-    arguments: z.string(),
+  type: z.literal('tool-call'),
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
 });
 /** Any part of an assistant message. */
 export const AssistantPartSchema = z.discriminatedUnion('type', [
-    TextPartSchema,
-    ReasoningPartSchema,
-    ToolCallPartSchema,
+  TextPartSchema,
+  ReasoningPartSchema,
+  ToolCallPartSchema,
 ]);
 /**
  * A user-role message. `source` says where it came from: the person (`user`), the runtime
  * context projection, a compaction checkpoint, a recall, or a plugin's own name.
  */
 export const UserMessageSchema = z.object({
-    role: z.literal('user'),
-    content: z.string(),
-    source: z.string().optional(),
+  role: z.literal('user'),
+  content: z.string(),
+  source: z.string().optional(),
 });
 /** An assistant message: text, reasoning and tool calls in the order the model produced them. */
 export const AssistantMessageSchema = z.object({
-    role: z.literal('assistant'),
-    content: z.array(AssistantPartSchema),
+  role: z.literal('assistant'),
+  content: z.array(AssistantPartSchema),
 });
 /** The result of one tool call, rendered exactly as the model sees it. */
 export const ToolResultMessageSchema = z.object({
-    role: z.literal('tool'),
-    toolCallId: z.string(),
-    toolName: z.string(),
-    content: z.string(),
-    isError: z.boolean().optional(),
+  role: z.literal('tool'),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  content: z.string(),
+  isError: z.boolean().optional(),
 });
 /** A provider-neutral message, as derived from the session surface. */
 export const MessageSchema = z.discriminatedUnion('role', [
-    UserMessageSchema,
-    AssistantMessageSchema,
-    ToolResultMessageSchema,
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolResultMessageSchema,
 ]);
 /** The tool calls of an assistant message, in order. */
 export function toolCallsOf(message) {
-    return message.content.filter((part) => part.type === 'tool-call');
+  return message.content.filter((part) => part.type === 'tool-call');
 }
 /** The concatenated text parts of an assistant message. */
 export function textOf(message) {
-    let text = '';
-    for (const part of message.content)
-        if (part.type === 'text')
-            text += part.text;
-    return text;
+  let text = '';
+  for (const part of message.content) if (part.type === 'text') text += part.text;
+  return text;
 }
 //# sourceMappingURL=messages.js.map

@@ -1,8 +1,8 @@
+import { SpineError, type SpineErrorCode } from './errors.js';
 import type { JsonValue } from './json.js';
 import type { AssistantMessage, Message } from './messages.js';
 import type { ToolSpec } from './tool-spec.js';
 import type { Usage } from './usage.js';
-import { SpineError, type SpineErrorCode } from './errors.js';
 /** A provider-neutral model request. Built once, it can go to any adapter. */
 export interface ModelRequest {
     /** The model id as the provider names it (configuration, never a constant). */

@@ -2,23 +2,23 @@ import type { SessionEvent, SessionHeaderBody, SurfaceOp } from './events.js';
 import type { Message } from './messages.js';
 /** Options of {@link SessionLog.append}. */
 export interface AppendOptions {
-    /** The turn the event belongs to; must not go backwards. */
-    turn?: number;
-    /** The step the event belongs to; must not go backwards within a turn. */
-    step?: number;
-    /** Surface change; required for an event to enter model history. */
-    surfaceOp?: SurfaceOp;
-    /** Events this one derives from. */
-    sourceEventSeqs?: number[];
+  /** The turn the event belongs to; must not go backwards. */
+  turn?: number;
+  /** The step the event belongs to; must not go backwards within a turn. */
+  step?: number;
+  /** Surface change; required for an event to enter model history. */
+  surfaceOp?: SurfaceOp;
+  /** Events this one derives from. */
+  sourceEventSeqs?: number[];
 }
 /** The messages the model sees now, with the seq each came from. */
 export interface DerivedMessages {
-    /** Protocol messages, in surface order. Never mutate: they are shared with later calls. */
-    readonly messages: readonly Message[];
-    /** `seqs[i]` is the seq of the surface event `messages[i]` was projected from. */
-    readonly seqs: readonly number[];
-    /** The surface generation these were derived at; bumps on every `replace`. */
-    readonly generation: number;
+  /** Protocol messages, in surface order. Never mutate: they are shared with later calls. */
+  readonly messages: readonly Message[];
+  /** `seqs[i]` is the seq of the surface event `messages[i]` was projected from. */
+  readonly seqs: readonly number[];
+  /** The surface generation these were derived at; bumps on every `replace`. */
+  readonly generation: number;
 }
 /** A listener for events as they are appended. */
 export type SessionListener = (event: SessionEvent) => void;
@@ -31,30 +31,27 @@ export type SessionListener = (event: SessionEvent) => void;
  * obtain model history.
  */
 export interface SessionLog {
-    /** The session id. */
-    readonly id: string;
-    /** The body of the `session/header` event. */
-    readonly header: SessionHeaderBody;
-    /** The seq of the last event (0 for none). */
-    readonly lastSeq: number;
-    /** Bumps on every surface `replace`. */
-    readonly replaceGeneration: number;
-    /** Appends one event and returns it with its seq. */
-    append<Body = unknown>(type: string, body: Body, options?: AppendOptions): SessionEvent<Body>;
-    /** The event with this seq, if any. */
-    get(seq: number): SessionEvent | undefined;
-    /** Events with `from <= seq <= to` (defaults: the whole log), in order. */
-    events(range?: {
-        from?: number;
-        to?: number;
-    }): readonly SessionEvent[];
-    /** The seqs currently on the surface, in order. */
-    surface(): readonly number[];
-    /** The model history derived from the surface; incremental. */
-    deriveMessages(): DerivedMessages;
-    /** Calls `listener` for every event appended from now on; returns an unsubscribe function. */
-    subscribe(listener: SessionListener): () => void;
-    /** Makes every appended event durable now, whatever the store's fsync policy. */
-    flush(): Promise<void>;
+  /** The session id. */
+  readonly id: string;
+  /** The body of the `session/header` event. */
+  readonly header: SessionHeaderBody;
+  /** The seq of the last event (0 for none). */
+  readonly lastSeq: number;
+  /** Bumps on every surface `replace`. */
+  readonly replaceGeneration: number;
+  /** Appends one event and returns it with its seq. */
+  append<Body = unknown>(type: string, body: Body, options?: AppendOptions): SessionEvent<Body>;
+  /** The event with this seq, if any. */
+  get(seq: number): SessionEvent | undefined;
+  /** Events with `from <= seq <= to` (defaults: the whole log), in order. */
+  events(range?: { from?: number; to?: number }): readonly SessionEvent[];
+  /** The seqs currently on the surface, in order. */
+  surface(): readonly number[];
+  /** The model history derived from the surface; incremental. */
+  deriveMessages(): DerivedMessages;
+  /** Calls `listener` for every event appended from now on; returns an unsubscribe function. */
+  subscribe(listener: SessionListener): () => void;
+  /** Makes every appended event durable now, whatever the store's fsync policy. */
+  flush(): Promise<void>;
 }
 //# sourceMappingURL=session.d.ts.map

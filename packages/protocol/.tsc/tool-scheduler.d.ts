@@ -3,57 +3,64 @@ import type { JsonValue } from './json.js';
 import type { ToolCallPart } from './messages.js';
 import type { ToolSpec } from './tool-spec.js';
 /** Progress and bookkeeping the scheduler reports while it runs a batch. */
-export type ToolRunEvent = {
-    type: 'approval';
-    body: ToolApprovalBody;
-} | {
-    type: 'started';
-    toolCallId: string;
-    toolName: string;
-    arguments: string;
-} | {
-    type: 'progress';
-    toolCallId: string;
-    message?: string;
-    data?: JsonValue;
-} | {
-    type: 'result';
-    body: ToolResultBody;
-};
+export type ToolRunEvent =
+  | {
+      type: 'approval';
+      body: ToolApprovalBody;
+    }
+  | {
+      type: 'started';
+      toolCallId: string;
+      toolName: string;
+      arguments: string;
+    }
+  | {
+      type: 'progress';
+      toolCallId: string;
+      message?: string;
+      data?: JsonValue;
+    }
+  | {
+      type: 'result';
+      body: ToolResultBody;
+    };
 /** A question the approval layer puts to the person, answered by a UI. */
 export interface ApprovalRequest {
-    toolCallId: string;
-    toolName: string;
-    /** Parsed arguments. */
-    args: JsonValue;
-    /** Why approval is needed. */
-    reason: string;
-    /** Extra sandbox permissions the tool asks for, with its justification. */
-    escalation?: {
-        justification: string;
-        permissions: {
-            [key: string]: JsonValue;
-        };
+  toolCallId: string;
+  toolName: string;
+  /** Parsed arguments. */
+  args: JsonValue;
+  /** Why approval is needed. */
+  reason: string;
+  /** Extra sandbox permissions the tool asks for, with its justification. */
+  escalation?: {
+    justification: string;
+    permissions: {
+      [key: string]: JsonValue;
     };
+  };
 }
 /** The person's answer to an {@link ApprovalRequest}. */
 export type ApprovalAnswer = 'once' | 'always' | 'deny';
 /** Options of {@link ToolScheduler.run}. */
 export interface ToolRunOptions {
-    /** One signal reaches every tool of the batch. */
-    signal?: AbortSignal;
-    /**
-     * Called synchronously, in the model's call order for `approval`, `started` and `result`:
-     * `started` before the tool executes, `result` strictly in call order. The agent loop
-     * appends the matching session events here.
-     */
-    onEvent?: (event: ToolRunEvent) => void;
-    /** Answers `ask` decisions; without it, `ask` becomes deny. */
-    approve?: (request: ApprovalRequest, options: {
-        signal?: AbortSignal;
-    }) => Promise<ApprovalAnswer>;
-    /** The agent whose visibility rules apply. */
-    agent?: string;
+  /** One signal reaches every tool of the batch. */
+  signal?: AbortSignal;
+  /**
+   * Called synchronously, in the model's call order for `approval`, `started` and `result`:
+   * `started` before the tool executes, `result` strictly in call order. The agent loop
+   * appends the matching session events here.
+   */
+  onEvent?: (event: ToolRunEvent) => void;
+  /** Answers `ask` decisions; without it, `ask` becomes deny. */
+  approve?: (
+    request: ApprovalRequest,
+    options: {
+      signal?: AbortSignal;
+    },
+  ) => Promise<ApprovalAnswer>;
+  /** The agent whose visibility rules apply. */
+  agent?: string;
 }
 /**
  * Runs one assistant message's tool calls. `@spine/tool-runtime` implements it.
@@ -63,11 +70,11 @@ export interface ToolRunOptions {
  * results, never exceptions. Only a bug in the scheduler itself throws.
  */
 export interface ToolScheduler {
-    /** Interface version. */
-    readonly specificationVersion: 1;
-    /** Specs of the tools visible to `agent`, in a stable order. */
-    specs(agent?: string): ToolSpec[];
-    /** Runs the calls and resolves with their results in call order. */
-    run(calls: readonly ToolCallPart[], options?: ToolRunOptions): Promise<ToolResultBody[]>;
+  /** Interface version. */
+  readonly specificationVersion: 1;
+  /** Specs of the tools visible to `agent`, in a stable order. */
+  specs(agent?: string): ToolSpec[];
+  /** Runs the calls and resolves with their results in call order. */
+  run(calls: readonly ToolCallPart[], options?: ToolRunOptions): Promise<ToolResultBody[]>;
 }
 //# sourceMappingURL=tool-scheduler.d.ts.map

@@ -5,45 +5,42 @@ import type { ToolSpec } from './tool-spec.js';
 export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
 /** What a tool may touch; the approval and sandbox layers read it. */
 export interface ToolPermissions {
-    /** The tool changes files. */
-    writesFiles?: boolean;
-    /** The tool runs commands. */
-    executes?: boolean;
-    /** The tool reaches the network. */
-    network?: boolean;
+  /** The tool changes files. */
+  writesFiles?: boolean;
+  /** The tool runs commands. */
+  executes?: boolean;
+  /** The tool reaches the network. */
+  network?: boolean;
 }
 /** Everything a tool's `execute` receives besides its arguments. */
 export interface ToolExecutionContext {
-    /** The id of the tool call being answered. */
-    callId: string;
-    /** Aborts on cancellation or timeout; a tool must stop promptly when it fires. */
-    signal: AbortSignal;
-    /** The workspace root (absolute, real path). */
-    cwd: string;
-    /** The sandbox mode in force. */
-    sandbox: SandboxMode;
-    /** Extra sandbox permissions granted to this call by approval (escalation), if any. */
-    grantedPermissions?: {
-        [key: string]: JsonValue;
-    };
-    /** Reports progress to live listeners (not logged one by one). */
-    onProgress?: (progress: {
-        message?: string;
-        data?: JsonValue;
-    }) => void;
-    /** Per-session services tools may share (for example a read-state tracker). */
-    services?: {
-        [key: string]: unknown;
-    };
+  /** The id of the tool call being answered. */
+  callId: string;
+  /** Aborts on cancellation or timeout; a tool must stop promptly when it fires. */
+  signal: AbortSignal;
+  /** The workspace root (absolute, real path). */
+  cwd: string;
+  /** The sandbox mode in force. */
+  sandbox: SandboxMode;
+  /** Extra sandbox permissions granted to this call by approval (escalation), if any. */
+  grantedPermissions?: {
+    [key: string]: JsonValue;
+  };
+  /** Reports progress to live listeners (not logged one by one). */
+  onProgress?: (progress: { message?: string; data?: JsonValue }) => void;
+  /** Per-session services tools may share (for example a read-state tracker). */
+  services?: {
+    [key: string]: unknown;
+  };
 }
 /** What a tool returns: content exactly as the model will see it, plus metadata. */
 export interface ToolOutput {
-    /** Rendered content for the model. */
-    content: string;
-    /** True when the content describes a failure the model should react to. */
-    isError?: boolean;
-    /** Metadata for the log (source path or URL, content type, provider …). */
-    meta?: ToolResultMeta;
+  /** Rendered content for the model. */
+  content: string;
+  /** True when the content describes a failure the model should react to. */
+  isError?: boolean;
+  /** Metadata for the log (source path or URL, content type, provider …). */
+  meta?: ToolResultMeta;
 }
 /**
  * A tool: the model-facing spec plus runtime attributes. Packages that ship tools
@@ -54,17 +51,17 @@ export interface ToolOutput {
  * caught by the runtime and rendered as an error result.
  */
 export interface ToolDefinition<Args = Record<string, unknown>> {
-    /** What the model sees. */
-    spec: ToolSpec;
-    /** Runs the tool. */
-    execute(args: Args, context: ToolExecutionContext): Promise<ToolOutput>;
-    /** Per-call time limit in ms; the runtime aborts the call's signal when it passes. */
-    timeoutMs?: number;
-    /** True only when calls may run in parallel with other safe calls. Default false. */
-    isConcurrencySafe?: boolean | ((args: Args) => boolean);
-    /** What the tool may touch. */
-    permissions?: ToolPermissions;
-    /** Paths a call mutates, so the runtime can serialise calls on the same path. */
-    mutatedPaths?: (args: Args) => string[];
+  /** What the model sees. */
+  spec: ToolSpec;
+  /** Runs the tool. */
+  execute(args: Args, context: ToolExecutionContext): Promise<ToolOutput>;
+  /** Per-call time limit in ms; the runtime aborts the call's signal when it passes. */
+  timeoutMs?: number;
+  /** True only when calls may run in parallel with other safe calls. Default false. */
+  isConcurrencySafe?: boolean | ((args: Args) => boolean);
+  /** What the tool may touch. */
+  permissions?: ToolPermissions;
+  /** Paths a call mutates, so the runtime can serialise calls on the same path. */
+  mutatedPaths?: (args: Args) => string[];
 }
 //# sourceMappingURL=tool.d.ts.map

@@ -4,14 +4,17 @@ import { z } from 'zod';
  * `inputTokens` excludes cache reads and writes; `outputTokens` includes reasoning, of which
  * `reasoningTokens` is a sub-count (never add it again).
  */
-export declare const UsageSchema: z.ZodObject<{
+export declare const UsageSchema: z.ZodObject<
+  {
     inputTokens: z.ZodNumber;
     cacheReadTokens: z.ZodNumber;
     cacheWriteTokens: z.ZodNumber;
     outputTokens: z.ZodNumber;
     reasoningTokens: z.ZodOptional<z.ZodNumber>;
     costUsd: z.ZodOptional<z.ZodNumber>;
-}, z.core.$strip>;
+  },
+  z.core.$strip
+>;
 /** Token usage of one request in disjoint buckets; see {@link UsageSchema}. */
 export type Usage = z.infer<typeof UsageSchema>;
 /** Total prompt tokens of a usage record: uncached input plus cache reads and writes. */

@@ -75,7 +75,8 @@ export interface SpineErrorOptions {
 export class SpineError extends Error {
   /** The stable code, for programs. */
   readonly code: SpineErrorCode;
-  private readonly [BRAND] = true;
+  /** Brand checked by {@link SpineError.isInstance}. */
+  readonly [BRAND] = true;
 
   constructor(options: SpineErrorOptions) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -85,7 +86,11 @@ export class SpineError extends Error {
 
   /** True when `value` is a SpineError from any copy of this package. */
   static isInstance(value: unknown): value is SpineError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[BRAND] === true
+    );
   }
 }
 
@@ -109,6 +114,9 @@ export function assertSpecificationVersion(
   implementation: { readonly specificationVersion: unknown },
 ): void {
   if (implementation.specificationVersion !== 1) {
-    throw new UnsupportedSpecificationError({ interfaceName, version: implementation.specificationVersion });
+    throw new UnsupportedSpecificationError({
+      interfaceName,
+      version: implementation.specificationVersion,
+    });
   }
 }

@@ -9,7 +9,11 @@ export const FORMAT_VERSION = 1;
 /** A change to the surface (the seqs that take part in model history). */
 export const SurfaceOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('append') }),
-  z.object({ op: z.literal('replace'), start: z.number().int().positive(), end: z.number().int().positive() }),
+  z.object({
+    op: z.literal('replace'),
+    start: z.number().int().positive(),
+    end: z.number().int().positive(),
+  }),
 ]);
 /** `append` adds the event to the surface; `replace` swaps the region `start..end` (seqs, inclusive) for it. */
 export type SurfaceOp = z.infer<typeof SurfaceOpSchema>;
@@ -60,7 +64,12 @@ export const SessionHeaderBodySchema = z.object({
 export type SessionHeaderBody = z.infer<typeof SessionHeaderBodySchema>;
 
 /** Well-known values of `user/message` `source`. Plugins may use their own names. */
-export type UserMessageSource = 'user' | 'runtime-context' | 'compact-checkpoint' | 'recall' | (string & {});
+export type UserMessageSource =
+  | 'user'
+  | 'runtime-context'
+  | 'compact-checkpoint'
+  | 'recall'
+  | (string & {});
 
 /** Body of `user/message`. */
 export const UserMessageBodySchema = z.object({
@@ -109,7 +118,19 @@ export const ToolResultBodySchema = z.object({
   toolName: z.string(),
   content: z.string(),
   isError: z.boolean(),
-  outcome: z.enum(['ok', 'error', 'denied', 'invalid', 'not-found', 'timeout', 'aborted', 'unknown', 'not-started']).optional(),
+  outcome: z
+    .enum([
+      'ok',
+      'error',
+      'denied',
+      'invalid',
+      'not-found',
+      'timeout',
+      'aborted',
+      'unknown',
+      'not-started',
+    ])
+    .optional(),
   meta: ToolResultMetaSchema.optional(),
 });
 /** Body of `tool/result`. */
@@ -150,7 +171,9 @@ export type SessionRecoveredBody = z.infer<typeof SessionRecoveredBodySchema>;
 export type EventSurfaceRole = 'none' | 'surface';
 
 /** Built-in event types, their surface role and (where fixed) their body schema. */
-export const BUILTIN_EVENT_TYPES: Readonly<Record<string, { surface: EventSurfaceRole; body?: z.ZodType }>> = {
+export const BUILTIN_EVENT_TYPES: Readonly<
+  Record<string, { surface: EventSurfaceRole; body?: z.ZodType }>
+> = {
   'session/header': { surface: 'none', body: SessionHeaderBodySchema },
   'session/recovered': { surface: 'none', body: SessionRecoveredBodySchema },
   'session/forked': { surface: 'none' },

@@ -1,55 +1,17 @@
 // Public API of @spine/protocol. Every export here is a semver promise.
 
+export type {
+  CompactionContext,
+  CompactionEngine,
+  CompactionOutcome,
+  CompactionReason,
+} from './compaction-engine.js';
+export type { SpineErrorCode, SpineErrorOptions } from './errors.js';
 export {
+  assertSpecificationVersion,
   SpineError,
   UnsupportedSpecificationError,
-  assertSpecificationVersion,
 } from './errors.js';
-export type { SpineErrorCode, SpineErrorOptions } from './errors.js';
-
-export { JsonValueSchema, canonicalJson, findNonJson } from './json.js';
-export type { JsonObject, JsonSchema, JsonValue } from './json.js';
-
-export {
-  AssistantMessageSchema,
-  AssistantPartSchema,
-  MessageSchema,
-  ReasoningPartSchema,
-  TextPartSchema,
-  ToolCallPartSchema,
-  ToolResultMessageSchema,
-  UserMessageSchema,
-  textOf,
-  toolCallsOf,
-} from './messages.js';
-export type {
-  AssistantMessage,
-  AssistantPart,
-  Message,
-  ReasoningPart,
-  TextPart,
-  ToolCallPart,
-  ToolResultMessage,
-  UserMessage,
-} from './messages.js';
-
-export { UsageSchema, addUsage, promptTokensOf } from './usage.js';
-export type { Usage } from './usage.js';
-
-export {
-  AssistantMessageBodySchema,
-  BUILTIN_EVENT_TYPES,
-  FORMAT_VERSION,
-  SessionEventSchema,
-  SessionHeaderBodySchema,
-  SessionRecoveredBodySchema,
-  SurfaceOpSchema,
-  ToolApprovalBodySchema,
-  ToolResultBodySchema,
-  ToolResultMetaSchema,
-  ToolStartedBodySchema,
-  UserMessageBodySchema,
-} from './events.js';
 export type {
   AssistantMessageBody,
   EventBodies,
@@ -65,13 +27,61 @@ export type {
   UserMessageBody,
   UserMessageSource,
 } from './events.js';
-
+export {
+  AssistantMessageBodySchema,
+  BUILTIN_EVENT_TYPES,
+  FORMAT_VERSION,
+  SessionEventSchema,
+  SessionHeaderBodySchema,
+  SessionRecoveredBodySchema,
+  SurfaceOpSchema,
+  ToolApprovalBodySchema,
+  ToolResultBodySchema,
+  ToolResultMetaSchema,
+  ToolStartedBodySchema,
+  UserMessageBodySchema,
+} from './events.js';
+export type { JsonObject, JsonSchema, JsonValue } from './json.js';
+export { canonicalJson, findNonJson, JsonValueSchema } from './json.js';
+export type {
+  AssistantMessage,
+  AssistantPart,
+  Message,
+  ReasoningPart,
+  TextPart,
+  ToolCallPart,
+  ToolResultMessage,
+  UserMessage,
+} from './messages.js';
+export {
+  AssistantMessageSchema,
+  AssistantPartSchema,
+  MessageSchema,
+  ReasoningPartSchema,
+  TextPartSchema,
+  ToolCallPartSchema,
+  ToolResultMessageSchema,
+  textOf,
+  toolCallsOf,
+  UserMessageSchema,
+} from './messages.js';
+export type {
+  FinishReason,
+  ModelClient,
+  ModelErrorCode,
+  ModelErrorOptions,
+  ModelRequest,
+  ModelStreamEvent,
+  ModelStreamOptions,
+  RetryDecision,
+  RetryPolicy,
+} from './model-client.js';
+export { ModelError } from './model-client.js';
+export type { EventTypeDefinition, Projector } from './projector.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
 export type { OpenedSession, SessionStore, SessionSummary } from './session-store.js';
-export type { EventTypeDefinition, Projector } from './projector.js';
-
-export { ToolSpecSchema } from './tool-spec.js';
-export type { ToolSpec } from './tool-spec.js';
+export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
+export type { TokenMeasure, TokenMeter } from './token-meter.js';
 export type {
   SandboxMode,
   ToolDefinition,
@@ -94,28 +104,10 @@ export type {
   ToolRunOptions,
   ToolScheduler,
 } from './tool-scheduler.js';
-
-export { ModelError } from './model-client.js';
-export type {
-  FinishReason,
-  ModelClient,
-  ModelErrorCode,
-  ModelErrorOptions,
-  ModelRequest,
-  ModelStreamEvent,
-  ModelStreamOptions,
-  RetryDecision,
-  RetryPolicy,
-} from './model-client.js';
-
-export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
-export type { TokenMeasure, TokenMeter } from './token-meter.js';
-export type {
-  CompactionContext,
-  CompactionEngine,
-  CompactionOutcome,
-  CompactionReason,
-} from './compaction-engine.js';
+export type { ToolSpec } from './tool-spec.js';
+export { ToolSpecSchema } from './tool-spec.js';
+export type { Usage } from './usage.js';
+export { addUsage, promptTokensOf, UsageSchema } from './usage.js';
 export type {
   ProviderAvailability,
   WebFetchProvider,

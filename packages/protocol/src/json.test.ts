@@ -21,7 +21,9 @@ describe('findNonJson', () => {
 
 describe('canonicalJson', () => {
   it('sorts keys so equal values serialise equally', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, 2], c: 'x' } })).toBe('{"a":{"c":"x","d":[1,2]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, 2], c: 'x' } })).toBe(
+      '{"a":{"c":"x","d":[1,2]},"b":1}',
+    );
     expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
   });
 });

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 
 /** A value that survives `JSON.stringify` / `JSON.parse` unchanged. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -26,7 +32,11 @@ export type JsonSchema = { [key: string]: JsonValue };
  * Rejects `undefined`, functions, symbols, bigints, non-finite numbers, cycles and class
  * instances other than plain objects and arrays.
  */
-export function findNonJson(value: unknown, path = '$', seen = new Set<object>()): string | undefined {
+export function findNonJson(
+  value: unknown,
+  path = '$',
+  seen = new Set<object>(),
+): string | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -46,7 +56,8 @@ export function findNonJson(value: unknown, path = '$', seen = new Set<object>()
           return undefined;
         }
         const proto = Object.getPrototypeOf(value);
-        if (proto !== Object.prototype && proto !== null) return `${path} is a class instance, not a plain object`;
+        if (proto !== Object.prototype && proto !== null)
+          return `${path} is a class instance, not a plain object`;
         for (const [key, child] of Object.entries(value)) {
           const reason = findNonJson(child, `${path}.${key}`, seen);
           if (reason) return reason;
@@ -67,7 +78,8 @@ export function findNonJson(value: unknown, path = '$', seen = new Set<object>()
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
   const keys = Object.keys(value).sort();
   const parts: string[] = [];
   for (const key of keys) {

@@ -1,8 +1,8 @@
+import { SpineError, type SpineErrorCode } from './errors.js';
 import type { JsonValue } from './json.js';
 import type { AssistantMessage, Message } from './messages.js';
 import type { ToolSpec } from './tool-spec.js';
 import type { Usage } from './usage.js';
-import { SpineError, type SpineErrorCode } from './errors.js';
 
 /** A provider-neutral model request. Built once, it can go to any adapter. */
 export interface ModelRequest {
@@ -19,7 +19,11 @@ export interface ModelRequest {
   /** Sampling temperature, where the model honours it. */
   temperature?: number;
   /** Reasoning / thinking control; adapters map it to the provider's field. */
-  reasoning?: { enabled: boolean; effort?: 'low' | 'medium' | 'high' | 'max'; budgetTokens?: number };
+  reasoning?: {
+    enabled: boolean;
+    effort?: 'low' | 'medium' | 'high' | 'max';
+    budgetTokens?: number;
+  };
   /** Tool choice. */
   toolChoice?: 'auto' | 'none' | 'required' | { name: string };
   /** Provider-specific fields merged into the body last. */
@@ -147,7 +151,9 @@ export class ModelError extends SpineError {
 }
 
 /** A retry decision for one failed attempt. */
-export type RetryDecision = { retry: true; delayMs: number; reason: string } | { retry: false; reason: string };
+export type RetryDecision =
+  | { retry: true; delayMs: number; reason: string }
+  | { retry: false; reason: string };
 
 /**
  * Decides whether and when to retry a failed attempt. `@spine/llm` ships the default

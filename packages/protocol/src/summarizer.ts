@@ -32,5 +32,8 @@ export interface Summarizer {
   /** Interface version. */
   readonly specificationVersion: 1;
   /** Summarises the input. */
-  summarize(input: SummarizationInput, options?: { signal?: AbortSignal }): Promise<SummarizationResult>;
+  summarize(
+    input: SummarizationInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<SummarizationResult>;
 }

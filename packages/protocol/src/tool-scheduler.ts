@@ -36,7 +36,10 @@ export interface ToolRunOptions {
    */
   onEvent?: (event: ToolRunEvent) => void;
   /** Answers `ask` decisions; without it, `ask` becomes deny. */
-  approve?: (request: ApprovalRequest, options: { signal?: AbortSignal }) => Promise<ApprovalAnswer>;
+  approve?: (
+    request: ApprovalRequest,
+    options: { signal?: AbortSignal },
+  ) => Promise<ApprovalAnswer>;
   /** The agent whose visibility rules apply. */
   agent?: string;
 }

@@ -32,6 +32,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
   if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) {
     sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
   }
-  if (a.costUsd !== undefined || b.costUsd !== undefined) sum.costUsd = (a.costUsd ?? 0) + (b.costUsd ?? 0);
+  if (a.costUsd !== undefined || b.costUsd !== undefined)
+    sum.costUsd = (a.costUsd ?? 0) + (b.costUsd ?? 0);
   return sum;
 }

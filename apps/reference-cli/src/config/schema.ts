@@ -1,0 +1,147 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** A hook command: a shell command line, or an object with a per-hook timeout and tool matcher. */
+export const HookCommandSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    command: z.string().min(1),
+    timeoutMs: z.number().int().positive().optional(),
+    /** Only for tool hooks: a tool name, or `*` (default). */
+    matcher: z.string().min(1).optional(),
+  }),
+]);
+/** A hook command; see {@link HookCommandSchema}. */
+export type HookCommand = z.infer<typeof HookCommandSchema>;
+
+/** The hook events a user can attach shell commands to. */
+export const HOOK_EVENTS = [
+  'session-start',
+  'pre-tool-use',
+  'post-tool-use',
+  'pre-compact',
+  'stop',
+] as const;
+/** One of {@link HOOK_EVENTS}. */
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+const hookList = z.array(HookCommandSchema).optional();
+
+/** The settable fields, every one optional: what one layer (file, profile, env, flags) may hold. */
+const layerFields = {
+  model: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*\/.+$/, 'a "provider/model" string, e.g. "deepseek/deepseek-chat"')
+    .optional(),
+  baseUrl: z.url({ message: 'an absolute http(s) URL' }).optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the NAME of an environment variable holding the key')
+    .optional(),
+  contextWindow: z.number().int().positive().optional(),
+  sessionDir: z.string().min(1).optional(),
+  sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
+  approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all']).optional(),
+  maxSteps: z.number().int().positive().optional(),
+  fsync: z.enum(['always', 'per-turn', 'never']).optional(),
+  compaction: z
+    .strictObject({ auto: z.boolean().optional(), threshold: z.number().gt(0).lt(1).optional() })
+    .optional(),
+  tools: z.strictObject({ exclude: z.array(z.string()).optional() }).optional(),
+  web: z.strictObject({ enabled: z.boolean().optional() }).optional(),
+  lsp: z.strictObject({ enabled: z.boolean().optional() }).optional(),
+  instructions: z
+    .strictObject({ enabled: z.boolean().optional(), userFile: z.string().min(1).optional() })
+    .optional(),
+  hooks: z
+    .strictObject({
+      'session-start': hookList,
+      'pre-tool-use': hookList,
+      'post-tool-use': hookList,
+      'pre-compact': hookList,
+      stop: hookList,
+    })
+    .optional(),
+};
+
+/** A profile: a named set of overrides inside a config file. */
+export const ProfileSchema = z.strictObject(layerFields);
+/** A profile; see {@link ProfileSchema}. */
+export type Profile = z.infer<typeof ProfileSchema>;
+
+/** One configuration layer as written in a file (`config.json`), in the environment or by flags. */
+export const ConfigLayerSchema = z.strictObject({
+  ...layerFields,
+  /** Which profile to apply. */
+  profile: z.string().min(1).optional(),
+  profiles: z.record(z.string(), ProfileSchema).optional(),
+});
+/** One configuration layer; see {@link ConfigLayerSchema}. */
+export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
+
+/** The effective configuration after all layers are merged. */
+export interface SpineConfig {
+  /** `provider/model`. */
+  model: string;
+  /** Endpoint override. */
+  baseUrl?: string;
+  /** Name of the variable holding the key; the provider's default when unset. */
+  apiKeyEnv?: string;
+  /** Context window override, in tokens. */
+  contextWindow?: number;
+  /** Where sessions are stored (`<dir>/<id>.jsonl`). */
+  sessionDir: string;
+  /** OS isolation of shell commands. */
+  sandbox: 'read-only' | 'workspace-write' | 'danger-full-access';
+  /** Approval policy. */
+  approval: 'ask' | 'auto-edit' | 'never-ask' | 'deny-all';
+  /** Step limit per turn. */
+  maxSteps: number;
+  /** Durability of the JSONL store. */
+  fsync: 'always' | 'per-turn' | 'never';
+  /** Automatic compaction and the pressure threshold (fraction of the window). */
+  compaction: { auto: boolean; threshold: number };
+  /** Glob patterns hidden from workspace tools and `@path` completion. */
+  tools: { exclude: string[] };
+  /** Web tools on or off (they still need a configured provider). */
+  web: { enabled: boolean };
+  /** Language-server tools on or off. */
+  lsp: { enabled: boolean };
+  /** Project instruction files (AGENTS.md) and the user-level file. */
+  instructions: { enabled: boolean; userFile: string };
+  /** User hooks per event. */
+  hooks: { [K in HookEvent]: HookCommand[] };
+  /** The profile applied, if any. */
+  profile?: string;
+}
+
+/** Where the user-level files live: `$SPINE_CONFIG_HOME`, else `~/.config/spine`. */
+export function configHome(env: NodeJS.ProcessEnv): string {
+  return env.SPINE_CONFIG_HOME ?? join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'spine');
+}
+
+/** The built-in defaults, the lowest layer. */
+export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
+  const dataHome = env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share');
+  return {
+    model: 'deepseek/deepseek-chat',
+    sessionDir: join(dataHome, 'spine', 'sessions'),
+    sandbox: 'workspace-write',
+    approval: 'ask',
+    maxSteps: 50,
+    fsync: 'per-turn',
+    compaction: { auto: true, threshold: 0.8 },
+    tools: { exclude: ['node_modules/**', '.git/**', 'dist/**'] },
+    web: { enabled: true },
+    lsp: { enabled: true },
+    instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },
+    hooks: {
+      'session-start': [],
+      'pre-tool-use': [],
+      'post-tool-use': [],
+      'pre-compact': [],
+      stop: [],
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { SpineError } from '@spine/protocol';
+
+/**
+ * Thrown when a configuration file, variable or flag does not match the schema. The message
+ * names the file (or variable, or flag), the key and the expected shape.
+ */
+export class InvalidConfigError extends SpineError {
+  /** Where the bad value came from: a file path, `env SPINE_…` or `--flag`. */
+  readonly source: string;
+  /** The dotted key that is wrong (empty for the whole document). */
+  readonly key: string;
+
+  constructor(options: { source: string; key: string; expected: string; cause?: unknown }) {
+    const where = options.key === '' ? 'the document' : `key "${options.key}"`;
+    super({
+      code: 'INVALID_CONFIG',
+      message: `Invalid configuration in ${options.source}: ${where}: ${options.expected}. Fix the value (see \`spine config --effective\` for every key and its layer).`,
+      cause: options.cause,
+    });
+    this.source = options.source;
+    this.key = options.key;
+  }
+}
+
+/** Thrown for a command line that cannot be acted on (unknown session, bad `--model`). */
+export class UsageError extends SpineError {
+  constructor(options: { message: string; cause?: unknown }) {
+    super({ code: 'INVALID_CONFIG', message: options.message, cause: options.cause });
+  }
+}
+
+/** Thrown when a session id names no stored session. */
+export class SessionNotFoundError extends SpineError {
+  /** The id that was asked for. */
+  readonly sessionId: string;
+
+  constructor(options: { sessionId: string; dir: string }) {
+    super({
+      code: 'SESSION_NOT_FOUND',
+      message: `No session "${options.sessionId}" in ${options.dir}; run \`spine sessions --session-dir ${options.dir}\` to list the ids, or pass the right --session-dir.`,
+    });
+    this.sessionId = options.sessionId;
+  }
+}

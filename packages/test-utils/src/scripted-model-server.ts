@@ -1,0 +1,208 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sleep, sseFrame, startSseServer, writeSseHead } from './loopback-server.js';
+import { type ChunkContext, completionBody, completionChunks, wireUsage } from './openai-chunks.js';
+import { PromptCacheEmulator } from './prompt-cache.js';
+import type { ReceivedRequest, ScriptedCompletion, ScriptedReply } from './scripted-reply.js';
+
+/** Options of {@link createScriptedModelServer}. */
+export interface ScriptedModelServerOptions {
+  /** A queue of replies (one per chat request, in order), or a function that picks one. */
+  replies?: ScriptedReply[] | ((request: ReceivedRequest, index: number) => ScriptedReply);
+  /** Emulate DeepSeek's prefix cache in the reported usage (default false: no cache hits). */
+  promptCache?: boolean;
+  /** Model ids listed by `GET /models` (default `['deepseek-v4-flash', 'deepseek-v4-pro']`). */
+  models?: string[];
+}
+
+/** A running scripted OpenAI-compatible chat-completions server. */
+export interface ScriptedModelServer {
+  /** `http://127.0.0.1:<port>`; clients append `/chat/completions`. */
+  baseUrl: string;
+  /** Every chat request received so far, in arrival order. */
+  requests: ReceivedRequest[];
+  /** Appends replies to the queue (queue mode only). */
+  push(...replies: ScriptedReply[]): void;
+  /** Closes the server and every open stream. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an OpenAI-compatible chat-completions server on 127.0.0.1 that answers each request
+ * with the next scripted reply, in DeepSeek's SSE wire format byte for byte (usage on the finish
+ * chunk, `data: [DONE]`), or as one JSON body when the request says `stream: false`. When no
+ * reply is left it answers HTTP 500 with a message saying so.
+ *
+ * @example
+ * ```ts
+ * const server = await createScriptedModelServer({ replies: [{ text: 'Hello' }] });
+ * const model = createOpenAICompatibleModel({ baseUrl: server.baseUrl });
+ * await server.close();
+ * ```
+ */
+export async function createScriptedModelServer(
+  options: ScriptedModelServerOptions = {},
+): Promise<ScriptedModelServer> {
+  const queue: ScriptedReply[] = Array.isArray(options.replies) ? [...options.replies] : [];
+  const pick = typeof options.replies === 'function' ? options.replies : undefined;
+  const requests: ReceivedRequest[] = [];
+  const cache = new PromptCacheEmulator();
+  const models = options.models ?? ['deepseek-v4-flash', 'deepseek-v4-pro'];
+
+  const server = await startSseServer(async (request, response, raw) => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    if (request.method === 'GET' && path.endsWith('/models')) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          object: 'list',
+          data: models.map((id) => ({ id, object: 'model', owned_by: 'spine-scripted' })),
+        }),
+      );
+      return;
+    }
+    if (request.method !== 'POST' || !path.endsWith('/chat/completions')) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          error: { message: `no route ${request.method} ${path}`, type: 'not_found' },
+        }),
+      );
+      return;
+    }
+    const received: ReceivedRequest = {
+      body: parseJson(raw),
+      raw,
+      headers: headersOf(request),
+      at: Date.now(),
+      path,
+    };
+    const index = requests.length;
+    requests.push(received);
+    const reply = pick ? pick(received, index) : queue.shift();
+    if (!reply) {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          error: {
+            message: `scripted model server has no reply left for request #${index + 1}; push() more replies`,
+            type: 'server_error',
+          },
+        }),
+      );
+      return;
+    }
+    await answer(reply, received, response, {
+      cache,
+      promptCache: options.promptCache === true,
+      index,
+    });
+  });
+
+  return {
+    baseUrl: server.baseUrl,
+    requests,
+    push: (...replies) => {
+      queue.push(...replies);
+    },
+    close: () => server.close(),
+  };
+}
+
+interface AnswerContext {
+  cache: PromptCacheEmulator;
+  promptCache: boolean;
+  index: number;
+}
+
+async function answer(
+  reply: ScriptedReply,
+  request: ReceivedRequest,
+  response: ServerResponse,
+  context: AnswerContext,
+): Promise<void> {
+  if ('error' in reply) {
+    response.writeHead(reply.error.status, {
+      'content-type': 'application/json',
+      ...reply.error.headers,
+    });
+    response.end(reply.error.body);
+    return;
+  }
+  const body = request.body ?? {};
+  const chunkContext: ChunkContext = {
+    id: `scripted-${context.index + 1}-${Date.now().toString(36)}`,
+    model: typeof body.model === 'string' ? body.model : 'scripted-model',
+    created: Math.floor(Date.now() / 1000),
+  };
+  const key = JSON.stringify(body.tools ?? null) + JSON.stringify(body.messages ?? null);
+  const prompt = context.cache.measure(key, context.promptCache);
+
+  if ('dropAfterChunks' in reply || 'stallAfterChunks' in reply) {
+    const count = 'dropAfterChunks' in reply ? reply.dropAfterChunks : reply.stallAfterChunks;
+    const all = completionChunks(
+      { text: reply.text ?? 'partial answer '.repeat(8), chunkSize: 8 },
+      chunkContext,
+      {},
+    );
+    writeSseHead(response);
+    for (const payload of all.slice(0, count)) response.write(sseFrame(payload));
+    if ('dropAfterChunks' in reply) {
+      await sleep(5);
+      response.socket?.destroy();
+      return;
+    }
+    if (reply.keepAliveEveryMs !== undefined) {
+      const every = reply.keepAliveEveryMs;
+      const timer = setInterval(() => {
+        if (response.destroyed) clearInterval(timer);
+        else response.write(': keep-alive\n\n');
+      }, every);
+      response.on('close', () => clearInterval(timer));
+    }
+    return; // stalled: the connection stays open until the client or close() ends it
+  }
+
+  const completion: ScriptedCompletion = reply;
+  const outputChars =
+    (completion.text ?? '').length +
+    (completion.reasoning ?? '').length +
+    (completion.toolCalls ?? []).reduce(
+      (sum, call) => sum + call.name.length + call.arguments.length,
+      0,
+    );
+  const usage = wireUsage(prompt, Math.ceil(outputChars / 4), completion.usage);
+
+  if (body.stream !== true) {
+    response.writeHead(200, { 'content-type': 'application/json', ...completion.headers });
+    response.end(completionBody(completion, chunkContext, usage));
+    return;
+  }
+  writeSseHead(response, completion.headers);
+  const delay = completion.delayMs ?? 0;
+  for (let i = 0; i < (completion.keepAlives ?? 0); i++) {
+    response.write(': keep-alive\n\n');
+    if (delay > 0) await sleep(delay);
+  }
+  for (const payload of completionChunks(completion, chunkContext, usage)) {
+    if (response.destroyed) return;
+    if (delay > 0) await sleep(delay);
+    response.write(sseFrame(payload));
+  }
+  response.end(sseFrame('[DONE]'));
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}

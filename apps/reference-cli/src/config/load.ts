@@ -240,7 +240,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function setPath(target: Record<string, unknown>, key: string, value: unknown): void {
   const parts = key.split('.');
   let node = target;
-  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) {
+    node[part] ??= {};
+    node = node[part] as Record<string, unknown>;
+  }
   node[parts.at(-1)!] = value;
 }
 

@@ -1,0 +1,59 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fileReferencesOf, globToRegExp, searchWorkspaceFiles } from './file-search.js';
+
+function workspace(): string {
+  const root = mkdtempSync(join(tmpdir(), 'spine-search-'));
+  const cwd = join(root, 'ws');
+  mkdirSync(join(cwd, 'src', 'deep'), { recursive: true });
+  mkdirSync(join(cwd, 'node_modules', 'pkg'), { recursive: true });
+  writeFileSync(join(cwd, 'src', 'app.ts'), 'x');
+  writeFileSync(join(cwd, 'src', 'deep', 'apple.ts'), 'x');
+  writeFileSync(join(cwd, 'node_modules', 'pkg', 'app.js'), 'x');
+  writeFileSync(join(root, 'secret.txt'), 'x');
+  symlinkSync(join(root, 'secret.txt'), join(cwd, 'escape.txt'));
+  symlinkSync(join(cwd, 'src', 'app.ts'), join(cwd, 'inside.ts'));
+  return cwd;
+}
+
+describe('searchWorkspaceFiles', () => {
+  it('returns paths and kinds, prefix matches first, honouring excludes', () => {
+    const cwd = workspace();
+    const results = searchWorkspaceFiles(cwd, 'src/', { exclude: ['node_modules/**'] });
+    expect(results).toEqual([
+      { path: 'src/', kind: 'directory' },
+      { path: 'src/app.ts', kind: 'file' },
+      { path: 'src/deep/', kind: 'directory' },
+      { path: 'src/deep/apple.ts', kind: 'file' },
+    ]);
+    const apps = searchWorkspaceFiles(cwd, 'app', { exclude: ['node_modules/**'] }).map(
+      (r) => r.path,
+    );
+    expect(apps).toContain('src/deep/apple.ts');
+    expect(apps.some((path) => path.startsWith('node_modules'))).toBe(false);
+  });
+
+  it('refuses .. and absolute queries and skips symlinks that escape the workspace', () => {
+    const cwd = workspace();
+    expect(searchWorkspaceFiles(cwd, '../secret')).toEqual([]);
+    expect(searchWorkspaceFiles(cwd, '/etc/passwd')).toEqual([]);
+    const all = searchWorkspaceFiles(cwd, '').map((r) => r.path);
+    expect(all).not.toContain('escape.txt');
+    expect(all).toContain('inside.ts');
+  });
+
+  it('stops at the result limit', () => {
+    const cwd = workspace();
+    expect(searchWorkspaceFiles(cwd, '', { limit: 2 })).toHaveLength(2);
+  });
+});
+
+describe('helpers', () => {
+  it('matches globs and finds @references', () => {
+    expect(globToRegExp('node_modules/**').test('node_modules/a/b')).toBe(true);
+    expect(globToRegExp('*.log').test('a/b.log')).toBe(false);
+    expect(fileReferencesOf('fix @src/a.ts and @b.md please')).toEqual(['src/a.ts', 'b.md']);
+  });
+});

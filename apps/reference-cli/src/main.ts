@@ -1,0 +1,105 @@
+// The `spine` command line. Every command module is imported lazily, inside its action, so a
+// command pays only for what it uses (cold start is a benchmarked figure).
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { type AgentFlags, addAgentOptions, addStoreOptions } from './cli-options.js';
+import { exitCodeOf, reportError } from './report-error.js';
+
+const version = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+type Flags = AgentFlags & Record<string, unknown>;
+
+function act<A extends unknown[]>(
+  load: () => Promise<(...args: [...A, Flags]) => Promise<number>>,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args: unknown[]) => {
+    // commander passes the positional arguments, then the options, then the command.
+    const command = args.at(-1) as Command;
+    const positional = args.slice(0, -2) as A;
+    const flags = command.optsWithGlobals() as Flags;
+    try {
+      const handler = await load();
+      process.exitCode = await handler(...positional, flags);
+    } catch (error) {
+      reportError(error);
+      process.exitCode = exitCodeOf(error);
+    }
+  };
+}
+
+const program = new Command('spine')
+  .description(
+    'Spine: a coding agent whose every session is replayable, auditable and recoverable.',
+  )
+  .version(version, '-V, --version')
+  .showHelpAfterError();
+
+addAgentOptions(program).action(
+  act(async () => (await import('./commands/interactive.js')).interactiveCommand),
+);
+
+addAgentOptions(program.command('run').argument('<task...>', 'what the agent should do'))
+  .description('Run one task non-interactively')
+  .action(act<[string[]]>(async () => (await import('./commands/run.js')).runCommand));
+
+addAgentOptions(program.command('resume').argument('<id>').argument('[task...]'))
+  .description('Continue a recorded session with a new task (or finish an interrupted one)')
+  .action(act<[string, string[]]>(async () => (await import('./commands/run.js')).resumeCommand));
+
+addStoreOptions(program.command('sessions'))
+  .description('List sessions: title, time, size, model, cost')
+  .option('--limit <n>', 'at most this many')
+  .option('--json', 'one JSON object per line')
+  .action(act(async () => (await import('./commands/sessions.js')).sessionsCommand));
+
+addStoreOptions(program.command('show').argument('<id>'))
+  .description('Print a readable transcript of a session')
+  .option('--events', 'raw events instead of the transcript')
+  .option('--json', 'as JSON (with --events: NDJSON, one event per line)')
+  .action(act<[string]>(async () => (await import('./commands/show.js')).showCommand));
+
+addAgentOptions(program.command('replay').argument('<id>'))
+  .description('Rebuild what the model saw at each request and verify the recorded hashes')
+  .option('--request <n>', 'print the request with this number (1-based)')
+  .option('--verify', 'verify every request hash; non-zero exit on mismatch')
+  .action(act<[string]>(async () => (await import('./commands/replay.js')).replayCommand));
+
+addAgentOptions(program.command('rerun').argument('<id>'))
+  .description('Re-execute a session with its recorded model outputs against the current code')
+  .action(act<[string]>(async () => (await import('./commands/rerun.js')).rerunCommand));
+
+addStoreOptions(program.command('fork').argument('<id>'))
+  .description('Start a new session from a prefix of another')
+  .requiredOption('--at <seq>', 'last seq of the parent to keep')
+  .option('--json', 'print the new session header as JSON')
+  .action(act<[string]>(async () => (await import('./commands/fork.js')).forkCommand));
+
+addStoreOptions(program.command('export').argument('<id>'))
+  .description('Export a session as Markdown or JSON')
+  .option('--format <format>', 'md | json', 'md')
+  .option('-o, --output <file>', 'write to a file instead of stdout')
+  .action(act<[string]>(async () => (await import('./commands/export.js')).exportCommand));
+
+addAgentOptions(program.command('doctor'))
+  .description(
+    'Check provider keys and reachability, sandbox, language servers, web providers, session store',
+  )
+  .action(act(async () => (await import('./commands/doctor.js')).doctorCommand));
+
+addAgentOptions(program.command('config'))
+  .description('Show the configuration')
+  .option('--effective', 'every value with the layer it came from')
+  .action(act(async () => (await import('./commands/config.js')).configCommand));
+
+program
+  .command('demo')
+  .description('Rerun and verify the bundled example session (no key, no network)')
+  .option('--keep', 'keep the temporary workspace')
+  .option('--json', 'machine-readable summary')
+  .action(act(async () => (await import('./commands/demo.js')).demoCommand));
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,63 @@
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { UsageError } from '../errors.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { formatBytes, formatCost, preview } from '../present/style.js';
+import { readSessionIndex } from '../session-index.js';
+import { storeFor } from '../store.js';
+
+/** `spine sessions`: one line per session from headers only (title, time, size, model, cost). */
+export async function sessionsCommand(flags: AgentFlags & { limit?: string }): Promise<number> {
+  const { loaded } = configForFlags(flags);
+  const { config } = loaded;
+  if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) {
+    throw new UsageError({ message: `--limit expects a positive integer, got "${flags.limit}"` });
+  }
+  const store = storeFor(config);
+  const limit = flags.limit === undefined ? undefined : Number(flags.limit);
+  const summaries = await store.list(limit === undefined ? {} : { limit });
+  const rows = summaries.map((summary) => {
+    const index = readSessionIndex(config.sessionDir, summary.id);
+    return {
+      id: summary.id,
+      title: summary.header.title ?? '',
+      createdAt: summary.header.createdAt,
+      updatedAt: index?.updatedAt ?? summary.updatedAt ?? summary.header.createdAt,
+      sizeBytes: summary.sizeBytes,
+      model: summary.header.model ?? '',
+      costUsd: index?.costUsd,
+      parent: summary.header.parent?.sessionId,
+    };
+  });
+  if (flags.json) {
+    process.stdout.write(
+      rows.map((row) => JSON.stringify(row)).join('\n') + (rows.length ? '\n' : ''),
+    );
+    return EXIT_CODES.ok;
+  }
+  if (rows.length === 0) {
+    process.stdout.write(
+      `No sessions in ${config.sessionDir}. Start one with \`spine\` or \`spine run "task"\`.\n`,
+    );
+    return EXIT_CODES.ok;
+  }
+  const lines = rows.map((row) =>
+    [
+      row.id.padEnd(26),
+      row.updatedAt.slice(0, 16).replace('T', ' '),
+      formatBytes(row.sizeBytes).padStart(9),
+      row.model.padEnd(28),
+      formatCost(row.costUsd).padStart(8),
+      preview(row.title, 50),
+    ].join('  '),
+  );
+  const head = [
+    'id'.padEnd(26),
+    'updated'.padEnd(16),
+    'size'.padStart(9),
+    'model'.padEnd(28),
+    'cost'.padStart(8),
+    'title',
+  ];
+  process.stdout.write(`${head.join('  ')}\n${lines.join('\n')}\n`);
+  return EXIT_CODES.ok;
+}

@@ -1,0 +1,32 @@
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { styleFor } from '../present/style.js';
+import { renderTranscript } from '../present/transcript.js';
+import { readSessionEvents, storeFor } from '../store.js';
+
+/** `spine show <id> [--events] [--json]`: a readable transcript, or the raw events. */
+export async function showCommand(
+  id: string,
+  flags: AgentFlags & { events?: boolean },
+): Promise<number> {
+  const { config } = configForFlags(flags).loaded;
+  const events = await readSessionEvents(storeFor(config), id, config.sessionDir);
+  if (flags.events && flags.json) {
+    for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+  } else if (flags.json) {
+    process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
+  } else if (flags.events) {
+    for (const event of events) {
+      const where =
+        event.turn === undefined
+          ? ''
+          : ` t${event.turn}${event.step === undefined ? '' : `.${event.step}`}`;
+      process.stdout.write(
+        `${String(event.seq).padStart(6)} ${event.type}${where} ${JSON.stringify(event.body)}\n`,
+      );
+    }
+  } else {
+    process.stdout.write(renderTranscript(events, { style: styleFor(process.stdout) }));
+  }
+  return EXIT_CODES.ok;
+}

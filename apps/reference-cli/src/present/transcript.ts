@@ -1,0 +1,133 @@
+import type {
+  AssistantMessageBody,
+  SessionEvent,
+  SessionHeaderBody,
+  ToolApprovalBody,
+  ToolResultBody,
+  Usage,
+  UserMessageBody,
+} from '@spine/protocol';
+import { formatCost, preview, type Style, styleFor, summarizeArguments } from './style.js';
+
+/** Options of {@link renderTranscript}. */
+export interface TranscriptOptions {
+  /** Styling (default: none). */
+  style?: Style;
+  /** Show reasoning text (dimmed) instead of a one-line mention. */
+  reasoning?: boolean;
+  /** Characters of each tool result shown (default 200). */
+  resultPreview?: number;
+}
+
+/** Sum of the usage recorded on `assistant/message` events. */
+export function totalUsage(events: readonly SessionEvent[]): Usage {
+  const total: Usage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+  for (const event of events) {
+    if (event.type !== 'assistant/message') continue;
+    const usage = (event.body as AssistantMessageBody).usage;
+    if (!usage) continue;
+    total.inputTokens += usage.inputTokens;
+    total.cacheReadTokens += usage.cacheReadTokens;
+    total.cacheWriteTokens += usage.cacheWriteTokens;
+    total.outputTokens += usage.outputTokens;
+    if (usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + usage.costUsd;
+  }
+  return total;
+}
+
+/** Renders a session's events as a readable transcript: turns, messages, tool calls and results. */
+export function renderTranscript(
+  events: readonly SessionEvent[],
+  options: TranscriptOptions = {},
+): string {
+  const style = options.style ?? styleFor({});
+  const max = options.resultPreview ?? 200;
+  const lines: string[] = [];
+  for (const event of events) {
+    switch (event.type) {
+      case 'session/header': {
+        const header = event.body as SessionHeaderBody;
+        lines.push(style.bold(`session ${header.sessionId}`));
+        lines.push(
+          style.dim(
+            `created ${header.createdAt}  model ${header.model ?? '-'}  cwd ${header.cwd ?? '-'}`,
+          ),
+        );
+        if (header.parent)
+          lines.push(
+            style.dim(`forked from ${header.parent.sessionId} at seq ${header.parent.atSeq}`),
+          );
+        break;
+      }
+      case 'turn/start':
+        lines.push('', style.bold(`── turn ${event.turn ?? '?'} ──`));
+        break;
+      case 'user/message': {
+        const body = event.body as UserMessageBody;
+        if (body.source === 'user') lines.push(`${style.cyan('you ›')} ${body.content}`);
+        else if (body.source === 'compact-checkpoint')
+          lines.push(style.dim(`[checkpoint] ${preview(body.content, max)}`));
+        else lines.push(style.dim(`[${body.source}] ${preview(body.content, 120)}`));
+        break;
+      }
+      case 'assistant/message': {
+        const body = event.body as AssistantMessageBody;
+        for (const part of body.content) {
+          if (part.type === 'reasoning') {
+            lines.push(
+              style.dim(
+                options.reasoning
+                  ? `thinking: ${part.text}`
+                  : `thinking: ${preview(part.text, 80)}`,
+              ),
+            );
+          } else if (part.type === 'text' && part.text.trim()) {
+            lines.push(`${style.green('spine ›')} ${part.text.trim()}`);
+          } else if (part.type === 'tool-call') {
+            lines.push(
+              `  ${style.yellow('→')} ${part.name} ${style.dim(summarizeArguments(part.arguments))}`,
+            );
+          }
+        }
+        break;
+      }
+      case 'tool/approval': {
+        const body = event.body as ToolApprovalBody;
+        if (body.decision === 'deny')
+          lines.push(`  ${style.red('✗ denied')} ${body.toolName}: ${body.reason ?? ''}`);
+        break;
+      }
+      case 'tool/result': {
+        const body = event.body as ToolResultBody;
+        const mark = body.isError ? style.red('✗') : style.green('✓');
+        lines.push(`  ${mark} ${body.toolName} ${style.dim(preview(body.content, max))}`);
+        break;
+      }
+      case 'compaction/end':
+        lines.push(style.dim('[compacted]'));
+        break;
+      case 'agent/aborted':
+        lines.push(style.red('[aborted]'));
+        break;
+      case 'session/recovered':
+        lines.push(style.yellow(`[recovered] ${(event.body as { reason?: string }).reason ?? ''}`));
+        break;
+      case 'turn/end': {
+        const body = event.body as { reason?: string };
+        if (body.reason && body.reason !== 'completed')
+          lines.push(style.yellow(`[turn ended: ${body.reason}]`));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  const usage = totalUsage(events);
+  lines.push(
+    '',
+    style.dim(
+      `tokens: input ${usage.inputTokens}, cache hit ${usage.cacheReadTokens}, output ${usage.outputTokens}; cost ${formatCost(usage.costUsd)}`,
+    ),
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,39 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Per-session figures the CLI keeps beside the log so `spine sessions` can show cost without
+ * reading whole logs. The log stays the source of truth; this file is a cache that
+ * `spine show` can always recompute.
+ */
+export interface SessionIndexEntry {
+  /** Total cost so far, in USD, when the provider's prices are known. */
+  costUsd?: number;
+  /** Prompt + output tokens so far. */
+  tokens: number;
+  /** Turns run so far. */
+  turns: number;
+  /** ISO time of the last update. */
+  updatedAt: string;
+}
+
+function indexPath(dir: string, id: string): string {
+  return join(dir, '.spine-index', `${encodeURIComponent(id)}.json`);
+}
+
+/** Writes (atomically) the index entry of a session. */
+export function writeSessionIndex(dir: string, id: string, entry: SessionIndexEntry): void {
+  const path = indexPath(dir, id);
+  mkdirSync(join(dir, '.spine-index'), { recursive: true });
+  writeFileSync(`${path}.tmp`, JSON.stringify(entry));
+  renameSync(`${path}.tmp`, path);
+}
+
+/** Reads the index entry of a session, if the CLI wrote one. */
+export function readSessionIndex(dir: string, id: string): SessionIndexEntry | undefined {
+  try {
+    return JSON.parse(readFileSync(indexPath(dir, id), 'utf8')) as SessionIndexEntry;
+  } catch {
+    return undefined;
+  }
+}

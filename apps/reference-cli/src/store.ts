@@ -1,0 +1,28 @@
+import type { SessionEvent, SessionStore } from '@spine/protocol';
+import { createJsonlStore } from '@spine/session-log';
+import type { SpineConfig } from './config/schema.js';
+import { SessionNotFoundError } from './errors.js';
+
+/** The session store the configuration names (JSONL files in `sessionDir`). */
+export function storeFor(config: Pick<SpineConfig, 'sessionDir' | 'fsync'>): SessionStore {
+  return createJsonlStore({ dir: config.sessionDir, fsync: config.fsync });
+}
+
+/**
+ * Reads every event of a stored session without taking its lock.
+ *
+ * @throws {SessionNotFoundError} when the id is unknown.
+ */
+export async function readSessionEvents(
+  store: SessionStore,
+  id: string,
+  dir: string,
+): Promise<readonly SessionEvent[]> {
+  if (!(await store.exists(id))) throw new SessionNotFoundError({ sessionId: id, dir });
+  const opened = await store.open(id, { readOnly: true });
+  try {
+    return opened.events;
+  } finally {
+    await opened.close();
+  }
+}

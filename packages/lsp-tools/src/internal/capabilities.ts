@@ -1,0 +1,26 @@
+import type { ClientCapabilities } from 'vscode-languageserver-protocol/node';
+
+/**
+ * What this client really does: full-text document sync from disk, read-only navigation
+ * queries, pushed and pulled diagnostics. No edits, completions or UI features are claimed.
+ */
+export const CLIENT_CAPABILITIES: ClientCapabilities = {
+  general: { positionEncodings: ['utf-16'] },
+  workspace: {
+    applyEdit: false,
+    configuration: true,
+    workspaceFolders: true,
+    symbol: { dynamicRegistration: false },
+    didChangeWatchedFiles: { dynamicRegistration: false },
+  },
+  textDocument: {
+    synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
+    definition: { dynamicRegistration: false, linkSupport: true },
+    references: { dynamicRegistration: false },
+    documentSymbol: { dynamicRegistration: false, hierarchicalDocumentSymbolSupport: true },
+    callHierarchy: { dynamicRegistration: false },
+    publishDiagnostics: { relatedInformation: false, versionSupport: false },
+    diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false },
+  },
+  window: { workDoneProgress: false },
+};

@@ -1,0 +1,267 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import {
+  CancellationTokenSource,
+  type MessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  createMessageConnection,
+} from 'vscode-jsonrpc/node';
+import {
+  type Diagnostic,
+  ExitNotification,
+  InitializeRequest,
+  InitializedNotification,
+  type PublishDiagnosticsParams,
+  type ServerCapabilities,
+  ShutdownRequest,
+} from 'vscode-languageserver-protocol/node';
+import { LspAbortedError, LspFailedError } from '../errors.js';
+import type { LanguageServerConfig } from '../types.js';
+import { CLIENT_CAPABILITIES } from './capabilities.js';
+import { killOnProcessExit } from './reaper.js';
+
+/** What the client needs to start a server. */
+export interface LspClientOptions {
+  config: LanguageServerConfig;
+  /** The resolved executable. */
+  command: string;
+  cwd: string;
+  requestTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** The last diagnostics a server pushed for one document. */
+export interface PushedDiagnostics {
+  items: Diagnostic[];
+  receivedAt: number;
+}
+
+/** A request type as vscode-languageserver-protocol declares it: the method plus phantom types. */
+export interface TypedRequest<P, R> {
+  method: string;
+  readonly _?: [P, R, unknown, unknown];
+}
+
+const STDERR_TAIL = 2000;
+
+/**
+ * One running language server over stdio: spawn, initialize, requests tied to an AbortSignal
+ * and a timeout, answers to server-to-client requests, pushed diagnostics, shutdown.
+ */
+export class LspClient {
+  readonly serverId: string;
+  readonly pid: number | undefined;
+  capabilities: ServerCapabilities = {};
+  readonly diagnostics = new Map<string, PushedDiagnostics>();
+  private exitReasonText: string | undefined;
+  private stderrTail = '';
+  private readonly exitWaiters = new Set<(reason: string) => void>();
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly connection: MessageConnection,
+    private readonly options: LspClientOptions,
+  ) {
+    this.serverId = options.config.id;
+    this.pid = child.pid;
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    child.stdin?.on('error', () => undefined);
+    child.on('exit', (code, signal) => {
+      const tail = this.stderrTail.trim();
+      this.markExited(
+        `the ${this.serverId} language server exited (${signal ?? `code ${code}`})${tail ? `; its last output: ${tail.slice(-500)}` : ''}`,
+      );
+    });
+    connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
+      this.diagnostics.set(params.uri, { items: params.diagnostics, receivedAt: performance.now() });
+    });
+    connection.onRequest((method: string, params: unknown) => answerServerRequest(method, params, options.cwd));
+    connection.onError(() => undefined);
+    connection.listen();
+  }
+
+  /** Spawns and initializes a server. */
+  static async start(options: LspClientOptions): Promise<LspClient> {
+    const { config, command, cwd } = options;
+    const child = spawn(command, config.args ?? [], {
+      cwd,
+      env: { ...process.env, ...config.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error) =>
+        reject(new LspFailedError({ serverId: config.id, message: `Cannot start ${command}: ${error.message}; check that it is installed`, cause: error })),
+      );
+    });
+    killOnProcessExit(child);
+    const connection = createMessageConnection(
+      new StreamMessageReader(child.stdout!),
+      new StreamMessageWriter(child.stdin!),
+    );
+    const client = new LspClient(child, connection, options);
+    try {
+      const rootUri = pathToFileURL(cwd).href;
+      const result = await client.request(
+        InitializeRequest.type,
+        {
+          processId: process.pid,
+          clientInfo: { name: 'spine-lsp-tools', version: '0.1.0' },
+          rootUri,
+          rootPath: cwd,
+          workspaceFolders: [{ uri: rootUri, name: 'workspace' }],
+          capabilities: CLIENT_CAPABILITIES,
+          initializationOptions: config.initializationOptions ?? null,
+        },
+        { signal: options.signal, timeoutMs: options.requestTimeoutMs * 2 },
+      );
+      client.capabilities = result.capabilities;
+      await connection.sendNotification(InitializedNotification.method, {});
+      return client;
+    } catch (error) {
+      client.kill();
+      if (error instanceof LspAbortedError) throw error;
+      throw new LspFailedError({
+        serverId: config.id,
+        message: `The ${config.id} language server failed to initialize: ${(error as Error).message}`,
+        cause: error,
+      });
+    }
+  }
+
+  /** Why the process exited, once it has. */
+  get exitReason(): string | undefined {
+    return this.exitReasonText;
+  }
+
+  /** True until the process exits. */
+  get alive(): boolean {
+    return this.exitReasonText === undefined;
+  }
+
+  /** Sends a request; rejects on abort, timeout or server exit (cancelling it on the server). */
+  request<P, R>(
+    type: TypedRequest<P, R>,
+    params: P,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<R> {
+    const { method } = type;
+    if (!this.alive) return Promise.reject(this.exitError(method));
+    if (options.signal?.aborted) return Promise.reject(new LspAbortedError({ method }));
+    const source = new CancellationTokenSource();
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+    return new Promise<R>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (): void => {
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.exitWaiters.delete(onExit);
+        source.dispose();
+      };
+      const onAbort = (): void => {
+        source.cancel();
+        finish();
+        reject(new LspAbortedError({ method }));
+      };
+      const onExit = (): void => {
+        finish();
+        reject(this.exitError(method));
+      };
+      timer = setTimeout(() => {
+        source.cancel();
+        finish();
+        reject(
+          new LspFailedError({
+            serverId: this.serverId,
+            message: `The ${this.serverId} language server did not answer ${method} within ${timeoutMs} ms; try again, or narrow the query`,
+          }),
+        );
+      }, timeoutMs);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.exitWaiters.add(onExit);
+      // The connection's types want its own RequestType; ours is structurally the same.
+      const sent = this.connection.sendRequest(method, params, source.token) as Promise<R>;
+      sent.then(
+        (value) => {
+          finish();
+          resolve(value);
+        },
+        (error: unknown) => {
+          finish();
+          reject(
+            this.alive
+              ? new LspFailedError({
+                  serverId: this.serverId,
+                  message: `The ${this.serverId} language server answered ${method} with an error: ${(error as Error).message}`,
+                  cause: error,
+                })
+              : this.exitError(method),
+          );
+        },
+      );
+    });
+  }
+
+  /** Sends a notification; ignored once the process has exited. */
+  notify(method: string, params: unknown): void {
+    if (!this.alive) return;
+    this.connection.sendNotification(method, params).catch(() => undefined);
+  }
+
+  /** Polite shutdown (shutdown request, exit notification), then SIGKILL after 2 s. */
+  async shutdown(): Promise<void> {
+    if (!this.alive) return;
+    const exited = new Promise<void>((resolve) => this.exitWaiters.add(() => resolve()));
+    try {
+      await this.request<undefined, null>({ method: ShutdownRequest.method }, undefined, {
+        timeoutMs: 2000,
+      });
+      this.notify(ExitNotification.method, undefined);
+    } catch {
+      // Fall through to the kill below.
+    }
+    const timer = setTimeout(() => this.kill(), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** Kills the process at once. */
+  kill(): void {
+    if (this.alive) this.child.kill('SIGKILL');
+  }
+
+  private markExited(reason: string): void {
+    if (this.exitReasonText !== undefined) return;
+    this.exitReasonText = reason;
+    this.connection.dispose();
+    for (const waiter of [...this.exitWaiters]) waiter(reason);
+    this.exitWaiters.clear();
+  }
+
+  private exitError(method: string): LspFailedError {
+    return new LspFailedError({
+      serverId: this.serverId,
+      message: `${this.exitReasonText ?? 'the server exited'} during ${method}; it is restarted on the next query`,
+    });
+  }
+}
+
+/** Answers the requests a server sends to its client; unknown ones get `null`. */
+function answerServerRequest(method: string, params: unknown, cwd: string): unknown {
+  switch (method) {
+    case 'workspace/configuration': {
+      const items = (params as { items?: unknown[] } | undefined)?.items ?? [];
+      return items.map(() => ({}));
+    }
+    case 'workspace/workspaceFolders':
+      return [{ uri: pathToFileURL(cwd).href, name: 'workspace' }];
+    case 'workspace/applyEdit':
+      return { applied: false, failureReason: 'spine lsp-tools is read-only' };
+    default:
+      // client/registerCapability, window/workDoneProgress/create, window/showMessageRequest …
+      return null;
+  }
+}

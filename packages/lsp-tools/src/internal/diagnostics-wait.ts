@@ -1,0 +1,66 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Diagnostic, DocumentDiagnosticReport } from 'vscode-languageserver-protocol/node';
+import { LspAbortedError, LspFailedError } from '../errors.js';
+import { DocumentSync } from './documents.js';
+import type { ServerSession } from './server-pool.js';
+
+/** Timing of {@link settledDiagnostics}. */
+export interface SettleOptions {
+  /** Diagnostics count as settled once unchanged for this long (ms). */
+  quietMs: number;
+  /** A file that already had diagnostics keeps them if nothing new arrives within this (ms). */
+  settleMs: number;
+  /** Upper bound for the first diagnostics of a newly opened file (ms). */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+const POLL_MS = 20;
+
+/**
+ * The diagnostics of `uri` once the server has settled. Pull servers are asked directly
+ * (`textDocument/diagnostic`). For push servers: wait for a publish newer than the last
+ * document sync, then for `quietMs` without another one (servers often publish syntax errors
+ * first and semantic ones a moment later). Servers skip publishing when a clean file stays
+ * clean, so a file that already had diagnostics keeps them after `settleMs` without news.
+ */
+export async function settledDiagnostics(
+  session: ServerSession,
+  path: string,
+  options: SettleOptions,
+): Promise<Diagnostic[]> {
+  const uri = DocumentSync.uriOf(path);
+  const { client } = session;
+  if (client.capabilities.diagnosticProvider) {
+    const report = await client.request<unknown, DocumentDiagnosticReport>(
+      { method: 'textDocument/diagnostic' },
+      { textDocument: { uri } },
+      { signal: options.signal },
+    );
+    return report.kind === 'full' ? report.items : (client.diagnostics.get(uri)?.items ?? []);
+  }
+  const since = session.documents.staleBefore(path);
+  const start = performance.now();
+  for (;;) {
+    if (options.signal?.aborted) throw new LspAbortedError({ method: 'textDocument/publishDiagnostics' });
+    if (!client.alive) {
+      throw new LspFailedError({
+        serverId: client.serverId,
+        message: `${client.exitReason} while waiting for diagnostics; it is restarted on the next query`,
+      });
+    }
+    const entry = client.diagnostics.get(uri);
+    const now = performance.now();
+    if (entry && entry.receivedAt >= since) {
+      if (now - entry.receivedAt >= options.quietMs || now - start >= options.timeoutMs) return entry.items;
+    } else if (entry && now - start >= options.settleMs) {
+      return entry.items;
+    } else if (!entry && now - start >= options.timeoutMs) {
+      throw new LspFailedError({
+        serverId: client.serverId,
+        message: `The ${client.serverId} language server published no diagnostics for ${uri} within ${options.timeoutMs} ms; try again`,
+      });
+    }
+    await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,93 @@
+import { readFile, stat } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import type { LspClient } from './client.js';
+
+interface OpenDocument {
+  uri: string;
+  version: number;
+  text: string;
+  mtimeMs: number;
+  size: number;
+  openedAt: number;
+}
+
+/**
+ * Keeps a server's view of documents equal to the disk: a file is opened on first use and, when
+ * its content changed on disk since, sent again in full (`didChange`) before the next query.
+ */
+export class DocumentSync {
+  private readonly open = new Map<string, OpenDocument>();
+  /** `performance.now()` of the last didChange/didClose (content the server knew changed), or 0. */
+  private lastChangeAt = 0;
+
+  constructor(
+    private readonly client: LspClient,
+    private readonly onChangedOnDisk: (path: string) => void,
+  ) {}
+
+  /** How many documents are open. */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /**
+   * Diagnostics of `path` published before this moment may be stale: the later of its opening
+   * and the last change to any open document (a change can alter other files' diagnostics).
+   */
+  staleBefore(path: string): number {
+    return Math.max(this.open.get(path)?.openedAt ?? 0, this.lastChangeAt);
+  }
+
+  /** The URI of `path` (absolute). */
+  static uriOf(path: string): string {
+    return pathToFileURL(path).href;
+  }
+
+  /** Opens `path` if needed and re-syncs every open document whose file changed on disk. */
+  async sync(path: string, languageId: string): Promise<string> {
+    const paths = new Set([...this.open.keys(), path]);
+    await Promise.all([...paths].map((each) => this.syncOne(each, each === path ? languageId : undefined)));
+    return DocumentSync.uriOf(path);
+  }
+
+  private async syncOne(path: string, languageId: string | undefined): Promise<void> {
+    const known = this.open.get(path);
+    let info: { mtimeMs: number; size: number };
+    try {
+      info = await stat(path);
+    } catch {
+      if (known) {
+        this.open.delete(path);
+        this.client.notify('textDocument/didClose', { textDocument: { uri: known.uri } });
+        this.lastChangeAt = performance.now();
+        this.onChangedOnDisk(path);
+      }
+      return;
+    }
+    // Timestamps are coarse (a few ms), so a file touched in the last 2 s is read again anyway.
+    const settled = Date.now() - info.mtimeMs > 2000;
+    if (known && settled && known.mtimeMs === info.mtimeMs && known.size === info.size) return;
+    const text = await readFile(path, 'utf8');
+    if (!known) {
+      if (languageId === undefined) return;
+      const uri = DocumentSync.uriOf(path);
+      const openedAt = performance.now();
+      this.open.set(path, { uri, version: 1, text, mtimeMs: info.mtimeMs, size: info.size, openedAt });
+      this.client.notify('textDocument/didOpen', {
+        textDocument: { uri, languageId, version: 1, text },
+      });
+      return;
+    }
+    known.mtimeMs = info.mtimeMs;
+    known.size = info.size;
+    if (known.text === text) return;
+    known.text = text;
+    known.version += 1;
+    this.client.notify('textDocument/didChange', {
+      textDocument: { uri: known.uri, version: known.version },
+      contentChanges: [{ text }],
+    });
+    this.lastChangeAt = performance.now();
+    this.onChangedOnDisk(path);
+  }
+}

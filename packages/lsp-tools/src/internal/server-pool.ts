@@ -1,0 +1,247 @@
+import { extname } from 'node:path';
+import { LspAbortedError, LspFailedError, LspUnavailableError } from '../errors.js';
+import type { LanguageServerConfig, ServerStatus } from '../types.js';
+import { LspClient } from './client.js';
+import { findCommand } from './command.js';
+import { DocumentSync } from './documents.js';
+import { findWorkspaceFile } from './paths.js';
+
+/** A started server with its document view. */
+export interface ServerSession {
+  client: LspClient;
+  documents: DocumentSync;
+  /** Opens/re-syncs `path` (absolute) and returns its URI. */
+  sync(path: string): Promise<string>;
+  /** Makes sure at least one workspace file is open (workspace-wide queries need a project). */
+  ensureProject(): Promise<void>;
+}
+
+interface Entry {
+  config: LanguageServerConfig;
+  command: string | undefined;
+  session?: ServerSession;
+  starting?: Promise<ServerSession>;
+  starts: number;
+  active: number;
+  lastError?: string;
+  startFailed: boolean;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/** Options of {@link ServerPool}. */
+export interface ServerPoolOptions {
+  cwd: string;
+  servers: LanguageServerConfig[];
+  idleTimeoutMs: number;
+  requestTimeoutMs: number;
+  path: string | undefined;
+  onChangedOnDisk: (path: string) => void;
+}
+
+/**
+ * Starts servers on first use, reuses them, restarts them after a crash (once per query) and
+ * stops them when idle or on shutdown.
+ */
+export class ServerPool {
+  private readonly entries: Entry[];
+  private closed = false;
+
+  constructor(private readonly options: ServerPoolOptions) {
+    this.entries = options.servers.map((config) => ({
+      config,
+      command: findCommand(config.command, options.path),
+      starts: 0,
+      active: 0,
+      startFailed: false,
+    }));
+  }
+
+  /** Live processes. */
+  get processCount(): number {
+    return this.entries.filter((entry) => entry.session?.client.alive).length;
+  }
+
+  /** Processes started so far. */
+  get starts(): number {
+    return this.entries.reduce((sum, entry) => sum + entry.starts, 0);
+  }
+
+  /** The configured server for a path's extension, if any (installed or not). */
+  configFor(path: string): LanguageServerConfig | undefined {
+    return this.entryForExtension(extname(path).toLowerCase())?.config;
+  }
+
+  /** True when a server is configured and installed for the path. */
+  serves(path: string): boolean {
+    const entry = this.entryForExtension(extname(path).toLowerCase());
+    return entry?.command !== undefined;
+  }
+
+  /** Server ids that are installed and have at least one file in the workspace. */
+  async serversWithFiles(language?: string): Promise<string[]> {
+    const ids: string[] = [];
+    for (const entry of this.entries) {
+      if (language !== undefined && entry.config.id !== language) continue;
+      if (entry.command === undefined) continue;
+      if (entry.session || (await findWorkspaceFile(this.options.cwd, Object.keys(entry.config.languages)))) {
+        ids.push(entry.config.id);
+      }
+    }
+    if (language !== undefined && ids.length === 0) this.requireEntry(this.entryById(language), language);
+    return ids;
+  }
+
+  /** Runs `fn` on the server for `path`'s language; a crash mid-query restarts it once. */
+  runForPath<T>(path: string, fn: (session: ServerSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const extension = extname(path).toLowerCase();
+    const entry = this.requireEntry(this.entryForExtension(extension), extension || path);
+    return this.run(entry, fn, signal);
+  }
+
+  /** Runs `fn` on the server with this id. */
+  runForServer<T>(id: string, fn: (session: ServerSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.run(this.requireEntry(this.entryById(id), id), fn, signal);
+  }
+
+  /** One status per configured server. */
+  status(): ServerStatus[] {
+    return this.entries.map((entry) => {
+      const alive = entry.session?.client.alive === true;
+      const status: ServerStatus = {
+        id: entry.config.id,
+        command: entry.config.command,
+        extensions: Object.keys(entry.config.languages),
+        available: entry.command !== undefined,
+        state: entry.starting
+          ? 'starting'
+          : alive
+            ? 'running'
+            : entry.session
+              ? 'crashed'
+              : entry.startFailed
+                ? 'failed'
+                : 'stopped',
+        starts: entry.starts,
+      };
+      if (entry.command === undefined) status.reason = unavailableReason(entry.config);
+      if (alive && entry.session?.client.pid !== undefined) status.pid = entry.session.client.pid;
+      const lastError = entry.session?.client.exitReason ?? entry.lastError;
+      if (lastError) status.lastError = lastError;
+      return status;
+    });
+  }
+
+  /** Stops every server; later queries are refused. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.entries.map((entry) => this.stop(entry)));
+  }
+
+  private async run<T>(entry: Entry, fn: (session: ServerSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    entry.active += 1;
+    clearTimeout(entry.idleTimer);
+    try {
+      for (let attempt = 0; ; attempt += 1) {
+        const session = await this.ensure(entry, signal);
+        try {
+          return await fn(session);
+        } catch (error) {
+          if (session.client.alive || attempt > 0 || error instanceof LspAbortedError) throw error;
+          entry.lastError = (error as Error).message;
+        }
+      }
+    } finally {
+      entry.active -= 1;
+      this.scheduleIdle(entry);
+    }
+  }
+
+  private ensure(entry: Entry, signal?: AbortSignal): Promise<ServerSession> {
+    if (this.closed) {
+      return Promise.reject(new LspFailedError({ serverId: entry.config.id, message: 'The LSP manager was shut down; create a new one to query again' }));
+    }
+    if (entry.session?.client.alive) return Promise.resolve(entry.session);
+    if (entry.session) entry.lastError = entry.session.client.exitReason;
+    entry.session = undefined;
+    entry.starting ??= this.start(entry, signal).finally(() => {
+      entry.starting = undefined;
+    });
+    return entry.starting;
+  }
+
+  private async start(entry: Entry, signal?: AbortSignal): Promise<ServerSession> {
+    entry.starts += 1;
+    const { config } = entry;
+    try {
+      const client = await LspClient.start({
+        config,
+        command: entry.command!,
+        cwd: this.options.cwd,
+        requestTimeoutMs: this.options.requestTimeoutMs,
+        signal,
+      });
+      const documents = new DocumentSync(client, this.options.onChangedOnDisk);
+      const languageOf = (path: string): string => config.languages[extname(path).toLowerCase()] ?? config.id;
+      const session: ServerSession = {
+        client,
+        documents,
+        sync: (path) => documents.sync(path, languageOf(path)),
+        ensureProject: async () => {
+          if (documents.size > 0) return;
+          const seed = await findWorkspaceFile(this.options.cwd, Object.keys(config.languages));
+          if (seed) await documents.sync(seed, languageOf(seed));
+        },
+      };
+      entry.session = session;
+      entry.startFailed = false;
+      return session;
+    } catch (error) {
+      entry.lastError = (error as Error).message;
+      entry.startFailed = true;
+      throw error;
+    }
+  }
+
+  private scheduleIdle(entry: Entry): void {
+    clearTimeout(entry.idleTimer);
+    if (entry.active > 0 || !entry.session) return;
+    entry.idleTimer = setTimeout(() => {
+      if (entry.active === 0) void this.stop(entry);
+    }, this.options.idleTimeoutMs);
+    entry.idleTimer.unref();
+  }
+
+  private async stop(entry: Entry): Promise<void> {
+    clearTimeout(entry.idleTimer);
+    const session = entry.session ?? (await entry.starting?.catch(() => undefined));
+    entry.session = undefined;
+    await session?.client.shutdown();
+  }
+
+  private entryForExtension(extension: string): Entry | undefined {
+    return this.entries.find((entry) => extension in entry.config.languages);
+  }
+
+  private entryById(id: string): Entry | undefined {
+    return this.entries.find((entry) => entry.config.id === id);
+  }
+
+  private requireEntry(entry: Entry | undefined, language: string): Entry {
+    if (!entry) {
+      const known = this.entries.map((each) => each.config.id).join(', ') || 'none';
+      throw new LspUnavailableError({
+        language,
+        reason: `No language server is configured for ${language} (configured: ${known}); use grep or read for these files instead`,
+      });
+    }
+    if (entry.command === undefined) {
+      throw new LspUnavailableError({ language, reason: unavailableReason(entry.config) });
+    }
+    return entry;
+  }
+}
+
+function unavailableReason(config: LanguageServerConfig): string {
+  const hint = config.installHint ? `; install it with \`${config.installHint}\`` : '';
+  return `The ${config.id} language server (${config.command}) is not installed or not on PATH${hint}, or use grep and read instead`;
+}

@@ -1,0 +1,225 @@
+import { realpathSync } from 'node:fs';
+import type {
+  CallHierarchyIncomingCall,
+  CallHierarchyItem,
+  CallHierarchyOutgoingCall,
+  DocumentSymbol,
+  Location,
+  LocationLink,
+  SymbolInformation,
+  WorkspaceSymbol,
+} from 'vscode-languageserver-protocol/node';
+import { LspPathRefusedError } from './errors.js';
+import {
+  fromCallItem,
+  fromDefinition,
+  fromDiagnostic,
+  fromDocumentSymbols,
+  fromLocations,
+  fromWorkspaceSymbols,
+  pathOfUri,
+  toLocation,
+} from './internal/convert.js';
+import { settledDiagnostics } from './internal/diagnostics-wait.js';
+import { resolveInWorkspace } from './internal/paths.js';
+import { ServerPool } from './internal/server-pool.js';
+import { defaultServers } from './server-path.js';
+import type {
+  LspCallHierarchy,
+  LspCallItem,
+  LspManager,
+  LspManagerOptions,
+  LspPosition,
+  LspQueryOptions,
+} from './types.js';
+
+/** Default idle time before a server is stopped (ms). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+/** Default per-request time limit (ms). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+const positionParams = (uri: string, position: LspPosition) => ({
+  textDocument: { uri },
+  position: { line: position.line - 1, character: position.column - 1 },
+});
+
+/**
+ * Creates the manager that starts language servers on first use for the workspace, reuses
+ * them, restarts them after a crash, and stops them when idle or on {@link LspManager.shutdown}.
+ *
+ * @throws {LspPathRefusedError} when `cwd` does not exist.
+ * @example
+ * ```ts
+ * const lsp = createLspManager({ cwd: '/repo' });
+ * const [definition] = await lsp.definition('src/main.ts', { line: 12, column: 8 });
+ * await lsp.shutdown();
+ * ```
+ */
+export function createLspManager(options: LspManagerOptions): LspManager {
+  let cwd: string;
+  try {
+    cwd = realpathSync(options.cwd);
+  } catch {
+    throw new LspPathRefusedError({ path: options.cwd, reason: `The workspace ${options.cwd} does not exist; pass an existing directory as cwd` });
+  }
+  const changed = new Set<string>();
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const pool = new ServerPool({
+    cwd,
+    servers: options.servers ?? defaultServers(),
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    requestTimeoutMs,
+    path: options.path ?? process.env.PATH,
+    onChangedOnDisk: (path) => changed.add(path),
+  });
+  const settle = {
+    quietMs: options.diagnosticsQuietMs ?? 300,
+    settleMs: options.diagnosticsSettleMs ?? 1000,
+    timeoutMs: requestTimeoutMs,
+  };
+  const resolvePath = (path: string): string => resolveInWorkspace(cwd, path);
+
+  return {
+    cwd,
+    get processCount() {
+      return pool.processCount;
+    },
+    get starts() {
+      return pool.starts;
+    },
+    resolvePath,
+    serves: (path) => pool.serves(path),
+
+    definition(path, position, { signal }: LspQueryOptions = {}) {
+      const file = resolvePath(path);
+      return pool.runForPath(
+        file,
+        async (session) => {
+          const uri = await session.sync(file);
+          const result = await session.client.request<unknown, Location | Location[] | LocationLink[] | null>(
+            { method: 'textDocument/definition' },
+            positionParams(uri, position),
+            { signal },
+          );
+          return fromDefinition(result);
+        },
+        signal,
+      );
+    },
+
+    references(path, position, { signal }: LspQueryOptions = {}) {
+      const file = resolvePath(path);
+      return pool.runForPath(
+        file,
+        async (session) => {
+          const uri = await session.sync(file);
+          const result = await session.client.request<unknown, Location[] | null>(
+            { method: 'textDocument/references' },
+            { ...positionParams(uri, position), context: { includeDeclaration: true } },
+            { signal },
+          );
+          return fromLocations(result);
+        },
+        signal,
+      );
+    },
+
+    async workspaceSymbols(query, { signal, language }: LspQueryOptions & { language?: string } = {}) {
+      const ids = await pool.serversWithFiles(language);
+      const answers = await Promise.all(
+        ids.map((id) =>
+          pool.runForServer(
+            id,
+            async (session) => {
+              await session.ensureProject();
+              const result = await session.client.request<unknown, (SymbolInformation | WorkspaceSymbol)[] | null>(
+                { method: 'workspace/symbol' },
+                { query },
+                { signal },
+              );
+              return fromWorkspaceSymbols(result);
+            },
+            signal,
+          ),
+        ),
+      );
+      return answers.flat();
+    },
+
+    documentSymbols(path, { signal }: LspQueryOptions = {}) {
+      const file = resolvePath(path);
+      return pool.runForPath(
+        file,
+        async (session) => {
+          const uri = await session.sync(file);
+          const result = await session.client.request<unknown, (DocumentSymbol | SymbolInformation)[] | null>(
+            { method: 'textDocument/documentSymbol' },
+            { textDocument: { uri } },
+            { signal },
+          );
+          return fromDocumentSymbols(file, result);
+        },
+        signal,
+      );
+    },
+
+    diagnostics(path, { signal }: LspQueryOptions = {}) {
+      const file = resolvePath(path);
+      return pool.runForPath(
+        file,
+        async (session) => {
+          await session.sync(file);
+          const items = await settledDiagnostics(session, file, { ...settle, signal });
+          return items.map((item) => fromDiagnostic(file, item));
+        },
+        signal,
+      );
+    },
+
+    callHierarchy(path, position, { signal }: LspQueryOptions = {}) {
+      const file = resolvePath(path);
+      return pool.runForPath(
+        file,
+        async (session) => {
+          const uri = await session.sync(file);
+          const request = <R>(method: string, params: unknown) =>
+            session.client.request<unknown, R>({ method }, params, { signal });
+          const items =
+            (await request<CallHierarchyItem[] | null>('textDocument/prepareCallHierarchy', positionParams(uri, position))) ?? [];
+          const out: LspCallHierarchy[] = [];
+          for (const item of items) {
+            const converted = fromCallItem(item);
+            if (!converted) continue;
+            const [incoming, outgoing] = await Promise.all([
+              request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', { item }),
+              request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', { item }),
+            ]);
+            out.push({
+              item: converted,
+              incoming: (incoming ?? []).flatMap((call) => {
+                const from = fromCallItem(call.from);
+                const callerPath = pathOfUri(call.from.uri);
+                if (!from || !callerPath) return [];
+                return [{ from, callSites: call.fromRanges.map((range) => toLocation(callerPath, range)) }];
+              }),
+              outgoing: (outgoing ?? []).flatMap((call) => {
+                const to: LspCallItem | undefined = fromCallItem(call.to);
+                if (!to) return [];
+                return [{ to, callSites: call.fromRanges.map((range) => toLocation(converted.location.path, range)) }];
+              }),
+            });
+          }
+          return out;
+        },
+        signal,
+      );
+    },
+
+    markChanged(path) {
+      changed.add(resolvePath(path));
+    },
+    changedFiles: () => [...changed].sort(),
+    status: () => pool.status(),
+    shutdown: () => pool.shutdown(),
+  };
+}

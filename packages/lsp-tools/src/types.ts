@@ -1,0 +1,156 @@
+import type { JsonValue } from '@spine/protocol';
+
+/** How to start one language server and which files it serves. */
+export interface LanguageServerConfig {
+  /** Stable id, for example `typescript` or `python`. */
+  id: string;
+  /** File extensions (with the dot, lower case) mapped to LSP language ids: `{ '.ts': 'typescript' }`. */
+  languages: Record<string, string>;
+  /** The executable: an absolute path, or a name looked up on `PATH`. */
+  command: string;
+  /** Arguments, usually including `--stdio`. */
+  args?: string[];
+  /** Extra environment variables for the server process. */
+  env?: Record<string, string>;
+  /** Sent as `initializationOptions` in `initialize`. */
+  initializationOptions?: JsonValue;
+  /** Told to the model and to `spine doctor` when the command is missing, e.g. `npm i -g pyright`. */
+  installHint?: string;
+}
+
+/** A 1-based position: line 1 is the first line, column 1 the first character (UTF-16 units). */
+export interface LspPosition {
+  line: number;
+  column: number;
+}
+
+/** A range in a file, 1-based, end exclusive. `path` is absolute. */
+export interface LspLocation {
+  path: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+/** A named symbol and where it is declared. */
+export interface LspSymbol {
+  name: string;
+  /** Lower-case LSP symbol kind name, for example `class` or `method`. */
+  kind: string;
+  /** The enclosing symbol's name, when the server reports one. */
+  containerName?: string;
+  location: LspLocation;
+}
+
+/** Severity names of LSP diagnostics. */
+export type LspSeverity = 'error' | 'warning' | 'information' | 'hint';
+
+/** One diagnostic (compiler error, warning …) in a file. */
+export interface LspDiagnostic {
+  location: LspLocation;
+  severity: LspSeverity;
+  message: string;
+  code?: string | number;
+  source?: string;
+}
+
+/** One element of a call hierarchy: a function, method or constructor. */
+export interface LspCallItem {
+  name: string;
+  kind: string;
+  detail?: string;
+  /** Where the item's name is declared. */
+  location: LspLocation;
+}
+
+/** The calls into and out of one item. Call sites of incoming calls lie in the caller's file. */
+export interface LspCallHierarchy {
+  item: LspCallItem;
+  incoming: { from: LspCallItem; callSites: LspLocation[] }[];
+  outgoing: { to: LspCallItem; callSites: LspLocation[] }[];
+}
+
+/** State of one configured server, as `spine doctor` shows it. */
+export interface ServerStatus {
+  id: string;
+  /** The command as configured. */
+  command: string;
+  /** File extensions the server handles. */
+  extensions: string[];
+  /** True when the command exists, so the server can start. */
+  available: boolean;
+  /** Why it is unavailable, with what to do. */
+  reason?: string;
+  state: 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
+  /** Process id while running. */
+  pid?: number;
+  /** How many processes were started for it so far. */
+  starts: number;
+  /** The last failure (start failure or crash), if any. */
+  lastError?: string;
+}
+
+/** Options of `createLspManager`. */
+export interface LspManagerOptions {
+  /** The workspace root; every path must lie inside it. */
+  cwd: string;
+  /** Servers to use; default: `defaultServers`. */
+  servers?: LanguageServerConfig[];
+  /** A server with no request for this long is shut down (ms, default 300000). */
+  idleTimeoutMs?: number;
+  /** Per-request time limit (ms, default 30000). Startup gets twice as long. */
+  requestTimeoutMs?: number;
+  /** How long diagnostics must stay unchanged before they count as settled (ms, default 300). */
+  diagnosticsQuietMs?: number;
+  /** A file that had diagnostics keeps them when nothing new arrives within this (ms, default 1000). */
+  diagnosticsSettleMs?: number;
+  /** `PATH` used to find server commands; default `process.env.PATH`. */
+  path?: string;
+}
+
+/** Options every query accepts. */
+export interface LspQueryOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * Starts language servers on demand and answers navigation queries against the files on disk.
+ *
+ * Contract: throws `LspUnavailableError` when no server serves a file,
+ * `LspPathRefusedError` for paths outside the workspace, `LspFailedError` when a
+ * server fails (a crash during a query restarts it once and retries), and
+ * `LspAbortedError` when the signal fires.
+ */
+export interface LspManager {
+  /** The workspace root (real path). */
+  readonly cwd: string;
+  /** Server processes alive right now. */
+  readonly processCount: number;
+  /** Server processes started since creation (all servers). */
+  readonly starts: number;
+  /** Where the symbol at `position` is defined. */
+  definition(path: string, position: LspPosition, options?: LspQueryOptions): Promise<LspLocation[]>;
+  /** Every reference to the symbol at `position`, including its declaration. */
+  references(path: string, position: LspPosition, options?: LspQueryOptions): Promise<LspLocation[]>;
+  /** Workspace symbol search; `language` narrows to one server id. */
+  workspaceSymbols(query: string, options?: LspQueryOptions & { language?: string }): Promise<LspSymbol[]>;
+  /** Every symbol declared in a file, flattened, with container names. */
+  documentSymbols(path: string, options?: LspQueryOptions): Promise<LspSymbol[]>;
+  /** Diagnostics of a file as on disk now, once the server has settled. */
+  diagnostics(path: string, options?: LspQueryOptions): Promise<LspDiagnostic[]>;
+  /** Incoming and outgoing calls of the function at `position`. */
+  callHierarchy(path: string, position: LspPosition, options?: LspQueryOptions): Promise<LspCallHierarchy[]>;
+  /** Resolves a workspace path, refusing escapes; returns the absolute real path. */
+  resolvePath(path: string): string;
+  /** True when a configured and installed server handles this path's extension. */
+  serves(path: string): boolean;
+  /** Records that a file changed in this session (the diagnostics hook calls it). */
+  markChanged(path: string): void;
+  /** Files changed in this session: marked ones plus open files that changed on disk. */
+  changedFiles(): string[];
+  /** One entry per configured server. */
+  status(): ServerStatus[];
+  /** Shuts every server down (shutdown request, exit, then kill if needed). */
+  shutdown(): Promise<void>;
+}

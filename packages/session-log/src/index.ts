@@ -1,2 +1,29 @@
 // Public API of @spine/session-log. Every export here is a semver promise.
-export {};
+
+export {
+  IllegalSurfaceOpError,
+  InvalidEventError,
+  SessionClosedError,
+  SessionCorruptError,
+  SessionExistsError,
+  SessionLockedError,
+  SessionNotFoundError,
+  StoreUnavailableError,
+  UnknownEventTypeError,
+  UnsupportedFormatError,
+} from './errors.js';
+export type { Migration } from './migrations.js';
+export { formatVersionOf, MIGRATIONS, migrateEvents, migrateV0ToV1 } from './migrations.js';
+export { createDefaultProjector } from './projector.js';
+export { Session } from './session.js';
+export { NOT_STARTED_CONTENT, OUTCOME_UNKNOWN_CONTENT } from './session-recovery.js';
+export type { JsonlStoreOptions } from './store-jsonl.js';
+export { createJsonlStore } from './store-jsonl.js';
+export type { MemoryStoreOptions } from './store-memory.js';
+export { createMemoryStore } from './store-memory.js';
+export type {
+  FsyncPolicy,
+  SessionCreateOptions,
+  SessionForkOptions,
+  SessionOpenOptions,
+} from './types.js';

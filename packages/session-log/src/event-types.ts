@@ -1,0 +1,91 @@
+import type { EventTypeDefinition, Message, SessionEvent } from '@spine/protocol';
+import { BUILTIN_EVENT_TYPES } from '@spine/protocol';
+import { InvalidEventError } from './errors.js';
+
+/** What a session knows about one event type. */
+interface EventTypeEntry {
+  surface: boolean;
+  validate: ((body: unknown) => string | undefined) | undefined;
+  project: ((event: SessionEvent) => readonly Message[]) | undefined;
+}
+
+function builtinEntry(type: string): EventTypeEntry | undefined {
+  const builtin = BUILTIN_EVENT_TYPES[type];
+  if (!builtin) return undefined;
+  const schema = builtin.body;
+  return {
+    surface: builtin.surface === 'surface',
+    validate: schema
+      ? (body) => {
+          const result = schema.safeParse(body);
+          if (result.success) return undefined;
+          const issue = result.error.issues[0];
+          const path = issue && issue.path.length > 0 ? `body.${issue.path.join('.')}` : 'body';
+          return `${path}: ${issue?.message ?? 'does not match the schema'}`;
+        }
+      : undefined,
+    project: undefined,
+  };
+}
+
+/**
+ * The event types one session accepts: the built-ins of `@spine/protocol` plus registered ones.
+ * Internal helper of {@link Session}; entries are created on first use and cached.
+ */
+export class EventTypeRegistry {
+  private readonly entries = new Map<string, EventTypeEntry>();
+  private readonly custom = new Map<string, EventTypeDefinition>();
+
+  /**
+   * Registers a custom type. Registering the same definition twice is a no-op.
+   *
+   * @throws {InvalidEventError} for a built-in type, a conflicting definition, or a surface type without `project`.
+   */
+  register(definition: EventTypeDefinition): void {
+    const type = definition.type;
+    if (typeof type !== 'string' || !/^[a-z0-9-]+(\/[a-z0-9-]+)+$/i.test(type)) {
+      throw new InvalidEventError({
+        type: String(type),
+        reason: 'a custom type must be "noun/verb"',
+      });
+    }
+    if (BUILTIN_EVENT_TYPES[type]) {
+      throw new InvalidEventError({
+        type,
+        reason: 'it is a built-in type and cannot be redefined',
+      });
+    }
+    const existing = this.custom.get(type);
+    if (existing) {
+      if (existing === definition) return;
+      throw new InvalidEventError({ type, reason: 'a different definition is already registered' });
+    }
+    if (definition.surface && !definition.project) {
+      throw new InvalidEventError({
+        type,
+        reason: 'a surface type needs a project(event) function',
+      });
+    }
+    this.custom.set(type, definition);
+    this.entries.set(type, {
+      surface: definition.surface,
+      validate: definition.validate,
+      project: definition.project,
+    });
+  }
+
+  /** The entry for `type`, or undefined when the type is unknown. */
+  lookup(type: string): EventTypeEntry | undefined {
+    let entry = this.entries.get(type);
+    if (!entry) {
+      entry = builtinEntry(type);
+      if (entry) this.entries.set(type, entry);
+    }
+    return entry;
+  }
+
+  /** The registered custom definitions, in registration order. */
+  definitions(): EventTypeDefinition[] {
+    return [...this.custom.values()];
+  }
+}

@@ -1,0 +1,168 @@
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type {
+  OpenedSession,
+  SessionEvent,
+  SessionHeaderBody,
+  SessionStore,
+  SessionSummary,
+} from '@spine/protocol';
+import { InvalidEventError, SessionExistsError, SessionNotFoundError } from './errors.js';
+import { acquireFileLock } from './internal/file-lock.js';
+import { readFirstLine, readJsonlEvents } from './internal/jsonl-read.js';
+import { JsonlWriter } from './internal/jsonl-writer.js';
+import type { FsyncPolicy } from './types.js';
+
+/** Options of {@link createJsonlStore}. */
+export interface JsonlStoreOptions {
+  /** Directory holding one `<id>.jsonl` file (and `<id>.jsonl.lock` while open) per session. */
+  dir: string;
+  /**
+   * `always`: every append is synced before it returns. `per-turn` (default): synced at
+   * `checkpoint()`, `flush()` and `close()`. `never`: synced only on `flush()`.
+   */
+  fsync?: FsyncPolicy;
+  /** With buffered policies, write the group once this many characters are pending (default 256 KiB). */
+  flushBytes?: number;
+  /** With buffered policies, write pending lines after this many ms (default 20). */
+  flushIntervalMs?: number;
+}
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+function pathFor(dir: string, id: string): string {
+  if (!SAFE_ID.test(id)) {
+    throw new InvalidEventError({
+      type: 'session/header',
+      reason: `session id ${JSON.stringify(id)} is not a safe file name; use letters, digits, ".", "_" and "-"`,
+    });
+  }
+  return join(dir, `${id}.jsonl`);
+}
+
+/**
+ * Creates the default store: one JSONL file per session (`${dir}/${id}.jsonl`, one event per
+ * line), a single-writer lock file per session with stale-lock recovery, a configurable fsync
+ * policy, and a torn last line truncated on open (reported through `repaired`).
+ *
+ * @example
+ * ```ts
+ * const store = createJsonlStore({ dir: '.spine/sessions', fsync: 'per-turn' });
+ * const session = await Session.create({ store, title: 'fix the build' });
+ * ```
+ */
+export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
+  const dir = options.dir;
+  const fsync: FsyncPolicy = options.fsync ?? 'per-turn';
+  const flushBytes = options.flushBytes ?? 256 * 1024;
+  const flushIntervalMs = options.flushIntervalMs ?? 20;
+  const writer = (init: {
+    sessionId: string;
+    fd: number;
+    events: SessionEvent[];
+    repaired?: OpenedSession['repaired'];
+    readOnly: boolean;
+    release: () => void;
+  }): JsonlWriter =>
+    new JsonlWriter({ ...init, repaired: init.repaired, fsync, flushBytes, flushIntervalMs });
+
+  return {
+    specificationVersion: 1,
+    kind: 'jsonl',
+    async create(header: SessionEvent): Promise<OpenedSession> {
+      const id = (header.body as SessionHeaderBody).sessionId;
+      const path = pathFor(dir, id);
+      mkdirSync(dir, { recursive: true });
+      if (existsSync(path)) throw new SessionExistsError({ sessionId: id });
+      const release = acquireFileLock(`${path}.lock`, id);
+      let fd: number;
+      try {
+        fd = openSync(path, 'wx');
+      } catch (error) {
+        release();
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new SessionExistsError({ sessionId: id });
+        throw error;
+      }
+      try {
+        writeSync(fd, `${JSON.stringify(header)}\n`);
+        if (fsync !== 'never') fdatasyncSync(fd);
+      } catch (error) {
+        closeSync(fd);
+        release();
+        throw error;
+      }
+      return writer({ sessionId: id, fd, events: [header], readOnly: false, release });
+    },
+
+    async open(
+      sessionId: string,
+      openOptions: { readOnly?: boolean } = {},
+    ): Promise<OpenedSession> {
+      const path = pathFor(dir, sessionId);
+      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const readOnly = openOptions.readOnly ?? false;
+      const release = readOnly ? () => {} : acquireFileLock(`${path}.lock`, sessionId);
+      try {
+        const read = readJsonlEvents(path);
+        let repaired: OpenedSession['repaired'];
+        if (read.validBytes < read.size && !readOnly) {
+          truncateSync(path, read.validBytes);
+          repaired = {
+            reason: 'torn last line truncated',
+            truncatedBytes: read.size - read.validBytes,
+          };
+        }
+        const fd = openSync(path, readOnly ? 'r' : 'a');
+        if (repaired) fdatasyncSync(fd);
+        return writer({ sessionId, fd, events: read.events, repaired, readOnly, release });
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+
+    async exists(sessionId: string): Promise<boolean> {
+      return existsSync(pathFor(dir, sessionId));
+    },
+
+    async list(listOptions: { limit?: number } = {}): Promise<SessionSummary[]> {
+      if (!existsSync(dir)) return [];
+      const summaries: Array<SessionSummary & { mtime: number }> = [];
+      for (const name of readdirSync(dir)) {
+        if (!name.endsWith('.jsonl')) continue;
+        const path = join(dir, name);
+        let stat: ReturnType<typeof statSync>;
+        try {
+          stat = statSync(path);
+        } catch {
+          continue;
+        }
+        const first = readFirstLine(path) as SessionEvent | undefined;
+        if (first?.type !== 'session/header') continue;
+        const header = first.body as SessionHeaderBody;
+        summaries.push({
+          id: name.slice(0, -'.jsonl'.length),
+          header,
+          sizeBytes: stat.size,
+          updatedAt: stat.mtime.toISOString(),
+          mtime: stat.mtimeMs,
+        });
+      }
+      summaries.sort((a, b) => b.mtime - a.mtime);
+      const limited =
+        listOptions.limit === undefined ? summaries : summaries.slice(0, listOptions.limit);
+      return limited.map(({ mtime: _mtime, ...summary }) => summary);
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import type {
+  OpenedSession,
+  SessionEvent,
+  SessionHeaderBody,
+  SessionStore,
+  SessionSummary,
+} from '@spine/protocol';
+import {
+  SessionClosedError,
+  SessionExistsError,
+  SessionLockedError,
+  SessionNotFoundError,
+} from './errors.js';
+
+interface MemoryRecord {
+  events: SessionEvent[];
+  locked: boolean;
+  updatedAt: string;
+}
+
+/** Options of {@link createMemoryStore} (none yet; reserved for growth). */
+export type MemoryStoreOptions = Record<string, never>;
+
+function writerFor(id: string, record: MemoryRecord, readOnly: boolean): OpenedSession {
+  let closed = false;
+  return {
+    events: record.events.slice(),
+    append(events: readonly SessionEvent[]): void {
+      if (closed || readOnly) {
+        throw new SessionClosedError({ sessionId: id, reason: readOnly ? 'read-only' : 'closed' });
+      }
+      for (const event of events) record.events.push(event);
+      record.updatedAt = new Date().toISOString();
+    },
+    async flush(): Promise<void> {},
+    checkpoint(): void {},
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (!readOnly) record.locked = false;
+    },
+  };
+}
+
+/**
+ * Creates a store that keeps sessions in this process's memory, with the same single-writer
+ * rule as the file stores. For tests and ephemeral agents.
+ *
+ * @example
+ * ```ts
+ * const session = await Session.create({ store: createMemoryStore() });
+ * ```
+ */
+export function createMemoryStore(_options: MemoryStoreOptions = {}): SessionStore {
+  const sessions = new Map<string, MemoryRecord>();
+  return {
+    specificationVersion: 1,
+    kind: 'memory',
+    async create(header: SessionEvent): Promise<OpenedSession> {
+      const id = (header.body as SessionHeaderBody).sessionId;
+      if (sessions.has(id)) throw new SessionExistsError({ sessionId: id });
+      const record: MemoryRecord = { events: [header], locked: true, updatedAt: header.at };
+      sessions.set(id, record);
+      return writerFor(id, record, false);
+    },
+    async open(sessionId: string, options: { readOnly?: boolean } = {}): Promise<OpenedSession> {
+      const record = sessions.get(sessionId);
+      if (!record) throw new SessionNotFoundError({ sessionId, where: 'the memory store' });
+      const readOnly = options.readOnly ?? false;
+      if (!readOnly) {
+        if (record.locked) throw new SessionLockedError({ sessionId, pid: process.pid });
+        record.locked = true;
+      }
+      return writerFor(sessionId, record, readOnly);
+    },
+    async exists(sessionId: string): Promise<boolean> {
+      return sessions.has(sessionId);
+    },
+    async list(options: { limit?: number } = {}): Promise<SessionSummary[]> {
+      const all = [...sessions.entries()].map(([id, record]) => ({
+        id,
+        header: record.events[0]!.body as SessionHeaderBody,
+        updatedAt: record.updatedAt,
+      }));
+      all.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+      return options.limit === undefined ? all : all.slice(0, options.limit);
+    },
+  };
+}

@@ -1,2 +1,32 @@
 // Public API of @spine/tool-runtime. Every export here is a semver promise.
-export {};
+
+export { defineTool, toParametersSchema } from './define-tool.js';
+export type { DefineToolOptions } from './define-tool.js';
+export { createToolRuntime, SANDBOX_BACKEND_SERVICE } from './runtime.js';
+export type { ToolRuntime, ToolRuntimeOptions } from './runtime.js';
+export { createApprovalPolicy, matchApprovalRule } from './approval.js';
+export type {
+  ApprovalCheck,
+  ApprovalPolicy,
+  ApprovalPolicyName,
+  ApprovalRule,
+  ApprovalVerdict,
+  EscalationRequest,
+} from './approval.js';
+export { createReadStateTracker, READ_STATE_SERVICE } from './read-state.js';
+export type { ReadStateCheck, ReadStateTracker } from './read-state.js';
+export { createExcludeMatcher, isInside, resolveWorkspacePath } from './path-guard.js';
+export type { ResolvedWorkspacePath, ResolveWorkspacePathOptions } from './path-guard.js';
+export { nodeWorkspaceFs } from './workspace-fs.js';
+export type { WorkspaceFs } from './workspace-fs.js';
+export { createNoneSandbox } from './sandbox.js';
+export type { SandboxBackend, SandboxBackendInfo, SandboxCommand } from './sandbox.js';
+export { bwrapArguments, createBwrapSandbox, detectSandbox } from './sandbox-bwrap.js';
+export type { BwrapSandboxOptions } from './sandbox-bwrap.js';
+export {
+  InvalidRuntimeOptionsError,
+  InvalidToolDefinitionError,
+  PathRefusedError,
+  SandboxUnavailableError,
+  StaleFileError,
+} from './errors.js';

@@ -1,0 +1,136 @@
+import type { JsonValue, SandboxMode, ToolPermissions } from '@spine/protocol';
+import picomatch from 'picomatch';
+import { InvalidRuntimeOptionsError } from './errors.js';
+
+/** Names of the built-in approval policies. */
+export type ApprovalPolicyName = 'ask' | 'auto-edit' | 'never-ask' | 'deny-all';
+
+/** Extra sandbox permissions a call asks for, with its justification. */
+export interface EscalationRequest {
+  justification: string;
+  permissions: { [key: string]: JsonValue };
+}
+
+/** What an approval policy sees of one call. */
+export interface ApprovalCheck {
+  toolName: string;
+  /** Parsed, validated arguments. */
+  args: JsonValue;
+  /** The tool's declared permissions (empty for a read-only tool). */
+  permissions: ToolPermissions;
+  /** The sandbox mode in force. */
+  sandbox: SandboxMode;
+  /** Present when the call asks for extra permissions; only the person can grant it. */
+  escalation?: EscalationRequest;
+  /** A pre-execute hook asked for (or allowed) this call. */
+  hookVerdict?: 'allow' | 'ask';
+}
+
+/** A policy's verdict: run, refuse, or ask the person. */
+export interface ApprovalVerdict {
+  decision: 'allow' | 'deny' | 'ask';
+  reason: string;
+}
+
+/** An approval policy; the built-ins come from {@link createApprovalPolicy}. */
+export interface ApprovalPolicy {
+  /** Recorded as `by: "policy:<name>"` in `tool/approval`. */
+  readonly name: string;
+  /** Decides synchronously; `ask` goes to the runtime's `approve` callback. */
+  decide(check: ApprovalCheck): ApprovalVerdict;
+}
+
+/**
+ * Allows or denies calls by tool name (a glob such as `bash` or `web_*`) and, optionally, by one
+ * string argument: `prefix` matches a command prefix at a word boundary (for an `allow` rule the
+ * rest must hold no shell control characters, so `git status; rm -rf /` does not match
+ * `git status`), `pattern` is a regular expression. Deny rules win over allow rules. A rule never
+ * grants an escalation.
+ */
+export interface ApprovalRule {
+  tool: string;
+  argument?: string;
+  prefix?: string;
+  pattern?: string | RegExp;
+  decision: 'allow' | 'deny';
+  reason?: string;
+}
+
+const SHELL_CONTROL = /[;&|`$<>\n\r()]/;
+
+function isSideEffecting(permissions: ToolPermissions): boolean {
+  return Boolean(permissions.writesFiles || permissions.executes || permissions.network);
+}
+
+/**
+ * Returns a built-in approval policy: `ask` (asks before anything that writes, executes or
+ * reaches the network), `auto-edit` (file edits allowed, commands and network ask), `never-ask`
+ * (runs everything inside the sandbox, never prompts, refuses escalations), `deny-all`.
+ *
+ * @throws {InvalidRuntimeOptionsError} for an unknown name.
+ */
+export function createApprovalPolicy(name: ApprovalPolicyName): ApprovalPolicy {
+  const decide = POLICIES[name];
+  if (!decide) {
+    throw new InvalidRuntimeOptionsError({ reason: `unknown approval policy ${JSON.stringify(name)}; use ask, auto-edit, never-ask or deny-all` });
+  }
+  return { name, decide };
+}
+
+const POLICIES: Record<ApprovalPolicyName, (check: ApprovalCheck) => ApprovalVerdict> = {
+  'deny-all': () => ({ decision: 'deny', reason: 'the deny-all approval policy refuses every tool call' }),
+  'never-ask': (check) => {
+    if (check.escalation) {
+      return { decision: 'deny', reason: 'extra permissions need approval, and the never-ask policy never asks; retry without escalation' };
+    }
+    if (check.hookVerdict === 'ask') {
+      return { decision: 'deny', reason: 'a hook asked for approval, and the never-ask policy never asks' };
+    }
+    return { decision: 'allow', reason: 'never-ask runs every call inside the sandbox' };
+  },
+  'auto-edit': (check) => {
+    if (check.escalation) return { decision: 'ask', reason: `asks for extra permissions: ${check.escalation.justification}` };
+    if (check.hookVerdict === 'ask') return { decision: 'ask', reason: 'a hook asked for approval' };
+    if (check.permissions.executes) return { decision: 'ask', reason: 'runs a command' };
+    if (check.permissions.network) return { decision: 'ask', reason: 'reaches the network' };
+    return { decision: 'allow', reason: 'auto-edit allows reads and workspace edits' };
+  },
+  ask: (check) => {
+    if (check.escalation) return { decision: 'ask', reason: `asks for extra permissions: ${check.escalation.justification}` };
+    if (check.hookVerdict === 'ask') return { decision: 'ask', reason: 'a hook asked for approval' };
+    if (isSideEffecting(check.permissions)) {
+      const what = check.permissions.executes ? 'runs a command' : check.permissions.network ? 'reaches the network' : 'changes files';
+      return { decision: 'ask', reason: what };
+    }
+    return { decision: 'allow', reason: 'read-only tool' };
+  },
+};
+
+function ruleMatches(rule: ApprovalRule, toolName: string, args: JsonValue): boolean {
+  if (!picomatch.isMatch(toolName, rule.tool)) return false;
+  if (rule.argument === undefined) return rule.prefix === undefined && rule.pattern === undefined;
+  const value = typeof args === 'object' && args !== null && !Array.isArray(args) ? args[rule.argument] : undefined;
+  if (typeof value !== 'string') return false;
+  if (rule.prefix !== undefined) {
+    const trimmed = value.trim();
+    if (trimmed !== rule.prefix && !trimmed.startsWith(`${rule.prefix} `)) return false;
+    if (rule.decision === 'allow' && SHELL_CONTROL.test(trimmed.slice(rule.prefix.length))) return false;
+  }
+  if (rule.pattern !== undefined) {
+    const pattern = typeof rule.pattern === 'string' ? new RegExp(rule.pattern) : rule.pattern;
+    if (!pattern.test(value)) return false;
+  }
+  return true;
+}
+
+/** Returns the rule that decides this call (deny rules first), or `undefined`. */
+export function matchApprovalRule(
+  rules: readonly ApprovalRule[],
+  toolName: string,
+  args: JsonValue,
+): ApprovalRule | undefined {
+  return (
+    rules.find((rule) => rule.decision === 'deny' && ruleMatches(rule, toolName, args)) ??
+    rules.find((rule) => rule.decision === 'allow' && ruleMatches(rule, toolName, args))
+  );
+}

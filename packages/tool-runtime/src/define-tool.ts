@@ -1,0 +1,97 @@
+import type {
+  JsonSchema,
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolOutput,
+  ToolPermissions,
+} from '@spine/protocol';
+import { type ZodType, z } from 'zod';
+import { InvalidToolDefinitionError } from './errors.js';
+import { compileArgumentValidator } from './internal/validate.js';
+
+/** Options of {@link defineTool}: the model-facing spec plus the runtime attributes. */
+export interface DefineToolOptions<Args> {
+  /** `[A-Za-z0-9_-]{1,64}`. */
+  name: string;
+  /** What the tool does and when to use it, for the model. */
+  description: string;
+  /** A zod schema (exported to JSON Schema for the model) or a raw JSON Schema object. */
+  parameters: ZodType<Args> | JsonSchema;
+  /** Runs the tool with validated arguments. */
+  execute(args: Args, context: ToolExecutionContext): Promise<ToolOutput>;
+  /** Per-call time limit in ms. */
+  timeoutMs?: number;
+  /** True (or a predicate) only when calls may run in parallel with other safe calls. */
+  isConcurrencySafe?: boolean | ((args: Args) => boolean);
+  /** What the tool may touch; the approval layer reads it. */
+  permissions?: ToolPermissions;
+  /** Paths a call mutates, so the runtime serialises calls on the same path. */
+  mutatedPaths?: (args: Args) => string[];
+}
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function isZodSchema(value: unknown): value is ZodType {
+  return typeof value === 'object' && value !== null && '_zod' in value && typeof (value as ZodType).parse === 'function';
+}
+
+/**
+ * Converts a zod schema to the JSON Schema the model sees (input side: fields with defaults are
+ * optional), or checks and returns a raw JSON Schema.
+ *
+ * @throws {InvalidToolDefinitionError} when the schema cannot be exported or compiled.
+ */
+export function toParametersSchema(name: string, parameters: ZodType | JsonSchema): JsonSchema {
+  let schema: JsonSchema;
+  if (isZodSchema(parameters)) {
+    try {
+      const { $schema: _dialect, ...rest } = z.toJSONSchema(parameters, { io: 'input' }) as JsonSchema;
+      schema = rest;
+    } catch (cause) {
+      throw new InvalidToolDefinitionError({ name, reason: 'its zod schema cannot be exported to JSON Schema', cause });
+    }
+  } else {
+    schema = parameters;
+  }
+  if (schema.type !== 'object') {
+    throw new InvalidToolDefinitionError({ name, reason: 'parameters must be a JSON Schema with type "object"' });
+  }
+  try {
+    compileArgumentValidator(schema);
+  } catch (cause) {
+    throw new InvalidToolDefinitionError({ name, reason: `its JSON Schema does not compile (${String(cause)})`, cause });
+  }
+  return schema;
+}
+
+/**
+ * Defines a tool: validates the name, exports the parameters to JSON Schema and returns a
+ * protocol {@link ToolDefinition} that any `ToolScheduler` can run.
+ *
+ * @throws {InvalidToolDefinitionError} for a bad name or a schema that does not compile.
+ * @example
+ * ```ts
+ * const echo = defineTool({
+ *   name: 'echo',
+ *   description: 'Returns its text.',
+ *   parameters: z.object({ text: z.string() }),
+ *   isConcurrencySafe: true,
+ *   execute: async ({ text }) => ({ content: text }),
+ * });
+ * ```
+ */
+export function defineTool<Args = Record<string, unknown>>(options: DefineToolOptions<Args>): ToolDefinition<Args> {
+  if (!NAME.test(options.name)) {
+    throw new InvalidToolDefinitionError({ name: options.name, reason: 'the name must match [A-Za-z0-9_-]{1,64}' });
+  }
+  const parameters = toParametersSchema(options.name, options.parameters as ZodType | JsonSchema);
+  const tool: ToolDefinition<Args> = {
+    spec: { name: options.name, description: options.description, parameters },
+    execute: options.execute,
+  };
+  if (options.timeoutMs !== undefined) tool.timeoutMs = options.timeoutMs;
+  if (options.isConcurrencySafe !== undefined) tool.isConcurrencySafe = options.isConcurrencySafe;
+  if (options.permissions !== undefined) tool.permissions = options.permissions;
+  if (options.mutatedPaths !== undefined) tool.mutatedPaths = options.mutatedPaths;
+  return tool;
+}

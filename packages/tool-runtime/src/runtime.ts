@@ -1,0 +1,161 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type {
+  SandboxMode,
+  ToolCallPart,
+  ToolDefinition,
+  ToolHooks,
+  ToolResultBody,
+  ToolRunOptions,
+  ToolScheduler,
+  ToolSpec,
+} from '@spine/protocol';
+import { type ApprovalPolicy, type ApprovalPolicyName, type ApprovalRule, createApprovalPolicy } from './approval.js';
+import { toParametersSchema } from './define-tool.js';
+import { InvalidRuntimeOptionsError, InvalidToolDefinitionError } from './errors.js';
+import { ApprovalGate } from './internal/approval-gate.js';
+import { KeyedLock } from './internal/keyed-lock.js';
+import type { PipelineState, RegisteredTool } from './internal/pipeline.js';
+import { runBatch } from './internal/scheduler.js';
+import { compileArgumentValidator } from './internal/validate.js';
+import { READ_STATE_SERVICE, createReadStateTracker } from './read-state.js';
+import { type SandboxBackend, type SandboxBackendInfo, createNoneSandbox } from './sandbox.js';
+import { detectSandboxSync } from './sandbox-bwrap.js';
+
+/** Options of {@link createToolRuntime}. */
+export interface ToolRuntimeOptions {
+  /** Workspace root; resolved to its real path. */
+  cwd: string;
+  /** Tools to register now. */
+  tools?: ToolDefinition<never>[];
+  /** Sandbox mode. Default `workspace-write`. */
+  sandbox?: SandboxMode;
+  /** Approval policy (a built-in name or your own). Default `ask`. */
+  approval?: ApprovalPolicyName | ApprovalPolicy;
+  /** Allow/deny rules by tool and argument pattern. */
+  rules?: ApprovalRule[];
+  /** Initial hook chains; more can be pushed onto `runtime.hooks` later. */
+  hooks?: ToolHooks;
+  /** Safe calls running at once. Default 8. */
+  maxConcurrency?: number;
+  /** Results longer than this many characters are truncated. Default 30,000. */
+  maxResultChars?: number;
+  /** Which tools an agent sees (and may call). Default: all. */
+  visibility?: (agent: string | undefined, tool: ToolDefinition<never>) => boolean;
+  /** OS sandbox for shell commands: a backend, `null` for none, or omitted to detect bubblewrap. */
+  sandboxBackend?: SandboxBackend | null;
+  /** How long a tool may keep running after its signal fired before its result is given up. Default 2,000 ms. */
+  abortGraceMs?: number;
+  /** Extra per-session services handed to tools in `context.services`. */
+  services?: { [key: string]: unknown };
+}
+
+/** A registry plus scheduler: what the agent loop runs tool calls with. */
+export interface ToolRuntime extends ToolScheduler {
+  /** Adds a tool (replacing none). @throws {InvalidToolDefinitionError} on a duplicate name or bad schema. */
+  register(tool: ToolDefinition<never>): void;
+  /** Removes a tool; returns whether it was there. */
+  unregister(name: string): boolean;
+  /** Changes the sandbox mode for later calls. */
+  setSandbox(mode: SandboxMode): void;
+  /** Changes the approval policy for later calls (remembered `always` answers stay). */
+  setApproval(policy: ApprovalPolicyName | ApprovalPolicy): void;
+  /** The sandbox mode in force. */
+  readonly sandbox: SandboxMode;
+  /** The live hook chains; push hooks onto them. */
+  hooks: Required<ToolHooks>;
+  /** Which OS sandbox backend confines shell commands (`none` when there is none). */
+  sandboxBackend(): SandboxBackendInfo;
+}
+
+/** Service key of the sandbox backend in `ToolExecutionContext.services`. */
+export const SANDBOX_BACKEND_SERVICE = 'sandboxBackend';
+
+const MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
+
+function policyOf(approval: ApprovalPolicyName | ApprovalPolicy): ApprovalPolicy {
+  return typeof approval === 'string' ? createApprovalPolicy(approval) : approval;
+}
+
+function checkMode(mode: SandboxMode): SandboxMode {
+  if (!MODES.includes(mode)) {
+    throw new InvalidRuntimeOptionsError({ reason: `unknown sandbox mode ${JSON.stringify(mode)}; use ${MODES.join(', ')}` });
+  }
+  return mode;
+}
+
+/**
+ * Creates a tool runtime: registry, argument validation, hook chains, approval, sandbox policy
+ * and the ordered scheduler.
+ *
+ * @throws {InvalidRuntimeOptionsError} for a relative or missing `cwd`, an unknown policy or mode.
+ * @throws {InvalidToolDefinitionError} for a bad or duplicate tool.
+ * @example
+ * ```ts
+ * const runtime = createToolRuntime({ cwd: '/repo', tools: createWorkspaceTools({ cwd: '/repo' }), approval: 'auto-edit' });
+ * const results = await runtime.run(toolCallsOf(message), { onEvent, approve, signal });
+ * ```
+ */
+export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
+  if (!isAbsolute(options.cwd)) throw new InvalidRuntimeOptionsError({ reason: `cwd must be absolute, got ${JSON.stringify(options.cwd)}` });
+  let cwd: string;
+  try {
+    cwd = realpathSync(options.cwd);
+  } catch {
+    throw new InvalidRuntimeOptionsError({ reason: `cwd ${options.cwd} does not exist; create it first` });
+  }
+  const backend = options.sandboxBackend === undefined ? detectSandboxSync() : (options.sandboxBackend ?? undefined);
+  const hooks: Required<ToolHooks> = {
+    preExecute: [...(options.hooks?.preExecute ?? [])],
+    execute: [...(options.hooks?.execute ?? [])],
+    postExecute: [...(options.hooks?.postExecute ?? [])],
+  };
+  const visibility = options.visibility;
+  const state: PipelineState = {
+    cwd,
+    sandbox: checkMode(options.sandbox ?? 'workspace-write'),
+    tools: new Map<string, RegisteredTool>(),
+    hooks,
+    gate: new ApprovalGate(policyOf(options.approval ?? 'ask'), options.rules ?? []),
+    visible: visibility ? (agent, tool) => visibility(agent, tool) : () => true,
+    maxResultChars: options.maxResultChars ?? 30_000,
+    abortGraceMs: options.abortGraceMs ?? 2_000,
+    services: { [READ_STATE_SERVICE]: createReadStateTracker(), [SANDBOX_BACKEND_SERVICE]: backend ?? null, ...options.services },
+    pathLocks: new KeyedLock(),
+  };
+  const maxConcurrency = Math.max(1, options.maxConcurrency ?? 8);
+  const register = (tool: ToolDefinition<never>): void => {
+    const name = tool.spec?.name;
+    if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+      throw new InvalidToolDefinitionError({ name: String(name), reason: 'the name must match [A-Za-z0-9_-]{1,64}' });
+    }
+    if (state.tools.has(name)) throw new InvalidToolDefinitionError({ name, reason: 'a tool with this name is already registered; unregister it first' });
+    const schema = toParametersSchema(name, tool.spec.parameters);
+    state.tools.set(name, { tool, validate: compileArgumentValidator(schema).validate });
+  };
+  for (const tool of options.tools ?? []) register(tool);
+  const runtime: ToolRuntime = {
+    specificationVersion: 1,
+    hooks,
+    get sandbox() {
+      return state.sandbox;
+    },
+    register,
+    unregister: (name) => state.tools.delete(name),
+    setSandbox: (mode) => {
+      state.sandbox = checkMode(mode);
+    },
+    setApproval: (policy) => {
+      state.gate.policy = policyOf(policy);
+    },
+    sandboxBackend: () => (backend ?? createNoneSandbox()).info,
+    specs: (agent?: string): ToolSpec[] =>
+      [...state.tools.values()]
+        .filter((entry) => state.visible(agent, entry.tool))
+        .map((entry) => entry.tool.spec)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    run: (calls: readonly ToolCallPart[], runOptions: ToolRunOptions = {}): Promise<ToolResultBody[]> =>
+      runBatch(state, calls, runOptions, maxConcurrency),
+  };
+  return runtime;
+}

@@ -125,7 +125,7 @@ export function configHome(env: NodeJS.ProcessEnv): string {
 export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
   const dataHome = env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share');
   return {
-    model: 'deepseek/deepseek-chat',
+    model: 'deepseek/deepseek-v4-flash',
     sessionDir: join(dataHome, 'spine', 'sessions'),
     sandbox: 'workspace-write',
     approval: 'ask',

@@ -1,0 +1,72 @@
+import { type SpawnOptions, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The app directory and the `spine` binary, run from sources (no build needed). */
+export const APP_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+export const BIN = join(APP_DIR, 'bin', 'spine.js');
+
+/** What one CLI invocation produced. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** An isolated environment: config home and session dir in a temp folder, no provider keys. */
+export function isolatedEnv(extra: Record<string, string> = {}): {
+  env: NodeJS.ProcessEnv;
+  root: string;
+  sessionDir: string;
+} {
+  const root = mkdtempSync(join(tmpdir(), 'spine-cli-'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: root,
+    SPINE_CONFIG_HOME: join(root, 'config'),
+    SPINE_SESSION_DIR: join(root, 'sessions'),
+    SPINE_FROM_SOURCE: '1',
+    NO_COLOR: '1',
+    ...extra,
+  };
+  return { env, root, sessionDir: join(root, 'sessions') };
+}
+
+/** Runs `spine <args>` to completion. */
+export function runCli(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const spawnOptions: SpawnOptions = {
+      cwd: options.cwd ?? APP_DIR,
+      env: options.env,
+      stdio: 'pipe',
+    };
+    const child = spawn(process.execPath, [BIN, ...args], spawnOptions);
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin!.end(options.input ?? '');
+  });
+}
+
+/** Writes a JSONL session file by hand (the format of DESIGN.md), for read-side tests. */
+export function writeSessionFile(dir: string, id: string, events: object[]): string {
+  const path = join(dir, `${id}.jsonl`);
+  writeFileSync(path, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+  return path;
+}

@@ -1,0 +1,71 @@
+import { ModelError, type ModelErrorCode, SpineError } from '@spine/protocol';
+
+/** Thrown when a model table entry or client option is unusable. */
+export class ModelConfigError extends SpineError {
+  /** The option or table key at fault. */
+  readonly key: string;
+
+  constructor(options: { key: string; problem: string }) {
+    super({
+      code: 'INVALID_CONFIG',
+      message: `Invalid model configuration at "${options.key}": ${options.problem}`,
+    });
+    this.key = options.key;
+  }
+}
+
+/** Thrown (as a {@link ModelError} with code AUTH_FAILED) when no API key is configured. */
+export class MissingApiKeyError extends ModelError {
+  constructor(options: { provider: string; apiKeyEnv?: string }) {
+    const where = options.apiKeyEnv
+      ? `set the ${options.apiKeyEnv} environment variable or pass { apiKey }`
+      : 'pass { apiKey } (or { apiKeyEnv } naming a variable that holds it)';
+    super({
+      code: 'AUTH_FAILED',
+      provider: options.provider,
+      retryable: false,
+      message: `No API key for ${options.provider}: ${where}.`,
+    });
+  }
+}
+
+/** Builds a {@link ModelError}; the small wrapper keeps call sites on one line. */
+export function modelError(
+  provider: string,
+  code: ModelErrorCode,
+  message: string,
+  extra: {
+    status?: number;
+    retryable?: boolean;
+    retryAfterMs?: number;
+    requestId?: string;
+    cause?: unknown;
+  } = {},
+): ModelError {
+  return new ModelError({
+    code,
+    provider,
+    message,
+    retryable: extra.retryable ?? RETRYABLE_CODES.has(code),
+    status: extra.status,
+    retryAfterMs: extra.retryAfterMs,
+    requestId: extra.requestId,
+    cause: extra.cause,
+  });
+}
+
+/** Codes that are transient by nature: a later identical request may succeed. */
+export const RETRYABLE_CODES: ReadonlySet<ModelErrorCode> = new Set<ModelErrorCode>([
+  'RATE_LIMITED',
+  'OVERLOADED',
+  'SERVER_ERROR',
+  'NETWORK_ERROR',
+  'STREAM_BROKEN',
+  'STREAM_IDLE',
+  'REQUEST_TIMEOUT',
+]);
+
+/** True when `value` is a {@link ModelError} from any copy of @spine/protocol. */
+export function isModelError(value: unknown): value is ModelError {
+  return SpineError.isInstance(value) && 'retryable' in value && 'provider' in value;
+}

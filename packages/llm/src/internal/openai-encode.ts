@@ -1,0 +1,115 @@
+import type { JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
+import type { OpenAIDialect } from '../types.js';
+import { FragmentCache } from './fragment-cache.js';
+
+function encodeMessage(message: Message, withReasoning: boolean): string {
+  switch (message.role) {
+    case 'user':
+      return `{"role":"user","content":${JSON.stringify(message.content)}}`;
+    case 'tool':
+      return `{"role":"tool","tool_call_id":${JSON.stringify(message.toolCallId)},"content":${JSON.stringify(message.content)}}`;
+    default: {
+      let text = '';
+      let reasoning = '';
+      const calls: string[] = [];
+      for (const part of message.content) {
+        if (part.type === 'text') text += part.text;
+        else if (part.type === 'reasoning') reasoning += part.text;
+        else {
+          calls.push(
+            `{"id":${JSON.stringify(part.id)},"type":"function","function":{"name":${JSON.stringify(part.name)},"arguments":${JSON.stringify(part.arguments)}}}`,
+          );
+        }
+      }
+      // DeepSeek's safe policy (PROVIDERS.md §2.4): reasoning goes back only with tool calls.
+      const content = calls.length > 0 && text === '' ? 'null' : JSON.stringify(text);
+      let out = `{"role":"assistant","content":${content}`;
+      if (withReasoning && calls.length > 0)
+        out += `,"reasoning_content":${JSON.stringify(reasoning)}`;
+      if (calls.length > 0) out += `,"tool_calls":[${calls.join(',')}]`;
+      return `${out}}`;
+    }
+  }
+}
+
+function encodeTool(tool: ToolSpec): string {
+  return `{"type":"function","function":{"name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"parameters":${JSON.stringify(tool.parameters)}}}`;
+}
+
+/**
+ * Encodes {@link ModelRequest}s into OpenAI chat-completions bodies, deterministically, with
+ * every message, the tool list and the system prompt serialised once and reused by identity.
+ */
+export class OpenAIRequestEncoder {
+  private readonly plain = new FragmentCache<Message>((message) => encodeMessage(message, false));
+  private readonly withReasoning = new FragmentCache<Message>((message) =>
+    encodeMessage(message, true),
+  );
+  private readonly tools = new FragmentCache<ToolSpec>(encodeTool);
+  private readonly toolLists = new WeakMap<readonly ToolSpec[], string>();
+  private lastSystem: string | undefined;
+  private lastSystemJson = '';
+
+  constructor(private readonly dialect: OpenAIDialect) {}
+
+  /** The exact body text for `request` (`stream` true unless told otherwise). */
+  encode(request: ModelRequest, stream = true): string {
+    const thinkingOff = request.reasoning?.enabled === false;
+    const cache =
+      this.dialect.reasoningHistory === 'tool-calls' && !thinkingOff
+        ? this.withReasoning
+        : this.plain;
+    if (request.system !== this.lastSystem) {
+      this.lastSystem = request.system;
+      this.lastSystemJson = `{"role":"system","content":${JSON.stringify(request.system)}}`;
+    }
+    const history = cache.join(request.messages);
+    const system = request.system === '' ? '' : this.lastSystemJson;
+    const separator = system !== '' && history !== '' ? ',' : '';
+    const messages = `[${system}${separator}${history}]`;
+    let head = `{"model":${JSON.stringify(request.model)},"messages":${messages}`;
+    if (request.tools.length > 0) head += `,"tools":${this.toolList(request.tools)}`;
+    const rest = this.rest(request, stream);
+    const restText = JSON.stringify(rest);
+    return restText === '{}' ? `${head}}` : `${head},${restText.slice(1)}`;
+  }
+
+  private toolList(tools: readonly ToolSpec[]): string {
+    let text = this.toolLists.get(tools);
+    if (text === undefined) {
+      text = `[${tools.map((tool) => this.tools.fragment(tool)).join(',')}]`;
+      this.toolLists.set(tools, text);
+    }
+    return text;
+  }
+
+  private rest(request: ModelRequest, stream: boolean): Record<string, JsonValue> {
+    const rest: Record<string, JsonValue> = {};
+    if (request.toolChoice !== undefined && request.tools.length > 0) {
+      rest.tool_choice =
+        typeof request.toolChoice === 'string'
+          ? request.toolChoice
+          : { type: 'function', function: { name: request.toolChoice.name } };
+    }
+    if (request.maxOutputTokens !== undefined)
+      rest[this.dialect.maxTokensField] = request.maxOutputTokens;
+    if (request.temperature !== undefined) rest.temperature = request.temperature;
+    const reasoning = request.reasoning;
+    if (reasoning !== undefined) {
+      if (this.dialect.reasoningStyle === 'deepseek') {
+        rest.thinking = { type: reasoning.enabled ? 'enabled' : 'disabled' };
+        if (reasoning.enabled && reasoning.effort !== undefined) {
+          rest.reasoning_effort = reasoning.effort === 'max' ? 'max' : 'high';
+        }
+      } else if (reasoning.enabled && reasoning.effort !== undefined) {
+        rest.reasoning_effort = reasoning.effort;
+      }
+    }
+    rest.stream = stream;
+    if (stream && this.dialect.includeUsage) rest.stream_options = { include_usage: true };
+    for (const [key, value] of Object.entries(request.providerOptions ?? {})) {
+      if (key !== 'model' && key !== 'messages' && key !== 'tools') rest[key] = value;
+    }
+    return rest;
+  }
+}

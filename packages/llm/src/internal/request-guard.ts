@@ -1,0 +1,110 @@
+import type { ModelError } from '@spine/protocol';
+import { classifyError } from '../classify-error.js';
+import { isModelError, modelError } from '../errors.js';
+
+/** Why the guard cancelled the request. */
+type StopReason = 'aborted' | 'idle' | 'total';
+
+/**
+ * Owns the timers and the internal AbortController of one request: an idle timer that only
+ * data events reset (SSE comments and keep-alives do not), a total ceiling, and the caller's
+ * signal. Turns whatever the transport throws into a classified {@link ModelError}.
+ */
+export class RequestGuard {
+  private readonly controller = new AbortController();
+  private stopReason: StopReason | undefined;
+  private lastDataAt = Date.now();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private totalTimer: NodeJS.Timeout | undefined;
+  private readonly onAbort = (): void => this.stop('aborted');
+
+  constructor(
+    private readonly provider: string,
+    private readonly options: {
+      signal?: AbortSignal;
+      idleTimeoutMs: number;
+      totalTimeoutMs: number;
+    },
+  ) {
+    if (options.signal?.aborted) this.stopReason = 'aborted';
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (options.idleTimeoutMs > 0) this.armIdle(options.idleTimeoutMs);
+    if (options.totalTimeoutMs > 0) {
+      this.totalTimer = setTimeout(() => this.stop('total'), options.totalTimeoutMs);
+      this.totalTimer.unref?.();
+    }
+  }
+
+  /** The signal to hand to the transport. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Throws ABORTED if the caller's signal already fired. */
+  throwIfStopped(): void {
+    if (this.stopReason !== undefined) throw this.stoppedError(undefined);
+  }
+
+  /** Records that a data event arrived now. */
+  touch(): void {
+    this.lastDataAt = Date.now();
+  }
+
+  /** Maps any thrown value to a ModelError, preferring the guard's own reason when it stopped. */
+  classify(error: unknown, phase: 'connect' | 'stream', apiKeyHint?: string): ModelError {
+    if (this.stopReason !== undefined) return this.stoppedError(error);
+    if (isModelError(error)) return error;
+    return classifyError(error, { provider: this.provider, phase, apiKeyHint });
+  }
+
+  /** Clears the timers and the listener; call in `finally`. */
+  dispose(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.totalTimer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private armIdle(delay: number): void {
+    this.idleTimer = setTimeout(() => {
+      const idleFor = Date.now() - this.lastDataAt;
+      if (idleFor >= this.options.idleTimeoutMs) this.stop('idle');
+      else this.armIdle(this.options.idleTimeoutMs - idleFor);
+    }, delay);
+    this.idleTimer.unref?.();
+  }
+
+  private stop(reason: StopReason): void {
+    if (this.stopReason !== undefined) return;
+    this.stopReason = reason;
+    this.controller.abort(new Error(`request stopped: ${reason}`));
+  }
+
+  private stoppedError(cause: unknown): ModelError {
+    switch (this.stopReason) {
+      case 'idle':
+        return modelError(
+          this.provider,
+          'STREAM_IDLE',
+          `No data from ${this.provider} for ${this.options.idleTimeoutMs} ms (keep-alive comments do not count); retry, or raise idleTimeoutMs.`,
+          { cause },
+        );
+      case 'total':
+        return modelError(
+          this.provider,
+          'REQUEST_TIMEOUT',
+          `The ${this.provider} request exceeded totalTimeoutMs (${this.options.totalTimeoutMs} ms); retry, or raise totalTimeoutMs.`,
+          { cause },
+        );
+      default:
+        return modelError(
+          this.provider,
+          'ABORTED',
+          `The ${this.provider} request was aborted by the caller.`,
+          {
+            retryable: false,
+            cause,
+          },
+        );
+    }
+  }
+}

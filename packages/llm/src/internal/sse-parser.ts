@@ -1,0 +1,80 @@
+/** One dispatched server-sent event. */
+export interface SseEvent {
+  /** The `event:` field, when the server named the event (Anthropic). */
+  event: string | undefined;
+  /** The `data:` values joined with `\n`. */
+  data: string;
+}
+
+/**
+ * Incremental SSE decoder (the WHATWG event-stream rules a chat API needs): UTF-8 decoded
+ * across chunk boundaries, `\n` and `\r\n` line ends, `:` comments dropped, multi-line
+ * `data:` joined, one optional space after the colon stripped. A lone `\r` line end is not
+ * supported (no provider sends it).
+ */
+export class SseParser {
+  private readonly decoder = new TextDecoder('utf-8');
+  private rest = '';
+  private data: string | undefined;
+  private event: string | undefined;
+  /** Comment lines seen so far (keep-alives); they never count as data. */
+  comments = 0;
+
+  /** Feeds bytes; calls `onEvent` per dispatched event; returns how many events had data. */
+  push(chunk: Uint8Array, onEvent: (event: SseEvent) => void): number {
+    const text = this.rest + this.decoder.decode(chunk, { stream: true });
+    return this.lines(text, onEvent, false);
+  }
+
+  /** Flushes the decoder at end of stream; a final event without its blank line is dispatched. */
+  end(onEvent: (event: SseEvent) => void): number {
+    const text = `${this.rest + this.decoder.decode()}\n\n`;
+    return this.lines(text, onEvent, true);
+  }
+
+  private lines(text: string, onEvent: (event: SseEvent) => void, final: boolean): number {
+    let dispatched = 0;
+    let start = 0;
+    for (;;) {
+      const newline = text.indexOf('\n', start);
+      if (newline === -1) break;
+      let end = newline;
+      if (end > start && text.charCodeAt(end - 1) === 13) end--;
+      if (end === start) {
+        if (this.data !== undefined) {
+          onEvent({ event: this.event, data: this.data });
+          dispatched++;
+        }
+        this.data = undefined;
+        this.event = undefined;
+      } else {
+        this.field(text, start, end);
+      }
+      start = newline + 1;
+    }
+    this.rest = final ? '' : text.slice(start);
+    return dispatched;
+  }
+
+  private field(text: string, start: number, end: number): void {
+    const first = text.charCodeAt(start);
+    if (first === 58) {
+      this.comments++;
+      return;
+    }
+    // Fast path: "data: " is by far the most common line.
+    if (first === 100 && text.startsWith('data:', start)) {
+      const value = text.slice(text.charCodeAt(start + 5) === 32 ? start + 6 : start + 5, end);
+      this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+      return;
+    }
+    const colon = text.indexOf(':', start);
+    const hasColon = colon !== -1 && colon < end;
+    const name = text.slice(start, hasColon ? colon : end);
+    let value = hasColon ? text.slice(colon + 1, end) : '';
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (name === 'data') this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+    else if (name === 'event') this.event = value;
+    // `id` and `retry` are not used by chat APIs; unknown fields are ignored per the spec.
+  }
+}

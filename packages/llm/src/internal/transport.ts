@@ -1,0 +1,120 @@
+import type { ModelStreamEvent } from '@spine/protocol';
+import { type Dispatcher, request as undiciRequest } from 'undici';
+import { classifyError } from '../classify-error.js';
+import { RequestGuard } from './request-guard.js';
+import { type SseEvent, SseParser } from './sse-parser.js';
+
+/** What a provider adapter plugs into {@link streamModel}. */
+export interface StreamSpec {
+  provider: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  dispatcher?: Dispatcher;
+  signal?: AbortSignal;
+  idleTimeoutMs: number;
+  totalTimeoutMs: number;
+  apiKeyHint?: string;
+  /** Handles one SSE event, pushing stream events into `out`. */
+  onEvent(event: SseEvent, out: ModelStreamEvent[]): void;
+  /** Handles a whole JSON body (a server that did not stream). */
+  onWhole(body: string, out: ModelStreamEvent[]): void;
+  /** True once the terminal event arrived (stop reading). */
+  isDone(): boolean;
+  /** The final `finish` event (may throw STREAM_BROKEN). */
+  finish(): ModelStreamEvent;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * Sends one request with undici and yields its stream events. Owns the timers (idle counts
+ * data events only), maps every failure to a ModelError, and never retries.
+ */
+export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStreamEvent> {
+  const guard = new RequestGuard(spec.provider, {
+    signal: spec.signal,
+    idleTimeoutMs: spec.idleTimeoutMs,
+    totalTimeoutMs: spec.totalTimeoutMs,
+  });
+  let response: Dispatcher.ResponseData | undefined;
+  let consumed = false;
+  try {
+    guard.throwIfStopped();
+    try {
+      response = await undiciRequest(spec.url, {
+        method: 'POST',
+        headers: spec.headers,
+        body: spec.body,
+        dispatcher: spec.dispatcher,
+        signal: guard.signal,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      throw guard.classify(error, 'connect', spec.apiKeyHint);
+    }
+    const headers = response.headers as Record<string, string | string[] | undefined>;
+    if (response.statusCode >= 400) {
+      let text: string;
+      try {
+        text = await readBounded(response.body);
+      } catch (error) {
+        throw guard.classify(error, 'stream', spec.apiKeyHint);
+      }
+      consumed = true;
+      throw classifyError(
+        { status: response.statusCode, body: text, headers },
+        { provider: spec.provider, apiKeyHint: spec.apiKeyHint },
+      );
+    }
+    const contentType = String(headers['content-type'] ?? '');
+    const out: ModelStreamEvent[] = [];
+    if (contentType.includes('application/json')) {
+      let text: string;
+      try {
+        text = await response.body.text();
+      } catch (error) {
+        throw guard.classify(error, 'stream', spec.apiKeyHint);
+      }
+      consumed = true;
+      spec.onWhole(text, out);
+      yield* out;
+      yield spec.finish();
+      return;
+    }
+    const parser = new SseParser();
+    const onEvent = (event: SseEvent): void => spec.onEvent(event, out);
+    try {
+      for await (const chunk of response.body) {
+        if (parser.push(chunk as Buffer, onEvent) > 0) guard.touch();
+        if (out.length > 0) {
+          for (const event of out) yield event;
+          out.length = 0;
+          guard.touch();
+        }
+        if (spec.isDone()) break;
+      }
+      if (!spec.isDone()) parser.end(onEvent);
+    } catch (error) {
+      throw guard.classify(error, 'stream', spec.apiKeyHint);
+    }
+    for (const event of out) yield event;
+    consumed = true;
+    yield spec.finish();
+  } finally {
+    guard.dispose();
+    if (response && !consumed) response.body.destroy();
+  }
+}
+
+async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    if (size < MAX_ERROR_BODY) chunks.push(buffer);
+    size += buffer.length;
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
+}

@@ -1,0 +1,136 @@
+import type { SessionEvent, SessionLog } from '@spine/protocol';
+import { type CheckpointFact, type CheckpointFactKind, extractFacts } from './checkpoint-facts.js';
+import { CompactionFailedError } from './errors.js';
+import { type SurfaceRegion, validateSurfaceRegion } from './region.js';
+
+/** The model-free part of a checkpoint. */
+export interface DeterministicCheckpoint {
+  /** The rendered record (markdown, without the `<compacted-summary>` frame). */
+  text: string;
+  /** The facts it renders, each with the seqs it came from. */
+  facts: CheckpointFact[];
+  /** Seqs of the surface events the region covers, in order. */
+  coveredSeqs: number[];
+}
+
+/** Options of {@link buildDeterministicCheckpoint}. */
+export interface DeterministicCheckpointOptions {
+  /** True for an event whose content must be carried verbatim (besides `pinned: true` bodies). */
+  isPinned?: (event: SessionEvent) => boolean;
+}
+
+const HEADINGS: [CheckpointFactKind, string][] = [
+  ['pinned', 'Pinned (verbatim)'],
+  ['request', 'User requests (verbatim)'],
+  ['constraint', 'Constraints stated by the user (verbatim)'],
+  ['file-modified', 'Files modified'],
+  ['file-read', 'Files read'],
+  ['command', 'Commands run'],
+  ['error', 'Errors seen and their fixes'],
+  ['open-item', 'Open items'],
+  ['note', 'Earlier checkpoints'],
+];
+
+/** The surface events of a session, in surface order. */
+export function surfaceEventsOf(session: SessionLog): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  for (const seq of session.surface()) {
+    const event = session.get(seq);
+    if (event) events.push(event);
+  }
+  return events;
+}
+
+/** The facts an earlier checkpoint recorded in its `compaction/summary` (or candidate) event. */
+export function priorFactsOf(
+  session: SessionLog,
+  checkpoint: SessionEvent,
+): CheckpointFact[] | undefined {
+  for (const seq of checkpoint.sourceEventSeqs?.slice(0, 3) ?? []) {
+    const source = session.get(seq);
+    if (source?.type === 'compaction/summary' || source?.type === 'compaction/candidate') {
+      const facts = (source.body as { facts?: CheckpointFact[] }).facts;
+      if (Array.isArray(facts)) return facts;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Builds the deterministic part of a checkpoint for a surface region from the log alone: user
+ * requests and constraints verbatim, files read and modified, commands with exit codes, errors
+ * and their fixes, open items, pinned content, each with the seqs it came from. Facts of earlier
+ * checkpoints inside the region are carried forward.
+ *
+ * @throws {CompactionFailedError} when the region is not a valid surface region.
+ * @example
+ * ```ts
+ * const { text, facts } = buildDeterministicCheckpoint(session, { start: 2, end: 80 });
+ * ```
+ */
+export function buildDeterministicCheckpoint(
+  session: SessionLog,
+  region: SurfaceRegion,
+  options: DeterministicCheckpointOptions = {},
+): DeterministicCheckpoint {
+  const surface = surfaceEventsOf(session);
+  const check = validateSurfaceRegion(surface, region);
+  if (!check.ok) throw new CompactionFailedError({ stage: 'select', detail: check.reason });
+  const events = surface.slice(check.startIndex, check.endIndex + 1);
+  const facts = extractFacts(events, {
+    ...(options.isPinned ? { isPinned: options.isPinned } : {}),
+    priorFacts: (checkpoint) => priorFactsOf(session, checkpoint),
+  });
+  return { text: renderFacts(facts), facts, coveredSeqs: events.map((event) => event.seq) };
+}
+
+/** Renders facts as the markdown record of a checkpoint. */
+export function renderFacts(facts: readonly CheckpointFact[]): string {
+  const sections: string[] = [];
+  for (const [kind, heading] of HEADINGS) {
+    const lines = facts
+      .filter((fact) => fact.kind === kind)
+      .map((fact) => `- ${fact.text} ${seqRefs(fact.seqs)}`);
+    if (lines.length > 0) sections.push(`### ${heading}\n${lines.join('\n')}`);
+  }
+  return sections.length > 0 ? sections.join('\n\n') : '(no facts recorded)';
+}
+
+function seqRefs(seqs: readonly number[]): string {
+  const shown = seqs.length > 6 ? [...seqs.slice(0, 2), ...seqs.slice(-4)] : seqs;
+  return `(${shown.map((seq) => `#${seq}`).join(', ')}${seqs.length > 6 ? ', …' : ''})`;
+}
+
+/** What {@link frameCheckpoint} puts together. */
+export interface CheckpointParts {
+  /** The compaction id (seq of its `compaction/start`). */
+  compactionId: number;
+  /** The region replaced. */
+  region: SurfaceRegion;
+  /** The deterministic record. */
+  record: string;
+  /** The LLM summary, when the summariser succeeded. */
+  summary?: string;
+  /** Why the summariser failed, when it did. */
+  summarizerError?: string;
+}
+
+/** Frames a checkpoint in `<compacted-summary>`: the deterministic record, then the LLM summary. */
+export function frameCheckpoint(parts: CheckpointParts): string {
+  const { compactionId, region } = parts;
+  const summary =
+    parts.summary !== undefined && parts.summary.trim().length > 0
+      ? parts.summary.trim()
+      : `(No model summary: ${parts.summarizerError ?? 'the summariser was not used'}. The record above is complete for what it lists.)`;
+  return [
+    `<compacted-summary id="${compactionId}" covers="${region.start}-${region.end}">`,
+    `Earlier conversation (log seqs ${region.start}–${region.end}) was compacted into this checkpoint. (#N) marks the event seq a fact came from. To read the original events call recall_history, e.g. {"seq": N}, {"path": "src/file.ts"} or {"compactionId": ${compactionId}}.`,
+    '',
+    '## Record (built from the log, verbatim)',
+    parts.record,
+    '',
+    '## Summary',
+    summary,
+    '</compacted-summary>',
+  ].join('\n');
+}

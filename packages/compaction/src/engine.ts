@@ -1,0 +1,380 @@
+import type {
+  CompactionContext,
+  CompactionEngine,
+  CompactionOutcome,
+  Message,
+  SessionEvent,
+  SessionLog,
+} from '@spine/protocol';
+import { frameCheckpoint, surfaceEventsOf } from './checkpoint.js';
+import { InvalidCompactionConfigError } from './errors.js';
+import { awaitCandidate, discardCandidate, startCandidate } from './internal/candidates.js';
+import { messageTokens, snapshotCheckpoint, summarizeSnapshot } from './internal/prepare.js';
+import { type EngineSessionState, restoreState } from './internal/state.js';
+import { runTransaction, type TransactionResult } from './internal/transaction.js';
+import { type SurfaceRegion, selectCompactableRange } from './region.js';
+import type { CompactionEngineOptions, CompactionState } from './types.js';
+
+/** The engine `createCompactionEngine` returns: the protocol interface plus session controls. */
+export interface SpineCompactionEngine extends CompactionEngine {
+  /** The engine's state for `session` (breaker, running, background candidate). */
+  state(session: SessionLog): CompactionState;
+  /** Re-arms automatic compaction after the breaker tripped. */
+  resetBreaker(session: SessionLog): void;
+  /** Resolves when the session's background candidate, if any, has settled. */
+  whenIdle(session: SessionLog): Promise<void>;
+  /** Stops and discards the session's background candidate, if any. */
+  cancelBackground(session: SessionLog): void;
+}
+
+interface Marks {
+  window: number;
+  soft: number;
+  high: number;
+  low: number;
+}
+
+/**
+ * Creates the compaction engine: pressure and overflow triggers against the current model's
+ * window, transactional checkpoints (deterministic record plus LLM summary), a breaker against
+ * compaction loops, and optional background candidates with a two-level watermark.
+ *
+ * @throws {InvalidCompactionConfigError} when thresholds are not `0 < low <= soft <= high <= 1`.
+ * @example
+ * ```ts
+ * const engine = createCompactionEngine({ meter: createTokenMeter(), summarizer });
+ * const outcome = await engine.compact({ session, reason: 'pressure', contextWindow: 128_000, system, tools });
+ * ```
+ */
+export function createCompactionEngine(options: CompactionEngineOptions): SpineCompactionEngine {
+  const soft = options.thresholds?.soft ?? 0.65;
+  const high = options.thresholds?.high ?? 0.8;
+  const low = options.thresholds?.low ?? 0.45;
+  if (!(low > 0 && low <= soft && soft <= high && high <= 1)) {
+    throw new InvalidCompactionConfigError({
+      detail: `thresholds must satisfy 0 < low <= soft <= high <= 1, got low ${low}, soft ${soft}, high ${high}`,
+    });
+  }
+  const maxFailures = options.maxConsecutiveFailures ?? 3;
+  if (!(maxFailures >= 1)) {
+    throw new InvalidCompactionConfigError({ detail: 'maxConsecutiveFailures must be at least 1' });
+  }
+  const { meter, summarizer } = options;
+  const auto = options.auto !== false;
+  const sessions = new WeakMap<SessionLog, EngineSessionState>();
+  const stateOf = (session: SessionLog): EngineSessionState => {
+    let state = sessions.get(session);
+    if (!state) {
+      state = restoreState(session);
+      sessions.set(session, state);
+    }
+    return state;
+  };
+
+  function marksOf(context: CompactionContext): Marks {
+    if (!(context.contextWindow > 0)) {
+      throw new InvalidCompactionConfigError({
+        detail: 'contextWindow must be a positive number of tokens',
+      });
+    }
+    const reserved = context.maxOutputTokens ?? 0;
+    const window =
+      reserved < context.contextWindow ? context.contextWindow - reserved : context.contextWindow;
+    return { window, soft: window * soft, high: window * high, low: window * low };
+  }
+
+  function selectRegion(
+    session: SessionLog,
+    tokens: number,
+    factor: number,
+    marks: Marks,
+  ): { region: SurfaceRegion; regionTokens: number } | undefined {
+    const derived = session.deriveMessages();
+    const bySeq = new Map<number, Message>();
+    for (let index = 0; index < derived.seqs.length; index++) {
+      bySeq.set(derived.seqs[index] as number, derived.messages[index] as Message);
+    }
+    const countEvent = (event: SessionEvent): number => {
+      const message = bySeq.get(event.seq);
+      return message ? messageTokens(meter, message) * factor : 0;
+    };
+    const surface = surfaceEventsOf(session);
+    const keep =
+      options.keepRecent?.tokens ?? (options.keepRecent?.fraction ?? 0.15) * marks.window;
+    const allowance = summarizer ? (options.summaryAllowance ?? 2000) : 0;
+    let best: { region: SurfaceRegion; regionTokens: number } | undefined;
+    for (const keepRecentTokens of [keep, 0]) {
+      const region = selectCompactableRange(surface, { countEvent, keepRecentTokens });
+      if (!region) continue;
+      let regionTokens = 0;
+      let inside = false;
+      for (const event of surface) {
+        if (event.seq === region.start) inside = true;
+        if (inside) regionTokens += countEvent(event);
+        if (event.seq === region.end) break;
+      }
+      best = { region, regionTokens };
+      if (tokens - regionTokens + allowance < marks.low) break;
+    }
+    return best;
+  }
+
+  async function commitCandidate(
+    context: CompactionContext,
+    state: EngineSessionState,
+    base: { tokens: number; factor: number; marks: Marks },
+  ): Promise<TransactionResult | undefined> {
+    const { session } = context;
+    const candidate = state.candidate;
+    if (!candidate || context.focus) return undefined;
+    const prepared = await awaitCandidate(candidate, context.signal);
+    if (!prepared || state.candidate !== candidate) return undefined;
+    if (session.replaceGeneration !== candidate.generation || !session.get(candidate.region.end)) {
+      discardCandidate(
+        session,
+        state,
+        candidate,
+        'stale: the surface was replaced after it was built',
+      );
+      return undefined;
+    }
+    const framed = frameCheckpoint({
+      compactionId: session.lastSeq + 1,
+      region: candidate.region,
+      record: prepared.record,
+      summary: prepared.summary ?? '',
+    });
+    const projected =
+      base.tokens + base.factor * (meter.countText(framed) - prepared.regionRawTokens);
+    if (projected >= base.marks.low) {
+      discardCandidate(
+        session,
+        state,
+        candidate,
+        'insufficient: it would not bring the context below the low mark',
+      );
+      return undefined;
+    }
+    state.candidate = undefined;
+    return runTransaction({
+      ...transactionBase(context, state, base),
+      mode: 'background',
+      region: candidate.region,
+      ...(candidate.seq !== undefined ? { candidateSeq: candidate.seq } : {}),
+      prepare: async () => prepared,
+    });
+  }
+
+  function transactionBase(
+    context: CompactionContext,
+    state: EngineSessionState,
+    base: { tokens: number; factor: number; marks: Marks },
+  ) {
+    const eventOptions = {
+      ...(context.turn !== undefined ? { turn: context.turn } : {}),
+      ...(context.step !== undefined ? { step: context.step } : {}),
+    };
+    return {
+      session: context.session,
+      reason: context.reason,
+      tokensBefore: base.tokens,
+      factor: base.factor,
+      lowTokens: Math.floor(base.marks.low),
+      contextWindow: context.contextWindow,
+      meter,
+      system: context.system,
+      tools: context.tools,
+      eventOptions,
+      failureTrips: state.consecutiveFailures + 1 >= maxFailures && context.reason !== 'manual',
+      ...(context.signal ? { signal: context.signal } : {}),
+    };
+  }
+
+  async function compactNow(
+    context: CompactionContext,
+    state: EngineSessionState,
+    base: { tokens: number; factor: number; marks: Marks },
+  ): Promise<TransactionResult> {
+    const { session } = context;
+    const selected = selectRegion(session, base.tokens, base.factor, base.marks);
+    const txBase = transactionBase(context, state, base);
+    if (!selected) {
+      const message = 'nothing on the surface can be compacted without splitting the latest step';
+      session.append(
+        'compaction/failed',
+        {
+          compactionId: null,
+          reason: context.reason,
+          stage: 'select',
+          message,
+          breakerTripped: txBase.failureTrips,
+        },
+        txBase.eventOptions,
+      );
+      return { ok: false, stage: 'select', message };
+    }
+    return runTransaction({
+      ...txBase,
+      mode: 'sync',
+      region: selected.region,
+      prepare: async (signal) => {
+        const snapshot = snapshotCheckpoint({
+          session,
+          region: selected.region,
+          system: context.system,
+          tools: context.tools,
+          meter,
+          ...(context.focus ? { focus: context.focus } : {}),
+          ...(options.isPinned ? { isPinned: options.isPinned } : {}),
+        });
+        return summarizeSnapshot(snapshot, summarizer, signal);
+      },
+    });
+  }
+
+  function settle(
+    context: CompactionContext,
+    state: EngineSessionState,
+    result: TransactionResult,
+    base: { tokens: number; marks: Marks },
+  ): CompactionOutcome {
+    const reached = result.ok && result.tokensAfter < base.marks.low;
+    if (reached) {
+      state.consecutiveFailures = 0;
+      state.tripped = false;
+    } else {
+      state.consecutiveFailures++;
+      if (state.consecutiveFailures >= maxFailures && context.reason !== 'manual')
+        state.tripped = true;
+    }
+    const breaker = state.tripped
+      ? ` Automatic compaction is now off for this session after ${state.consecutiveFailures} consecutive failures; run /compact by hand or start a new session.`
+      : '';
+    if (result.ok) {
+      const fallback = result.summarizerError
+        ? ` Deterministic checkpoint only (${result.summarizerError}).`
+        : '';
+      const above = reached
+        ? ''
+        : ' The context is still above the low mark, so this counts as a failure.';
+      return {
+        status: 'compacted',
+        compactionId: result.compactionId,
+        tokensBefore: base.tokens,
+        tokensAfter: result.tokensAfter,
+        message: `Compacted the context from about ${base.tokens} to ${result.tokensAfter} tokens.${fallback}${above}${breaker}`,
+      };
+    }
+    return {
+      status: 'failed',
+      ...(result.compactionId !== undefined ? { compactionId: result.compactionId } : {}),
+      tokensBefore: base.tokens,
+      message: `Compaction failed (${result.stage}): ${result.message}. The context is unchanged.${breaker}`,
+    };
+  }
+
+  return {
+    specificationVersion: 1,
+    async compact(context): Promise<CompactionOutcome> {
+      const { session } = context;
+      const marks = marksOf(context);
+      const state = stateOf(session);
+      const automatic = context.reason !== 'manual';
+      if (automatic && !auto) {
+        return {
+          status: 'disabled',
+          message:
+            context.reason === 'overflow'
+              ? `The context exceeds the model's ${context.contextWindow}-token window and automatic compaction is disabled; run /compact or enable auto-compaction.`
+              : 'Automatic compaction is disabled.',
+        };
+      }
+      if (automatic && state.tripped) {
+        return {
+          status: 'tripped',
+          message: `Automatic compaction is off for this session after ${state.consecutiveFailures} consecutive failures; run /compact by hand or start a new session.`,
+        };
+      }
+      if (state.running)
+        return { status: 'not-needed', message: 'A compaction is already running.' };
+      const measured = meter.measure({ session, system: context.system, tools: context.tools });
+      const base = { tokens: measured.tokens, factor: measured.factor, marks };
+      if (context.reason === 'pressure' && measured.tokens < marks.high) {
+        if (options.background && measured.tokens >= marks.soft)
+          ensureCandidate(context, state, base);
+        return { status: 'not-needed', tokensBefore: measured.tokens };
+      }
+      state.running = true;
+      try {
+        let result: TransactionResult | undefined;
+        if (options.background) result = await commitCandidate(context, state, base);
+        if (!result) {
+          if (state.candidate)
+            discardCandidate(
+              session,
+              state,
+              state.candidate,
+              'superseded by a synchronous compaction',
+            );
+          result = await compactNow(context, state, base);
+        }
+        return settle(context, state, result, base);
+      } finally {
+        state.running = false;
+      }
+    },
+    state(session): CompactionState {
+      const state = stateOf(session);
+      const candidate = state.candidate;
+      return {
+        consecutiveFailures: state.consecutiveFailures,
+        tripped: state.tripped,
+        running: state.running,
+        ...(candidate
+          ? {
+              candidate: {
+                region: candidate.region,
+                generation: candidate.generation,
+                ready: candidate.prepared !== undefined,
+                ...(candidate.seq !== undefined ? { seq: candidate.seq } : {}),
+              },
+            }
+          : {}),
+      };
+    },
+    resetBreaker(session) {
+      const state = stateOf(session);
+      state.tripped = false;
+      state.consecutiveFailures = 0;
+    },
+    async whenIdle(session) {
+      await stateOf(session).candidate?.promise;
+    },
+    cancelBackground(session) {
+      const state = stateOf(session);
+      if (state.candidate) discardCandidate(session, state, state.candidate, 'cancelled');
+    },
+  };
+
+  function ensureCandidate(
+    context: CompactionContext,
+    state: EngineSessionState,
+    base: { tokens: number; factor: number; marks: Marks },
+  ): void {
+    const { session } = context;
+    const current = state.candidate;
+    if (current && current.generation === session.replaceGeneration) return;
+    if (current) discardCandidate(session, state, current, 'stale: the surface was replaced');
+    const selected = selectRegion(session, base.tokens, base.factor, base.marks);
+    if (!selected) return;
+    const snapshot = snapshotCheckpoint({
+      session,
+      region: selected.region,
+      system: context.system,
+      tools: context.tools,
+      meter,
+      ...(options.isPinned ? { isPinned: options.isPinned } : {}),
+    });
+    startCandidate(session, state, snapshot, summarizer);
+  }
+}

@@ -1,0 +1,200 @@
+import type {
+  AppendOptions,
+  CompactionReason,
+  SessionLog,
+  TokenMeter,
+  ToolSpec,
+} from '@spine/protocol';
+import { frameCheckpoint } from '../checkpoint.js';
+import { CompactionFailedError, type CompactionFailureStage } from '../errors.js';
+import type { SurfaceRegion } from '../region.js';
+import type { PreparedCheckpoint } from './prepare.js';
+
+/** What one compaction transaction needs. */
+export interface TransactionInput {
+  session: SessionLog;
+  reason: CompactionReason;
+  mode: 'sync' | 'background';
+  region: SurfaceRegion;
+  tokensBefore: number;
+  factor: number;
+  /** The context must end below this many tokens. */
+  lowTokens: number;
+  contextWindow: number;
+  meter: TokenMeter;
+  system: string;
+  tools: readonly ToolSpec[];
+  eventOptions: AppendOptions;
+  candidateSeq?: number;
+  /** A failure now trips the breaker; recorded in `compaction/failed`. */
+  failureTrips?: boolean;
+  prepare(signal: AbortSignal | undefined): Promise<PreparedCheckpoint>;
+  signal?: AbortSignal;
+}
+
+/** What a transaction did. */
+export type TransactionResult =
+  | {
+      ok: true;
+      compactionId: number;
+      checkpointSeq: number;
+      tokensAfter: number;
+      summarizerError?: string;
+    }
+  | { ok: false; compactionId?: number; stage: CompactionFailureStage; message: string };
+
+/**
+ * Runs `compaction/start` → `compaction/summary` → the replacing `user/message` →
+ * `compaction/end`. The replace is the commit point: any failure before it appends
+ * `compaction/failed` and leaves the surface as it was.
+ */
+export async function runTransaction(input: TransactionInput): Promise<TransactionResult> {
+  const { session, region, eventOptions } = input;
+  let compactionId: number | undefined;
+  let stage: CompactionFailureStage = 'start';
+  try {
+    const start = session.append(
+      'compaction/start',
+      {
+        reason: input.reason,
+        mode: input.mode,
+        region,
+        tokensBefore: input.tokensBefore,
+        lowTokens: input.lowTokens,
+        contextWindow: input.contextWindow,
+        generation: session.replaceGeneration,
+        ...(input.candidateSeq !== undefined ? { candidateSeq: input.candidateSeq } : {}),
+      },
+      eventOptions,
+    );
+    compactionId = start.seq;
+    stage = 'checkpoint';
+    const prepared = await input.prepare(input.signal);
+    stage = 'aborted';
+    input.signal?.throwIfAborted();
+    stage = 'reduction';
+    const framed = chooseText(input, prepared, compactionId);
+    stage = 'record';
+    const summaryEvent = session.append(
+      'compaction/summary',
+      {
+        compactionId,
+        region,
+        summary: framed.summary ?? null,
+        summarizerError: framed.summarizerError ?? null,
+        facts: prepared.facts,
+        usage: prepared.usage ?? null,
+        projectedTokens: framed.projected,
+        ...(input.candidateSeq !== undefined ? { candidateSeq: input.candidateSeq } : {}),
+      },
+      eventOptions,
+    );
+    stage = 'commit';
+    const sources = [compactionId, summaryEvent.seq];
+    if (input.candidateSeq !== undefined) sources.push(input.candidateSeq);
+    const checkpoint = session.append(
+      'user/message',
+      { content: framed.text, source: 'compact-checkpoint' },
+      {
+        ...eventOptions,
+        surfaceOp: { op: 'replace', start: region.start, end: region.end },
+        sourceEventSeqs: [...sources, ...prepared.coveredSeqs],
+      },
+    );
+    const tokensAfter = input.meter.measure({
+      session,
+      system: input.system,
+      tools: input.tools,
+    }).tokens;
+    try {
+      session.append(
+        'compaction/end',
+        {
+          compactionId,
+          checkpointSeq: checkpoint.seq,
+          tokensBefore: input.tokensBefore,
+          tokensAfter,
+          generation: session.replaceGeneration,
+          deterministicOnly: framed.summary === undefined,
+        },
+        eventOptions,
+      );
+    } catch {
+      // The replace already committed; a missing end marker does not undo it.
+    }
+    return {
+      ok: true,
+      compactionId,
+      checkpointSeq: checkpoint.seq,
+      tokensAfter,
+      ...(framed.summarizerError ? { summarizerError: framed.summarizerError } : {}),
+    };
+  } catch (error) {
+    const failure =
+      error instanceof CompactionFailedError
+        ? error.stage
+        : input.signal?.aborted
+          ? 'aborted'
+          : stage;
+    const message = error instanceof Error ? error.message : String(error);
+    try {
+      session.append(
+        'compaction/failed',
+        {
+          compactionId: compactionId ?? null,
+          reason: input.reason,
+          stage: failure,
+          message,
+          region,
+          breakerTripped: input.failureTrips === true,
+        },
+        eventOptions,
+      );
+    } catch {
+      // Recording the failure failed too; the surface is still untouched.
+    }
+    return {
+      ...(compactionId !== undefined ? { compactionId } : {}),
+      ok: false,
+      stage: failure,
+      message,
+    };
+  }
+}
+
+interface FramedText {
+  text: string;
+  projected: number;
+  summary?: string;
+  summarizerError?: string;
+}
+
+function chooseText(
+  input: TransactionInput,
+  prepared: PreparedCheckpoint,
+  compactionId: number,
+): FramedText {
+  const base = { compactionId, region: prepared.region, record: prepared.record };
+  const project = (text: string): number =>
+    Math.ceil(
+      input.tokensBefore +
+        input.factor * (4 + input.meter.countText(text) - prepared.regionRawTokens),
+    );
+  if (prepared.summary !== undefined) {
+    const text = frameCheckpoint({ ...base, summary: prepared.summary });
+    const projected = project(text);
+    if (projected < input.lowTokens) return { text, projected, summary: prepared.summary };
+  }
+  const summarizerError =
+    prepared.summarizerError ??
+    'the model summary did not fit below the low mark, so it was left out';
+  const text = frameCheckpoint({ ...base, summarizerError });
+  const projected = project(text);
+  if (projected >= input.lowTokens) {
+    throw new CompactionFailedError({
+      stage: 'reduction',
+      detail: `the checkpoint would leave about ${projected} tokens, not below the low mark of ${input.lowTokens}`,
+    });
+  }
+  return { text, projected, summarizerError };
+}

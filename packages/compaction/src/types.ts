@@ -1,0 +1,46 @@
+import type { SessionEvent, Summarizer, TokenMeter } from '@spine/protocol';
+import type { SurfaceRegion } from './region.js';
+
+/** Watermarks, as fractions of the usable window (context window minus reserved output). */
+export interface CompactionThresholds {
+  /** Above it a background candidate checkpoint is prepared (default 0.65). */
+  soft?: number;
+  /** At or above it compaction commits (default 0.8). */
+  high?: number;
+  /** A compaction must bring the context below it, or it counts as failed (default 0.45). */
+  low?: number;
+}
+
+/** Options of {@link createCompactionEngine}. */
+export interface CompactionEngineOptions {
+  /** Measures the context; calibrated counts are compared with the thresholds. */
+  meter: TokenMeter;
+  /** Writes the LLM part of checkpoints; without one, checkpoints are deterministic only. */
+  summarizer?: Summarizer;
+  /** Watermarks relative to the current model's window. */
+  thresholds?: CompactionThresholds;
+  /** Automatic compaction on pressure and overflow (default true). Manual always works. */
+  auto?: boolean;
+  /** Prepare checkpoints in the background above the soft mark (default false). */
+  background?: boolean;
+  /** Recent context kept on the surface beyond the latest step (default 15 % of the window). */
+  keepRecent?: { fraction?: number; tokens?: number };
+  /** Consecutive failures that trip the breaker and stop automatic compaction (default 3). */
+  maxConsecutiveFailures?: number;
+  /** Marks events whose content a checkpoint carries verbatim (besides `pinned: true` bodies). */
+  isPinned?: (event: SessionEvent) => boolean;
+  /** Tokens budgeted for the LLM summary when projecting a compaction (default 2000). */
+  summaryAllowance?: number;
+}
+
+/** Per-session state of a compaction engine, for status lines and tests. */
+export interface CompactionState {
+  /** Consecutive failed compactions. */
+  consecutiveFailures: number;
+  /** True once the breaker stopped automatic compaction for this session. */
+  tripped: boolean;
+  /** A compaction is running now. */
+  running: boolean;
+  /** The background candidate, if one is being prepared or is ready. */
+  candidate?: { region: SurfaceRegion; generation: number; ready: boolean; seq?: number };
+}

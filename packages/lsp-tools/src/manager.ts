@@ -60,7 +60,10 @@ export function createLspManager(options: LspManagerOptions): LspManager {
   try {
     cwd = realpathSync(options.cwd);
   } catch {
-    throw new LspPathRefusedError({ path: options.cwd, reason: `The workspace ${options.cwd} does not exist; pass an existing directory as cwd` });
+    throw new LspPathRefusedError({
+      path: options.cwd,
+      reason: `The workspace ${options.cwd} does not exist; pass an existing directory as cwd`,
+    });
   }
   const changed = new Set<string>();
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -89,6 +92,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     },
     resolvePath,
     serves: (path) => pool.serves(path),
+    serverFor: (path) => pool.configFor(path)?.id,
 
     definition(path, position, { signal }: LspQueryOptions = {}) {
       const file = resolvePath(path);
@@ -96,11 +100,10 @@ export function createLspManager(options: LspManagerOptions): LspManager {
         file,
         async (session) => {
           const uri = await session.sync(file);
-          const result = await session.client.request<unknown, Location | Location[] | LocationLink[] | null>(
-            { method: 'textDocument/definition' },
-            positionParams(uri, position),
-            { signal },
-          );
+          const result = await session.client.request<
+            unknown,
+            Location | Location[] | LocationLink[] | null
+          >({ method: 'textDocument/definition' }, positionParams(uri, position), { signal });
           return fromDefinition(result);
         },
         signal,
@@ -124,7 +127,10 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       );
     },
 
-    async workspaceSymbols(query, { signal, language }: LspQueryOptions & { language?: string } = {}) {
+    async workspaceSymbols(
+      query,
+      { signal, language }: LspQueryOptions & { language?: string } = {},
+    ) {
       const ids = await pool.serversWithFiles(language);
       const answers = await Promise.all(
         ids.map((id) =>
@@ -132,11 +138,10 @@ export function createLspManager(options: LspManagerOptions): LspManager {
             id,
             async (session) => {
               await session.ensureProject();
-              const result = await session.client.request<unknown, (SymbolInformation | WorkspaceSymbol)[] | null>(
-                { method: 'workspace/symbol' },
-                { query },
-                { signal },
-              );
+              const result = await session.client.request<
+                unknown,
+                (SymbolInformation | WorkspaceSymbol)[] | null
+              >({ method: 'workspace/symbol' }, { query }, { signal });
               return fromWorkspaceSymbols(result);
             },
             signal,
@@ -152,11 +157,10 @@ export function createLspManager(options: LspManagerOptions): LspManager {
         file,
         async (session) => {
           const uri = await session.sync(file);
-          const result = await session.client.request<unknown, (DocumentSymbol | SymbolInformation)[] | null>(
-            { method: 'textDocument/documentSymbol' },
-            { textDocument: { uri } },
-            { signal },
-          );
+          const result = await session.client.request<
+            unknown,
+            (DocumentSymbol | SymbolInformation)[] | null
+          >({ method: 'textDocument/documentSymbol' }, { textDocument: { uri } }, { signal });
           return fromDocumentSymbols(file, result);
         },
         signal,
@@ -185,7 +189,10 @@ export function createLspManager(options: LspManagerOptions): LspManager {
           const request = <R>(method: string, params: unknown) =>
             session.client.request<unknown, R>({ method }, params, { signal });
           const items =
-            (await request<CallHierarchyItem[] | null>('textDocument/prepareCallHierarchy', positionParams(uri, position))) ?? [];
+            (await request<CallHierarchyItem[] | null>(
+              'textDocument/prepareCallHierarchy',
+              positionParams(uri, position),
+            )) ?? [];
           const out: LspCallHierarchy[] = [];
           for (const item of items) {
             const converted = fromCallItem(item);
@@ -200,12 +207,24 @@ export function createLspManager(options: LspManagerOptions): LspManager {
                 const from = fromCallItem(call.from);
                 const callerPath = pathOfUri(call.from.uri);
                 if (!from || !callerPath) return [];
-                return [{ from, callSites: call.fromRanges.map((range) => toLocation(callerPath, range)) }];
+                return [
+                  {
+                    from,
+                    callSites: call.fromRanges.map((range) => toLocation(callerPath, range)),
+                  },
+                ];
               }),
               outgoing: (outgoing ?? []).flatMap((call) => {
                 const to: LspCallItem | undefined = fromCallItem(call.to);
                 if (!to) return [];
-                return [{ to, callSites: call.fromRanges.map((range) => toLocation(converted.location.path, range)) }];
+                return [
+                  {
+                    to,
+                    callSites: call.fromRanges.map((range) =>
+                      toLocation(converted.location.path, range),
+                    ),
+                  },
+                ];
               }),
             });
           }

@@ -1,7 +1,8 @@
 // The four servers found on PATH share this file: each is a few lines of configuration, and
 // one file per backend would be far under the 50-line floor of the house style.
-import type { LanguageServerConfig } from './types.js';
+
 import { createTypescriptServer } from './server-typescript.js';
+import type { LanguageServerConfig } from './types.js';
 
 /** Options shared by servers found on `PATH`. */
 export interface PathServerOptions {
@@ -21,7 +22,9 @@ function pathServer(
     ...base,
     command: options.command ?? base.command,
     args: options.args ?? base.args,
-    ...(options.initializationOptions === undefined ? {} : { initializationOptions: options.initializationOptions }),
+    ...(options.initializationOptions === undefined
+      ? {}
+      : { initializationOptions: options.initializationOptions }),
   };
 }
 

@@ -47,11 +47,14 @@ export const TYPESCRIPT_LANGUAGES: Record<string, string> = {
  * const manager = createLspManager({ cwd, servers: [createTypescriptServer()] });
  * ```
  */
-export function createTypescriptServer(options: TypescriptServerOptions = {}): LanguageServerConfig {
+export function createTypescriptServer(
+  options: TypescriptServerOptions = {},
+): LanguageServerConfig {
   const cli = resolveOrUndefined('typescript-language-server/lib/cli.mjs');
   const typescriptMain = resolveOrUndefined('typescript');
   const fallbackPath =
-    options.fallbackTsserverPath ?? (typescriptMain ? join(dirname(typescriptMain), 'tsserver.js') : undefined);
+    options.fallbackTsserverPath ??
+    (typescriptMain ? join(dirname(typescriptMain), 'tsserver.js') : undefined);
   return {
     id: 'typescript',
     languages: { ...TYPESCRIPT_LANGUAGES },

@@ -130,19 +130,36 @@ export interface LspManager {
   /** Server processes started since creation (all servers). */
   readonly starts: number;
   /** Where the symbol at `position` is defined. */
-  definition(path: string, position: LspPosition, options?: LspQueryOptions): Promise<LspLocation[]>;
+  definition(
+    path: string,
+    position: LspPosition,
+    options?: LspQueryOptions,
+  ): Promise<LspLocation[]>;
   /** Every reference to the symbol at `position`, including its declaration. */
-  references(path: string, position: LspPosition, options?: LspQueryOptions): Promise<LspLocation[]>;
+  references(
+    path: string,
+    position: LspPosition,
+    options?: LspQueryOptions,
+  ): Promise<LspLocation[]>;
   /** Workspace symbol search; `language` narrows to one server id. */
-  workspaceSymbols(query: string, options?: LspQueryOptions & { language?: string }): Promise<LspSymbol[]>;
+  workspaceSymbols(
+    query: string,
+    options?: LspQueryOptions & { language?: string },
+  ): Promise<LspSymbol[]>;
   /** Every symbol declared in a file, flattened, with container names. */
   documentSymbols(path: string, options?: LspQueryOptions): Promise<LspSymbol[]>;
   /** Diagnostics of a file as on disk now, once the server has settled. */
   diagnostics(path: string, options?: LspQueryOptions): Promise<LspDiagnostic[]>;
   /** Incoming and outgoing calls of the function at `position`. */
-  callHierarchy(path: string, position: LspPosition, options?: LspQueryOptions): Promise<LspCallHierarchy[]>;
+  callHierarchy(
+    path: string,
+    position: LspPosition,
+    options?: LspQueryOptions,
+  ): Promise<LspCallHierarchy[]>;
   /** Resolves a workspace path, refusing escapes; returns the absolute real path. */
   resolvePath(path: string): string;
+  /** The id of the server configured for this path's extension, installed or not. */
+  serverFor(path: string): string | undefined;
   /** True when a configured and installed server handles this path's extension. */
   serves(path: string): boolean;
   /** Records that a file changed in this session (the diagnostics hook calls it). */

@@ -2,16 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import {
   CancellationTokenSource,
+  createMessageConnection,
   type MessageConnection,
   StreamMessageReader,
   StreamMessageWriter,
-  createMessageConnection,
 } from 'vscode-jsonrpc/node';
 import {
   type Diagnostic,
   ExitNotification,
-  InitializeRequest,
   InitializedNotification,
+  InitializeRequest,
   type PublishDiagnosticsParams,
   type ServerCapabilities,
   ShutdownRequest,
@@ -75,10 +75,18 @@ export class LspClient {
         `the ${this.serverId} language server exited (${signal ?? `code ${code}`})${tail ? `; its last output: ${tail.slice(-500)}` : ''}`,
       );
     });
-    connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
-      this.diagnostics.set(params.uri, { items: params.diagnostics, receivedAt: performance.now() });
-    });
-    connection.onRequest((method: string, params: unknown) => answerServerRequest(method, params, options.cwd));
+    connection.onNotification(
+      'textDocument/publishDiagnostics',
+      (params: PublishDiagnosticsParams) => {
+        this.diagnostics.set(params.uri, {
+          items: params.diagnostics,
+          receivedAt: performance.now(),
+        });
+      },
+    );
+    connection.onRequest((method: string, params: unknown) =>
+      answerServerRequest(method, params, options.cwd),
+    );
     connection.onError(() => undefined);
     connection.listen();
   }
@@ -94,7 +102,13 @@ export class LspClient {
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (error) =>
-        reject(new LspFailedError({ serverId: config.id, message: `Cannot start ${command}: ${error.message}; check that it is installed`, cause: error })),
+        reject(
+          new LspFailedError({
+            serverId: config.id,
+            message: `Cannot start ${command}: ${error.message}; check that it is installed`,
+            cause: error,
+          }),
+        ),
       );
     });
     killOnProcessExit(child);

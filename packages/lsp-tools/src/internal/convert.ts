@@ -13,9 +13,32 @@ import type { LspCallItem, LspDiagnostic, LspLocation, LspSeverity, LspSymbol } 
 
 // LSP SymbolKind numbers 1–26, in order.
 const SYMBOL_KINDS = [
-  'file', 'module', 'namespace', 'package', 'class', 'method', 'property', 'field', 'constructor',
-  'enum', 'interface', 'function', 'variable', 'constant', 'string', 'number', 'boolean', 'array',
-  'object', 'key', 'null', 'enum-member', 'struct', 'event', 'operator', 'type-parameter',
+  'file',
+  'module',
+  'namespace',
+  'package',
+  'class',
+  'method',
+  'property',
+  'field',
+  'constructor',
+  'enum',
+  'interface',
+  'function',
+  'variable',
+  'constant',
+  'string',
+  'number',
+  'boolean',
+  'array',
+  'object',
+  'key',
+  'null',
+  'enum-member',
+  'struct',
+  'event',
+  'operator',
+  'type-parameter',
 ];
 const SEVERITIES: LspSeverity[] = ['error', 'warning', 'information', 'hint'];
 
@@ -41,7 +64,9 @@ export function toLocation(path: string, range: Range): LspLocation {
 }
 
 /** Normalises a definition answer (Location, Location[], LocationLink[] or null). */
-export function fromDefinition(result: Location | Location[] | LocationLink[] | null): LspLocation[] {
+export function fromDefinition(
+  result: Location | Location[] | LocationLink[] | null,
+): LspLocation[] {
   if (!result) return [];
   const list: (Location | LocationLink)[] = Array.isArray(result) ? result : [result];
   const out: LspLocation[] = [];
@@ -59,7 +84,9 @@ export function fromLocations(result: Location[] | null): LspLocation[] {
 }
 
 /** Converts workspace/symbol answers; `WorkspaceSymbol`s without a range are skipped. */
-export function fromWorkspaceSymbols(result: (SymbolInformation | WorkspaceSymbol)[] | null): LspSymbol[] {
+export function fromWorkspaceSymbols(
+  result: (SymbolInformation | WorkspaceSymbol)[] | null,
+): LspSymbol[] {
   const out: LspSymbol[] = [];
   for (const symbol of result ?? []) {
     const path = pathOfUri(symbol.location.uri);
@@ -76,7 +103,10 @@ export function fromWorkspaceSymbols(result: (SymbolInformation | WorkspaceSymbo
 }
 
 /** Flattens a documentSymbol answer; locations point at the symbol's name. */
-export function fromDocumentSymbols(path: string, result: (DocumentSymbol | SymbolInformation)[] | null): LspSymbol[] {
+export function fromDocumentSymbols(
+  path: string,
+  result: (DocumentSymbol | SymbolInformation)[] | null,
+): LspSymbol[] {
   const out: LspSymbol[] = [];
   const visit = (symbol: DocumentSymbol, container: string | undefined): void => {
     const converted: LspSymbol = {

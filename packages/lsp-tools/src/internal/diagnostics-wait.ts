@@ -42,7 +42,8 @@ export async function settledDiagnostics(
   const since = session.documents.staleBefore(path);
   const start = performance.now();
   for (;;) {
-    if (options.signal?.aborted) throw new LspAbortedError({ method: 'textDocument/publishDiagnostics' });
+    if (options.signal?.aborted)
+      throw new LspAbortedError({ method: 'textDocument/publishDiagnostics' });
     if (!client.alive) {
       throw new LspFailedError({
         serverId: client.serverId,
@@ -52,7 +53,8 @@ export async function settledDiagnostics(
     const entry = client.diagnostics.get(uri);
     const now = performance.now();
     if (entry && entry.receivedAt >= since) {
-      if (now - entry.receivedAt >= options.quietMs || now - start >= options.timeoutMs) return entry.items;
+      if (now - entry.receivedAt >= options.quietMs || now - start >= options.timeoutMs)
+        return entry.items;
     } else if (entry && now - start >= options.settleMs) {
       return entry.items;
     } else if (!entry && now - start >= options.timeoutMs) {

@@ -46,7 +46,9 @@ export class DocumentSync {
   /** Opens `path` if needed and re-syncs every open document whose file changed on disk. */
   async sync(path: string, languageId: string): Promise<string> {
     const paths = new Set([...this.open.keys(), path]);
-    await Promise.all([...paths].map((each) => this.syncOne(each, each === path ? languageId : undefined)));
+    await Promise.all(
+      [...paths].map((each) => this.syncOne(each, each === path ? languageId : undefined)),
+    );
     return DocumentSync.uriOf(path);
   }
 
@@ -72,7 +74,14 @@ export class DocumentSync {
       if (languageId === undefined) return;
       const uri = DocumentSync.uriOf(path);
       const openedAt = performance.now();
-      this.open.set(path, { uri, version: 1, text, mtimeMs: info.mtimeMs, size: info.size, openedAt });
+      this.open.set(path, {
+        uri,
+        version: 1,
+        text,
+        mtimeMs: info.mtimeMs,
+        size: info.size,
+        openedAt,
+      });
       this.client.notify('textDocument/didOpen', {
         textDocument: { uri, languageId, version: 1, text },
       });

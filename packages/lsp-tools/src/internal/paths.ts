@@ -17,20 +17,32 @@ export function isInside(root: string, path: string): boolean {
  */
 export function resolveInWorkspace(root: string, path: string): string {
   if (typeof path !== 'string' || path.trim() === '') {
-    throw new LspPathRefusedError({ path: String(path), reason: 'A file path is required; give it relative to the workspace root' });
+    throw new LspPathRefusedError({
+      path: String(path),
+      reason: 'A file path is required; give it relative to the workspace root',
+    });
   }
   const absolute = resolve(root, path);
   if (!isInside(root, absolute)) {
-    throw new LspPathRefusedError({ path, reason: `${path} is outside the workspace ${root}; only files inside it can be queried` });
+    throw new LspPathRefusedError({
+      path,
+      reason: `${path} is outside the workspace ${root}; only files inside it can be queried`,
+    });
   }
   let real: string;
   try {
     real = realpathSync(absolute);
   } catch {
-    throw new LspPathRefusedError({ path, reason: `${path} does not exist in the workspace; check the path (relative to ${root})` });
+    throw new LspPathRefusedError({
+      path,
+      reason: `${path} does not exist in the workspace; check the path (relative to ${root})`,
+    });
   }
   if (!isInside(root, real)) {
-    throw new LspPathRefusedError({ path, reason: `${path} is a link to ${real}, outside the workspace; only files inside it can be queried` });
+    throw new LspPathRefusedError({
+      path,
+      reason: `${path} is a link to ${real}, outside the workspace; only files inside it can be queried`,
+    });
   }
   return real;
 }

@@ -83,23 +83,35 @@ export class ServerPool {
     for (const entry of this.entries) {
       if (language !== undefined && entry.config.id !== language) continue;
       if (entry.command === undefined) continue;
-      if (entry.session || (await findWorkspaceFile(this.options.cwd, Object.keys(entry.config.languages)))) {
+      if (
+        entry.session ||
+        (await findWorkspaceFile(this.options.cwd, Object.keys(entry.config.languages)))
+      ) {
         ids.push(entry.config.id);
       }
     }
-    if (language !== undefined && ids.length === 0) this.requireEntry(this.entryById(language), language);
+    if (language !== undefined && ids.length === 0)
+      this.requireEntry(this.entryById(language), language);
     return ids;
   }
 
   /** Runs `fn` on the server for `path`'s language; a crash mid-query restarts it once. */
-  runForPath<T>(path: string, fn: (session: ServerSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  runForPath<T>(
+    path: string,
+    fn: (session: ServerSession) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const extension = extname(path).toLowerCase();
     const entry = this.requireEntry(this.entryForExtension(extension), extension || path);
     return this.run(entry, fn, signal);
   }
 
   /** Runs `fn` on the server with this id. */
-  runForServer<T>(id: string, fn: (session: ServerSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  runForServer<T>(
+    id: string,
+    fn: (session: ServerSession) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     return this.run(this.requireEntry(this.entryById(id), id), fn, signal);
   }
 
@@ -137,7 +149,11 @@ export class ServerPool {
     await Promise.all(this.entries.map((entry) => this.stop(entry)));
   }
 
-  private async run<T>(entry: Entry, fn: (session: ServerSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async run<T>(
+    entry: Entry,
+    fn: (session: ServerSession) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     entry.active += 1;
     clearTimeout(entry.idleTimer);
     try {
@@ -158,7 +174,12 @@ export class ServerPool {
 
   private ensure(entry: Entry, signal?: AbortSignal): Promise<ServerSession> {
     if (this.closed) {
-      return Promise.reject(new LspFailedError({ serverId: entry.config.id, message: 'The LSP manager was shut down; create a new one to query again' }));
+      return Promise.reject(
+        new LspFailedError({
+          serverId: entry.config.id,
+          message: 'The LSP manager was shut down; create a new one to query again',
+        }),
+      );
     }
     if (entry.session?.client.alive) return Promise.resolve(entry.session);
     if (entry.session) entry.lastError = entry.session.client.exitReason;
@@ -181,7 +202,8 @@ export class ServerPool {
         signal,
       });
       const documents = new DocumentSync(client, this.options.onChangedOnDisk);
-      const languageOf = (path: string): string => config.languages[extname(path).toLowerCase()] ?? config.id;
+      const languageOf = (path: string): string =>
+        config.languages[extname(path).toLowerCase()] ?? config.id;
       const session: ServerSession = {
         client,
         documents,

@@ -1,0 +1,136 @@
+import type { LspLocation, LspManager, LspPosition, LspSymbol } from '../types.js';
+import { compareLocations, type LineReader, where } from './format.js';
+import { isInside } from './paths.js';
+
+/** How a tool call names its target: a position, a name on a line, a name in a file, or a name. */
+export interface TargetArgs {
+  path?: string;
+  line?: number;
+  column?: number;
+  symbol?: string;
+}
+
+/** A resolved target position, with a note when the choice was ambiguous. */
+export interface Target {
+  path: string;
+  position: LspPosition;
+  note?: string;
+}
+
+/** A problem with the tool's arguments that the model can fix; rendered as an error result. */
+export class ToolInputProblem extends Error {}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The 1-based column of `name` as a whole word in `text`, searching from `fromColumn`. */
+export function findWord(text: string, name: string, fromColumn = 1): number | undefined {
+  const pattern = new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`, 'g');
+  pattern.lastIndex = Math.max(0, fromColumn - 1);
+  const match = pattern.exec(text);
+  return match ? match.index + 1 : undefined;
+}
+
+/** Moves a symbol's location onto its name (workspace symbols often span the declaration). */
+export function nameLocation(symbol: LspSymbol, reader: LineReader): LspLocation {
+  const { location } = symbol;
+  for (
+    let line = location.line;
+    line <= Math.min(location.endLine, location.line + 20);
+    line += 1
+  ) {
+    const text = reader.raw(location.path, line);
+    if (text === undefined) break;
+    const column = findWord(text, symbol.name, line === location.line ? location.column : 1);
+    if (column !== undefined) {
+      return {
+        path: location.path,
+        line,
+        column,
+        endLine: line,
+        endColumn: column + symbol.name.length,
+      };
+    }
+  }
+  return location;
+}
+
+/** True when `symbol` is called `query`, or `Container.name` matches its container and name. */
+export function symbolMatches(symbol: LspSymbol, query: string): boolean {
+  if (symbol.name === query) return true;
+  const dot = query.lastIndexOf('.');
+  return (
+    dot > 0 && symbol.name === query.slice(dot + 1) && symbol.containerName === query.slice(0, dot)
+  );
+}
+
+function bareName(query: string): string {
+  return query.slice(query.lastIndexOf('.') + 1);
+}
+
+/** Resolves the arguments of a position-based tool to one file position. */
+export async function locateTarget(
+  manager: LspManager,
+  args: TargetArgs,
+  reader: LineReader,
+  signal: AbortSignal | undefined,
+): Promise<Target> {
+  const { path, line, column, symbol } = args;
+  if (path !== undefined && line !== undefined) {
+    const file = manager.resolvePath(path);
+    if (column !== undefined) return { path: file, position: { line, column } };
+    if (symbol === undefined) {
+      throw new ToolInputProblem(
+        'Give `column` or `symbol` together with `line`, so the position is exact.',
+      );
+    }
+    const text = reader.raw(file, line);
+    if (text === undefined) throw new ToolInputProblem(`${path} has no line ${line}.`);
+    const found = findWord(text, bareName(symbol));
+    if (found === undefined) {
+      throw new ToolInputProblem(
+        `\`${bareName(symbol)}\` does not occur on line ${line} of ${path}; the line reads: ${text.trim()}`,
+      );
+    }
+    return { path: file, position: { line, column: found } };
+  }
+  if (symbol === undefined || symbol.trim() === '') {
+    throw new ToolInputProblem(
+      'Give `path` with `line` and `column` (1-based), or a `symbol` name (optionally with `path`).',
+    );
+  }
+  let candidates: LspSymbol[];
+  if (path !== undefined) {
+    const file = manager.resolvePath(path);
+    candidates = (await manager.documentSymbols(file, { signal })).filter((each) =>
+      symbolMatches(each, symbol),
+    );
+    if (candidates.length === 0) {
+      throw new ToolInputProblem(
+        `No symbol named \`${symbol}\` is declared in ${path}; try lsp_symbols to find where it is declared.`,
+      );
+    }
+  } else {
+    const found = await manager.workspaceSymbols(bareName(symbol), { signal });
+    candidates = found
+      .filter((each) => symbolMatches(each, symbol) && isInside(manager.cwd, each.location.path))
+      .map((each) => ({ ...each, location: nameLocation(each, reader) }));
+    if (candidates.length === 0) {
+      throw new ToolInputProblem(
+        `No symbol named \`${symbol}\` was found in the workspace; check the spelling or use grep.`,
+      );
+    }
+  }
+  candidates.sort((a, b) => compareLocations(a.location, b.location));
+  const chosen = candidates[0]!;
+  const target: Target = {
+    path: chosen.location.path,
+    position: { line: chosen.location.line, column: chosen.location.column },
+  };
+  if (candidates.length > 1) {
+    const others = candidates.slice(1, 6).map((each) => where(manager.cwd, each.location));
+    target.note = `${candidates.length} symbols are named \`${symbol}\`; using ${where(manager.cwd, chosen.location)} (others: ${others.join(', ')}). Pass path and line to pick another.`;
+  }
+  return target;
+}

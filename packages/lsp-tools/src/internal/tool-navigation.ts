@@ -1,0 +1,123 @@
+import type { ToolDefinition } from '@spine/protocol';
+import type { LspLocation, LspManager } from '../types.js';
+import {
+  LineReader,
+  omissionNotes,
+  renderLocations,
+  selectLocations,
+  where,
+  wordAt,
+} from './format.js';
+import { locateTarget, type Target } from './locate.js';
+import { maxArg, runLspTool, TARGET_PROPERTIES, targetArgs } from './tool-kit.js';
+
+const READ_ONLY = { isConcurrencySafe: true, permissions: {}, timeoutMs: 90_000 } as const;
+
+function heading(manager: LspManager, target: Target, reader: LineReader): string {
+  const name = wordAt(reader, target.path, target.position.line, target.position.column);
+  const at = where(manager.cwd, {
+    path: target.path,
+    ...target.position,
+    endLine: 0,
+    endColumn: 0,
+  });
+  return name ? `\`${name}\` at ${at}` : at;
+}
+
+function listing(
+  manager: LspManager,
+  target: Target,
+  locations: LspLocation[],
+  max: number,
+  words: { one: string; many: string; noun: string },
+): { content: string; truncated: boolean } {
+  const { noun } = words;
+  const reader = new LineReader();
+  const selection = selectLocations(manager.cwd, locations, (each) => each, max);
+  const count = selection.shown.length + selection.hidden;
+  const lines = [
+    `${count} ${count === 1 ? words.one : words.many} ${heading(manager, target, reader)}:`,
+  ];
+  if (target.note) lines.push(target.note);
+  lines.push(
+    ...renderLocations(manager.cwd, selection.shown, reader),
+    ...omissionNotes(selection, noun),
+  );
+  if (selection.shown.length === 0 && selection.outside === 0)
+    lines.push(`(no ${noun} found; the position may not be on a symbol)`);
+  return { content: lines.join('\n'), truncated: selection.hidden > 0 };
+}
+
+/** `lsp_definition`: where a symbol is defined. */
+export function createDefinitionTool(manager: LspManager): ToolDefinition {
+  return {
+    spec: {
+      name: 'lsp_definition',
+      description:
+        'Go to definition through the language server (compiler-precise, unlike grep). Give path+line+column, path+line+symbol, or just a symbol name. Returns path:line:col with the code line.',
+      parameters: {
+        type: 'object',
+        properties: { ...TARGET_PROPERTIES },
+        additionalProperties: false,
+      },
+    },
+    ...READ_ONLY,
+    execute: (args, context) =>
+      runLspTool(args, context, async () => {
+        const reader = new LineReader();
+        const target = await locateTarget(manager, targetArgs(args), reader, context.signal);
+        const locations = await manager.definition(target.path, target.position, {
+          signal: context.signal,
+        });
+        return {
+          ...listing(manager, target, locations, maxArg(args), {
+            one: 'definition of',
+            many: 'definitions of',
+            noun: 'definitions',
+          }),
+          provider: manager.serverFor(target.path),
+        };
+      }),
+  };
+}
+
+/** `lsp_references`: every use of a symbol, declaration included. */
+export function createReferencesTool(manager: LspManager): ToolDefinition {
+  return {
+    spec: {
+      name: 'lsp_references',
+      description:
+        'Find all references to a symbol (including its declaration) through the language server. Give path+line+column, path+line+symbol, or a symbol name. Sorted path:line:col lines with code, capped at `max` (default 50).',
+      parameters: {
+        type: 'object',
+        properties: {
+          ...TARGET_PROPERTIES,
+          max: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 500,
+            description: 'Most results to list (default 50).',
+          },
+        },
+        additionalProperties: false,
+      },
+    },
+    ...READ_ONLY,
+    execute: (args, context) =>
+      runLspTool(args, context, async () => {
+        const reader = new LineReader();
+        const target = await locateTarget(manager, targetArgs(args), reader, context.signal);
+        const locations = await manager.references(target.path, target.position, {
+          signal: context.signal,
+        });
+        return {
+          ...listing(manager, target, locations, maxArg(args), {
+            one: 'reference to',
+            many: 'references to',
+            noun: 'references',
+          }),
+          provider: manager.serverFor(target.path),
+        };
+      }),
+  };
+}

@@ -4,6 +4,8 @@ export interface WebSearchResult {
   url: string;
   snippet: string;
   publishedAt?: string;
+  /** `answer` marks a provider-written answer (Perplexity Sonar) rather than a page hit. Default `result`. */
+  kind?: 'result' | 'answer';
 }
 
 /** Whether a provider can be used now, and if not, why (for example which variable to set). */
@@ -32,6 +34,10 @@ export interface WebFetchResult {
   truncated: boolean;
   /** Provider id. */
   provider: string;
+  /** Page title, when the content had one (HTML `<title>`). */
+  title?: string;
+  /** Length of the converted content before it was cut at the length limit. */
+  originalLength?: number;
 }
 
 /**

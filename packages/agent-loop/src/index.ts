@@ -1,2 +1,59 @@
 // Public API of @spine/agent-loop. Every export here is a semver promise.
-export {};
+
+export { Agent, createAgent } from './agent.js';
+export type { EnvironmentContributionOptions } from './environment.js';
+export { createEnvironmentContribution } from './environment.js';
+export {
+  AgentBusyError,
+  CompactionFailedError,
+  CompactionUnavailableError,
+  ModelRequestFailedError,
+  ReplayInputMissingError,
+  TurnAbortedError,
+} from './errors.js';
+export { Inbox } from './inbox.js';
+export type {
+  AbortedBody,
+  AttemptBody,
+  InboxItem,
+  InboxQueue,
+  InboxSplicedBody,
+  PrefixChangeCause,
+  PromptSystemBody,
+  RecordedSeqs,
+  RequestContextBody,
+  RequestHeaderBody,
+  RetryBody,
+  RetryStartedBody,
+  ToolsDefinedBody,
+  TurnEndBody,
+  TurnEndReason,
+} from './records.js';
+export type { ReplayedRequest, ReplayMismatch, ReplayOptions, ReplayReport } from './replay.js';
+export { replay } from './replay.js';
+export type { BuildRequestInput, BuiltRequest } from './request-builder.js';
+export { hashTools, RequestBuilder } from './request-builder.js';
+export type {
+  RequestErrorContext,
+  RequestErrorDecision,
+  RequestErrorHandler,
+} from './request-error.js';
+export { handleRequestError, REQUEST_ERROR_CHAIN } from './request-error.js';
+export type { FallbackRetryPolicyOptions } from './retry.js';
+export { createFallbackRetryPolicy } from './retry.js';
+export { RUNTIME_CONTEXT_SOURCE, RuntimeContextProjection } from './runtime-context.js';
+export type {
+  AssembleOptions,
+  PromptContribution,
+  PromptSection,
+  PromptSnapshot,
+} from './system-prompt.js';
+export { SystemPrompt } from './system-prompt.js';
+export type {
+  AgentEvents,
+  AgentOptions,
+  RunOptions,
+  StepPosition,
+  TurnReason,
+  TurnResult,
+} from './types.js';

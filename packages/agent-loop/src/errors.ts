@@ -1,0 +1,66 @@
+import { SpineError } from '@spine/protocol';
+
+/** Thrown when `run` is called while a turn is already running on the same agent. */
+export class AgentBusyError extends SpineError {
+  constructor(options: { turn: number }) {
+    super({
+      code: 'INVALID_CONFIG',
+      message: `turn ${options.turn} is still running; await it, abort it, or call agent.enqueue(input) to queue the input`,
+    });
+  }
+}
+
+/** The model reported a context overflow and no compaction engine can shrink the context. */
+export class CompactionUnavailableError extends SpineError {
+  constructor(options: { contextWindow: number; cause?: unknown }) {
+    super({
+      code: 'COMPACTION_DISABLED',
+      message: `the request exceeded the model's context window (${options.contextWindow} tokens) and no compaction engine is configured; pass createAgent({ compaction }) or start a new session`,
+      cause: options.cause,
+    });
+  }
+}
+
+/** Compaction was attempted after a context overflow but did not shrink the context. */
+export class CompactionFailedError extends SpineError {
+  constructor(options: { status: string; detail?: string; cause?: unknown }) {
+    super({
+      code: 'COMPACTION_FAILED',
+      message: `the request exceeded the context window and compaction ${options.status}${options.detail ? ` (${options.detail})` : ''}; compact manually, switch to a model with a larger window, or start a new session`,
+      cause: options.cause,
+    });
+  }
+}
+
+/** A model request failed and the retry policy gave up. */
+export class ModelRequestFailedError extends SpineError {
+  constructor(options: { attempts: number; reason: string; cause: unknown }) {
+    const code = SpineError.isInstance(options.cause) ? options.cause.code : 'INTERNAL';
+    const detail = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super({
+      code,
+      message: `the model request failed after ${options.attempts} attempt(s): ${detail} (${options.reason}); check the provider's status and your configuration, then run agent.resume() or send the input again`,
+      cause: options.cause,
+    });
+  }
+}
+
+/** The turn was stopped by its AbortSignal. */
+export class TurnAbortedError extends SpineError {
+  constructor(options: { turn: number; step: number; phase: string }) {
+    super({
+      code: 'ABORTED',
+      message: `turn ${options.turn} was aborted at step ${options.step} (${options.phase}); start a new turn or call agent.resume() to continue`,
+    });
+  }
+}
+
+/** A recorded request names a prompt or tool list whose content the log does not hold. */
+export class ReplayInputMissingError extends SpineError {
+  constructor(options: { requestSeq: number; what: string }) {
+    super({
+      code: 'REPLAY_MISMATCH',
+      message: `request/header #${options.requestSeq} refers to ${options.what}, which is not in the log; the log is incomplete or was edited`,
+    });
+  }
+}

@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import type {
+  Message,
+  ModelClient,
+  ModelRequest,
+  Projector,
+  SessionLog,
+  ToolSpec,
+} from '@spine/protocol';
+import { createDefaultProjector } from '@spine/session-log';
+import { digestRequest, fragmentHash, type RequestParams } from './internal/canonical.js';
+import { sha256 } from './internal/hash.js';
+import { resolveSeqs } from './internal/resolve-seqs.js';
+import type { PromptSystemBody, RequestHeaderBody, ToolsDefinedBody } from './records.js';
+import { hashTools } from './request-builder.js';
+
+/** Options of {@link replay}. */
+export interface ReplayOptions {
+  /** Encodes each rebuilt request to its exact wire body (reported as `wireBytes`, `wireHash`). */
+  model?: ModelClient;
+  /** Projects surface events to messages; default: session-log's default projector. */
+  projector?: Projector;
+}
+
+/** The first field of a recorded request that the log no longer reproduces. */
+export interface ReplayMismatch {
+  /** `system`, `tools`, `seqs`, `messages[i]`, `messages`, `params`. */
+  field: string;
+  /** The seq of the event behind the differing message, when known. */
+  eventSeq?: number;
+  expected?: string;
+  actual?: string;
+}
+
+/** The verdict on one recorded request. */
+export interface ReplayedRequest {
+  /** Seq of its `request/header`. */
+  seq: number;
+  turn: number;
+  step: number;
+  attempt: number;
+  ok: boolean;
+  mismatch?: ReplayMismatch;
+  /** Size and hash of the wire body, when `options.model` can encode. */
+  wireBytes?: number;
+  wireHash?: string;
+}
+
+/** What {@link replay} found. */
+export interface ReplayReport {
+  /** True when every recorded request was rebuilt with a matching hash. */
+  ok: boolean;
+  requests: ReplayedRequest[];
+  /** The first request that did not match, if any. */
+  firstMismatch?: ReplayedRequest;
+}
+
+/**
+ * Rebuilds every recorded model request from the log alone (surface ops, projections, stored
+ * system prompts and tool lists) and checks each against its recorded hash. A mismatch names
+ * the request and the first differing field, down to the message and its event seq.
+ *
+ * @example
+ * ```ts
+ * const report = replay(session);
+ * if (!report.ok) console.error(report.firstMismatch);
+ * ```
+ */
+export function replay(session: SessionLog, options: ReplayOptions = {}): ReplayReport {
+  const projector = options.projector ?? createDefaultProjector();
+  const systems = new Map<string, string>();
+  const toolLists = new Map<string, ToolSpec[]>();
+  const projected = new Map<number, readonly Message[]>();
+  const resolved = new Map<number, number[]>();
+  const surface: number[] = [];
+  const requests: ReplayedRequest[] = [];
+
+  for (const event of session.events()) {
+    if (event.surfaceOp) {
+      if (event.surfaceOp.op === 'append') surface.push(event.seq);
+      else {
+        const start = surface.indexOf(event.surfaceOp.start);
+        const end = surface.indexOf(event.surfaceOp.end);
+        if (start >= 0 && end >= start) surface.splice(start, end - start + 1, event.seq);
+      }
+      continue;
+    }
+    if (event.type === 'prompt/system') {
+      const body = event.body as PromptSystemBody;
+      systems.set(body.hash, body.text);
+      continue;
+    }
+    if (event.type === 'tools/defined') {
+      const body = event.body as ToolsDefinedBody;
+      toolLists.set(body.hash, body.tools);
+      continue;
+    }
+    if (event.type !== 'request/header') continue;
+    const header = event.body as RequestHeaderBody;
+    const entry: ReplayedRequest = {
+      seq: event.seq,
+      turn: header.turn,
+      step: header.step,
+      attempt: header.attempt,
+      ok: true,
+    };
+    requests.push(entry);
+    const fail = (mismatch: ReplayMismatch): void => {
+      entry.ok = false;
+      entry.mismatch = mismatch;
+    };
+    const recordedSeqs = resolveSeqs(session, event.seq, resolved);
+    resolved.clear();
+    resolved.set(event.seq, recordedSeqs);
+
+    const system = systems.get(header.systemHash);
+    const tools = toolLists.get(header.toolsHash);
+    if (system === undefined || sha256(system) !== header.systemHash) {
+      const actual = system === undefined ? 'missing' : sha256(system);
+      fail({ field: 'system', expected: header.systemHash, actual });
+      continue;
+    }
+    if (tools === undefined || hashTools(tools) !== header.toolsHash) {
+      const actual = tools === undefined ? 'missing' : hashTools(tools);
+      fail({ field: 'tools', expected: header.toolsHash, actual });
+      continue;
+    }
+    const messages: Message[] = [];
+    const messageSeqs: number[] = [];
+    try {
+      for (const seq of surface) {
+        let list = projected.get(seq);
+        if (!list) {
+          const source = session.get(seq);
+          list = source ? projector.project(source) : [];
+          projected.set(seq, list);
+        }
+        for (const message of list) {
+          messages.push(message);
+          messageSeqs.push(seq);
+        }
+      }
+    } catch (error) {
+      fail({ field: 'messages', actual: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
+    const seqDiff = firstDifference(recordedSeqs, messageSeqs);
+    if (seqDiff !== undefined) {
+      const expected = String(recordedSeqs[seqDiff] ?? 'end');
+      fail({ field: 'seqs', expected, actual: String(messageSeqs[seqDiff] ?? 'end') });
+      continue;
+    }
+    const params: RequestParams = {
+      model: header.model,
+      provider: header.provider,
+      systemHash: header.systemHash,
+      toolsHash: header.toolsHash,
+    };
+    if (header.sessionId !== undefined) params.sessionId = header.sessionId;
+    if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
+    if (header.reasoning !== undefined) params.reasoning = header.reasoning;
+    const digest = digestRequest(messages, params);
+    if (digest.messagesHash !== header.messagesHash || messages.length !== header.messageCount) {
+      const kept = header.prefix.kept;
+      let found = false;
+      for (let i = kept; i < messages.length; i++) {
+        const actual = fragmentHash(messages[i] as Message);
+        const expected = header.addedHashes[i - kept];
+        if (actual !== expected) {
+          fail({
+            field: `messages[${i}]`,
+            eventSeq: messageSeqs[i] as number,
+            expected: expected ?? 'none',
+            actual,
+          });
+          found = true;
+          break;
+        }
+      }
+      if (!found)
+        fail({ field: 'messages', expected: header.messagesHash, actual: digest.messagesHash });
+      continue;
+    }
+    if (digest.requestHash !== header.requestHash) {
+      fail({ field: 'params', expected: header.requestHash, actual: digest.requestHash });
+      continue;
+    }
+    if (options.model?.encodeRequest) {
+      const request: ModelRequest = { model: header.model, system, messages, tools };
+      if (header.sessionId !== undefined) request.sessionId = header.sessionId;
+      if (header.maxOutputTokens !== undefined) request.maxOutputTokens = header.maxOutputTokens;
+      if (header.reasoning !== undefined) request.reasoning = header.reasoning;
+      const wire = options.model.encodeRequest(request);
+      entry.wireBytes = Buffer.byteLength(wire);
+      entry.wireHash = `sha256:${createHash('sha256').update(wire).digest('hex')}`;
+    }
+  }
+  const firstMismatch = requests.find((request) => !request.ok);
+  return firstMismatch ? { ok: false, requests, firstMismatch } : { ok: true, requests };
+}
+
+function firstDifference(a: readonly number[], b: readonly number[]): number | undefined {
+  const length = Math.max(a.length, b.length);
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return i;
+  return undefined;
+}

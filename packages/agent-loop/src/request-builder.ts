@@ -1,0 +1,244 @@
+import {
+  canonicalJson,
+  type Message,
+  type ModelRequest,
+  type SessionEvent,
+  type SessionLog,
+  type ToolSpec,
+} from '@spine/protocol';
+import { fragmentHash, IncrementalRequestHash, type RequestParams } from './internal/canonical.js';
+import { sha256 } from './internal/hash.js';
+import { resolveSeqs } from './internal/resolve-seqs.js';
+import { toRanges } from './internal/seq-ranges.js';
+import type {
+  PrefixChangeCause,
+  PromptSystemBody,
+  RequestContextBody,
+  RequestHeaderBody,
+  ToolsDefinedBody,
+} from './records.js';
+import { RUNTIME_CONTEXT_SOURCE } from './runtime-context.js';
+import type { PromptSnapshot } from './system-prompt.js';
+
+/** Input of {@link RequestBuilder.buildRequest}. */
+export interface BuildRequestInput {
+  /** This step's prompt snapshot (system text, contexts, tools). */
+  snapshot: PromptSnapshot;
+  /** The model id sent to the provider. */
+  modelId: string;
+  /** The provider name, recorded in the header. */
+  provider: string;
+  turn: number;
+  step: number;
+  attempt: number;
+  maxOutputTokens?: number;
+  reasoning?: ModelRequest['reasoning'];
+  /** The token meter's estimate, recorded for calibration. */
+  estimatedTokens?: number;
+}
+
+/** A request ready to stream, and where it was recorded. */
+export interface BuiltRequest {
+  request: ModelRequest;
+  /** Seq of its `request/header`. */
+  headerSeq: number;
+  header: RequestHeaderBody;
+}
+
+interface PreviousRequest {
+  seq: number;
+  body: RequestHeaderBody;
+  seqs: number[];
+}
+
+const toolFragments = new WeakMap<ToolSpec, string>();
+
+/**
+ * Builds every model request from `session.deriveMessages()` and records it: `prompt/system`
+ * and `tools/defined` once per content hash, then `request/header` (ids, hashes, message seqs,
+ * prefix attribution) and `request/context`. Per step it costs in proportion to what is new:
+ * messages are compared by identity, hashed incrementally, and their seqs recorded relative to
+ * the previous request.
+ *
+ * @example
+ * ```ts
+ * const builder = new RequestBuilder(session);
+ * const { request, headerSeq } = builder.buildRequest({ snapshot, modelId: 'deepseek-v4-flash', provider: 'deepseek', turn: 1, step: 1, attempt: 1 });
+ * ```
+ */
+export class RequestBuilder {
+  readonly #session: SessionLog;
+  readonly #storedSystems = new Set<string>();
+  readonly #storedTools = new Set<string>();
+  readonly #hash = new IncrementalRequestHash();
+  #previous: PreviousRequest | undefined;
+  #lastTools: readonly ToolSpec[] | undefined;
+  #lastToolsText = '';
+  #lastToolsHash = '';
+
+  /** Reads the stored prompt and tool hashes and the last request from `session`. */
+  constructor(session: SessionLog) {
+    this.#session = session;
+    let last: SessionEvent | undefined;
+    for (const event of session.events()) {
+      if (event.type === 'prompt/system')
+        this.#storedSystems.add((event.body as PromptSystemBody).hash);
+      else if (event.type === 'tools/defined')
+        this.#storedTools.add((event.body as ToolsDefinedBody).hash);
+      else if (event.type === 'request/header') last = event;
+    }
+    if (last) {
+      this.#previous = {
+        seq: last.seq,
+        body: last.body as RequestHeaderBody,
+        seqs: resolveSeqs(session, last.seq),
+      };
+    }
+  }
+
+  /** The last recorded request header, if any. */
+  get previous(): { seq: number; body: RequestHeaderBody } | undefined {
+    return this.#previous && { seq: this.#previous.seq, body: this.#previous.body };
+  }
+
+  /** Builds the next request from the session and records it; see the class summary. */
+  buildRequest(input: BuildRequestInput, options: { signal?: AbortSignal } = {}): BuiltRequest {
+    options.signal?.throwIfAborted();
+    const session = this.#session;
+    const at = { turn: input.turn, step: input.step };
+    const { snapshot } = input;
+    const tools = snapshot.tools;
+    const toolsHash = this.#toolsHash(tools);
+    if (!this.#storedSystems.has(snapshot.systemHash)) {
+      const body: PromptSystemBody = { hash: snapshot.systemHash, text: snapshot.system };
+      session.append('prompt/system', body, at);
+      this.#storedSystems.add(snapshot.systemHash);
+    }
+    if (!this.#storedTools.has(toolsHash)) {
+      const body: ToolsDefinedBody = { hash: toolsHash, tools: tools.map((tool) => ({ ...tool })) };
+      session.append('tools/defined', body, at);
+      this.#storedTools.add(toolsHash);
+    }
+
+    const derived = session.deriveMessages();
+    const messages = derived.messages;
+    const seqs = derived.seqs;
+    this.#hash.update(messages);
+    const params: RequestParams = {
+      model: input.modelId,
+      provider: input.provider,
+      systemHash: snapshot.systemHash,
+      toolsHash,
+    };
+    if (session.id) params.sessionId = session.id;
+    if (input.maxOutputTokens !== undefined) params.maxOutputTokens = input.maxOutputTokens;
+    if (input.reasoning !== undefined) params.reasoning = input.reasoning;
+    const digest = this.#hash.digest(params);
+
+    const previous = this.#previous;
+    const previousSeqs = previous?.seqs ?? [];
+    const limit = Math.min(previousSeqs.length, seqs.length);
+    let kept = 0;
+    while (kept < limit && previousSeqs[kept] === seqs[kept]) kept++;
+    const causes: PrefixChangeCause[] = [];
+    if (previous) {
+      const before = previous.body;
+      if (before.systemHash !== snapshot.systemHash) causes.push('system-changed');
+      if (before.toolsHash !== toolsHash) causes.push('tools-changed');
+      if (before.model !== input.modelId) causes.push('model-changed');
+      if (kept < previousSeqs.length) {
+        causes.push(
+          before.generation !== derived.generation
+            ? 'compaction-replaced-region'
+            : 'earlier-message-changed',
+        );
+      }
+    }
+    const addedHashes: string[] = [];
+    for (let i = kept; i < messages.length; i++) {
+      const message = messages[i] as Message;
+      addedHashes.push(fragmentHash(message));
+      if (message.role === 'user' && message.source === RUNTIME_CONTEXT_SOURCE && previous) {
+        if (!causes.includes('runtime-context-inserted')) causes.push('runtime-context-inserted');
+      }
+    }
+    const breaking = causes.some((cause) => cause !== 'runtime-context-inserted');
+    const header: RequestHeaderBody = {
+      turn: input.turn,
+      step: input.step,
+      attempt: input.attempt,
+      model: input.modelId,
+      provider: input.provider,
+      systemHash: snapshot.systemHash,
+      toolsHash,
+      generation: derived.generation,
+      messageCount: messages.length,
+      seqs: previous
+        ? { base: previous.seq, keep: kept, ranges: toRanges(seqs, kept) }
+        : { ranges: toRanges(seqs, 0) },
+      addedHashes,
+      messagesHash: digest.messagesHash,
+      requestHash: digest.requestHash,
+      prefix: {
+        ...(previous ? { previous: previous.seq } : {}),
+        kept,
+        of: previousSeqs.length,
+        extends: !breaking,
+        causes,
+      },
+    };
+    if (params.sessionId !== undefined) header.sessionId = params.sessionId;
+    if (input.maxOutputTokens !== undefined) header.maxOutputTokens = input.maxOutputTokens;
+    if (input.reasoning !== undefined) header.reasoning = input.reasoning;
+    if (input.estimatedTokens !== undefined) header.estimatedTokens = input.estimatedTokens;
+    const event = session.append('request/header', header, at);
+    const context: RequestContextBody = {
+      request: event.seq,
+      contexts: { ...snapshot.contexts },
+      variables: { ...snapshot.variables },
+    };
+    session.append('request/context', context, at);
+
+    const nextSeqs = previousSeqs;
+    nextSeqs.length = kept;
+    for (let i = kept; i < seqs.length; i++) nextSeqs.push(seqs[i] as number);
+    this.#previous = { seq: event.seq, body: header, seqs: nextSeqs };
+
+    const request: ModelRequest = {
+      model: input.modelId,
+      system: snapshot.system,
+      messages,
+      tools,
+    };
+    if (params.sessionId !== undefined) request.sessionId = params.sessionId;
+    if (input.maxOutputTokens !== undefined) request.maxOutputTokens = input.maxOutputTokens;
+    if (input.reasoning !== undefined) request.reasoning = input.reasoning;
+    return { request, headerSeq: event.seq, header };
+  }
+
+  #toolsHash(tools: readonly ToolSpec[]): string {
+    if (tools === this.#lastTools) return this.#lastToolsHash;
+    const text = `[${tools.map(toolFragment).join(',')}]`;
+    this.#lastTools = tools;
+    if (text !== this.#lastToolsText) {
+      this.#lastToolsText = text;
+      this.#lastToolsHash = sha256(text);
+    }
+    return this.#lastToolsHash;
+  }
+}
+
+/** The canonical JSON of a tool spec, cached by identity. */
+function toolFragment(tool: ToolSpec): string {
+  let fragment = toolFragments.get(tool);
+  if (fragment === undefined) {
+    fragment = canonicalJson(tool);
+    toolFragments.set(tool, fragment);
+  }
+  return fragment;
+}
+
+/** Hash of a tool list as recorded in `tools/defined` (canonical JSON array). */
+export function hashTools(tools: readonly ToolSpec[]): string {
+  return sha256(`[${tools.map((tool) => canonicalJson(tool)).join(',')}]`);
+}

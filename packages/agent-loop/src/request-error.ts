@@ -1,0 +1,108 @@
+import { type CompactionOutcome, type RetryPolicy, SpineError } from '@spine/protocol';
+import {
+  CompactionFailedError,
+  CompactionUnavailableError,
+  ModelRequestFailedError,
+} from './errors.js';
+
+/** What the request-error chain knows about a failed attempt. */
+export interface RequestErrorContext {
+  error: unknown;
+  /** The number of the attempt that failed (1-based). */
+  attempt: number;
+  /** Compactions already run for overflows in this step. */
+  overflowCompactions: number;
+  retryPolicy: RetryPolicy;
+  contextWindow: number;
+  /** Runs an overflow compaction; absent when no engine is configured. */
+  compact: (() => Promise<CompactionOutcome | undefined>) | undefined;
+}
+
+/** A handler's verdict: retry (after a delay) or fail the turn with a clear error. */
+export type RequestErrorDecision =
+  | { retry: true; delayMs: number; reason: string; compactionId?: number }
+  | { retry: false; error: SpineError };
+
+/** One link of the chain; `undefined` passes the error on to the next link. */
+export type RequestErrorHandler = (
+  context: RequestErrorContext,
+) => Promise<RequestErrorDecision | undefined>;
+
+const MAX_OVERFLOW_COMPACTIONS = 2;
+
+/** Context overflow: compact and retry, or fail with a message that says what to do. */
+const overflowHandler: RequestErrorHandler = async (context) => {
+  if (!SpineError.isInstance(context.error) || context.error.code !== 'CONTEXT_OVERFLOW')
+    return undefined;
+  if (!context.compact) {
+    return {
+      retry: false,
+      error: new CompactionUnavailableError({
+        contextWindow: context.contextWindow,
+        cause: context.error,
+      }),
+    };
+  }
+  if (context.overflowCompactions >= MAX_OVERFLOW_COMPACTIONS) {
+    return {
+      retry: false,
+      error: new CompactionFailedError({
+        status: 'did not bring the request under the limit',
+        detail: `${context.overflowCompactions} compactions in this step`,
+        cause: context.error,
+      }),
+    };
+  }
+  const outcome = await context.compact();
+  if (outcome?.status !== 'compacted') {
+    const status = outcome?.status ?? 'failed';
+    const error = new CompactionFailedError({
+      status,
+      ...(outcome?.message ? { detail: outcome.message } : {}),
+      cause: context.error,
+    });
+    return { retry: false, error };
+  }
+  const decision: RequestErrorDecision = {
+    retry: true,
+    delayMs: 0,
+    reason: 'context overflow: compacted, retrying',
+  };
+  if (outcome.compactionId !== undefined) decision.compactionId = outcome.compactionId;
+  return decision;
+};
+
+/** Transient failures: ask the retry policy. */
+const retryHandler: RequestErrorHandler = async (context) => {
+  const decision = context.retryPolicy.decide(context.error, context.attempt);
+  if (decision.retry) return { retry: true, delayMs: decision.delayMs, reason: decision.reason };
+  return {
+    retry: false,
+    error: new ModelRequestFailedError({
+      attempts: context.attempt,
+      reason: decision.reason,
+      cause: context.error,
+    }),
+  };
+};
+
+/** The chain, in order: overflow → retry policy. The retry handler always decides. */
+export const REQUEST_ERROR_CHAIN: readonly RequestErrorHandler[] = [overflowHandler, retryHandler];
+
+/** Runs the chain until a handler decides. */
+export async function handleRequestError(
+  context: RequestErrorContext,
+): Promise<RequestErrorDecision> {
+  for (const handler of REQUEST_ERROR_CHAIN) {
+    const decision = await handler(context);
+    if (decision) return decision;
+  }
+  return {
+    retry: false,
+    error: new ModelRequestFailedError({
+      attempts: context.attempt,
+      reason: 'no handler',
+      cause: context.error,
+    }),
+  };
+}

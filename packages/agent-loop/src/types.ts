@@ -1,0 +1,106 @@
+import type {
+  CompactionEngine,
+  CompactionOutcome,
+  ModelClient,
+  ModelRequest,
+  RetryPolicy,
+  SessionLog,
+  SpineError,
+  TokenMeter,
+  ToolCallPart,
+  ToolResultBody,
+  ToolRunOptions,
+  ToolScheduler,
+  Usage,
+} from '@spine/protocol';
+import type { InboxItem, InboxQueue } from './records.js';
+import type { SystemPrompt } from './system-prompt.js';
+
+/** Options of {@link createAgent}. */
+export interface AgentOptions {
+  /** The session every event goes to and every request is derived from. */
+  session: SessionLog;
+  /** The model client. */
+  model: ModelClient;
+  /** The model id sent to the provider (configuration, never a constant). */
+  modelId: string;
+  /** The model's context window in tokens, for compaction thresholds. Default 128,000. */
+  contextWindow?: number;
+  /** Cap on output tokens per request. */
+  maxOutputTokens?: number;
+  /** Runs tool calls. */
+  tools: ToolScheduler;
+  /** The prompt contributions; default: an empty prompt. */
+  systemPrompt?: SystemPrompt;
+  /** Compacts on pressure (pre-step) and on context overflow. Without it an overflow fails the turn. */
+  compaction?: CompactionEngine;
+  /** Decides retries of failed attempts; default: retry transient model errors up to 4 attempts. */
+  retryPolicy?: RetryPolicy;
+  /** Estimates prompt tokens (recorded per request) and is calibrated from provider usage. */
+  meter?: TokenMeter;
+  /** Steps per turn before the turn ends with `max-steps`. Default 100. */
+  maxSteps?: number;
+  /** Answers tool approval questions. */
+  approve?: ToolRunOptions['approve'];
+  /** Reasoning / thinking control passed to the model. */
+  reasoning?: ModelRequest['reasoning'];
+  /** The agent name whose tool visibility applies. */
+  agentName?: string;
+}
+
+/** Why a turn ended, as the CLI maps it to exit codes. */
+export type TurnReason = 'completed' | 'max-steps' | 'aborted' | 'error';
+
+/** What one turn came to. */
+export interface TurnResult {
+  /** Why it ended. */
+  reason: TurnReason;
+  /** The turn number. */
+  turn: number;
+  /** The error that ended it, for `error` and `aborted`. */
+  error?: SpineError;
+  /** Steps run in this turn (by this process). */
+  steps: number;
+  /** Tokens used by this turn's requests. */
+  usage: Usage;
+  /** Text of the last assistant message. */
+  text: string;
+  /** Tools that were denied during the turn, in order. */
+  deniedTools: string[];
+}
+
+/** Options of {@link Agent.run} and {@link Agent.resume}. */
+export interface RunOptions {
+  /** One signal for the turn, its requests and its tools. */
+  signal?: AbortSignal;
+}
+
+/** Position of a live event in the session. */
+export interface StepPosition {
+  turn: number;
+  step: number;
+}
+
+/** Live events for UIs (deltas are not logged one by one; the final message is). */
+export interface AgentEvents {
+  'text-delta': (event: StepPosition & { text: string }) => void;
+  'reasoning-delta': (event: StepPosition & { text: string }) => void;
+  'tool-call': (event: StepPosition & { call: ToolCallPart }) => void;
+  'tool-progress': (
+    event: StepPosition & { toolCallId: string; message?: string; data?: unknown },
+  ) => void;
+  'tool-result': (event: StepPosition & { result: ToolResultBody }) => void;
+  'step-start': (event: StepPosition & { attempt: number }) => void;
+  'step-end': (event: StepPosition & { finishReason: string; toolCalls: number }) => void;
+  'turn-end': (result: TurnResult) => void;
+  retry: (
+    event: StepPosition & {
+      failedAttempt: number;
+      nextAttempt: number;
+      delayMs: number;
+      reason: string;
+    },
+  ) => void;
+  compaction: (event: StepPosition & { outcome: CompactionOutcome }) => void;
+  queued: (event: { queue: InboxQueue; item: InboxItem; size: number }) => void;
+}

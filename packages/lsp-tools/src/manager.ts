@@ -94,7 +94,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     serves: (path) => pool.serves(path),
     serverFor: (path) => pool.configFor(path)?.id,
 
-    definition(path, position, { signal }: LspQueryOptions = {}) {
+    async definition(path, position, { signal }: LspQueryOptions = {}) {
       const file = resolvePath(path);
       return pool.runForPath(
         file,
@@ -110,7 +110,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       );
     },
 
-    references(path, position, { signal }: LspQueryOptions = {}) {
+    async references(path, position, { signal }: LspQueryOptions = {}) {
       const file = resolvePath(path);
       return pool.runForPath(
         file,
@@ -151,7 +151,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       return answers.flat();
     },
 
-    documentSymbols(path, { signal }: LspQueryOptions = {}) {
+    async documentSymbols(path, { signal }: LspQueryOptions = {}) {
       const file = resolvePath(path);
       return pool.runForPath(
         file,
@@ -167,7 +167,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       );
     },
 
-    diagnostics(path, { signal }: LspQueryOptions = {}) {
+    async diagnostics(path, { signal }: LspQueryOptions = {}) {
       const file = resolvePath(path);
       return pool.runForPath(
         file,
@@ -180,7 +180,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       );
     },
 
-    callHierarchy(path, position, { signal }: LspQueryOptions = {}) {
+    async callHierarchy(path, position, { signal }: LspQueryOptions = {}) {
       const file = resolvePath(path);
       return pool.runForPath(
         file,

@@ -5,6 +5,8 @@ export { classifyError, isContextOverflowMessage, retryAfterMs } from './classif
 export { isModelError, MissingApiKeyError, ModelConfigError } from './errors.js';
 export type { ListRemoteModelsOptions } from './list-remote-models.js';
 export { listRemoteModels } from './list-remote-models.js';
+export type { AnthropicModelOptions } from './model-anthropic.js';
+export { createAnthropicModel } from './model-anthropic.js';
 export type { DeepSeekModelOptions } from './model-deepseek.js';
 export { createDeepSeekModel } from './model-deepseek.js';
 export type { OpenAICompatibleModelOptions } from './model-openai-compatible.js';

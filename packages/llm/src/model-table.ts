@@ -166,7 +166,8 @@ export function createModelTable(
 
 /**
  * Finds a model: first by `provider/id`, then by id alone when exactly one provider lists it
- * (an OpenAI-compatible gateway serving `gpt-4.1`, say). Returns `undefined` when unknown.
+ * (an OpenAI-compatible gateway serving `gpt-4.1`, say); a dated snapshot id falls back to its
+ * undated family. Returns `undefined` when unknown.
  */
 export function lookupModel(
   table: ModelTable,
@@ -175,6 +176,9 @@ export function lookupModel(
 ): ModelInfo | undefined {
   const exact = table.get(`${provider}/${id}`);
   if (exact) return exact;
+  // Dated snapshots (`claude-sonnet-4-5-20250929`, `gpt-4.1-2025-04-14`) share their family's entry.
+  const undated = id.replace(/-(\d{8}|\d{4}-\d{2}-\d{2})$/, '');
+  if (undated !== id) return lookupModel(table, provider, undated);
   let found: ModelInfo | undefined;
   for (const entry of table.values()) {
     if (entry.id !== id) continue;

@@ -1,0 +1,150 @@
+import type { AssistantMessage, JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
+
+const EPHEMERAL = '"cache_control":{"type":"ephemeral"}';
+
+/** Adds a cache breakpoint to one encoded block (`{...}` → `{...,"cache_control":…}`). */
+function withBreakpoint(block: string): string {
+  return `${block.slice(0, -1)},${EPHEMERAL}}`;
+}
+
+function assistantBlocks(message: AssistantMessage): string[] {
+  const blocks: string[] = [];
+  for (const part of message.content) {
+    if (part.type === 'text') {
+      // Anthropic rejects empty text blocks.
+      if (part.text !== '') blocks.push(`{"type":"text","text":${JSON.stringify(part.text)}}`);
+    } else if (part.type === 'reasoning') {
+      // Thinking goes back byte for byte with its signature; unsigned reasoning (from another
+      // provider) cannot be verified by Anthropic and is dropped.
+      if (part.redactedData !== undefined) {
+        blocks.push(`{"type":"redacted_thinking","data":${JSON.stringify(part.redactedData)}}`);
+      } else if (part.signature !== undefined) {
+        blocks.push(
+          `{"type":"thinking","thinking":${JSON.stringify(part.text)},"signature":${JSON.stringify(part.signature)}}`,
+        );
+      }
+    } else {
+      blocks.push(
+        `{"type":"tool_use","id":${JSON.stringify(part.id)},"name":${JSON.stringify(part.name)},"input":${toolInput(part.arguments)}}`,
+      );
+    }
+  }
+  if (blocks.length === 0) blocks.push('{"type":"text","text":"(no content)"}');
+  return blocks;
+}
+
+/** Anthropic needs an object; invalid JSON from the model is wrapped so the model sees what it sent. */
+function toolInput(text: string): string {
+  if (text.trim() === '') return '{}';
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return JSON.stringify(value);
+  } catch {
+    // fall through
+  }
+  return JSON.stringify({ invalid_arguments: text });
+}
+
+function blocksOf(message: Message): string[] {
+  switch (message.role) {
+    case 'user':
+      return [`{"type":"text","text":${JSON.stringify(message.content)}}`];
+    case 'tool':
+      return [
+        `{"type":"tool_result","tool_use_id":${JSON.stringify(message.toolCallId)},"content":${JSON.stringify(message.content)}${message.isError ? ',"is_error":true' : ''}}`,
+      ];
+    default:
+      return assistantBlocks(message);
+  }
+}
+
+/**
+ * Encodes {@link ModelRequest}s into Anthropic Messages bodies. Each message's blocks are
+ * serialised once (cached by message identity); consecutive user and tool messages merge into
+ * one user turn; with `cache` on, breakpoints go on the tools, the system prompt and the last
+ * block of the history, so every request reads the prefix the previous one wrote.
+ */
+export class AnthropicRequestEncoder {
+  private readonly blocks = new WeakMap<Message, string[]>();
+  private readonly toolLists = new WeakMap<readonly ToolSpec[], string>();
+
+  constructor(
+    private readonly options: { cache: boolean; defaultMaxTokens: (model: string) => number },
+  ) {}
+
+  /** The exact body text for `request`. */
+  encode(request: ModelRequest, stream = true): string {
+    const maxTokens = request.maxOutputTokens ?? this.options.defaultMaxTokens(request.model);
+    let out = `{"model":${JSON.stringify(request.model)},"max_tokens":${maxTokens}`;
+    if (request.system !== '') {
+      const block = `{"type":"text","text":${JSON.stringify(request.system)}}`;
+      out += `,"system":[${this.options.cache ? withBreakpoint(block) : block}]`;
+    }
+    if (request.tools.length > 0) out += `,"tools":${this.toolList(request.tools)}`;
+    out += `,"messages":${this.messages(request.messages)}`;
+    const rest: Record<string, JsonValue> = {};
+    if (request.toolChoice !== undefined && request.tools.length > 0) {
+      const choice = request.toolChoice;
+      rest.tool_choice =
+        typeof choice === 'object'
+          ? { type: 'tool', name: choice.name }
+          : { type: choice === 'required' ? 'any' : choice };
+    }
+    if (request.reasoning?.enabled) {
+      const budget = request.reasoning.budgetTokens ?? Math.max(1024, Math.floor(maxTokens / 2));
+      rest.thinking = { type: 'enabled', budget_tokens: budget };
+    }
+    if (request.temperature !== undefined && !request.reasoning?.enabled)
+      rest.temperature = request.temperature;
+    if (request.sessionId !== undefined) rest.metadata = { user_id: request.sessionId };
+    rest.stream = stream;
+    for (const [key, value] of Object.entries(request.providerOptions ?? {})) {
+      if (key !== 'model' && key !== 'messages' && key !== 'tools' && key !== 'system')
+        rest[key] = value;
+    }
+    const restText = JSON.stringify(rest);
+    return restText === '{}' ? `${out}}` : `${out},${restText.slice(1)}`;
+  }
+
+  private toolList(tools: readonly ToolSpec[]): string {
+    let text = this.toolLists.get(tools);
+    if (text === undefined) {
+      const encoded = tools.map(
+        (tool) =>
+          `{"name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"input_schema":${JSON.stringify(tool.parameters)}}`,
+      );
+      const last = encoded.length - 1;
+      if (this.options.cache) encoded[last] = withBreakpoint(encoded[last] as string);
+      text = `[${encoded.join(',')}]`;
+      this.toolLists.set(tools, text);
+    }
+    return text;
+  }
+
+  private blocksFor(message: Message): string[] {
+    let blocks = this.blocks.get(message);
+    if (blocks === undefined) {
+      blocks = blocksOf(message);
+      this.blocks.set(message, blocks);
+    }
+    return blocks;
+  }
+
+  private messages(messages: readonly Message[]): string {
+    const turns: { role: 'user' | 'assistant'; blocks: string[] }[] = [];
+    for (const message of messages) {
+      const role = message.role === 'assistant' ? 'assistant' : 'user';
+      const previous = turns.at(-1);
+      if (previous && previous.role === role && role === 'user')
+        previous.blocks.push(...this.blocksFor(message));
+      else turns.push({ role, blocks: [...this.blocksFor(message)] });
+    }
+    const lastTurn = turns.at(-1);
+    if (this.options.cache && lastTurn) {
+      const index = lastTurn.blocks.length - 1;
+      lastTurn.blocks[index] = withBreakpoint(lastTurn.blocks[index] as string);
+    }
+    return `[${turns.map((turn) => `{"role":"${turn.role}","content":[${turn.blocks.join(',')}]}`).join(',')}]`;
+  }
+}

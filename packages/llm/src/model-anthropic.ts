@@ -1,0 +1,109 @@
+import type {
+  ModelClient,
+  ModelRequest,
+  ModelStreamEvent,
+  ModelStreamOptions,
+} from '@spine/protocol';
+import type { Dispatcher } from 'undici';
+import { MissingApiKeyError } from './errors.js';
+import { AnthropicRequestEncoder } from './internal/anthropic-encode.js';
+import { AnthropicStreamState } from './internal/anthropic-stream-state.js';
+import { streamModel } from './internal/transport.js';
+import { computeCost, createModelTable, lookupModel, type ModelTable } from './model-table.js';
+
+/** Options of {@link createAnthropicModel}. */
+export interface AnthropicModelOptions {
+  /** The API key; when absent, `apiKeyEnv` (default `ANTHROPIC_API_KEY`) is read at request time. */
+  apiKey?: string;
+  /** Environment variable holding the key (default `ANTHROPIC_API_KEY`). */
+  apiKeyEnv?: string;
+  /** Base URL (default `https://api.anthropic.com`); the client appends `/v1/messages`. */
+  baseUrl?: string;
+  /** Put `cache_control` breakpoints on tools, system prompt and the history tail (default true). */
+  cache?: boolean;
+  /** `anthropic-version` header (default `2023-06-01`). */
+  version?: string;
+  /** `anthropic-beta` values, joined with commas. */
+  betas?: string[];
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** Fail with STREAM_IDLE when no data event arrives for this long (default 120,000 ms; 0 disables). */
+  idleTimeoutMs?: number;
+  /** Fail with REQUEST_TIMEOUT after this long in total (default 900,000 ms; 0 disables). */
+  totalTimeoutMs?: number;
+  /** An undici dispatcher. */
+  dispatcher?: Dispatcher;
+  /** Stream (default) or ask for one JSON body. */
+  stream?: boolean;
+  /** Model table for `max_tokens` defaults and prices (default: {@link DEFAULT_MODELS}). */
+  models?: ModelTable;
+}
+
+/**
+ * A {@link ModelClient} for the Anthropic Messages API: text, `tool_use` with input JSON
+ * deltas, thinking blocks with signatures (sent back byte for byte), usage with cache reads and
+ * writes, and `cache_control` on the stable prefix. It never retries.
+ *
+ * @throws {ModelError} from `stream()`, with a stable code (see `classifyError`).
+ * @example
+ * ```ts
+ * const model = createAnthropicModel({ cache: true });
+ * for await (const event of model.stream({ model: 'claude-sonnet-4-5', system: 'Be terse.', messages, tools: [] })) {
+ *   if (event.type === 'text-delta') process.stdout.write(event.text);
+ * }
+ * ```
+ */
+export function createAnthropicModel(options: AnthropicModelOptions = {}): ModelClient {
+  const provider = 'anthropic';
+  const table = options.models ?? createModelTable();
+  const apiKeyEnv = options.apiKeyEnv ?? 'ANTHROPIC_API_KEY';
+  const streaming = options.stream !== false;
+  const encoder = new AnthropicRequestEncoder({
+    cache: options.cache !== false,
+    defaultMaxTokens: (model) =>
+      Math.min(lookupModel(table, provider, model)?.maxOutputTokens ?? 8192, 32_000),
+  });
+  const url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
+
+  return {
+    specificationVersion: 1,
+    provider,
+    encodeRequest: (request: ModelRequest): string => encoder.encode(request, streaming),
+    async *stream(
+      request: ModelRequest,
+      streamOptions: ModelStreamOptions = {},
+    ): AsyncGenerator<ModelStreamEvent> {
+      const key = options.apiKey ?? process.env[apiKeyEnv];
+      if (key === undefined || key === '') throw new MissingApiKeyError({ provider, apiKeyEnv });
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: streaming ? 'text/event-stream' : 'application/json',
+        'x-api-key': key,
+        'anthropic-version': options.version ?? '2023-06-01',
+        ...options.headers,
+      };
+      if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
+      const state = new AnthropicStreamState(provider);
+      const price = lookupModel(table, provider, request.model)?.price;
+      for await (const event of streamModel({
+        provider,
+        url,
+        headers,
+        body: encoder.encode(request, streaming),
+        dispatcher: options.dispatcher,
+        signal: streamOptions.signal,
+        idleTimeoutMs: options.idleTimeoutMs ?? 120_000,
+        totalTimeoutMs: options.totalTimeoutMs ?? 900_000,
+        apiKeyHint: `set ${apiKeyEnv} or the apiKey option`,
+        onEvent: (event, out) => state.handle(event.data, out),
+        onWhole: (text, out) => state.handleWhole(text, out),
+        isDone: () => state.done,
+        finish: () => state.finish(),
+      })) {
+        if (event.type === 'finish' && event.usage && price)
+          event.usage.costUsd = computeCost(event.usage, price);
+        yield event;
+      }
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import { resolve } from 'node:path';
+import type {
+  OpenedSession,
+  SessionEvent,
+  SessionHeaderBody,
+  SessionStore,
+  SessionSummary,
+} from '@spine/protocol';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  SessionClosedError,
+  SessionCorruptError,
+  SessionExistsError,
+  SessionLockedError,
+  SessionNotFoundError,
+  StoreUnavailableError,
+} from './errors.js';
+import { structuralProblem } from './internal/event-check.js';
+
+/** Options of {@link createSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file; created with WAL journaling when missing. */
+  path: string;
+}
+
+/** A SQLite-backed {@link SessionStore} that can also close its database connection. */
+export interface SqliteStore extends SessionStore {
+  /** Closes the database connection. Sessions opened from this store must be closed first. */
+  close(): Promise<void>;
+}
+
+type Database = BetterSqlite3.Database;
+
+/** Locks held by this process, so two writers in one process are refused too. */
+const held = new Set<string>();
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function openDatabase(path: string): Promise<Database> {
+  let DatabaseClass: typeof BetterSqlite3;
+  try {
+    DatabaseClass = (await import('better-sqlite3')).default;
+  } catch (cause) {
+    throw new StoreUnavailableError({
+      message: 'Cannot load better-sqlite3; npm i better-sqlite3@12 or use the jsonl store',
+      cause,
+    });
+  }
+  const db = new DatabaseClass(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS spine_sessions (
+      id TEXT PRIMARY KEY, header TEXT NOT NULL, updated_at TEXT NOT NULL,
+      size_bytes INTEGER NOT NULL DEFAULT 0, lock_pid INTEGER);
+    CREATE TABLE IF NOT EXISTS spine_events (
+      session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
+      PRIMARY KEY (session_id, seq)) WITHOUT ROWID;`);
+  return db;
+}
+
+/**
+ * Creates a store keeping every session in one SQLite database (better-sqlite3 12, WAL). Loaded
+ * lazily from the `@spine/session-log/sqlite` subpath; better-sqlite3 is an optional peer.
+ *
+ * @throws {StoreUnavailableError} from its methods when better-sqlite3 cannot be loaded.
+ * @example
+ * ```ts
+ * import { createSqliteStore } from '@spine/session-log/sqlite';
+ * const session = await Session.create({ store: createSqliteStore({ path: 'sessions.db' }) });
+ * ```
+ */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const path = resolve(options.path);
+  let database: Promise<Database> | undefined;
+  const db = (): Promise<Database> => {
+    database ??= openDatabase(path);
+    return database;
+  };
+
+  const writer = (
+    handle: Database,
+    sessionId: string,
+    events: SessionEvent[],
+    readOnly: boolean,
+  ): OpenedSession => {
+    const key = `${path}#${sessionId}`;
+    const insert = handle.prepare(
+      'INSERT INTO spine_events (session_id, seq, data) VALUES (?, ?, ?)',
+    );
+    const touch = handle.prepare(
+      'UPDATE spine_sessions SET updated_at = ?, size_bytes = size_bytes + ? WHERE id = ?',
+    );
+    const appendAll = handle.transaction((batch: readonly SessionEvent[]) => {
+      let bytes = 0;
+      for (const event of batch) {
+        const data = JSON.stringify(event);
+        bytes += data.length + 1;
+        insert.run(sessionId, event.seq, data);
+      }
+      touch.run(new Date().toISOString(), bytes, sessionId);
+    });
+    let closed = false;
+    return {
+      events,
+      append(batch: readonly SessionEvent[]): void {
+        if (closed || readOnly)
+          throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
+        appendAll(batch);
+      },
+      async flush(): Promise<void> {},
+      checkpoint(): void {},
+      async close(): Promise<void> {
+        if (closed) return;
+        closed = true;
+        if (readOnly) return;
+        held.delete(key);
+        handle
+          .prepare('UPDATE spine_sessions SET lock_pid = NULL WHERE id = ? AND lock_pid = ?')
+          .run(sessionId, process.pid);
+      },
+    };
+  };
+
+  const lock = (handle: Database, sessionId: string): void => {
+    const key = `${path}#${sessionId}`;
+    handle
+      .transaction(() => {
+        const row = handle
+          .prepare('SELECT lock_pid FROM spine_sessions WHERE id = ?')
+          .get(sessionId) as { lock_pid: number | null } | undefined;
+        if (!row) throw new SessionNotFoundError({ sessionId, where: path });
+        const pid = row.lock_pid;
+        if (pid !== null && (pid === process.pid ? held.has(key) : isAlive(pid))) {
+          throw new SessionLockedError({ sessionId, path, pid });
+        }
+        handle
+          .prepare('UPDATE spine_sessions SET lock_pid = ? WHERE id = ?')
+          .run(process.pid, sessionId);
+      })
+      .immediate();
+    held.add(key);
+  };
+
+  return {
+    specificationVersion: 1,
+    kind: 'sqlite',
+    async create(header: SessionEvent): Promise<OpenedSession> {
+      const handle = await db();
+      const id = (header.body as SessionHeaderBody).sessionId;
+      const data = JSON.stringify(header);
+      handle
+        .transaction(() => {
+          if (handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(id)) {
+            throw new SessionExistsError({ sessionId: id });
+          }
+          handle
+            .prepare(
+              'INSERT INTO spine_sessions (id, header, updated_at, size_bytes, lock_pid) VALUES (?, ?, ?, ?, ?)',
+            )
+            .run(id, JSON.stringify(header.body), header.at, data.length + 1, process.pid);
+          handle
+            .prepare('INSERT INTO spine_events (session_id, seq, data) VALUES (?, 1, ?)')
+            .run(id, data);
+        })
+        .immediate();
+      held.add(`${path}#${id}`);
+      return writer(handle, id, [header], false);
+    },
+
+    async open(
+      sessionId: string,
+      openOptions: { readOnly?: boolean } = {},
+    ): Promise<OpenedSession> {
+      const handle = await db();
+      const readOnly = openOptions.readOnly ?? false;
+      if (readOnly) {
+        if (!handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(sessionId)) {
+          throw new SessionNotFoundError({ sessionId, where: path });
+        }
+      } else {
+        lock(handle, sessionId);
+      }
+      try {
+        const events: SessionEvent[] = [];
+        const rows = handle
+          .prepare('SELECT data FROM spine_events WHERE session_id = ? ORDER BY seq')
+          .pluck()
+          .iterate(sessionId) as IterableIterator<string>;
+        for (const data of rows) {
+          const seq = events.length + 1;
+          let value: unknown;
+          try {
+            value = JSON.parse(data);
+          } catch (cause) {
+            throw new SessionCorruptError({
+              file: `${path} (session ${sessionId})`,
+              line: seq,
+              reason: 'not valid JSON',
+              cause,
+            });
+          }
+          const problem = structuralProblem(value, seq);
+          if (problem)
+            throw new SessionCorruptError({
+              file: `${path} (session ${sessionId})`,
+              line: seq,
+              reason: problem,
+            });
+          events.push(value as SessionEvent);
+        }
+        return writer(handle, sessionId, events, readOnly);
+      } catch (error) {
+        if (!readOnly) {
+          held.delete(`${path}#${sessionId}`);
+          handle.prepare('UPDATE spine_sessions SET lock_pid = NULL WHERE id = ?').run(sessionId);
+        }
+        throw error;
+      }
+    },
+
+    async exists(sessionId: string): Promise<boolean> {
+      const handle = await db();
+      return (
+        handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(sessionId) !== undefined
+      );
+    },
+
+    async list(listOptions: { limit?: number } = {}): Promise<SessionSummary[]> {
+      const handle = await db();
+      const rows = handle
+        .prepare(
+          'SELECT id, header, updated_at, size_bytes FROM spine_sessions ORDER BY updated_at DESC, id LIMIT ?',
+        )
+        .all(listOptions.limit ?? -1) as Array<{
+        id: string;
+        header: string;
+        updated_at: string;
+        size_bytes: number;
+      }>;
+      return rows.map((row) => ({
+        id: row.id,
+        header: JSON.parse(row.header) as SessionHeaderBody,
+        sizeBytes: row.size_bytes,
+        updatedAt: row.updated_at,
+      }));
+    },
+
+    async close(): Promise<void> {
+      if (!database) return;
+      const handle = await database;
+      database = undefined;
+      handle.close();
+    },
+  };
+}

@@ -30,3 +30,15 @@ export {
   SandboxUnavailableError,
   StaleFileError,
 } from './errors.js';
+export { createWorkspaceTools } from './workspace-tools.js';
+export type { WorkspaceToolsOptions } from './workspace-tools.js';
+export type { WorkspaceToolOptions } from './internal/tool-support.js';
+export { createReadTool } from './tool-read.js';
+export type { ReadToolOptions } from './tool-read.js';
+export { createWriteTool } from './tool-write.js';
+export { createEditTool, applyEdits } from './tool-edit.js';
+export { createGrepTool } from './tool-grep.js';
+export { createGlobTool } from './tool-glob.js';
+export { createListTool } from './tool-list.js';
+export { createBashTool } from './tool-bash.js';
+export type { BashToolOptions } from './tool-bash.js';

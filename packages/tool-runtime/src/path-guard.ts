@@ -117,7 +117,7 @@ export async function resolveWorkspacePath(
   const root = await fs.realpath(cwd);
   const lexical = resolve(root, userPath);
   if (!isInside(root, lexical)) {
-    const reason = isAbsolute(userPath) ? 'is an absolute path outside the workspace' : 'climbs out of the workspace with ..';
+    const reason = isAbsolute(userPath) ? 'is an absolute path outside the workspace' : 'climbs out of the workspace (..)';
     throw new PathRefusedError({ path: userPath, reason });
   }
   const excluded = createExcludeMatcher(options.exclude);

@@ -1,0 +1,96 @@
+import { join, relative, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { createExcludeMatcher } from '../path-guard.js';
+import type { WorkspaceFs } from '../workspace-fs.js';
+
+/** One entry found by {@link walkWorkspace}. */
+export interface WalkEntry {
+  absolute: string;
+  /** Relative to the workspace root, `/`-separated. */
+  relative: string;
+  isDirectory: boolean;
+  /** 1 for direct children of the start directory. */
+  depth: number;
+}
+
+/** Options of {@link walkWorkspace}. */
+export interface WalkOptions {
+  fs: WorkspaceFs;
+  /** Workspace root (real path). */
+  root: string;
+  /** Directory to start from (real path inside the root). */
+  start: string;
+  exclude?: readonly string[];
+  maxDepth?: number;
+  signal?: AbortSignal;
+}
+
+interface Rules {
+  base: string;
+  matcher: Ignore;
+}
+
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}
+
+async function loadRules(fs: WorkspaceFs, root: string, dir: string): Promise<Rules | undefined> {
+  try {
+    const text = (await fs.readFile(join(dir, '.gitignore'))).toString('utf8');
+    return { base: toPosix(relative(root, dir)), matcher: ignore().add(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+function ignored(rules: readonly Rules[], rel: string, isDirectory: boolean): boolean {
+  for (const rule of rules) {
+    const inner = rule.base === '' ? rel : rel.startsWith(`${rule.base}/`) ? rel.slice(rule.base.length + 1) : undefined;
+    if (inner === undefined || inner === '') continue;
+    if (rule.matcher.ignores(isDirectory ? `${inner}/` : inner)) return true;
+  }
+  return false;
+}
+
+/**
+ * Walks the workspace breadth-first from `start`, in name order, honouring `.gitignore` files
+ * (from the root down), skipping `.git`, excluded patterns and every symlink (never followed).
+ */
+export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkEntry> {
+  const { fs, root } = options;
+  const excluded = createExcludeMatcher(options.exclude);
+  const baseRules: Rules[] = [];
+  const startRel = toPosix(relative(root, options.start));
+  const ancestors = startRel === '' ? [] : startRel.split('/');
+  for (let i = 0; i < ancestors.length; i++) {
+    const rules = await loadRules(fs, root, join(root, ...ancestors.slice(0, i)));
+    if (rules) baseRules.push(rules);
+  }
+  const queue: Array<{ dir: string; depth: number; rules: Rules[] }> = [{ dir: options.start, depth: 0, rules: baseRules }];
+  while (queue.length > 0) {
+    if (options.signal?.aborted) return;
+    const { dir, depth, rules: inherited } = queue.shift()!;
+    const own = await loadRules(fs, root, dir);
+    const rules = own ? [...inherited, own] : inherited;
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.isSymbolicLink()) continue;
+      const isDirectory = entry.isDirectory();
+      if (!isDirectory && !entry.isFile()) continue;
+      if (isDirectory && entry.name === '.git') continue;
+      const absolute = join(dir, entry.name);
+      const rel = toPosix(relative(root, absolute));
+      if (excluded(rel) || ignored(rules, rel, isDirectory)) continue;
+      yield { absolute, relative: rel, isDirectory, depth: depth + 1 };
+      if (isDirectory && (options.maxDepth === undefined || depth + 1 < options.maxDepth)) {
+        queue.push({ dir: absolute, depth: depth + 1, rules });
+      }
+    }
+  }
+}

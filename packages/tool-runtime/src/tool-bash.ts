@@ -1,0 +1,111 @@
+import type { SandboxMode, ToolDefinition, ToolExecutionContext } from '@spine/protocol';
+import { z } from 'zod';
+import { defineTool } from './define-tool.js';
+import { SandboxUnavailableError } from './errors.js';
+import { runProcess } from './internal/run-process.js';
+import { type WorkspaceToolOptions, failureOutput, toolSupport } from './internal/tool-support.js';
+import { type SandboxBackend, createNoneSandbox } from './sandbox.js';
+import { detectSandbox } from './sandbox-bwrap.js';
+
+/** Options of {@link createBashTool}. */
+export interface BashToolOptions extends WorkspaceToolOptions {
+  /** OS sandbox: a backend, `null` for none, omitted to use the runtime's (or detect bubblewrap). */
+  sandboxBackend?: SandboxBackend | null;
+  /** Default per-command timeout. Default 120,000 ms. */
+  defaultTimeoutMs?: number;
+  /** Largest timeout a call may ask for. Default 600,000 ms. */
+  maxTimeoutMs?: number;
+  /** Output kept per command (head and tail). Default 30,000 characters. */
+  maxOutputChars?: number;
+  /** Environment of commands. Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const BashArguments = z.object({
+  command: z.string().min(1).describe('Shell command line, run with bash -c.'),
+  workdir: z.string().optional().describe('Working directory, relative to the workspace root. Default: the root.'),
+  timeoutMs: z.number().int().min(1).optional().describe('Time limit in ms; the process group is killed when it passes.'),
+  escalation: z
+    .object({
+      justification: z.string().min(1).describe('Why the command needs more than the sandbox allows.'),
+      permissions: z.object({
+        network: z.boolean().optional().describe('Allow network access.'),
+        fullAccess: z.boolean().optional().describe('Run without the sandbox (danger-full-access).'),
+      }),
+    })
+    .optional()
+    .describe('Ask the user for extra sandbox permissions for this one command. Only use when the command failed because of the sandbox.'),
+});
+type BashArguments = z.infer<typeof BashArguments>;
+
+async function backendFor(option: SandboxBackend | null | undefined, context: ToolExecutionContext): Promise<SandboxBackend | undefined> {
+  if (option !== undefined) return option ?? undefined;
+  const service = context.services?.sandboxBackend;
+  if (service === null) return undefined;
+  if (typeof service === 'object' && typeof (service as SandboxBackend).wrap === 'function') return service as SandboxBackend;
+  return detectSandbox();
+}
+
+/**
+ * Creates the `bash` tool: runs a command under the OS sandbox for the current mode (bubblewrap on
+ * Linux), with streaming output captured within a budget, a timeout that kills the whole process
+ * group, and the exit code and enforcing backend in the result. Refuses `read-only` and
+ * `workspace-write` commands when no OS sandbox is available; never runs them unconfined.
+ */
+export function createBashTool(options: BashToolOptions): ToolDefinition<BashArguments> {
+  const support = toolSupport(options);
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const maxOutputChars = options.maxOutputChars ?? 30_000;
+  return defineTool({
+    name: 'bash',
+    description:
+      'Run a shell command in the workspace, inside the sandbox (read-only or workspace-write: only the workspace and a private /tmp are writable, no network). Returns combined stdout and stderr and the exit code.',
+    parameters: BashArguments,
+    permissions: { executes: true },
+    execute: async (args, context) => {
+      try {
+        const granted = context.grantedPermissions ?? {};
+        const mode: SandboxMode = granted.fullAccess === true ? 'danger-full-access' : context.sandbox;
+        const backend = mode === 'danger-full-access' ? createNoneSandbox() : await backendFor(options.sandboxBackend, context);
+        if (!backend?.info.enforces.includes(mode)) {
+          throw new SandboxUnavailableError({ mode, detail: backend ? `backend ${backend.info.name} cannot enforce it` : 'bubblewrap (bwrap) was not found or cannot create namespaces here' });
+        }
+        const workspace = await support.fs.realpath(support.cwd);
+        const workdir = await support.resolve(args.workdir ?? '.', 'directory');
+        if (!workdir.exists) return { content: `Working directory not found: ${args.workdir}.`, isError: true };
+        const wrapped = backend.wrap({ command: args.command, cwd: workdir.absolute, workspace, mode, network: granted.network === true });
+        const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
+        const result = await runProcess({
+          file: wrapped.file,
+          args: wrapped.args,
+          cwd: workdir.absolute,
+          env: options.env ?? process.env,
+          signal: context.signal,
+          timeoutMs,
+          maxOutputChars,
+          onOutput: context.onProgress ? (chunk) => context.onProgress?.({ message: chunk }) : undefined,
+        });
+        const notes: string[] = [];
+        if (result.timedOut) notes.push(`[timed out after ${timeoutMs} ms; the process group was killed]`);
+        else if (result.aborted) notes.push('[aborted; the process group was killed]');
+        else if (result.exitCode !== 0) notes.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
+        const body = result.output.length > 0 ? result.output : '(no output)';
+        const meta: Record<string, string | number | boolean> = { sandbox: backend.info.name, sandboxMode: mode, contentType: 'text/plain', cwd: workdir.relative };
+        if (result.exitCode !== null) meta.exitCode = result.exitCode;
+        if (result.signal) meta.signal = result.signal;
+        if (result.truncated) {
+          meta.truncated = true;
+          meta.originalLength = result.originalLength;
+        }
+        return {
+          content: notes.length > 0 ? `${body}\n${notes.join('\n')}` : body,
+          isError: result.timedOut || result.aborted || result.exitCode !== 0,
+          meta,
+        };
+      } catch (error) {
+        return failureOutput(error);
+      }
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import type { ToolDefinition } from '@spine/protocol';
+import { z } from 'zod';
+import { defineTool } from './define-tool.js';
+import { type WorkspaceToolOptions, failureOutput, toolSupport } from './internal/tool-support.js';
+import { walkWorkspace } from './internal/walk.js';
+
+const ListArguments = z.object({
+  path: z.string().optional().describe('Directory to list, relative to the workspace root. Default: the root.'),
+  depth: z.number().int().min(1).max(6).optional().describe('How many levels to descend. Default 2.'),
+});
+type ListArguments = z.infer<typeof ListArguments>;
+
+const MAX_ENTRIES = 1000;
+
+/** Creates the `list` tool: a directory tree (directories end with `/`; respects `.gitignore`). */
+export function createListTool(options: WorkspaceToolOptions): ToolDefinition<ListArguments> {
+  const support = toolSupport(options);
+  return defineTool({
+    name: 'list',
+    description: 'List a directory of the workspace as a tree of relative paths (directories end with /). Respects .gitignore.',
+    parameters: ListArguments,
+    isConcurrencySafe: true,
+    execute: async (args, context) => {
+      try {
+        const start = await support.resolve(args.path ?? '.', 'directory');
+        if (!start.exists) return { content: `Directory not found: ${args.path}.`, isError: true };
+        const root = await support.fs.realpath(support.cwd);
+        const lines: string[] = [];
+        let more = false;
+        const walk = walkWorkspace({ fs: support.fs, root, start: start.absolute, exclude: support.exclude, maxDepth: args.depth ?? 2, signal: context.signal });
+        for await (const entry of walk) {
+          if (lines.length >= MAX_ENTRIES) {
+            more = true;
+            break;
+          }
+          lines.push(entry.isDirectory ? `${entry.relative}/` : entry.relative);
+        }
+        lines.sort();
+        if (lines.length === 0) return { content: `${start.relative}/ is empty.`, meta: { sourcePath: start.relative, count: 0 } };
+        if (more) lines.push(`[Stopped at ${MAX_ENTRIES} entries; list a subdirectory or lower depth.]`);
+        return { content: lines.join('\n'), meta: { sourcePath: start.relative, count: lines.length } };
+      } catch (error) {
+        return failureOutput(error);
+      }
+    },
+  });
+}

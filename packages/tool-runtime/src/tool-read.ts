@@ -1,0 +1,80 @@
+import type { ToolDefinition } from '@spine/protocol';
+import { z } from 'zod';
+import { defineTool } from './define-tool.js';
+import { type WorkspaceToolOptions, failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
+
+/** Options of {@link createReadTool}. */
+export interface ReadToolOptions extends WorkspaceToolOptions {
+  /** Files larger than this are refused unless a line range is given. Default 2 MiB. */
+  maxFileBytes?: number;
+  /** Lines returned when no `limit` is given. Default 2,000. */
+  defaultLineLimit?: number;
+  /** Longer lines are cut. Default 2,000 characters. */
+  maxLineChars?: number;
+}
+
+const ReadArguments = z.object({
+  path: z.string().describe('File path, relative to the workspace root.'),
+  offset: z.number().int().min(1).optional().describe('First line to return (1-based).'),
+  limit: z.number().int().min(1).optional().describe('How many lines to return.'),
+});
+type ReadArguments = z.infer<typeof ReadArguments>;
+
+const HARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Creates the `read` tool: a text file with line numbers, optionally a line range; refuses binary
+ * files and oversized files without a range. Records what was read for compare-and-swap.
+ */
+export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadArguments> {
+  const support = toolSupport(options);
+  const maxFileBytes = options.maxFileBytes ?? 2 * 1024 * 1024;
+  const defaultLimit = options.defaultLineLimit ?? 2000;
+  const maxLineChars = options.maxLineChars ?? 2000;
+  return defineTool({
+    name: 'read',
+    description:
+      'Read a text file in the workspace. Returns lines prefixed with their line numbers. Use offset and limit for large files. Read a file before you edit or overwrite it.',
+    parameters: ReadArguments,
+    isConcurrencySafe: true,
+    execute: async (args, context) => {
+      try {
+        const target = await support.resolve(args.path, 'file');
+        if (!target.exists) {
+          return { content: `File not found: ${args.path}. Use glob or list to find the right path.`, isError: true };
+        }
+        const size = target.stats?.size ?? 0;
+        const ranged = args.offset !== undefined || args.limit !== undefined;
+        if (size > HARD_LIMIT_BYTES || (size > maxFileBytes && !ranged)) {
+          return { content: `${target.relative} is ${size} bytes, too large to read at once. Pass offset and limit to read a range, or grep for what you need.`, isError: true };
+        }
+        const buffer = await support.fs.readFile(target.absolute);
+        const meta = { sourcePath: target.relative, contentType: 'text/plain', bytes: buffer.length };
+        if (looksBinary(buffer)) {
+          return { content: `${target.relative} is a binary file (${buffer.length} bytes); its content is not shown.`, meta: { ...meta, contentType: 'application/octet-stream' } };
+        }
+        support.tracker(context).recordRead(target.absolute, buffer);
+        const lines = buffer.toString('utf8').split('\n');
+        if (lines.at(-1) === '') lines.pop();
+        if (lines.length === 0) return { content: `(${target.relative} is empty)`, meta: { ...meta, lines: 0 } };
+        const first = args.offset ?? 1;
+        if (first > lines.length) {
+          return { content: `offset ${first} is past the end of ${target.relative} (${lines.length} lines).`, isError: true, meta };
+        }
+        const last = Math.min(lines.length, first + (args.limit ?? defaultLimit) - 1);
+        const rendered: string[] = [];
+        for (let n = first; n <= last; n++) {
+          let line = lines[n - 1]!.replace(/\r$/, '');
+          if (line.length > maxLineChars) line = `${line.slice(0, maxLineChars)}… [line cut at ${maxLineChars} characters]`;
+          rendered.push(`${String(n).padStart(6)}\t${line}`);
+        }
+        if (first > 1 || last < lines.length) {
+          rendered.push(`[Showing lines ${first}-${last} of ${lines.length}.${last < lines.length ? ` Use offset=${last + 1} to read more.` : ''}]`);
+        }
+        return { content: rendered.join('\n'), meta: { ...meta, lines: lines.length, firstLine: first, lastLine: last } };
+      } catch (error) {
+        return failureOutput(error, { params: args });
+      }
+    },
+  });
+}

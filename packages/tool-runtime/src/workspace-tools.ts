@@ -1,0 +1,38 @@
+import type { ToolDefinition } from '@spine/protocol';
+import type { WorkspaceToolOptions } from './internal/tool-support.js';
+import type { SandboxBackend } from './sandbox.js';
+import { createBashTool } from './tool-bash.js';
+import { createEditTool } from './tool-edit.js';
+import { createGlobTool } from './tool-glob.js';
+import { createGrepTool } from './tool-grep.js';
+import { createListTool } from './tool-list.js';
+import { createReadTool } from './tool-read.js';
+import { createWriteTool } from './tool-write.js';
+
+/** Options of {@link createWorkspaceTools}. */
+export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
+  /** OS sandbox for `bash`: a backend, `null` for none, omitted to use the runtime's or detect one. */
+  sandboxBackend?: SandboxBackend | null;
+}
+
+/**
+ * Creates the built-in workspace tools: `read`, `write`, `edit`, `grep`, `glob`, `list`, `bash`.
+ * Reads are concurrency-safe; writes, edits and commands are barriers.
+ *
+ * @example
+ * ```ts
+ * const runtime = createToolRuntime({ cwd, tools: createWorkspaceTools({ cwd, exclude: ['.env'] }) });
+ * ```
+ */
+export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefinition<never>[] {
+  const tools = [
+    createReadTool(options),
+    createWriteTool(options),
+    createEditTool(options),
+    createGrepTool(options),
+    createGlobTool(options),
+    createListTool(options),
+    createBashTool(options),
+  ];
+  return tools as unknown as ToolDefinition<never>[];
+}

@@ -59,11 +59,14 @@ export class AnthropicStreamState {
         return;
       }
       case 'content_block_start':
-        return this.blockStart(event.index as number, (event.content_block ?? {}) as Json, out);
+        this.blockStart(event.index as number, (event.content_block ?? {}) as Json, out);
+        return;
       case 'content_block_delta':
-        return this.blockDelta(event.index as number, (event.delta ?? {}) as Json, out);
+        this.blockDelta(event.index as number, (event.delta ?? {}) as Json, out);
+        return;
       case 'content_block_stop':
-        return this.blockStop(event.index as number);
+        this.blockStop(event.index as number);
+        return;
       case 'message_delta': {
         const delta = (event.delta ?? {}) as Json;
         if (typeof delta.stop_reason === 'string') this.stopReason = delta.stop_reason;

@@ -148,9 +148,10 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
 }
 
 /** The messages of a received chat request, as the wire carries them. */
-// biome-ignore lint/suspicious/noExplicitAny: wire bodies are untyped JSON.
 export function wireMessages(request: {
-  body: any;
+  body: unknown;
 }): Array<{ role: string; content?: string; tool_call_id?: string }> {
-  return request.body.messages;
+  return (
+    request.body as { messages: Array<{ role: string; content?: string; tool_call_id?: string }> }
+  ).messages;
 }

@@ -113,9 +113,20 @@ export async function locateTarget(
     }
   } else {
     const found = await manager.workspaceSymbols(bareName(symbol), { signal });
-    candidates = found
-      .filter((each) => symbolMatches(each, symbol) && isInside(manager.cwd, each.location.path))
-      .map((each) => ({ ...each, location: nameLocation(each, reader) }));
+    const named = found.filter(
+      (each) => each.name === bareName(symbol) && isInside(manager.cwd, each.location.path),
+    );
+    if (bareName(symbol) === symbol) {
+      candidates = named.map((each) => ({ ...each, location: nameLocation(each, reader) }));
+    } else {
+      // `Class.method`: workspace symbols often lack container names, so the declaring files'
+      // document symbols (which have them) decide.
+      const files = [...new Set(named.map((each) => each.location.path))];
+      const declared = await Promise.all(
+        files.map((file) => manager.documentSymbols(file, { signal })),
+      );
+      candidates = declared.flat().filter((each) => symbolMatches(each, symbol));
+    }
     if (candidates.length === 0) {
       throw new ToolInputProblem(
         `No symbol named \`${symbol}\` was found in the workspace; check the spelling or use grep.`,

@@ -45,7 +45,7 @@ connection.onRequest((method, params, token) => {
   }
   if (method === 'shutdown') return null;
   if (flags['hang-on'] === method) {
-    return new Promise((resolve, reject) => {
+    return new Promise((_resolve, reject) => {
       token.onCancellationRequested(() => {
         log({ method: 'cancelled', of: method });
         reject(new ResponseError(-32800, 'cancelled'));

@@ -70,6 +70,7 @@ addAgentOptions(program.command('replay').argument('<id>'))
 
 addAgentOptions(program.command('rerun').argument('<id>'))
   .description('Re-execute a session with its recorded model outputs against the current code')
+  .option('--out-dir <dir>', 'store the rerun session there (default: in memory)')
   .action(act<[string]>(async () => (await import('./commands/rerun.js')).rerunCommand));
 
 addStoreOptions(program.command('fork').argument('<id>'))

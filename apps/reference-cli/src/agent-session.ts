@@ -1,0 +1,135 @@
+import type { TurnResult } from '@spine/agent-loop';
+import type { SessionEvent, ToolRunOptions } from '@spine/protocol';
+import { Session } from '@spine/session-log';
+import type { SpineConfig } from './config/schema.js';
+import { SessionNotFoundError } from './errors.js';
+import { EXIT_CODES, type ExitCode } from './exit-codes.js';
+import { type ResolvedModel, resolveModel } from './model-config.js';
+import { totalUsage } from './present/transcript.js';
+import { exitCodeOf } from './report-error.js';
+import { newSessionId } from './session-id.js';
+import { writeSessionIndex } from './session-index.js';
+import { storeFor } from './store.js';
+import { type WiredAgent, wireAgent } from './wire.js';
+
+/** Options of {@link startAgentSession}. */
+export interface StartOptions {
+  config: SpineConfig;
+  cwd: string;
+  /** Open this session (resume) instead of creating one. */
+  resumeId?: string;
+  /** Title of a new session. */
+  title?: string;
+  /** The model; default: resolved from the configuration. */
+  model?: ResolvedModel;
+  approve?: ToolRunOptions['approve'];
+  onWarning?: (message: string) => void;
+  /** Called with every event already in the session and each one appended (NDJSON output). */
+  onEvent?: (event: SessionEvent) => void;
+  /** With `onEvent` on a resumed session: replay the existing events too (default false). */
+  includeExisting?: boolean;
+  lsp?: boolean;
+  web?: boolean;
+}
+
+/** A session with its agent, ready for input. */
+export interface AgentSession extends WiredAgent {
+  session: Session;
+  config: SpineConfig;
+  /** Records figures for `spine sessions`, fires `stop`, shuts down and closes the session. */
+  finish(reason: string): Promise<void>;
+}
+
+/**
+ * Creates (or opens, to resume) a session in the configured store and wires its agent; fires
+ * the `session-start` hooks.
+ *
+ * @throws {SessionNotFoundError} when `resumeId` names no session.
+ * @throws {SpineError} for a locked session or an unusable model configuration.
+ */
+export async function startAgentSession(options: StartOptions): Promise<AgentSession> {
+  const { config, cwd } = options;
+  const store = storeFor(config);
+  const model = options.model ?? (await resolveModel(config));
+  let session: Session;
+  if (options.resumeId !== undefined) {
+    if (!(await store.exists(options.resumeId))) {
+      throw new SessionNotFoundError({ sessionId: options.resumeId, dir: config.sessionDir });
+    }
+    session = await Session.open({ store, id: options.resumeId });
+    if (options.onEvent && options.includeExisting)
+      for (const event of session.events()) options.onEvent(event);
+  } else {
+    session = await Session.create({
+      store,
+      id: newSessionId(),
+      cwd,
+      model: `${model.provider}/${model.modelId}`,
+      ...(options.title ? { title: options.title.slice(0, 120) } : {}),
+    });
+    if (options.onEvent) for (const event of session.events()) options.onEvent(event);
+  }
+  const unsubscribe = options.onEvent ? session.subscribe(options.onEvent) : () => {};
+  let wired: WiredAgent;
+  try {
+    wired = await wireAgent({
+      config,
+      cwd,
+      session,
+      model,
+      ...(options.approve ? { approve: options.approve } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      ...(options.lsp === undefined ? {} : { lsp: options.lsp }),
+      ...(options.web === undefined ? {} : { web: options.web }),
+    });
+  } catch (error) {
+    unsubscribe();
+    await session.close();
+    throw error;
+  }
+  await wired.hooks.fire('session-start', {
+    resumed: options.resumeId !== undefined,
+    model: config.model,
+  });
+  let finished = false;
+  return {
+    ...wired,
+    session,
+    config,
+    async finish(reason) {
+      if (finished) return;
+      finished = true;
+      try {
+        await wired.hooks.fire('stop', { reason });
+        const usage = totalUsage(session.events());
+        const turns = session.events().filter((event) => event.type === 'turn/end').length;
+        writeSessionIndex(config.sessionDir, session.id, {
+          ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
+          tokens:
+            usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens,
+          turns,
+          updatedAt: new Date().toISOString(),
+        });
+      } finally {
+        unsubscribe();
+        await wired.close();
+        await session.close();
+      }
+    },
+  };
+}
+
+/** The exit code for a turn's outcome (see {@link EXIT_CODES}). */
+export function exitCodeForTurn(result: TurnResult | undefined): ExitCode {
+  if (!result) return EXIT_CODES.ok;
+  switch (result.reason) {
+    case 'completed':
+      return result.deniedTools.length ? EXIT_CODES.toolDenied : EXIT_CODES.ok;
+    case 'max-steps':
+      return EXIT_CODES.stepLimit;
+    case 'aborted':
+      return EXIT_CODES.aborted;
+    default:
+      return result.error ? exitCodeOf(result.error) : EXIT_CODES.internal;
+  }
+}

@@ -1,0 +1,186 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { DEFAULT_KEY_VARIABLES, parseModelName } from '../model-config.js';
+import { styleFor } from '../present/style.js';
+
+/** One line of the doctor's report. */
+export interface DoctorCheck {
+  area: 'provider' | 'sandbox' | 'lsp' | 'web' | 'sessions';
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+}
+
+const DEFAULT_BASE_URLS: Record<string, string> = {
+  deepseek: 'https://api.deepseek.com',
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+};
+
+/**
+ * `spine doctor`: provider key presence and reachability, OS sandbox, language servers, web
+ * providers, session store. Exit 0 when nothing failed, 1 otherwise (warnings do not fail).
+ */
+export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): Promise<number> {
+  const { loaded, cwd } = configForFlags(flags);
+  const { config } = loaded;
+  const checks: DoctorCheck[] = [];
+  const { provider } = parseModelName(config.model);
+
+  // Provider: key presence (never printed), then reachability of the models endpoint.
+  const keyVariable = config.apiKeyEnv ?? DEFAULT_KEY_VARIABLES[provider];
+  const key = keyVariable ? process.env[keyVariable] : undefined;
+  if (key)
+    checks.push({
+      area: 'provider',
+      name: `${provider} key`,
+      status: 'ok',
+      detail: `${keyVariable} is set`,
+    });
+  else {
+    const optional = provider === 'openai-compatible';
+    checks.push({
+      area: 'provider',
+      name: `${provider} key`,
+      status: optional ? 'warn' : 'fail',
+      detail: `${keyVariable ?? 'no variable'} is not set${optional ? ' (fine for local servers)' : `; export ${keyVariable}=… or pass --api-key-env NAME`}`,
+    });
+  }
+  for (const [name, variable] of Object.entries(DEFAULT_KEY_VARIABLES)) {
+    if (name === provider || name === 'openai-compatible') continue;
+    checks.push({
+      area: 'provider',
+      name: `${name} key`,
+      status: process.env[variable] ? 'ok' : 'warn',
+      detail: `${variable} ${process.env[variable] ? 'is set' : 'is not set'}`,
+    });
+  }
+  const baseUrl = config.baseUrl ?? DEFAULT_BASE_URLS[provider];
+  if (baseUrl && provider !== 'anthropic' && (key || provider === 'openai-compatible')) {
+    const { listRemoteModels } = await import('@spine/llm');
+    try {
+      const models = await listRemoteModels(baseUrl, key, {
+        provider,
+        signal: AbortSignal.timeout(8000),
+      });
+      checks.push({
+        area: 'provider',
+        name: 'reachability',
+        status: 'ok',
+        detail: `${baseUrl} answered with ${models.length} models`,
+      });
+    } catch (error) {
+      checks.push({
+        area: 'provider',
+        name: 'reachability',
+        status: 'fail',
+        detail: `${baseUrl}: ${(error as Error).message}`,
+      });
+    }
+  }
+
+  // Sandbox.
+  const { detectSandbox } = await import('@spine/tool-runtime');
+  const backend = await detectSandbox();
+  checks.push(
+    backend
+      ? {
+          area: 'sandbox',
+          name: backend.info.name,
+          status: 'ok',
+          detail: `enforces ${backend.info.enforces.join(', ')}${backend.info.version ? ` (${backend.info.version})` : ''}`,
+        }
+      : {
+          area: 'sandbox',
+          name: 'bwrap',
+          status: config.sandbox === 'danger-full-access' ? 'warn' : 'fail',
+          detail:
+            'bubblewrap not found or cannot create namespaces: shell commands cannot run in read-only/workspace-write; apt-get install bubblewrap',
+        },
+  );
+
+  // Language servers (configured, installed or not; nothing is started).
+  try {
+    const lsp = await import('@spine/lsp-tools');
+    const manager = lsp.createLspManager({ cwd });
+    for (const server of manager.status()) {
+      checks.push({
+        area: 'lsp',
+        name: server.id,
+        status: server.available ? 'ok' : 'warn',
+        detail: server.available
+          ? `${server.command} (${server.extensions.join(' ')})`
+          : (server.reason ?? 'not installed'),
+      });
+    }
+    await manager.shutdown();
+  } catch (error) {
+    checks.push({
+      area: 'lsp',
+      name: 'lsp-tools',
+      status: 'warn',
+      detail: (error as Error).message,
+    });
+  }
+
+  // Web providers.
+  try {
+    const web = await import('@spine/web-tools');
+    for (const item of web.webProvidersFromEnv(process.env)) {
+      const availability = item.availability();
+      checks.push({
+        area: 'web',
+        name: `${item.kind} ${item.id}`,
+        status: availability.available ? 'ok' : 'warn',
+        detail: availability.available ? 'configured' : availability.reason,
+      });
+    }
+  } catch (error) {
+    checks.push({
+      area: 'web',
+      name: 'web-tools',
+      status: 'warn',
+      detail: (error as Error).message,
+    });
+  }
+
+  // Session store.
+  try {
+    mkdirSync(config.sessionDir, { recursive: true });
+    const probe = join(config.sessionDir, `.doctor-${process.pid}`);
+    writeFileSync(probe, 'ok');
+    rmSync(probe);
+    checks.push({
+      area: 'sessions',
+      name: 'store',
+      status: 'ok',
+      detail: `${config.sessionDir} is writable`,
+    });
+  } catch (error) {
+    checks.push({
+      area: 'sessions',
+      name: 'store',
+      status: 'fail',
+      detail: `${config.sessionDir}: ${(error as Error).message}; pass --session-dir or fix the permissions`,
+    });
+  }
+
+  if (flags.json) process.stdout.write(`${JSON.stringify(checks)}\n`);
+  else {
+    const style = styleFor(process.stdout);
+    for (const check of checks) {
+      const mark =
+        check.status === 'ok'
+          ? style.green('✓')
+          : check.status === 'warn'
+            ? style.yellow('!')
+            : style.red('✗');
+      process.stdout.write(
+        `${mark} ${check.area.padEnd(8)} ${check.name.padEnd(22)} ${check.detail}\n`,
+      );
+    }
+  }
+  return checks.some((check) => check.status === 'fail') ? EXIT_CODES.internal : EXIT_CODES.ok;
+}

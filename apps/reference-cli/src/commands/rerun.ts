@@ -1,0 +1,168 @@
+import { existsSync } from 'node:fs';
+import type { ApprovalAnswer, SessionEvent, ToolApprovalBody } from '@spine/protocol';
+import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { UsageError } from '../errors.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { createRecordedModel } from '../model-recorded.js';
+import { attachLiveOutput } from '../present/live.js';
+import { preview, styleFor } from '../present/style.js';
+import { compareToolResults, recordedTurnInputs } from '../rerun-compare.js';
+import { newSessionId } from '../session-id.js';
+import { readSessionEvents, storeFor } from '../store.js';
+import { fixedModel, wireAgent } from '../wire.js';
+
+/** What `spine rerun` found, also printed with `--json`. */
+export interface RerunSummary {
+  sessionId: string;
+  rerunSessionId: string;
+  turns: number;
+  modelOutputs: { recorded: number; replayed: number };
+  toolResults: { recorded: number; rerun: number; same: number };
+  differences: ReturnType<typeof compareToolResults>['differences'];
+  requestsVerified: { ok: boolean; count: number };
+  ok: boolean;
+}
+
+/**
+ * `spine rerun <id>`: re-executes a recorded session against the current code and workspace with
+ * the recorded model outputs (no network, no key), compares every tool result with the recorded
+ * one, and verifies the new session's requests. Exit 5 when anything differs.
+ */
+export async function rerunCommand(
+  id: string,
+  flags: AgentFlags & { outDir?: string },
+): Promise<number> {
+  const { loaded, cwd } = configForFlags(flags);
+  const { config } = loaded;
+  if (!existsSync(cwd))
+    throw new UsageError({
+      message: `--cwd ${cwd} does not exist; pass the workspace to rerun in`,
+    });
+  const recorded = await readSessionEvents(storeFor(config), id, config.sessionDir);
+  const summary = await rerunSession(recorded, {
+    cwd,
+    config,
+    json: Boolean(flags.json),
+    ...(flags.outDir ? { outDir: flags.outDir } : {}),
+  });
+  return summary.ok ? EXIT_CODES.ok : EXIT_CODES.mismatch;
+}
+
+/** Re-executes `recorded` in `cwd`; prints progress and the verdict; returns the summary. */
+export async function rerunSession(
+  recorded: readonly SessionEvent[],
+  options: {
+    cwd: string;
+    config: import('../config/schema.js').SpineConfig;
+    json: boolean;
+    outDir?: string;
+  },
+): Promise<RerunSummary> {
+  const header = recorded[0]?.body as { sessionId: string; cwd?: string; model?: string };
+  const style = styleFor(process.stdout);
+  const out = options.json ? process.stderr : process.stdout;
+  const model = createRecordedModel({ events: recorded });
+  const modelId = header.model?.split('/').slice(1).join('/') || 'recorded';
+  const store = options.outDir
+    ? createJsonlStore({ dir: options.outDir, fsync: 'never' })
+    : createMemoryStore();
+  const session = await Session.create({
+    store,
+    id: newSessionId(),
+    cwd: options.cwd,
+    model: `${model.provider}/${modelId}`,
+    title: `rerun of ${header.sessionId}`,
+    parent: { sessionId: header.sessionId, atSeq: 0 },
+  });
+  const answers = recordedApprovals(recorded);
+  const definedTools = recorded
+    .filter((event) => event.type === 'tools/defined')
+    .flatMap((event) =>
+      (event.body as { tools: { name: string }[] }).tools.map((tool) => tool.name),
+    );
+  const wired = await wireAgent({
+    config: options.config,
+    cwd: options.cwd,
+    session,
+    model: fixedModel(model, modelId),
+    // No network: web tools stay off; language servers only if the recording used them.
+    web: false,
+    lsp: definedTools.some((name) => name.startsWith('lsp_')),
+    approve: async (request) => answers.get(request.toolCallId) ?? 'once',
+    onWarning: (message) => out.write(style.yellow(`warning: ${message}\n`)),
+  });
+  const detach = attachLiveOutput(wired.agent, { text: out, notices: out }, style);
+  const inputs = recordedTurnInputs(recorded);
+  out.write(
+    style.dim(
+      `rerun of ${header.sessionId}: ${inputs.length} turn(s), ${model.total} recorded model outputs, workspace ${options.cwd}\n`,
+    ),
+  );
+  try {
+    for (const input of inputs) {
+      out.write(`${style.cyan('you ›')} ${preview(input, 200)}\n`);
+      const result = await wired.agent.run(input);
+      if (result.reason === 'error')
+        out.write(style.red(`turn failed: ${result.error?.message ?? ''}\n`));
+    }
+  } finally {
+    detach();
+  }
+  const { replay } = await import('@spine/agent-loop');
+  const verified = replay(session);
+  const comparison = compareToolResults(recorded, session.events(), {
+    recorded: header.cwd,
+    rerun: options.cwd,
+  });
+  await wired.close();
+  await session.close();
+  const ok = comparison.differences.length === 0 && model.served === model.total && verified.ok;
+  const summary: RerunSummary = {
+    sessionId: header.sessionId,
+    rerunSessionId: session.id,
+    turns: inputs.length,
+    modelOutputs: { recorded: model.total, replayed: model.served },
+    toolResults: { recorded: comparison.recorded, rerun: comparison.rerun, same: comparison.same },
+    differences: comparison.differences,
+    requestsVerified: { ok: verified.ok, count: verified.requests.length },
+    ok,
+  };
+  if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  else printSummary(summary, style);
+  return summary;
+}
+
+function recordedApprovals(events: readonly SessionEvent[]): Map<string, ApprovalAnswer> {
+  const answers = new Map<string, ApprovalAnswer>();
+  for (const event of events) {
+    if (event.type !== 'tool/approval') continue;
+    const body = event.body as ToolApprovalBody;
+    answers.set(body.toolCallId, body.decision === 'deny' ? 'deny' : 'once');
+  }
+  return answers;
+}
+
+function printSummary(summary: RerunSummary, style: ReturnType<typeof styleFor>): void {
+  const lines = [
+    '',
+    `model outputs replayed: ${summary.modelOutputs.replayed}/${summary.modelOutputs.recorded}`,
+    `tool results identical: ${summary.toolResults.same}/${summary.toolResults.recorded} (rerun produced ${summary.toolResults.rerun})`,
+    `requests of the rerun verified from its log: ${summary.requestsVerified.count} ${summary.requestsVerified.ok ? 'ok' : 'MISMATCH'}`,
+  ];
+  for (const difference of summary.differences.slice(0, 5)) {
+    lines.push(
+      style.red(
+        `  differs: result ${difference.index + 1} (${difference.toolName}, ${difference.field})`,
+      ),
+      `    recorded: ${preview(difference.expected ?? '-', 160)}`,
+      `    now:      ${preview(difference.actual ?? '-', 160)}`,
+    );
+  }
+  lines.push(
+    summary.ok
+      ? style.green('rerun matches the recording')
+      : style.red('rerun differs from the recording'),
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

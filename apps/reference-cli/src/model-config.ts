@@ -1,0 +1,111 @@
+import type { ModelClient } from '@spine/protocol';
+import type { SpineConfig } from './config/schema.js';
+import { UsageError } from './errors.js';
+
+/** The model a configuration names, with what Spine knows about it. */
+export interface ResolvedModel {
+  /** The client. */
+  client: ModelClient;
+  /** `deepseek`, `openai-compatible`, `openai`, `anthropic`. */
+  provider: string;
+  /** The id sent on the wire. */
+  modelId: string;
+  /** Context window in tokens (configuration, then the model table, then 128k). */
+  contextWindow: number;
+  /** The variable the key is read from (the key itself is never stored or logged). */
+  apiKeyEnv: string | undefined;
+  /** The endpoint. */
+  baseUrl: string | undefined;
+}
+
+/** Default key variables per provider. */
+export const DEFAULT_KEY_VARIABLES: Readonly<Record<string, string>> = {
+  deepseek: 'DEEPSEEK_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  'openai-compatible': 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+};
+
+/** Splits `provider/model` (the model part may itself contain slashes). */
+export function parseModelName(name: string): { provider: string; modelId: string } {
+  const slash = name.indexOf('/');
+  if (slash <= 0 || slash === name.length - 1) {
+    throw new UsageError({
+      message: `--model expects provider/model (e.g. deepseek/deepseek-v4-flash, openai-compatible/qwen3, anthropic/claude-sonnet-4-5), got "${name}"`,
+    });
+  }
+  return { provider: name.slice(0, slash), modelId: name.slice(slash + 1) };
+}
+
+/**
+ * Builds the model client for a configuration. Keys are read from environment variables at
+ * request time; only the variable's name is kept.
+ *
+ * @throws {UsageError} for an unknown provider or a missing `--base-url` for openai-compatible.
+ */
+export async function resolveModel(config: SpineConfig): Promise<ResolvedModel> {
+  const { provider, modelId } = parseModelName(config.model);
+  const llm = await import('@spine/llm');
+  const apiKeyEnv = config.apiKeyEnv ?? DEFAULT_KEY_VARIABLES[provider];
+  const info = llm.lookupModel(
+    llm.createModelTable(),
+    provider === 'openai-compatible' ? 'openai' : provider,
+    modelId,
+  );
+  const contextWindow = config.contextWindow ?? info?.contextWindow ?? 128_000;
+  const base = { provider, modelId, contextWindow, apiKeyEnv, baseUrl: config.baseUrl };
+  switch (provider) {
+    case 'deepseek':
+      return {
+        ...base,
+        client: llm.createDeepSeekModel({
+          apiKeyEnv,
+          ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+        }),
+      };
+    case 'openai':
+      return {
+        ...base,
+        client: llm.createOpenAICompatibleModel({
+          baseUrl: config.baseUrl ?? 'https://api.openai.com/v1',
+          apiKeyEnv,
+          provider: 'openai',
+        }),
+      };
+    case 'openai-compatible': {
+      if (!config.baseUrl) {
+        throw new UsageError({
+          message:
+            'openai-compatible models need an endpoint: pass --base-url <url> (the URL /chat/completions is appended to) or set "baseUrl" in the configuration',
+        });
+      }
+      const client = llm.createOpenAICompatibleModel({
+        baseUrl: config.baseUrl,
+        apiKeyEnv,
+        allowNoApiKey: true,
+        provider: 'openai-compatible',
+      });
+      return { ...base, client };
+    }
+    case 'anthropic': {
+      const anthropic = llm as unknown as {
+        createAnthropicModel?: (options: { apiKeyEnv?: string; baseUrl?: string }) => ModelClient;
+      };
+      if (!anthropic.createAnthropicModel) {
+        throw new UsageError({
+          message:
+            'this build of @spine/llm has no Anthropic client; use deepseek/… or openai-compatible/…',
+        });
+      }
+      const client = anthropic.createAnthropicModel({
+        apiKeyEnv,
+        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+      });
+      return { ...base, client };
+    }
+    default:
+      throw new UsageError({
+        message: `unknown provider "${provider}" in --model ${config.model}; use deepseek, openai, openai-compatible or anthropic`,
+      });
+  }
+}

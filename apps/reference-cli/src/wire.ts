@@ -1,0 +1,239 @@
+import type {
+  CompactionEngine,
+  JsonValue,
+  ModelClient,
+  ToolDefinition,
+  ToolRunOptions,
+} from '@spine/protocol';
+import type { Session } from '@spine/session-log';
+import type { ToolRuntime } from '@spine/tool-runtime';
+import type { SpineConfig } from './config/schema.js';
+import { createShellHooks, runShellCommand, type ShellHooks } from './hooks-shell.js';
+import { findInstructionFiles, renderInstructions } from './instructions.js';
+import type { ResolvedModel } from './model-config.js';
+
+/** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
+export const BASE_PROMPT = `You are Spine, a careful coding agent working in the user's workspace.
+Work in small verified steps: read before you edit, run the tests after you change code, and say plainly what you changed and what you could not do.
+Retrieval order: a known path → read it; known text → grep; a known symbol → the language-server tools; only a concept → search.
+Paths are relative to the workspace. Never try to leave it.`;
+
+/** Options of {@link wireAgent}. */
+export interface WireOptions {
+  /** The effective configuration. */
+  config: SpineConfig;
+  /** The workspace (absolute). */
+  cwd: string;
+  /** The live session (created or opened by the caller). */
+  session: Session;
+  /** The model (from {@link resolveModel}, or a recorded one for rerun). */
+  model: ResolvedModel;
+  /** Answers `ask` approvals; without it `ask` becomes deny. */
+  approve?: ToolRunOptions['approve'];
+  /** Reports non-fatal problems (a hook failed, a tool family could not load). */
+  onWarning?: (message: string) => void;
+  /** Load language-server tools (default: `config.lsp.enabled`). */
+  lsp?: boolean;
+  /** Load web tools (default: `config.web.enabled`). */
+  web?: boolean;
+}
+
+/** Everything a front end drives: the agent and the parts slash commands reach into. */
+export interface WiredAgent {
+  agent: import('@spine/agent-loop').Agent;
+  runtime: ToolRuntime;
+  prompt: import('@spine/agent-loop').SystemPrompt;
+  meter: import('@spine/compaction').SpineTokenMeter;
+  compaction: CompactionEngine;
+  hooks: ShellHooks;
+  model: ResolvedModel;
+  /** Names of the tool families that loaded (`workspace`, `web`, `lsp`, `recall`). */
+  families: string[];
+  /** Shuts language servers down. The session stays open (the caller closes it). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the agent for a session from configuration: tool runtime with workspace, web, LSP and
+ * recall tools, user hooks on the runtime's hook chains, project instructions and the
+ * environment in the system prompt, token meter and compaction.
+ *
+ * @throws {SpineError} when a required part (tool runtime, agent) cannot be built.
+ */
+export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
+  const { config, cwd, session, model } = options;
+  const warn = options.onWarning ?? (() => {});
+  const [agentLoop, toolRuntime, compactionPkg] = await Promise.all([
+    import('@spine/agent-loop'),
+    import('@spine/tool-runtime'),
+    import('@spine/compaction'),
+  ]);
+
+  const backend = await toolRuntime.detectSandbox();
+  const hooks = createShellHooks({
+    cwd,
+    hooks: config.hooks,
+    sessionId: () => session.id,
+    onWarning: warn,
+    // Hooks run under the same OS sandbox and mode as the agent's shell commands.
+    run: (command, input, runOptions) => {
+      const mode = runtime.sandbox;
+      if (!backend || !backend.info.enforces.includes(mode))
+        return runShellCommand(command, input, runOptions);
+      const wrapped = backend.wrap({ command, cwd, workspace: cwd, mode });
+      const line = [wrapped.file, ...wrapped.args].map(shellQuote).join(' ');
+      return runShellCommand(line, input, runOptions);
+    },
+  });
+
+  const families: string[] = [];
+  const tools: ToolDefinition<never>[] = [];
+  tools.push(
+    ...(toolRuntime.createWorkspaceTools({
+      cwd,
+      exclude: config.tools.exclude,
+    }) as ToolDefinition<never>[]),
+  );
+  families.push('workspace');
+  tools.push(
+    compactionPkg.createRecallHistoryTool({ session }) as unknown as ToolDefinition<never>,
+  );
+  families.push('recall');
+
+  const runtime = toolRuntime.createToolRuntime({
+    cwd,
+    tools,
+    sandbox: config.sandbox,
+    approval: config.approval,
+    hooks: hooks.toolHooks,
+    ...(backend ? { sandboxBackend: backend } : {}),
+  });
+
+  if (options.web ?? config.web.enabled) {
+    try {
+      const webTools = await import('@spine/web-tools');
+      const providers = webTools.webProvidersFromEnv(process.env);
+      const web = webTools.createWebRuntime({ providers });
+      for (const tool of webTools.createWebTools(web))
+        runtime.register(tool as ToolDefinition<never>);
+      families.push('web');
+    } catch (error) {
+      warn(`web tools not loaded: ${(error as Error).message}`);
+    }
+  }
+
+  let lspManager: import('@spine/lsp-tools').LspManager | undefined;
+  if (options.lsp ?? config.lsp.enabled) {
+    try {
+      const lsp = await import('@spine/lsp-tools');
+      lspManager = lsp.createLspManager({ cwd });
+      for (const tool of lsp.createLspTools(lspManager))
+        runtime.register(tool as ToolDefinition<never>);
+      runtime.hooks.postExecute.push(lsp.createDiagnosticsHook(lspManager));
+      families.push('lsp');
+    } catch (error) {
+      warn(`language-server tools not loaded: ${(error as Error).message}`);
+    }
+  }
+
+  const prompt = new agentLoop.SystemPrompt(BASE_PROMPT);
+  prompt.register(agentLoop.createEnvironmentContribution({ cwd, sandbox: () => runtime.sandbox }));
+  if (config.instructions.enabled) {
+    const text = renderInstructions(
+      findInstructionFiles(cwd, { userFile: config.instructions.userFile }),
+    );
+    if (text)
+      prompt.register({ id: 'instructions', sections: [{ id: 'agents-md', text, order: 50 }] });
+  }
+
+  const meter = compactionPkg.createTokenMeter();
+  const high = config.compaction.threshold;
+  const engine = compactionPkg.createCompactionEngine({
+    meter,
+    summarizer: compactionPkg.createModelSummarizer({
+      model: model.client,
+      modelId: model.modelId,
+    }),
+    thresholds: { high, soft: Math.min(0.65, high), low: Math.min(0.45, high * 0.6) },
+    auto: config.compaction.auto,
+  });
+  const compaction = withPreCompactHook(engine, hooks, meter, high);
+
+  const llm = await import('@spine/llm');
+  const agent = agentLoop.createAgent({
+    session,
+    model: model.client,
+    modelId: model.modelId,
+    contextWindow: model.contextWindow,
+    tools: runtime,
+    systemPrompt: prompt,
+    compaction,
+    retryPolicy: llm.createRetryPolicy(),
+    meter,
+    maxSteps: config.maxSteps,
+    ...(options.approve ? { approve: options.approve } : {}),
+  });
+
+  return {
+    agent,
+    runtime,
+    prompt,
+    meter,
+    compaction,
+    hooks,
+    model,
+    families,
+    async close() {
+      await lspManager?.shutdown();
+    },
+  };
+}
+
+/** Runs the `pre-compact` hooks before a compaction that will (or may) commit. */
+function withPreCompactHook(
+  engine: CompactionEngine,
+  hooks: ShellHooks,
+  meter: import('@spine/compaction').SpineTokenMeter,
+  high: number,
+): CompactionEngine {
+  return {
+    specificationVersion: 1,
+    async compact(context) {
+      let due = context.reason !== 'pressure';
+      if (!due) {
+        const { tokens } = meter.measure({
+          session: context.session,
+          system: context.system,
+          tools: context.tools,
+        });
+        due = tokens >= high * context.contextWindow;
+      }
+      if (due) {
+        const payload: Record<string, JsonValue> = { reason: context.reason };
+        if (context.focus) payload.focus = context.focus;
+        await hooks.fire('pre-compact', payload);
+      }
+      return engine.compact(context);
+    },
+  };
+}
+
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** A model resolved from a client that needs no configuration (recorded outputs, tests). */
+export function fixedModel(
+  client: ModelClient,
+  modelId: string,
+  contextWindow = 128_000,
+): ResolvedModel {
+  return {
+    client,
+    provider: client.provider,
+    modelId,
+    contextWindow,
+    apiKeyEnv: undefined,
+    baseUrl: undefined,
+  };
+}

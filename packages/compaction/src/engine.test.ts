@@ -185,7 +185,9 @@ describe('createCompactionEngine', () => {
     const outcome = await engine.compact({ ...base, session, reason: 'overflow' });
     expect(outcome.status).toBe('compacted');
     const start = session.events().find((event) => event.type === 'compaction/start');
-    expect(((start as SessionEvent).body as { region: { end: number } }).region.end).toBeLessThan(pending);
+    expect(((start as SessionEvent).body as { region: { end: number } }).region.end).toBeLessThan(
+      pending,
+    );
     expect(session.surface()).toContain(pending);
   });
 

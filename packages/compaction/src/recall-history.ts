@@ -1,5 +1,12 @@
 import type { SessionEvent, SessionLog, ToolDefinition, ToolOutput } from '@spine/protocol';
-import { clip, MESSAGE_EVENT_TYPES, messageOfEvent, renderMessage } from './internal/render.js';
+import {
+  clip,
+  isCheckpointEvent,
+  MESSAGE_EVENT_TYPES,
+  messageOfEvent,
+  renderMessage,
+  toolCallsOfEvent,
+} from './internal/render.js';
 
 /** Arguments of the `recall_history` tool; at least one filter is required, filters combine. */
 export interface RecallHistoryArgs {
@@ -101,11 +108,14 @@ export function createRecallHistoryTool(
       }
       const from = args.seq ?? args.seqFrom ?? (covered ? Math.min(...covered) : 1);
       const to = args.seq ?? args.seqTo ?? (covered ? Math.max(...covered) : session.lastSeq);
-      const matches = session
+      const candidates = session
         .events({ from, to })
-        .filter(
-          (event) => MESSAGE_EVENT_TYPES.has(event.type) && matchesFilters(event, args, covered),
-        );
+        .filter((event) => MESSAGE_EVENT_TYPES.has(event.type));
+      const pathCalls =
+        args.path === undefined ? undefined : callsMentioning(candidates, args.path);
+      const matches = candidates.filter((event) =>
+        matchesFilters(event, args, { covered, pathCalls }),
+      );
       if (matches.length === 0) {
         return { content: 'No events match these filters.', meta: { recalledSeqs: [] } };
       }
@@ -133,12 +143,24 @@ export function createRecallHistoryTool(
   };
 }
 
-function matchesFilters(
-  event: SessionEvent,
-  args: RecallHistoryArgs,
-  covered: Set<number> | undefined,
-): boolean {
+interface FilterSets {
+  covered: Set<number> | undefined;
+  pathCalls: Set<string> | undefined;
+}
+
+function callsMentioning(events: readonly SessionEvent[], path: string): Set<string> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    for (const call of toolCallsOfEvent(event)) if (call.arguments.includes(path)) ids.add(call.id);
+  }
+  return ids;
+}
+
+function matchesFilters(event: SessionEvent, args: RecallHistoryArgs, sets: FilterSets): boolean {
+  const { covered, pathCalls } = sets;
   if (covered && !covered.has(event.seq)) return false;
+  const filtersByContent = args.path !== undefined || args.toolCallId !== undefined;
+  if (args.seq === undefined && filtersByContent && isCheckpointEvent(event)) return false;
   const turn = event.turn ?? 0;
   const step = event.step ?? 0;
   if (args.turnFrom !== undefined && turn < args.turnFrom) return false;
@@ -160,7 +182,15 @@ function matchesFilters(
     }
     if (args.path !== undefined) {
       const sourcePath = (event.body as { meta?: { sourcePath?: unknown } }).meta?.sourcePath;
-      if (sourcePath !== args.path && !renderMessage(message).includes(args.path)) return false;
+      const answersPathCall =
+        message.role === 'tool' && pathCalls?.has(message.toolCallId) === true;
+      if (
+        sourcePath !== args.path &&
+        !answersPathCall &&
+        !renderMessage(message).includes(args.path)
+      ) {
+        return false;
+      }
     }
   }
   return true;

@@ -1,0 +1,121 @@
+import type { Message, ModelRequest } from '@spine/protocol';
+import { describe, expect, it } from 'vitest';
+import { OpenAIRequestEncoder } from './openai-encode.js';
+
+const deepseekDialect = {
+  reasoningHistory: 'tool-calls',
+  maxTokensField: 'max_tokens',
+  reasoningStyle: 'deepseek',
+  includeUsage: true,
+} as const;
+
+function base(messages: Message[]): ModelRequest {
+  return { model: 'deepseek-v4-flash', system: 'sys', messages, tools: [] };
+}
+
+const withTools: Message = {
+  role: 'assistant',
+  content: [
+    { type: 'reasoning', text: 'why' },
+    { type: 'text', text: 'Calling.' },
+    { type: 'tool-call', id: 'c1', name: 'ls', arguments: '{}' },
+  ],
+};
+const plainAnswer: Message = {
+  role: 'assistant',
+  content: [
+    { type: 'reasoning', text: 'thought' },
+    { type: 'text', text: 'Done.' },
+  ],
+};
+
+describe('OpenAIRequestEncoder', () => {
+  it("applies DeepSeek's safe reasoning policy: resend only with tool calls, never with thinking off", () => {
+    const encoder = new OpenAIRequestEncoder(deepseekDialect);
+    const messages: Message[] = [
+      { role: 'user', content: 'hi' },
+      withTools,
+      { role: 'tool', toolCallId: 'c1', toolName: 'ls', content: 'a' },
+      plainAnswer,
+    ];
+    const on = JSON.parse(encoder.encode(base(messages)));
+    expect(on.messages[2]).toEqual({
+      role: 'assistant',
+      content: 'Calling.',
+      reasoning_content: 'why',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }],
+    });
+    expect(on.messages[4]).toEqual({ role: 'assistant', content: 'Done.' });
+    const off = JSON.parse(encoder.encode({ ...base(messages), reasoning: { enabled: false } }));
+    expect(off.messages[2].reasoning_content).toBeUndefined();
+    expect(off.thinking).toEqual({ type: 'disabled' });
+  });
+
+  it('is deterministic and byte-identical whether fragments come from the cache or not', () => {
+    const messages: Message[] = [{ role: 'user', content: 'a' }, withTools];
+    const request = {
+      ...base(messages),
+      maxOutputTokens: 100,
+      toolChoice: 'auto' as const,
+      providerOptions: { user_id: 'u1' },
+    };
+    const first = new OpenAIRequestEncoder(deepseekDialect).encode(request);
+    const shared = new OpenAIRequestEncoder(deepseekDialect);
+    shared.encode(base([messages[0]!]));
+    expect(shared.encode(request)).toBe(first);
+    expect(shared.encode(request)).toBe(first);
+    expect(Object.keys(JSON.parse(first))).toEqual([
+      'model',
+      'messages',
+      'max_tokens',
+      'stream',
+      'stream_options',
+      'user_id',
+    ]);
+  });
+
+  it('serialises each message once: old messages are not read again when one is appended', () => {
+    let reads = 0;
+    const counted = (text: string): Message =>
+      Object.defineProperty({ role: 'user' } as Message, 'content', {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return text;
+        },
+      });
+    const history = Array.from({ length: 1000 }, (_, i) => counted(`message ${i}`));
+    const encoder = new OpenAIRequestEncoder(deepseekDialect);
+    encoder.encode(base(history));
+    const afterFirst = reads;
+    expect(afterFirst).toBe(1000);
+    const longer = [...history, counted('new')];
+    const text = encoder.encode(base(longer));
+    expect(reads - afterFirst).toBe(1);
+    expect(JSON.parse(text).messages).toHaveLength(1002);
+  });
+
+  it('maps tool choice, effort and the max tokens field per dialect', () => {
+    const openai = new OpenAIRequestEncoder({
+      ...deepseekDialect,
+      reasoningHistory: 'never',
+      maxTokensField: 'max_completion_tokens',
+      reasoningStyle: 'effort',
+    });
+    const body = JSON.parse(
+      openai.encode({
+        ...base([{ role: 'user', content: 'x' }]),
+        system: '',
+        tools: [{ name: 'ls', description: 'd', parameters: { type: 'object' } }],
+        toolChoice: { name: 'ls' },
+        maxOutputTokens: 50,
+        reasoning: { enabled: true, effort: 'low' },
+      }),
+    );
+    expect(body.messages).toEqual([{ role: 'user', content: 'x' }]);
+    expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'ls' } });
+    expect(body.max_completion_tokens).toBe(50);
+    expect(body.reasoning_effort).toBe('low');
+    expect(body.thinking).toBeUndefined();
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { type SseEvent, SseParser } from './sse-parser.js';
+
+function parse(pieces: (string | Uint8Array)[]): {
+  events: SseEvent[];
+  dataCounts: number[];
+  comments: number;
+} {
+  const parser = new SseParser();
+  const events: SseEvent[] = [];
+  const dataCounts: number[] = [];
+  const encoder = new TextEncoder();
+  for (const piece of pieces) {
+    dataCounts.push(
+      parser.push(typeof piece === 'string' ? encoder.encode(piece) : piece, (e) => events.push(e)),
+    );
+  }
+  parser.end((e) => events.push(e));
+  return { events, dataCounts, comments: parser.comments };
+}
+
+describe('SseParser', () => {
+  it('dispatches on blank lines, joins multi-line data and strips one space after the colon', () => {
+    const { events } = parse(['data: a\ndata:  b\n\nevent: ping\ndata:{"x":1}\n\n']);
+    expect(events).toEqual([
+      { event: undefined, data: 'a\n b' },
+      { event: 'ping', data: '{"x":1}' },
+    ]);
+  });
+
+  it('drops comments and does not count them as data', () => {
+    const { events, dataCounts, comments } = parse([
+      ': keep-alive\n\n',
+      ': keep-alive\n\n',
+      'data: 1\n\n',
+    ]);
+    expect(events).toEqual([{ event: undefined, data: '1' }]);
+    expect(dataCounts).toEqual([0, 0, 1]);
+    expect(comments).toBe(2);
+  });
+
+  it('handles CRLF and frames split anywhere, including inside a UTF-8 character', () => {
+    const bytes = new TextEncoder().encode('data: caf\u00e9 \u2713\r\n\r\ndata: [DONE]\r\n\r\n');
+    const pieces = Array.from(bytes, (byte) => new Uint8Array([byte]));
+    const { events } = parse(pieces);
+    expect(events.map((event) => event.data)).toEqual(['caf\u00e9 \u2713', '[DONE]']);
+  });
+
+  it('dispatches a last event that lacks its blank line at end of stream', () => {
+    expect(parse(['data: tail']).events).toEqual([{ event: undefined, data: 'tail' }]);
+  });
+
+  it('ignores id, retry and unknown fields, and a field line without a colon', () => {
+    const { events } = parse(['id: 7\nretry: 10\nfoo: bar\ndata\n\n']);
+    expect(events).toEqual([{ event: undefined, data: '' }]);
+  });
+});

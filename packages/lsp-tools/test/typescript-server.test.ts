@@ -79,6 +79,7 @@ describe('tools against typescript-language-server', () => {
         'src/geometry.ts:12:38  if (!best || shape.area() > best.area()) best = shape;',
         'src/shapes/circle.ts:8:3  area(): number {',
         'src/shapes/shape.ts:5:12  abstract area(): number;',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture's source text
         'src/shapes/shape.ts:8:43  return `${this.name} with area ${this.area().toFixed(2)}`;',
         'src/shapes/square.ts:8:3  area(): number {',
       ].join('\n'),
@@ -146,6 +147,7 @@ describe('tools against typescript-language-server', () => {
       [
         'Call hierarchy of function `totalArea` at src/geometry.ts:3:17:',
         'Incoming calls (1):',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture's source text
         "  src/main.ts:8:19  in function `report`: return `total ${totalArea(shapes)}; largest: ${biggest?.describe() ?? 'none'}`;",
         'Outgoing calls (1):',
         '  src/shapes/shape.ts:5:12  method `area` (Shape), called at 5:40: abstract area(): number;',
@@ -246,7 +248,7 @@ describe('documents, hooks and failures with typescript-language-server', () => 
       symbol: 'PI',
     });
     expect(library.content).toBe(
-      '0 definitions of `PI` at src/shapes/circle.ts:9:17:\n(1 definitions outside the workspace omitted)',
+      '0 definitions of `PI` at src/shapes/circle.ts:9:17:\n(1 definition outside the workspace omitted)',
     );
   });
 

@@ -82,10 +82,10 @@ export function omissionNotes(
   noun: string,
 ): string[] {
   const notes: string[] = [];
-  if (selection.hidden > 0)
-    notes.push(`(${selection.hidden} more ${noun} not shown; narrow the query)`);
-  if (selection.outside > 0)
-    notes.push(`(${selection.outside} ${noun} outside the workspace omitted)`);
+  const word = (count: number): string => (count === 1 ? noun.replace(/s$/, '') : noun);
+  const { hidden, outside } = selection;
+  if (hidden > 0) notes.push(`(${hidden} more ${word(hidden)} not shown; narrow the query)`);
+  if (outside > 0) notes.push(`(${outside} ${word(outside)} outside the workspace omitted)`);
   return notes;
 }
 

@@ -1,0 +1,187 @@
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SessionRecoveredBody } from '@spine/protocol';
+import { SpineError } from '@spine/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Session } from './session.js';
+import { createJsonlStore } from './store-jsonl.js';
+
+let dir = '';
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'spine-jsonl-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const surface = { surfaceOp: { op: 'append' as const } };
+
+async function seed(id: string, messages = 3): Promise<string> {
+  const session = await Session.create({ store: createJsonlStore({ dir }), id });
+  for (let i = 0; i < messages; i++)
+    session.append('user/message', { content: `m${i}`, source: 'user' }, surface);
+  await session.close();
+  return join(dir, `${id}.jsonl`);
+}
+
+async function openError(id: string): Promise<SpineError> {
+  const error = await Session.open({ store: createJsonlStore({ dir }), id }).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!SpineError.isInstance(error)) throw new Error(`expected a SpineError, got ${String(error)}`);
+  return error;
+}
+
+describe('JSONL store', () => {
+  it('writes one event per line in a file named after the session', async () => {
+    const path = await seed('lines', 2);
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, 2, 3]);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('truncates a torn last line and appends session/recovered with truncatedBytes', async () => {
+    const path = await seed('torn');
+    const torn = '{"seq":5,"type":"user/mess';
+    appendFileSync(path, torn);
+    const session = await Session.open({ store: createJsonlStore({ dir }), id: 'torn' });
+    const recovered = session.get(5)!;
+    expect(recovered.type).toBe('session/recovered');
+    expect((recovered.body as SessionRecoveredBody).truncatedBytes).toBe(torn.length);
+    await session.close();
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('treats an unparseable complete last line as torn as well', async () => {
+    const path = await seed('torn2');
+    appendFileSync(path, '{"seq":5,"type":\n');
+    const session = await Session.open({ store: createJsonlStore({ dir }), id: 'torn2' });
+    expect(session.get(5)?.type).toBe('session/recovered');
+    await session.close();
+  });
+
+  it('leaves a torn tail alone when opened read-only', async () => {
+    const path = await seed('torn-ro');
+    appendFileSync(path, '{"seq":5');
+    const size = statSync(path).size;
+    const session = await Session.open({
+      store: createJsonlStore({ dir }),
+      id: 'torn-ro',
+      readOnly: true,
+    });
+    expect(session.lastSeq).toBe(4);
+    await session.close();
+    expect(statSync(path).size).toBe(size);
+  });
+
+  it('refuses a corrupt line that is not the last, naming file and line, and changes nothing', async () => {
+    const path = await seed('corrupt');
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines[2] = '{"seq":3,"type":"user/message", oops';
+    writeFileSync(path, lines.join('\n'));
+    const before = readFileSync(path, 'utf8');
+    const error = await openError('corrupt');
+    expect(error.code).toBe('SESSION_CORRUPT');
+    expect(error.message).toContain(`${path}:3`);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('refuses gaps in seqs and foreign files with a clear error', async () => {
+    const path = await seed('gap');
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    lines.splice(2, 1);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    expect((await openError('gap')).message).toMatch(/gap\.jsonl:3: seq 4 where 3 was expected/);
+    writeFileSync(join(dir, 'foreign.jsonl'), 'name,size\nfoo,1\n');
+    const foreign = await openError('foreign');
+    expect(foreign.code).toBe('SESSION_CORRUPT');
+    expect(foreign.message).toContain('foreign.jsonl:1');
+    expect(readFileSync(join(dir, 'foreign.jsonl'), 'utf8')).toBe('name,size\nfoo,1\n');
+  });
+
+  it('keeps unknown non-surface events as ignorable and refuses unknown surface types by name', async () => {
+    const path = await seed('unknown', 1);
+    const at = new Date().toISOString();
+    appendFileSync(
+      path,
+      `${JSON.stringify({ seq: 3, type: 'future/thing', at, body: { x: 1 } })}\n`,
+    );
+    const session = await Session.open({ store: createJsonlStore({ dir }), id: 'unknown' });
+    expect(session.isIgnorable(3)).toBe(true);
+    expect(session.get(3)?.body).toEqual({ x: 1 });
+    expect(session.deriveMessages().messages).toHaveLength(1);
+    session.append('user/message', { content: 'after', source: 'user' }, surface);
+    await session.close();
+    appendFileSync(
+      path,
+      `${JSON.stringify({ seq: 5, type: 'future/message', at, body: {}, surfaceOp: { op: 'append' } })}\n`,
+    );
+    const error = await openError('unknown');
+    expect(error.code).toBe('UNKNOWN_EVENT_TYPE');
+    expect(error.message).toContain('future/message');
+  });
+
+  it('recovers a stale lock left by a dead process and refuses a live one', async () => {
+    const path = await seed('stale');
+    writeFileSync(`${path}.lock`, '999999999\n');
+    const session = await Session.open({ store: createJsonlStore({ dir }), id: 'stale' });
+    expect(readFileSync(`${path}.lock`, 'utf8').trim()).toBe(String(process.pid));
+    await session.close();
+    writeFileSync(`${path}.lock`, `${process.ppid}\n`);
+    const error = await openError('stale');
+    expect(error.code).toBe('SESSION_LOCKED');
+    expect(error.message).toContain(`pid ${process.ppid}`);
+  });
+
+  it('lists sessions from the header line alone, even when the rest of a file is damaged', async () => {
+    const path = await seed('listed', 1);
+    appendFileSync(path, 'garbage that would not parse\n'.repeat(1000));
+    writeFileSync(join(dir, 'notes.txt'), 'ignored');
+    writeFileSync(join(dir, 'empty.jsonl'), '');
+    const list = await createJsonlStore({ dir }).list();
+    expect(list.map((summary) => summary.id)).toEqual(['listed']);
+    expect(list[0]!.sizeBytes).toBe(statSync(path).size);
+  });
+
+  it('buffers writes with fsync never until flush, and per-turn until checkpoint', async () => {
+    for (const fsync of ['never', 'per-turn'] as const) {
+      const store = createJsonlStore({ dir, fsync, flushIntervalMs: 60_000 });
+      const session = await Session.create({ store, id: `buffered-${fsync}` });
+      const path = join(dir, `buffered-${fsync}.jsonl`);
+      const size = statSync(path).size;
+      session.append('turn/start', {}, { turn: 1 });
+      expect(statSync(path).size).toBe(size);
+      if (fsync === 'never') await session.flush();
+      else session.checkpoint();
+      expect(statSync(path).size).toBeGreaterThan(size);
+      await session.close();
+    }
+  });
+
+  it('writes buffered events on a short timer and when the size threshold is reached', async () => {
+    const store = createJsonlStore({ dir, fsync: 'never', flushIntervalMs: 5, flushBytes: 1000 });
+    const session = await Session.create({ store, id: 'timer' });
+    const path = join(dir, 'timer.jsonl');
+    session.append('turn/start', {}, { turn: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(2);
+    session.append('user/message', { content: 'x'.repeat(2000), source: 'user' }, surface);
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(3);
+    await session.close();
+  });
+
+  it('refuses session ids that are not safe file names', async () => {
+    const store = createJsonlStore({ dir });
+    await expect(Session.create({ store, id: '../escape' })).rejects.toThrow(/safe file name/);
+  });
+});

@@ -17,6 +17,8 @@ export interface AddressVerdict {
   reason: string;
   /** Human-readable explanation naming the range. */
   detail: string;
+  /** The refused range, for example `private range 10.0.0.0/8 (RFC 1918)`. */
+  range: string;
 }
 
 /**
@@ -151,7 +153,13 @@ export function isRefusedAddress(
   options: AddressPolicyOptions = {},
 ): AddressVerdict | undefined {
   const ip = typeof address === 'string' ? parseIp(address) : address;
-  if (!ip) return { reason: 'unparsable', detail: `"${String(address)}" is not an IP address` };
+  if (!ip) {
+    return {
+      reason: 'unparsable',
+      detail: `"${String(address)}" is not an IP address`,
+      range: 'unparsable',
+    };
+  }
   const embedded = embeddedIpv4(ip);
   const forms = embedded ? [ip, embedded.ip] : [ip];
   const trusted = options.trustedRanges ?? [];
@@ -164,6 +172,10 @@ export function isRefusedAddress(
   return classify(ip, embedded);
 }
 
+function verdictOf(text: string, rule: { reason: string; label: string }): AddressVerdict {
+  return { reason: rule.reason, detail: `${text} is in the ${rule.label}`, range: rule.label };
+}
+
 function classify(
   ip: IpAddress,
   embedded: { ip: IpAddress; label: string } | undefined,
@@ -171,22 +183,27 @@ function classify(
   const text = formatIp(ip);
   if (ip.version === 4) {
     const rule = V4.find((candidate) => rangeContains(candidate.range, ip));
-    return rule ? { reason: rule.reason, detail: `${text} is in the ${rule.label}` } : undefined;
+    return rule ? verdictOf(text, rule) : undefined;
   }
   const rule = V6.find((candidate) => rangeContains(candidate.range, ip));
-  if (rule) return { reason: rule.reason, detail: `${text} is in the ${rule.label}` };
+  if (rule) return verdictOf(text, rule);
   if (embedded) {
     const inner = classify(embedded.ip, undefined);
     if (inner) {
       return {
         reason: inner.reason,
-        detail: `${text} is the ${embedded.label} form of ${inner.detail}`,
+        detail: `${text} is the ${embedded.label} form of ${formatIp(embedded.ip)}, in the ${inner.range}`,
+        range: inner.range,
       };
     }
     if (embedded.label !== '6to4') return undefined;
   }
   if (!rangeContains(GLOBAL_UNICAST, ip)) {
-    return { reason: 'reserved', detail: `${text} is outside global unicast 2000::/3` };
+    return {
+      reason: 'reserved',
+      detail: `${text} is outside global unicast 2000::/3`,
+      range: 'non-global IPv6',
+    };
   }
   return undefined;
 }

@@ -7,8 +7,10 @@ import { SpineError } from '@spine/protocol';
 export class UrlRefusedError extends SpineError {
   /** The URL (or hop) that was refused. */
   readonly url: string;
-  /** A short machine-friendly reason, for example `private-address` or `scheme`. */
+  /** A short machine-friendly reason, for example `private` or `scheme`. */
   readonly reason: string;
+  /** What exactly was wrong, without the advice. */
+  readonly detail: string;
 
   constructor(options: { url: string; reason: string; detail: string }) {
     super({
@@ -17,6 +19,7 @@ export class UrlRefusedError extends SpineError {
     });
     this.url = options.url;
     this.reason = options.reason;
+    this.detail = options.detail;
   }
 }
 

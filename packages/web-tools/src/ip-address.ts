@@ -65,6 +65,7 @@ function parseIpv4Host(host: string): HostLiteral | undefined {
   const ip: IpAddress = { version: 4, bytes };
   const address = formatIp(ip);
   const forms = new Set(values.map((part) => part.form));
+  if (forms.size > 1) forms.delete('decimal');
   let form: HostLiteralForm;
   if (address === host) form = 'canonical';
   else if (forms.size > 1) form = 'mixed';

@@ -12,7 +12,7 @@ import {
   createPinnedDispatcher,
   createProxyDispatcher,
 } from './dispatcher.js';
-import { isSupportedEncoding, readCapped } from './read-body.js';
+import { discardBody, isSupportedEncoding, readCapped } from './read-body.js';
 
 /** Validated configuration of the fetch provider. */
 export interface FetchConfig {
@@ -76,11 +76,30 @@ async function pinAddress(
       throw new UrlRefusedError({
         url: checked.url.href,
         reason: verdict.reason,
-        detail: `${checked.hostname} resolves to ${verdict.detail}`,
+        detail: `${checked.hostname} resolves to a refused address: ${verdict.detail}`,
       });
     }
   }
   return answers[0]!;
+}
+
+/**
+ * The next hop as written: absolute and scheme-relative locations stay raw so the URL checks see
+ * the host exactly as the server wrote it (a URL parser would turn `0x7f000001` into 127.0.0.1
+ * first); path-relative ones cannot change the host and are resolved.
+ */
+function redirectTarget(location: string, from: URL): string {
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(location)) return location;
+  if (/^[/\\]{2}/.test(location)) return `${from.protocol}${location}`;
+  try {
+    return new URL(location, from).href;
+  } catch {
+    throw new UrlRefusedError({
+      url: location,
+      reason: 'malformed',
+      detail: `the redirect from ${from.href} is not a URL`,
+    });
+  }
 }
 
 function headerOf(
@@ -182,7 +201,7 @@ export async function fetchWithPolicy(
       });
       const location = headerOf(response.headers, 'location');
       if (REDIRECTS.has(response.statusCode) && location !== undefined) {
-        response.body.destroy();
+        discardBody(response.body);
         if (hop >= config.maxRedirects) {
           throw new FetchFailedError({
             url: url.href,
@@ -191,16 +210,7 @@ export async function fetchWithPolicy(
             status: response.statusCode,
           });
         }
-        let next: string;
-        try {
-          next = new URL(location, url).href;
-        } catch {
-          throw new UrlRefusedError({
-            url: location,
-            reason: 'malformed',
-            detail: `redirect from ${url.href} is not a URL`,
-          });
-        }
+        const next = redirectTarget(location, url);
         try {
           current = checkUrl(next, policy);
         } catch (error) {
@@ -208,7 +218,7 @@ export async function fetchWithPolicy(
           throw new UrlRefusedError({
             url: next,
             reason: refused.reason,
-            detail: `redirect from ${url.href} refused: ${refused.message}`,
+            detail: `the redirect from ${url.href} was refused: ${refused.detail}`,
           });
         }
         if (config.sameOriginRedirectsOnly && current.url.origin !== origin) {
@@ -244,7 +254,7 @@ async function convert(
   const kind = contentKindOf(mime);
   const encoding = headerOf(response.headers, 'content-encoding') ?? '';
   if (!kind || !isSupportedEncoding(encoding)) {
-    response.body.destroy();
+    discardBody(response.body);
     throw new FetchFailedError({
       url: finalUrl,
       reason: kind ? 'content-encoding' : 'content-type',

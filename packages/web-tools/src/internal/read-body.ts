@@ -11,6 +11,12 @@ export interface BodyRead {
   truncated: boolean;
 }
 
+/** Stops reading a body: undici reports the destroy as an abort error, which is expected here. */
+export function discardBody(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** Returns a decompressor for a Content-Encoding, `null` for identity, `undefined` if unknown. */
 function decoderFor(encoding: string): NodeJS.ReadWriteStream | null | undefined {
   switch (encoding) {
@@ -47,6 +53,7 @@ export async function readCapped(
   maxBytes: number,
 ): Promise<BodyRead> {
   let networkBytes = 0;
+  body.on('error', () => undefined);
   const decoder = decoderFor(encoding.trim().toLowerCase());
   let source: AsyncIterable<Buffer> = body;
   if (decoder) {
@@ -54,6 +61,7 @@ export async function readCapped(
       networkBytes += chunk.length;
     });
     body.on('error', (error) => (decoder as unknown as Readable).destroy(error));
+    (decoder as unknown as Readable).on('error', () => undefined);
     body.pipe(decoder);
     source = decoder as unknown as AsyncIterable<Buffer>;
   }

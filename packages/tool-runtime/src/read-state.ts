@@ -7,7 +7,7 @@ export type ReadStateCheck = 'ok' | 'never-read' | 'stale';
 /**
  * Remembers a content hash of every file the agent read or wrote, so `write` and `edit` can
  * refuse to overwrite a file that changed on disk since (compare-and-swap), and serialises
- * mutations per real path. One tracker lives per runtime; tools find it in
+ * mutations per real path (across every tracker in the process). One tracker lives per runtime; tools find it in
  * `context.services.readState`.
  */
 export interface ReadStateTracker {
@@ -26,6 +26,10 @@ export interface ReadStateTracker {
 /** Key under which the runtime passes the tracker in `ToolExecutionContext.services`. */
 export const READ_STATE_SERVICE = 'readState';
 
+// One lock table for the whole process: two runtimes (two agents) editing the same file must
+// serialise too, so the second one's compare-and-swap sees the first one's write.
+const MUTATION_LOCKS = new KeyedLock();
+
 function hashOf(content: Uint8Array | string): string {
   return createHash('sha256').update(content).digest('hex');
 }
@@ -41,7 +45,6 @@ function hashOf(content: Uint8Array | string): string {
  */
 export function createReadStateTracker(): ReadStateTracker {
   const seen = new Map<string, string>();
-  const locks = new KeyedLock();
   return {
     recordRead: (path, content) => {
       seen.set(path, hashOf(content));
@@ -58,6 +61,6 @@ export function createReadStateTracker(): ReadStateTracker {
     forget: (path) => {
       seen.delete(path);
     },
-    withLock: (path, fn) => locks.run([path], fn),
+    withLock: (path, fn) => MUTATION_LOCKS.run([path], fn),
   };
 }

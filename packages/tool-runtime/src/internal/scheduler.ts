@@ -1,5 +1,6 @@
 // Concurrent execution, sequential commit: safe calls share a bounded pool, every other call is
 // an exclusive barrier, and results (with their post-processing) are committed in call order.
+import { setMaxListeners } from 'node:events';
 import type { ToolCallPart, ToolResultBody, ToolRunOptions } from '@spine/protocol';
 import {
   type BatchContext,
@@ -25,6 +26,8 @@ export async function runBatch(
 ): Promise<ToolResultBody[]> {
   const results: ToolResultBody[] = new Array(calls.length);
   const controller = new AbortController();
+  // One listener per running call plus the tools' own: a large batch legitimately exceeds 10.
+  setMaxListeners(0, controller.signal);
   const external = options.signal;
   const forward = (): void => controller.abort(external?.reason);
   if (external?.aborted) forward();

@@ -88,6 +88,7 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
     tokens: number,
     factor: number,
     marks: Marks,
+    minimal = false,
   ): { region: SurfaceRegion; regionTokens: number } | undefined {
     const derived = session.deriveMessages();
     const bySeq = new Map<number, Message>();
@@ -103,7 +104,7 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
       options.keepRecent?.tokens ?? (options.keepRecent?.fraction ?? 0.15) * marks.window;
     const allowance = summarizer ? (options.summaryAllowance ?? 2000) : 0;
     let best: { region: SurfaceRegion; regionTokens: number } | undefined;
-    for (const keepRecentTokens of [keep, 0]) {
+    for (const keepRecentTokens of minimal ? [0] : [keep, 0]) {
       const region = selectCompactableRange(surface, { countEvent, keepRecentTokens });
       if (!region) continue;
       let regionTokens = 0;
@@ -365,7 +366,9 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
     const current = state.candidate;
     if (current && current.generation === session.replaceGeneration) return;
     if (current) discardCandidate(session, state, current, 'stale: the surface was replaced');
-    const selected = selectRegion(session, base.tokens, base.factor, base.marks);
+    // A candidate covers everything but the latest step: the context keeps growing until the
+    // hard mark, and the commit must still land below the low mark then.
+    const selected = selectRegion(session, base.tokens, base.factor, base.marks, true);
     if (!selected) return;
     const snapshot = snapshotCheckpoint({
       session,

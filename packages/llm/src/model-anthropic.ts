@@ -9,7 +9,7 @@ import { MissingApiKeyError } from './errors.js';
 import { AnthropicRequestEncoder } from './internal/anthropic-encode.js';
 import { AnthropicStreamState } from './internal/anthropic-stream-state.js';
 import { streamModel } from './internal/transport.js';
-import { computeCost, createModelTable, lookupModel, type ModelTable } from './model-table.js';
+import { createModelTable, lookupModel, type ModelTable, withCost } from './model-table.js';
 
 /** Options of {@link createAnthropicModel}. */
 export interface AnthropicModelOptions {
@@ -69,26 +69,29 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
     specificationVersion: 1,
     provider,
     encodeRequest: (request: ModelRequest): string => encoder.encode(request, streaming),
-    async *stream(
+    stream(
       request: ModelRequest,
       streamOptions: ModelStreamOptions = {},
     ): AsyncGenerator<ModelStreamEvent> {
-      const key = options.apiKey ?? process.env[apiKeyEnv];
-      if (key === undefined || key === '') throw new MissingApiKeyError({ provider, apiKeyEnv });
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        accept: streaming ? 'text/event-stream' : 'application/json',
-        'x-api-key': key,
-        'anthropic-version': options.version ?? '2023-06-01',
-        ...options.headers,
-      };
-      if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
       const state = new AnthropicStreamState(provider);
       const price = lookupModel(table, provider, request.model)?.price;
-      for await (const event of streamModel({
+      return streamModel({
         provider,
         url,
-        headers,
+        headers: () => {
+          const key = options.apiKey ?? process.env[apiKeyEnv];
+          if (key === undefined || key === '')
+            throw new MissingApiKeyError({ provider, apiKeyEnv });
+          const headers: Record<string, string> = {
+            'content-type': 'application/json',
+            accept: streaming ? 'text/event-stream' : 'application/json',
+            'x-api-key': key,
+            'anthropic-version': options.version ?? '2023-06-01',
+            ...options.headers,
+          };
+          if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
+          return headers;
+        },
         body: encoder.encode(request, streaming),
         dispatcher: options.dispatcher,
         signal: streamOptions.signal,
@@ -98,12 +101,8 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
         onEvent: (event, out) => state.handle(event.data, out),
         onWhole: (text, out) => state.handleWhole(text, out),
         isDone: () => state.done,
-        finish: () => state.finish(),
-      })) {
-        if (event.type === 'finish' && event.usage && price)
-          event.usage.costUsd = computeCost(event.usage, price);
-        yield event;
-      }
+        finish: () => withCost(state.finish(), price),
+      });
     },
   };
 }

@@ -9,7 +9,7 @@ import { MissingApiKeyError } from './errors.js';
 import { OpenAIRequestEncoder } from './internal/openai-encode.js';
 import { OpenAIStreamState } from './internal/openai-stream-state.js';
 import { streamModel } from './internal/transport.js';
-import { computeCost, createModelTable, lookupModel, type ModelTable } from './model-table.js';
+import { createModelTable, lookupModel, type ModelTable, withCost } from './model-table.js';
 import type { OpenAIDialect } from './types.js';
 
 /** Options of {@link createOpenAICompatibleModel}. */
@@ -87,24 +87,26 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     specificationVersion: 1,
     provider,
     encodeRequest: (request: ModelRequest): string => encoder.encode(request, streaming),
-    async *stream(
+    stream(
       request: ModelRequest,
       streamOptions: ModelStreamOptions = {},
     ): AsyncGenerator<ModelStreamEvent> {
-      const key = apiKey();
       const body = encoder.encode(request, streaming);
       const state = new OpenAIStreamState(provider);
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        accept: streaming ? 'text/event-stream' : 'application/json',
-        ...options.headers,
-      };
-      if (key !== undefined) headers.authorization = `Bearer ${key}`;
       const price = lookupModel(table, provider, request.model)?.price;
-      for await (const event of streamModel({
+      return streamModel({
         provider,
         url,
-        headers,
+        headers: () => {
+          const key = apiKey();
+          const headers: Record<string, string> = {
+            'content-type': 'application/json',
+            accept: streaming ? 'text/event-stream' : 'application/json',
+            ...options.headers,
+          };
+          if (key !== undefined) headers.authorization = `Bearer ${key}`;
+          return headers;
+        },
         body,
         dispatcher: options.dispatcher,
         signal: streamOptions.signal,
@@ -116,12 +118,8 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
         onEvent: (event, out) => state.handle(event.data, out),
         onWhole: (text, out) => state.handleWhole(text, out),
         isDone: () => state.done,
-        finish: () => state.finish(),
-      })) {
-        if (event.type === 'finish' && event.usage && price)
-          event.usage.costUsd = computeCost(event.usage, price);
-        yield event;
-      }
+        finish: () => withCost(state.finish(), price),
+      });
     },
   };
 }

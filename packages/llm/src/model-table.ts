@@ -1,4 +1,4 @@
-import type { Usage } from '@spine/protocol';
+import type { ModelStreamEvent, Usage } from '@spine/protocol';
 import { ModelConfigError } from './errors.js';
 
 /** USD prices per 1M tokens, one per disjoint usage bucket. */
@@ -196,4 +196,11 @@ export function computeCost(usage: Usage, price: ModelPrice): number {
     usage.cacheWriteTokens * (price.cacheWrite ?? price.input) +
     usage.outputTokens * price.output;
   return micro / 1_000_000;
+}
+
+/** Adds `costUsd` to a finish event's usage when the price is known; returns the event. */
+export function withCost(event: ModelStreamEvent, price: ModelPrice | undefined): ModelStreamEvent {
+  if (event.type === 'finish' && event.usage && price)
+    event.usage.costUsd = computeCost(event.usage, price);
+  return event;
 }

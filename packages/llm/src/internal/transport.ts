@@ -8,7 +8,8 @@ import { type SseEvent, SseParser } from './sse-parser.js';
 export interface StreamSpec {
   provider: string;
   url: string;
-  headers: Record<string, string>;
+  /** Request headers, computed when the stream starts (may throw, e.g. a missing API key). */
+  headers: () => Record<string, string>;
   body: string;
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
@@ -40,11 +41,12 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
   let response: Dispatcher.ResponseData | undefined;
   let consumed = false;
   try {
+    const headers = spec.headers();
     guard.throwIfStopped();
     try {
       response = await undiciRequest(spec.url, {
         method: 'POST',
-        headers: spec.headers,
+        headers,
         body: spec.body,
         dispatcher: spec.dispatcher,
         signal: guard.signal,
@@ -54,7 +56,7 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     } catch (error) {
       throw guard.classify(error, 'connect', spec.apiKeyHint);
     }
-    const headers = response.headers as Record<string, string | string[] | undefined>;
+    const responseHeaders = response.headers as Record<string, string | string[] | undefined>;
     if (response.statusCode >= 400) {
       let text: string;
       try {
@@ -64,11 +66,11 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
       }
       consumed = true;
       throw classifyError(
-        { status: response.statusCode, body: text, headers },
+        { status: response.statusCode, body: text, headers: responseHeaders },
         { provider: spec.provider, apiKeyHint: spec.apiKeyHint },
       );
     }
-    const contentType = String(headers['content-type'] ?? '');
+    const contentType = String(responseHeaders['content-type'] ?? '');
     const out: ModelStreamEvent[] = [];
     if (contentType.includes('application/json')) {
       let text: string;

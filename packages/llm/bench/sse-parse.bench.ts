@@ -1,0 +1,130 @@
+// Benchmark: parse a 50 MB recorded DeepSeek SSE stream from a loopback server with the
+// DeepSeek client, against a baseline that only reads the same body with undici and
+// JSON.parses each data line. Target (issue 3): client throughput >= 0.7 x baseline.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { createDeepSeekModel } from '../src/index.js';
+
+const TARGET_BYTES = 50 * 1024 * 1024;
+const ROUNDS = 3;
+
+function fixtureLines(name: string): string[] {
+  const path = fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+/** Reasoning and content deltas of two recordings, repeated to 50 MB, then the real finish chunk. */
+function buildBody(): Buffer {
+  const reasoning = fixtureLines('deepseek-reasoning.chunks.txt');
+  const tool = fixtureLines('deepseek-tool-call.chunks.txt');
+  const finish = reasoning.at(-1) as string;
+  const deltas = [...reasoning.slice(1, -1), ...tool.slice(1, 18)];
+  const frames = deltas.map((line) => `data: ${line}\n\n`);
+  const parts: string[] = [`data: ${reasoning[0]}\n\n`];
+  let size = 0;
+  for (let i = 0; size < TARGET_BYTES; i++) {
+    const frame = frames[i % frames.length] as string;
+    parts.push(frame);
+    size += frame.length;
+    if (i % 500 === 0) parts.push(': keep-alive\n\n');
+  }
+  parts.push(`data: ${finish}\n\n`, 'data: [DONE]\n\n');
+  return Buffer.from(parts.join(''), 'utf8');
+}
+
+async function baseline(url: string): Promise<number> {
+  const response = await request(`${url}/chat/completions`, { method: 'POST', body: '{}' });
+  const decoder = new TextDecoder();
+  let rest = '';
+  let parsed = 0;
+  for await (const chunk of response.body) {
+    const text = rest + decoder.decode(chunk as Buffer, { stream: true });
+    const lines = text.split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('data: ') && line !== 'data: [DONE]') {
+        JSON.parse(line.slice(6));
+        parsed++;
+      }
+    }
+  }
+  return parsed;
+}
+
+async function client(url: string): Promise<number> {
+  const model = createDeepSeekModel({ baseUrl: url, apiKey: 'bench' });
+  let events = 0;
+  let finished = false;
+  for await (const event of model.stream({
+    model: 'deepseek-v4-flash',
+    system: '',
+    messages: [],
+    tools: [],
+  })) {
+    events++;
+    if (event.type === 'finish') finished = event.finishReason === 'stop';
+  }
+  if (!finished) throw new Error('the client did not finish the stream');
+  return events;
+}
+
+async function timed(label: string, run: () => Promise<number>, bytes: number): Promise<number> {
+  const started = performance.now();
+  const count = await run();
+  const seconds = (performance.now() - started) / 1000;
+  const mbps = bytes / 1024 / 1024 / seconds;
+  console.log(
+    `${label}: ${count} items in ${(seconds * 1000).toFixed(0)} ms = ${mbps.toFixed(1)} MB/s`,
+  );
+  return mbps;
+}
+
+async function main(): Promise<void> {
+  const body = buildBody();
+  console.log(`body: ${(body.length / 1024 / 1024).toFixed(1)} MB of SSE`);
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base: number[] = [];
+  const ours: number[] = [];
+  try {
+    await baseline(url); // warm-up
+    await client(url);
+    for (let round = 1; round <= ROUNDS; round++) {
+      base.push(await timed(`round ${round} baseline`, () => baseline(url), body.length));
+      ours.push(await timed(`round ${round} client  `, () => client(url), body.length));
+    }
+  } finally {
+    server.close();
+  }
+  const baselineMBps = Math.max(...base);
+  const clientMBps = Math.max(...ours);
+  const ratio = clientMBps / baselineMBps;
+  console.log(
+    `best of ${ROUNDS}: client ${clientMBps.toFixed(1)} MB/s vs baseline ${baselineMBps.toFixed(1)} MB/s = ${ratio.toFixed(2)}x (target >= 0.7x)`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'llm/sse-parse',
+      bodyMB: Number((body.length / 1024 / 1024).toFixed(1)),
+      baselineMBps: Number(baselineMBps.toFixed(1)),
+      clientMBps: Number(clientMBps.toFixed(1)),
+      ratio: Number(ratio.toFixed(3)),
+      target: 0.7,
+      pass: ratio >= 0.7,
+    }),
+  );
+}
+
+await main();

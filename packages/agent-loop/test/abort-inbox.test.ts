@@ -56,7 +56,7 @@ describe('cancellation', () => {
     const results = harness.events('tool/result').map((event) => event.body as ToolResultBody);
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ toolCallId: 'long', isError: true });
-    expect((harness.events('agent/aborted')[0]?.body as { phase: string }).phase).toBe('tools');
+    expect(harness.events('agent/aborted')[0]!.body).toMatchObject({ phase: 'tools' });
     const next = await harness.agent.run('Go on.');
     expect(next.reason).toBe('completed');
     const wire = wireMessages(harness.server.requests[1]!);

@@ -75,7 +75,7 @@ export function isContextOverflowMessage(message: string): boolean {
 }
 
 /**
- * Classifies any failure of a model request into a {@link ModelError} with a stable code:
+ * Classifies any failure of a model request into a `ModelError` with a stable code:
  * an {@link HttpFailure} (status + body + headers), an in-stream error payload, a Node/undici
  * network error, or an existing ModelError (returned unchanged).
  *

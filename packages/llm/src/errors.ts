@@ -14,7 +14,7 @@ export class ModelConfigError extends SpineError {
   }
 }
 
-/** Thrown (as a {@link ModelError} with code AUTH_FAILED) when no API key is configured. */
+/** Thrown (as a `ModelError` with code AUTH_FAILED) when no API key is configured. */
 export class MissingApiKeyError extends ModelError {
   constructor(options: { provider: string; apiKeyEnv?: string }) {
     const where = options.apiKeyEnv
@@ -29,7 +29,7 @@ export class MissingApiKeyError extends ModelError {
   }
 }
 
-/** Builds a {@link ModelError}; the small wrapper keeps call sites on one line. */
+/** Builds a `ModelError`; the small wrapper keeps call sites on one line. */
 export function modelError(
   provider: string,
   code: ModelErrorCode,
@@ -65,7 +65,7 @@ export const RETRYABLE_CODES: ReadonlySet<ModelErrorCode> = new Set<ModelErrorCo
   'REQUEST_TIMEOUT',
 ]);
 
-/** True when `value` is a {@link ModelError} from any copy of @spine/protocol. */
+/** True when `value` is a `ModelError` from any copy of @spine/protocol. */
 export function isModelError(value: unknown): value is ModelError {
   return SpineError.isInstance(value) && 'retryable' in value && 'provider' in value;
 }

@@ -40,7 +40,7 @@ export interface AnthropicModelOptions {
 }
 
 /**
- * A {@link ModelClient} for the Anthropic Messages API: text, `tool_use` with input JSON
+ * A `ModelClient` for the Anthropic Messages API: text, `tool_use` with input JSON
  * deltas, thinking blocks with signatures (sent back byte for byte), usage with cache reads and
  * writes, and `cache_control` on the stable prefix. It never retries.
  *

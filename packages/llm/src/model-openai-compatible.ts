@@ -53,7 +53,7 @@ function dialectFor(provider: string, override: Partial<OpenAIDialect> = {}): Op
 }
 
 /**
- * A {@link ModelClient} for any OpenAI-compatible chat-completions endpoint (DeepSeek,
+ * A `ModelClient` for any OpenAI-compatible chat-completions endpoint (DeepSeek,
  * OpenAI, OpenRouter, vLLM, llama.cpp server, Ollama). Streams over SSE, accumulates tool
  * calls by index, reads reasoning from `reasoning_content` / `reasoning`, maps usage to
  * disjoint buckets and prices it from the model table. It never retries.

@@ -18,7 +18,7 @@ export interface RetryPolicyOptions {
 }
 
 /**
- * The default retry policy: retries transient {@link ModelError}s (rate limits, overload,
+ * The default retry policy: retries transient `ModelError`s (rate limits, overload,
  * 5xx, network, broken or idle streams, timeouts) with exponential backoff, jitter and a cap;
  * honours the server's Retry-After; never retries auth, invalid requests, context overflow
  * (the loop compacts instead), aborts, or errors that are not ModelErrors.

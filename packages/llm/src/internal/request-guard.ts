@@ -8,7 +8,7 @@ type StopReason = 'aborted' | 'idle' | 'total';
 /**
  * Owns the timers and the internal AbortController of one request: an idle timer that only
  * data events reset (SSE comments and keep-alives do not), a total ceiling, and the caller's
- * signal. Turns whatever the transport throws into a classified {@link ModelError}.
+ * signal. Turns whatever the transport throws into a classified `ModelError`.
  */
 export class RequestGuard {
   private readonly controller = new AbortController();

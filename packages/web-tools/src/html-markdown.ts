@@ -69,22 +69,31 @@ function mainContent(document: Document): Element {
   if (main && textLength(main) > 0) return main;
   const articles = Array.from(document.querySelectorAll('article')) as Element[];
   if (articles.length === 1 && textLength(articles[0]!) > 0) return articles[0]!;
-  const scores = new Map<Element, number>();
-  for (const paragraph of Array.from(document.querySelectorAll('p, pre, td, li')) as Element[]) {
-    const length = textLength(paragraph);
-    const parent = paragraph.parentElement as Element | null;
-    if (!parent || length < 25) continue;
-    scores.set(parent, (scores.get(parent) ?? 0) + length);
-    const grandparent = parent.parentElement as Element | null;
-    if (grandparent) scores.set(grandparent, (scores.get(grandparent) ?? 0) + length / 2);
+  // The tightest element holding at least 80% of the paragraph-like text is the content.
+  const contained = new Map<Element, number>();
+  let total = 0;
+  for (const block of Array.from(
+    document.querySelectorAll('p, pre, td, li, blockquote'),
+  ) as Element[]) {
+    const length = textLength(block);
+    if (length < 25) continue;
+    total += length;
+    for (
+      let node = block.parentElement as Element | null;
+      node;
+      node = node.parentElement as Element | null
+    ) {
+      contained.set(node, (contained.get(node) ?? 0) + length);
+    }
   }
-  let best: Element | undefined;
-  let bestScore = 0;
-  for (const [element, score] of scores) {
-    if (score > bestScore) [best, bestScore] = [element, score];
+  let best: Element = body;
+  let bestSize = textLength(body);
+  for (const [element, length] of contained) {
+    if (length < total * 0.8) continue;
+    const size = textLength(element);
+    if (size < bestSize) [best, bestSize] = [element, size];
   }
-  const total = textLength(body);
-  return best && total > 0 && textLength(best) >= total * 0.6 ? best : body;
+  return best;
 }
 
 function absolutize(document: Document, baseUrl: string | undefined): void {
@@ -186,8 +195,8 @@ export function htmlToMarkdown(
   ) as Element[])
     element.remove();
   for (const form of Array.from(document.querySelectorAll('form')) as Element[]) {
-    // ASP.NET-style pages wrap the whole body in one <form>; only small forms are chrome.
-    if (textLength(form) < 500) form.remove();
+    // ASP.NET-style pages wrap the whole body in one <form>; only forms without content are chrome.
+    if (!form.querySelector('main, article, p, pre, table, h1, h2')) form.remove();
   }
   for (const element of Array.from(
     document.querySelectorAll('div, section, ul, ol, p'),

@@ -28,8 +28,9 @@ type PartForm = 'decimal' | 'octal' | 'hex';
 function parseIpv4Part(part: string): { value: number; form: PartForm } | undefined {
   if (HEX.test(part))
     return { value: part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16), form: 'hex' };
-  if (part.length > 1 && OCTAL.test(part))
-    return { value: Number.parseInt(part, 8), form: 'octal' };
+  if (part.length > 1 && part.startsWith('0')) {
+    return OCTAL.test(part) ? { value: Number.parseInt(part, 8), form: 'octal' } : undefined;
+  }
   if (DECIMAL.test(part)) return { value: Number.parseInt(part, 10), form: 'decimal' };
   return undefined;
 }

@@ -170,7 +170,12 @@ describe('compaction inside the real agent loop', () => {
           event.type === 'tool/result' &&
           (event.body as { toolCallId: string }).toolCallId === 'recall1',
       );
-    expect((recalled?.body as { content: string }).content).toContain('"path":"notes/note-2.md"');
+    expect((recalled as SessionEvent).body as { content: string }).toMatchObject({
+      content: expect.any(String),
+    });
+    expect(((recalled as SessionEvent).body as { content: string }).content).toContain(
+      '"path":"notes/note-2.md"',
+    );
     const report = replay(session, { model });
     expect(report.ok).toBe(true);
   });

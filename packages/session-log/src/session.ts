@@ -40,6 +40,18 @@ interface SessionInit {
   projector: Projector | undefined;
 }
 
+let clockMs = 0;
+let clockIso = '';
+/** `new Date().toISOString()`, computed at most once per millisecond (appends are hot). */
+function nowIso(): string {
+  const now = Date.now();
+  if (now !== clockMs) {
+    clockMs = now;
+    clockIso = new Date(now).toISOString();
+  }
+  return clockIso;
+}
+
 /**
  * A live session: the append-only log, its surface and the messages derived from it, backed
  * by a {@link SessionStore}. Create one with {@link Session.create} or {@link Session.open}.

@@ -11,7 +11,7 @@ process.stdout.write(`ready ${session.lastSeq}\n`);
 if (mode === 'hold') {
   setInterval(() => {}, 1000);
 } else {
-  for (let i = 0; ; i++) {
+  for (;;) {
     const seq = session.lastSeq + 1;
     // Sizes vary from tiny to 160 KB so that a kill can land in the middle of a large write.
     const size = seq % 10 === 0 ? 64_000 + ((seq * 7919) % 100_000) : 100 + ((seq * 131) % 2000);

@@ -31,3 +31,17 @@ export function structuralProblem(value: unknown, expectedSeq: number): string |
     return 'the first event is not a session/header';
   return undefined;
 }
+
+/** The one `{ op: 'append' }` shared by every stored event that has it, to save memory on open. */
+const APPEND_OP = Object.freeze({ op: 'append' as const });
+
+/**
+ * Shrinks a parsed event in place: repeated strings (`type`) and the append op are shared
+ * instead of held once per event, which keeps a large opened session close to its file size.
+ */
+export function compactEvent(event: SessionEvent, types: Map<string, string>): void {
+  const type = types.get(event.type);
+  if (type === undefined) types.set(event.type, event.type);
+  else event.type = type;
+  if (event.surfaceOp?.op === 'append') event.surfaceOp = APPEND_OP as SessionEvent['surfaceOp'];
+}

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { SessionEvent } from '@spine/protocol';
 import { SessionCorruptError } from '../errors.js';
-import { structuralProblem } from './event-check.js';
+import { compactEvent, structuralProblem } from './event-check.js';
 
 /** What reading a JSONL session file found. */
 export interface JsonlReadResult {
@@ -28,6 +28,7 @@ export function readJsonlEvents(path: string): JsonlReadResult {
   try {
     const size = fstatSync(fd).size;
     const events: SessionEvent[] = [];
+    const types = new Map<string, string>();
     let position = 0;
     let consumed = 0;
     let line = 0;
@@ -73,6 +74,7 @@ export function readJsonlEvents(path: string): JsonlReadResult {
           if (parsed) {
             const problem = structuralProblem(value, events.length + 1);
             if (problem) throw new SessionCorruptError({ file: path, line, reason: problem });
+            compactEvent(value as SessionEvent, types);
             events.push(value as SessionEvent);
           }
         }

@@ -2,7 +2,7 @@
 // After `turbo run build`: every published package's dist imports only its declared
 // dependencies and Node built-ins (so `npm i @spine/session-log` never pulls in undici),
 // and its entry point loads.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,14 +28,21 @@ for (const group of ['packages', 'apps']) {
       problems.push(`${pkg.name}: no dist/ (run npm run build)`);
       continue;
     }
-    const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    const allowed = new Set([
+      ...Object.keys(pkg.dependencies ?? {}),
+      ...Object.keys(pkg.peerDependencies ?? {}),
+    ]);
     for (const file of readdirSync(dist, { recursive: true })) {
       if (!String(file).endsWith('.js')) continue;
       const text = readFileSync(join(dist, String(file)), 'utf8');
-      for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g)) {
+      for (const match of text.matchAll(
+        /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g,
+      )) {
         const name = packageName(match[1]);
         if (!builtins.has(match[1]) && !builtins.has(name) && !allowed.has(name)) {
-          problems.push(`${pkg.name}: dist/${file} imports '${match[1]}', which is not a dependency`);
+          problems.push(
+            `${pkg.name}: dist/${file} imports '${match[1]}', which is not a dependency`,
+          );
         }
       }
     }

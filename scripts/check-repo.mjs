@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the repository's shape: package dependency arrows (DESIGN.md), the package
 // skeleton, and source files over 400 lines without a comment saying why.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ALLOWED = {
@@ -37,29 +37,38 @@ for (const dir of readdirSync('packages')) {
     problems.push(`${pkg.name}: not in DESIGN.md's package graph`);
     continue;
   }
-  const runtime = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies }).filter((d) => d.startsWith('@spine/'));
-  for (const dep of runtime) if (!allowed.includes(dep)) problems.push(`${pkg.name} -> ${dep} is not an allowed arrow`);
+  const runtime = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies }).filter((d) =>
+    d.startsWith('@spine/'),
+  );
+  for (const dep of runtime)
+    if (!allowed.includes(dep)) problems.push(`${pkg.name} -> ${dep} is not an allowed arrow`);
   const tsconfig = JSON.parse(readFileSync(join('packages', dir, 'tsconfig.json'), 'utf8'));
   const refs = (tsconfig.references ?? []).map((r) => `@spine/${r.path.split('/').pop()}`).sort();
   if (JSON.stringify(refs) !== JSON.stringify([...runtime].sort())) {
-    problems.push(`${pkg.name}: tsconfig references ${refs.join(', ') || 'nothing'} but depends on ${runtime.join(', ') || 'nothing'}`);
+    problems.push(
+      `${pkg.name}: tsconfig references ${refs.join(', ') || 'nothing'} but depends on ${runtime.join(', ') || 'nothing'}`,
+    );
   }
   // Imports in src must match declared deps (no reaching into packages it may not use).
   for (const file of walk(join('packages', dir, 'src'))) {
     if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/from '(@spine\/[a-z-]+)/g)) {
-      if (match[1] !== pkg.name && !runtime.includes(match[1])) problems.push(`${file} imports ${match[1]}, which ${pkg.name} does not depend on`);
+      if (match[1] !== pkg.name && !runtime.includes(match[1]))
+        problems.push(`${file} imports ${match[1]}, which ${pkg.name} does not depend on`);
     }
     const lines = text.split('\n').length;
-    if (lines > 400 && !/over 400 lines because/i.test(text)) notes.push(`${file}: ${lines} lines without a comment saying why`);
+    if (lines > 400 && !/over 400 lines because/i.test(text))
+      notes.push(`${file}: ${lines} lines without a comment saying why`);
   }
   if (!pkg.private) {
     for (const required of ['README.md', 'CHANGELOG.md', 'src/index.ts']) {
-      if (!existsSync(join('packages', dir, required))) problems.push(`${pkg.name}: missing ${required}`);
+      if (!existsSync(join('packages', dir, required)))
+        problems.push(`${pkg.name}: missing ${required}`);
     }
     const index = readFileSync(join('packages', dir, 'src/index.ts'), 'utf8');
-    if (/export \*/.test(index)) problems.push(`${pkg.name}: index.ts uses export *; name every export`);
+    if (/export \*/.test(index))
+      problems.push(`${pkg.name}: index.ts uses export *; name every export`);
   }
 }
 

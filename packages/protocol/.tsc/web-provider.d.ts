@@ -1,41 +1,45 @@
 /** One search hit. */
 export interface WebSearchResult {
-  title: string;
-  url: string;
-  snippet: string;
-  publishedAt?: string;
+    title: string;
+    url: string;
+    snippet: string;
+    publishedAt?: string;
+    /** `answer` marks a provider-written answer (Perplexity Sonar) rather than a page hit. Default `result`. */
+    kind?: 'result' | 'answer';
 }
 /** Whether a provider can be used now, and if not, why (for example which variable to set). */
-export type ProviderAvailability =
-  | {
-      available: true;
-    }
-  | {
-      available: false;
-      reason: string;
-    };
+export type ProviderAvailability = {
+    available: true;
+} | {
+    available: false;
+    reason: string;
+};
 /** A search query. */
 export interface WebSearchQuery {
-  query: string;
-  /** At most this many results. */
-  maxResults?: number;
+    query: string;
+    /** At most this many results. */
+    maxResults?: number;
 }
 /** Result of a fetch, with the metadata the session records. */
 export interface WebFetchResult {
-  /** The URL asked for. */
-  url: string;
-  /** The URL after redirects. */
-  finalUrl: string;
-  status: number;
-  contentType: string;
-  /** Converted content (Markdown for HTML; text and JSON as is). */
-  content: string;
-  /** Bytes read from the network. */
-  bytesRead: number;
-  /** True when the body or the converted content was cut at a limit. */
-  truncated: boolean;
-  /** Provider id. */
-  provider: string;
+    /** The URL asked for. */
+    url: string;
+    /** The URL after redirects. */
+    finalUrl: string;
+    status: number;
+    contentType: string;
+    /** Converted content (Markdown for HTML; text and JSON as is). */
+    content: string;
+    /** Bytes read from the network. */
+    bytesRead: number;
+    /** True when the body or the converted content was cut at a limit. */
+    truncated: boolean;
+    /** Provider id. */
+    provider: string;
+    /** Page title, when the content had one (HTML `<title>`). */
+    title?: string;
+    /** Length of the converted content before it was cut at the length limit. */
+    originalLength?: number;
 }
 /**
  * A web search backend (Exa, Brave, Tavily, Perplexity, SearXNG …).
@@ -43,21 +47,18 @@ export interface WebFetchResult {
  * Contract: throws typed errors (`PROVIDER_UNAVAILABLE`, `FETCH_FAILED`); results are data.
  */
 export interface WebSearchProvider {
-  /** Interface version. */
-  readonly specificationVersion: 1;
-  /** Always `search`. */
-  readonly kind: 'search';
-  /** Stable provider id used in configuration. */
-  readonly id: string;
-  /** Whether the provider is configured. */
-  availability(): ProviderAvailability;
-  /** Runs a search. */
-  search(
-    query: WebSearchQuery,
-    options?: {
-      signal?: AbortSignal;
-    },
-  ): Promise<WebSearchResult[]>;
+    /** Interface version. */
+    readonly specificationVersion: 1;
+    /** Always `search`. */
+    readonly kind: 'search';
+    /** Stable provider id used in configuration. */
+    readonly id: string;
+    /** Whether the provider is configured. */
+    availability(): ProviderAvailability;
+    /** Runs a search. */
+    search(query: WebSearchQuery, options?: {
+        signal?: AbortSignal;
+    }): Promise<WebSearchResult[]>;
 }
 /**
  * A web fetch backend. Network policy (schemes, addresses, redirects, limits) is enforced
@@ -66,21 +67,18 @@ export interface WebSearchProvider {
  * Contract: refused URLs throw `URL_REFUSED` before any connection is attempted.
  */
 export interface WebFetchProvider {
-  /** Interface version. */
-  readonly specificationVersion: 1;
-  /** Always `fetch`. */
-  readonly kind: 'fetch';
-  /** Stable provider id used in configuration. */
-  readonly id: string;
-  /** Whether the provider is configured. */
-  availability(): ProviderAvailability;
-  /** Fetches a URL and converts its body for the model. */
-  fetch(
-    url: string,
-    options?: {
-      signal?: AbortSignal;
-    },
-  ): Promise<WebFetchResult>;
+    /** Interface version. */
+    readonly specificationVersion: 1;
+    /** Always `fetch`. */
+    readonly kind: 'fetch';
+    /** Stable provider id used in configuration. */
+    readonly id: string;
+    /** Whether the provider is configured. */
+    availability(): ProviderAvailability;
+    /** Fetches a URL and converts its body for the model. */
+    fetch(url: string, options?: {
+        signal?: AbortSignal;
+    }): Promise<WebFetchResult>;
 }
 /** Either kind of web provider. */
 export type WebProvider = WebSearchProvider | WebFetchProvider;

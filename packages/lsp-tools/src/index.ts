@@ -12,6 +12,7 @@ export {
   createLspManager,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_STARTUP_TIMEOUT_MS,
 } from './manager.js';
 export type { PathServerOptions } from './server-path.js';
 export {

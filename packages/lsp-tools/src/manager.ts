@@ -35,6 +35,8 @@ import type {
 
 /** Default idle time before a server is stopped (ms). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+/** Default time limit for a server to initialize (ms). */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
 /** Default per-request time limit (ms). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -72,6 +74,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     servers: options.servers ?? defaultServers(),
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     requestTimeoutMs,
+    startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
     path: options.path ?? process.env.PATH,
     onChangedOnDisk: (path) => changed.add(path),
   });
@@ -132,7 +135,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       { signal, language }: LspQueryOptions & { language?: string } = {},
     ) {
       const ids = await pool.serversWithFiles(language);
-      const answers = await Promise.all(
+      const answers = await Promise.allSettled(
         ids.map((id) =>
           pool.runForServer(
             id,
@@ -148,7 +151,12 @@ export function createLspManager(options: LspManagerOptions): LspManager {
           ),
         ),
       );
-      return answers.flat();
+      // One failing server does not hide the others' answers; all failing is an error.
+      const failed = answers.find((answer) => answer.status === 'rejected');
+      if (failed && (answers.every((answer) => answer.status === 'rejected') || signal?.aborted)) {
+        throw failed.reason;
+      }
+      return answers.flatMap((answer) => (answer.status === 'fulfilled' ? answer.value : []));
     },
 
     async documentSymbols(path, { signal }: LspQueryOptions = {}) {

@@ -99,8 +99,10 @@ export interface LspManagerOptions {
   servers?: LanguageServerConfig[];
   /** A server with no request for this long is shut down (ms, default 300000). */
   idleTimeoutMs?: number;
-  /** Per-request time limit (ms, default 30000). Startup gets twice as long. */
+  /** Per-request time limit (ms, default 30000). */
   requestTimeoutMs?: number;
+  /** Time limit for a server to answer `initialize` (ms, default 60000). */
+  startupTimeoutMs?: number;
   /** How long diagnostics must stay unchanged before they count as settled (ms, default 300). */
   diagnosticsQuietMs?: number;
   /** A file that had diagnostics keeps them when nothing new arrives within this (ms, default 1000). */

@@ -28,6 +28,7 @@ export interface LspClientOptions {
   command: string;
   cwd: string;
   requestTimeoutMs: number;
+  startupTimeoutMs: number;
   signal?: AbortSignal;
 }
 
@@ -130,7 +131,7 @@ export class LspClient {
           capabilities: CLIENT_CAPABILITIES,
           initializationOptions: config.initializationOptions ?? null,
         },
-        { signal: options.signal, timeoutMs: options.requestTimeoutMs * 2 },
+        { signal: options.signal, timeoutMs: options.startupTimeoutMs },
       );
       client.capabilities = result.capabilities;
       await connection.sendNotification(InitializedNotification.method, {});

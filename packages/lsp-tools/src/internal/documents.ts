@@ -19,6 +19,7 @@ export class DocumentSync {
   private readonly open = new Map<string, OpenDocument>();
   /** `performance.now()` of the last didChange/didClose (content the server knew changed), or 0. */
   private lastChangeAt = 0;
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: LspClient,
@@ -45,10 +46,15 @@ export class DocumentSync {
 
   /** Opens `path` if needed and re-syncs every open document whose file changed on disk. */
   async sync(path: string, languageId: string): Promise<string> {
-    const paths = new Set([...this.open.keys(), path]);
-    await Promise.all(
-      [...paths].map((each) => this.syncOne(each, each === path ? languageId : undefined)),
-    );
+    // Syncs run one at a time, so concurrent queries never open a document twice.
+    const run = this.queue.then(async () => {
+      const paths = new Set([...this.open.keys(), path]);
+      await Promise.all(
+        [...paths].map((each) => this.syncOne(each, each === path ? languageId : undefined)),
+      );
+    });
+    this.queue = run.catch(() => undefined);
+    await run;
     return DocumentSync.uriOf(path);
   }
 

@@ -25,6 +25,7 @@ interface Entry {
   active: number;
   lastError?: string;
   startFailed: boolean;
+  hasFiles?: { found: boolean; at: number };
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -34,6 +35,7 @@ export interface ServerPoolOptions {
   servers: LanguageServerConfig[];
   idleTimeoutMs: number;
   requestTimeoutMs: number;
+  startupTimeoutMs: number;
   path: string | undefined;
   onChangedOnDisk: (path: string) => void;
 }
@@ -77,21 +79,26 @@ export class ServerPool {
     return entry?.command !== undefined;
   }
 
-  /** Server ids that are installed and have at least one file in the workspace. */
+  /**
+   * `language` alone (it must be configured and installed), or else every installed server
+   * with at least one file in the workspace. A found file is remembered; "none" for 30 s.
+   */
   async serversWithFiles(language?: string): Promise<string[]> {
+    if (language !== undefined)
+      return [this.requireEntry(this.entryById(language), language).config.id];
     const ids: string[] = [];
     for (const entry of this.entries) {
-      if (language !== undefined && entry.config.id !== language) continue;
       if (entry.command === undefined) continue;
-      if (
-        entry.session ||
-        (await findWorkspaceFile(this.options.cwd, Object.keys(entry.config.languages)))
-      ) {
-        ids.push(entry.config.id);
+      const known = entry.hasFiles;
+      if (!known || (!known.found && performance.now() - known.at > 30_000)) {
+        const found = await findWorkspaceFile(
+          this.options.cwd,
+          Object.keys(entry.config.languages),
+        );
+        entry.hasFiles = { found: found !== undefined, at: performance.now() };
       }
+      if (entry.session || entry.hasFiles?.found) ids.push(entry.config.id);
     }
-    if (language !== undefined && ids.length === 0)
-      this.requireEntry(this.entryById(language), language);
     return ids;
   }
 
@@ -199,6 +206,7 @@ export class ServerPool {
         command: entry.command!,
         cwd: this.options.cwd,
         requestTimeoutMs: this.options.requestTimeoutMs,
+        startupTimeoutMs: this.options.startupTimeoutMs,
         signal,
       });
       const documents = new DocumentSync(client, this.options.onChangedOnDisk);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { ToolDefinition } from '@spine/protocol';
 import type { LspDiagnostic, LspManager } from '../types.js';
 import { countSeverities, LineReader, renderDiagnostics } from './format.js';
@@ -75,8 +76,9 @@ export function createDiagnosticsTool(manager: LspManager): ToolDefinition {
               content: 'No files changed in this session yet; pass `path` to check a file.',
             };
           }
-          files = changed.filter((file) => manager.serves(file));
-          skipped = changed.filter((file) => !manager.serves(file));
+          const present = changed.filter((file) => existsSync(file));
+          files = present.filter((file) => manager.serves(file));
+          skipped = present.filter((file) => !manager.serves(file));
         }
         const sections: string[] = [];
         let truncated = false;

@@ -137,4 +137,39 @@ describe('createScriptedModelServer', () => {
     await server.close();
     await expect(reader.read()).rejects.toThrow();
   });
+
+  it('answers POST /v1/messages in the Anthropic event format with thinking, text and tool_use', async () => {
+    const server = await createScriptedModelServer({
+      replies: [
+        {
+          reasoning: 'hmm',
+          text: 'Hi',
+          toolCalls: [{ id: 't1', name: 'ls', arguments: '{"p":1}' }],
+        },
+      ],
+    });
+    try {
+      const response = await fetch(`${server.baseUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'claude',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+      });
+      const frames = (await response.text()).split('\n\n').filter((frame) => frame !== '');
+      const types = frames.map((frame) => frame.split('\n')[0]);
+      expect(types[0]).toBe('event: message_start');
+      expect(types.at(-1)).toBe('event: message_stop');
+      const blocks = frames
+        .map((frame) => JSON.parse(frame.split('\n')[1]!.slice(6)))
+        .filter((event) => event.type === 'content_block_start')
+        .map((event) => event.content_block.type);
+      expect(blocks).toEqual(['thinking', 'text', 'tool_use']);
+      expect(server.requests[0]?.path).toBe('/v1/messages');
+    } finally {
+      await server.close();
+    }
+  });
 });

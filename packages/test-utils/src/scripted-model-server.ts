@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anthropicBody, anthropicEvents, anthropicUsage } from './anthropic-events.js';
 import { sleep, sseFrame, startSseServer, writeSseHead } from './loopback-server.js';
 import { type ChunkContext, completionBody, completionChunks, wireUsage } from './openai-chunks.js';
 import { PromptCacheEmulator } from './prompt-cache.js';
@@ -27,10 +28,11 @@ export interface ScriptedModelServer {
 }
 
 /**
- * Starts an OpenAI-compatible chat-completions server on 127.0.0.1 that answers each request
- * with the next scripted reply, in DeepSeek's SSE wire format byte for byte (usage on the finish
- * chunk, `data: [DONE]`), or as one JSON body when the request says `stream: false`. When no
- * reply is left it answers HTTP 500 with a message saying so.
+ * Starts a scripted model server on 127.0.0.1 that answers each request with the next scripted
+ * reply: `POST …/chat/completions` in DeepSeek's SSE wire format byte for byte (usage on the
+ * finish chunk, `data: [DONE]`), `POST …/messages` in the Anthropic Messages event format, or one
+ * JSON body when the request says `stream: false`. `GET …/models` lists `models`. When no reply
+ * is left it answers HTTP 500 with a message saying so.
  *
  * @example
  * ```ts
@@ -60,7 +62,12 @@ export async function createScriptedModelServer(
       );
       return;
     }
-    if (request.method !== 'POST' || !path.endsWith('/chat/completions')) {
+    const wire = path.endsWith('/chat/completions')
+      ? 'openai'
+      : path.endsWith('/messages')
+        ? 'anthropic'
+        : undefined;
+    if (request.method !== 'POST' || wire === undefined) {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(
         JSON.stringify({
@@ -95,6 +102,7 @@ export async function createScriptedModelServer(
       cache,
       promptCache: options.promptCache === true,
       index,
+      wire,
     });
   });
 
@@ -112,6 +120,28 @@ interface AnswerContext {
   cache: PromptCacheEmulator;
   promptCache: boolean;
   index: number;
+  wire: 'openai' | 'anthropic';
+}
+
+/** The SSE frames of a completion in the request's wire format. */
+function frames(
+  completion: ScriptedCompletion,
+  context: AnswerContext,
+  chunkContext: ChunkContext,
+  prompt: { promptTokens: number; hitTokens: number },
+  outputTokens: number,
+): string[] {
+  if (context.wire === 'anthropic') {
+    const usage = anthropicUsage(prompt, outputTokens);
+    return anthropicEvents(completion, chunkContext, usage).map(([event, data]) =>
+      sseFrame(data, event),
+    );
+  }
+  const usage = wireUsage(prompt, outputTokens, completion.usage);
+  return [
+    ...completionChunks(completion, chunkContext, usage).map((data) => sseFrame(data)),
+    sseFrame('[DONE]'),
+  ];
 }
 
 async function answer(
@@ -134,18 +164,20 @@ async function answer(
     model: typeof body.model === 'string' ? body.model : 'scripted-model',
     created: Math.floor(Date.now() / 1000),
   };
-  const key = JSON.stringify(body.tools ?? null) + JSON.stringify(body.messages ?? null);
+  const key =
+    JSON.stringify(body.tools ?? null) +
+    JSON.stringify(body.system ?? null) +
+    JSON.stringify(body.messages ?? null);
   const prompt = context.cache.measure(key, context.promptCache);
 
   if ('dropAfterChunks' in reply || 'stallAfterChunks' in reply) {
     const count = 'dropAfterChunks' in reply ? reply.dropAfterChunks : reply.stallAfterChunks;
-    const all = completionChunks(
-      { text: reply.text ?? 'partial answer '.repeat(8), chunkSize: 8 },
-      chunkContext,
-      {},
-    );
+    const partial = { text: reply.text ?? 'partial answer '.repeat(8), chunkSize: 8 };
+    const all = frames(partial, context, chunkContext, prompt, 0);
+    // Anthropic streams open with message_start, ping and content_block_start: skip past them.
+    const skip = context.wire === 'anthropic' ? 3 : 0;
     writeSseHead(response);
-    for (const payload of all.slice(0, count)) response.write(sseFrame(payload));
+    for (const frame of all.slice(0, count + skip)) response.write(frame);
     if ('dropAfterChunks' in reply) {
       await sleep(5);
       response.socket?.destroy();
@@ -170,11 +202,19 @@ async function answer(
       (sum, call) => sum + call.name.length + call.arguments.length,
       0,
     );
-  const usage = wireUsage(prompt, Math.ceil(outputChars / 4), completion.usage);
+  const outputTokens = completion.usage?.completionTokens ?? Math.ceil(outputChars / 4);
 
   if (body.stream !== true) {
     response.writeHead(200, { 'content-type': 'application/json', ...completion.headers });
-    response.end(completionBody(completion, chunkContext, usage));
+    response.end(
+      context.wire === 'anthropic'
+        ? anthropicBody(completion, chunkContext, anthropicUsage(prompt, outputTokens))
+        : completionBody(
+            completion,
+            chunkContext,
+            wireUsage(prompt, outputTokens, completion.usage),
+          ),
+    );
     return;
   }
   writeSseHead(response, completion.headers);
@@ -183,12 +223,12 @@ async function answer(
     response.write(': keep-alive\n\n');
     if (delay > 0) await sleep(delay);
   }
-  for (const payload of completionChunks(completion, chunkContext, usage)) {
+  for (const frame of frames(completion, context, chunkContext, prompt, outputTokens)) {
     if (response.destroyed) return;
     if (delay > 0) await sleep(delay);
-    response.write(sseFrame(payload));
+    response.write(frame);
   }
-  response.end(sseFrame('[DONE]'));
+  response.end();
 }
 
 function parseJson(raw: string): unknown {

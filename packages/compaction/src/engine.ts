@@ -2,17 +2,15 @@ import type {
   CompactionContext,
   CompactionEngine,
   CompactionOutcome,
-  Message,
-  SessionEvent,
   SessionLog,
 } from '@spine/protocol';
-import { frameCheckpoint, surfaceEventsOf } from './checkpoint.js';
+import { frameCheckpoint } from './checkpoint.js';
 import { InvalidCompactionConfigError } from './errors.js';
 import { awaitCandidate, discardCandidate, startCandidate } from './internal/candidates.js';
-import { messageTokens, snapshotCheckpoint, summarizeSnapshot } from './internal/prepare.js';
+import { chooseRegion, type Marks, settleOutcome } from './internal/policy.js';
+import { snapshotCheckpoint, summarizeSnapshot } from './internal/prepare.js';
 import { type EngineSessionState, restoreState } from './internal/state.js';
 import { runTransaction, type TransactionResult } from './internal/transaction.js';
-import { type SurfaceRegion, selectCompactableRange } from './region.js';
 import type { CompactionEngineOptions, CompactionState } from './types.js';
 
 /** The engine `createCompactionEngine` returns: the protocol interface plus session controls. */
@@ -25,13 +23,6 @@ export interface SpineCompactionEngine extends CompactionEngine {
   whenIdle(session: SessionLog): Promise<void>;
   /** Stops and discards the session's background candidate, if any. */
   cancelBackground(session: SessionLog): void;
-}
-
-interface Marks {
-  window: number;
-  soft: number;
-  high: number;
-  low: number;
 }
 
 /**
@@ -83,41 +74,24 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
     return { window, soft: window * soft, high: window * high, low: window * low };
   }
 
+  const keepRecentOf = (marks: Marks): number =>
+    options.keepRecent?.tokens ?? (options.keepRecent?.fraction ?? 0.15) * marks.window;
+  const allowance = summarizer ? (options.summaryAllowance ?? 2000) : 0;
   function selectRegion(
     session: SessionLog,
     tokens: number,
     factor: number,
     marks: Marks,
     minimal = false,
-  ): { region: SurfaceRegion; regionTokens: number } | undefined {
-    const derived = session.deriveMessages();
-    const bySeq = new Map<number, Message>();
-    for (let index = 0; index < derived.seqs.length; index++) {
-      bySeq.set(derived.seqs[index] as number, derived.messages[index] as Message);
-    }
-    const countEvent = (event: SessionEvent): number => {
-      const message = bySeq.get(event.seq);
-      return message ? messageTokens(meter, message) * factor : 0;
-    };
-    const surface = surfaceEventsOf(session);
-    const keep =
-      options.keepRecent?.tokens ?? (options.keepRecent?.fraction ?? 0.15) * marks.window;
-    const allowance = summarizer ? (options.summaryAllowance ?? 2000) : 0;
-    let best: { region: SurfaceRegion; regionTokens: number } | undefined;
-    for (const keepRecentTokens of minimal ? [0] : [keep, 0]) {
-      const region = selectCompactableRange(surface, { countEvent, keepRecentTokens });
-      if (!region) continue;
-      let regionTokens = 0;
-      let inside = false;
-      for (const event of surface) {
-        if (event.seq === region.start) inside = true;
-        if (inside) regionTokens += countEvent(event);
-        if (event.seq === region.end) break;
-      }
-      best = { region, regionTokens };
-      if (tokens - regionTokens + allowance < marks.low) break;
-    }
-    return best;
+  ) {
+    return chooseRegion(session, meter, {
+      tokens,
+      factor,
+      marks,
+      keepRecentTokens: keepRecentOf(marks),
+      allowance,
+      minimal,
+    });
   }
 
   async function commitCandidate(
@@ -239,39 +213,7 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
     result: TransactionResult,
     base: { tokens: number; marks: Marks },
   ): CompactionOutcome {
-    const reached = result.ok && result.tokensAfter < base.marks.low;
-    if (reached) {
-      state.consecutiveFailures = 0;
-      state.tripped = false;
-    } else {
-      state.consecutiveFailures++;
-      if (state.consecutiveFailures >= maxFailures && context.reason !== 'manual')
-        state.tripped = true;
-    }
-    const breaker = state.tripped
-      ? ` Automatic compaction is now off for this session after ${state.consecutiveFailures} consecutive failures; run /compact by hand or start a new session.`
-      : '';
-    if (result.ok) {
-      const fallback = result.summarizerError
-        ? ` Deterministic checkpoint only (${result.summarizerError}).`
-        : '';
-      const above = reached
-        ? ''
-        : ' The context is still above the low mark, so this counts as a failure.';
-      return {
-        status: 'compacted',
-        compactionId: result.compactionId,
-        tokensBefore: base.tokens,
-        tokensAfter: result.tokensAfter,
-        message: `Compacted the context from about ${base.tokens} to ${result.tokensAfter} tokens.${fallback}${above}${breaker}`,
-      };
-    }
-    return {
-      status: 'failed',
-      ...(result.compactionId !== undefined ? { compactionId: result.compactionId } : {}),
-      tokensBefore: base.tokens,
-      message: `Compaction failed (${result.stage}): ${result.message}. The context is unchanged.${breaker}`,
-    };
+    return settleOutcome(result, { state, reason: context.reason, maxFailures, ...base });
   }
 
   return {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetchFailedError } from '../src/index.js';
 import { fetchHarness } from './support/fetch-harness.js';
@@ -103,6 +104,21 @@ describe('fetch limits against slow and endless local servers', () => {
     const error = await provider.fetch(server.url('/drip')).catch((caught: unknown) => caught);
     expect((error as FetchFailedError).reason).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('gives up when the TLS handshake does not finish within connectTimeoutMs', async () => {
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const { provider } = fetchHarness({}, { connectTimeoutMs: 300 });
+      const error = await provider
+        .fetch(`https://fixture.test:${port}/`)
+        .catch((caught: unknown) => caught);
+      expect((error as FetchFailedError).reason).toBe('connect-timeout');
+    } finally {
+      silent.close();
+    }
   });
 
   it('stops when the caller aborts', async () => {

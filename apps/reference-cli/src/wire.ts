@@ -78,7 +78,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     // Hooks run under the same OS sandbox and mode as the agent's shell commands.
     run: (command, input, runOptions) => {
       const mode = runtime.sandbox;
-      if (!backend || !backend.info.enforces.includes(mode))
+      if (!backend?.info.enforces.includes(mode))
         return runShellCommand(command, input, runOptions);
       const wrapped = backend.wrap({ command, cwd, workspace: cwd, mode });
       const line = [wrapped.file, ...wrapped.args].map(shellQuote).join(' ');

@@ -67,6 +67,6 @@ export function runCli(
 /** Writes a JSONL session file by hand (the format of DESIGN.md), for read-side tests. */
 export function writeSessionFile(dir: string, id: string, events: object[]): string {
   const path = join(dir, `${id}.jsonl`);
-  writeFileSync(path, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+  writeFileSync(path, `${events.map((event) => JSON.stringify(event)).join('\n')}\n`);
   return path;
 }

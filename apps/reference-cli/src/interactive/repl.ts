@@ -1,0 +1,255 @@
+import { createInterface, type Interface } from 'node:readline';
+import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
+import { type AgentSession, startAgentSession } from '../agent-session.js';
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import type { SpineConfig } from '../config/schema.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { searchWorkspaceFiles } from '../file-search.js';
+import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
+import { preview, type Style, styleFor } from '../present/style.js';
+import { reportError } from '../report-error.js';
+import { approvalQuestion, parseApprovalAnswer } from './approval.js';
+import { completeSlash, runSlashCommand } from './slash-commands.js';
+import { statusLine } from './status.js';
+
+const PROMPT = '› ';
+
+/**
+ * The interactive session: a readline REPL with streamed output, approval prompts, input queued
+ * while a step runs, `@path` completion, slash commands and Ctrl-C handling (the first cancels
+ * the running turn, a second one exits).
+ */
+export async function runInteractive(flags: AgentFlags): Promise<number> {
+  const { loaded, cwd } = configForFlags(flags);
+  const repl = new Repl(loaded.config, cwd);
+  return repl.start();
+}
+
+class Repl {
+  readonly #config: SpineConfig;
+  readonly #cwd: string;
+  readonly #style: Style = styleFor(process.stdout);
+  readonly #out = process.stdout;
+  #rl!: Interface;
+  #active!: AgentSession;
+  #detach: () => void = () => {};
+  #turn: { controller: AbortController; done: Promise<void> } | undefined;
+  #approval: { resolve: (answer: ApprovalAnswer) => void } | undefined;
+  #interrupts = 0;
+  #exit!: (code: number) => void;
+
+  constructor(config: SpineConfig, cwd: string) {
+    this.#config = config;
+    this.#cwd = cwd;
+  }
+
+  async start(): Promise<number> {
+    this.#active = await this.#open();
+    this.#rl = createInterface({
+      input: process.stdin,
+      output: this.#out,
+      terminal: Boolean(process.stdin.isTTY),
+      completer: (line: string) => this.#complete(line),
+      history: [],
+    });
+    const exited = new Promise<number>((resolve) => {
+      this.#exit = resolve;
+    });
+    this.#print(this.#style.bold(`spine · ${this.#config.model} · ${this.#cwd}`));
+    this.#print(
+      this.#style.dim(
+        `session ${this.#active.session.id} · /help for commands · Ctrl-C cancels, twice exits`,
+      ),
+    );
+    this.#rl.on('line', (line) => {
+      this.#onLine(line).catch((error: unknown) => {
+        reportError(error);
+        this.#prompt();
+      });
+    });
+    this.#rl.on('SIGINT', () => this.#onInterrupt());
+    this.#rl.on('close', () => {
+      void this.#quit();
+    });
+    this.#prompt();
+    return exited;
+  }
+
+  async #open(resumeId?: string): Promise<AgentSession> {
+    const active = await startAgentSession({
+      config: this.#config,
+      cwd: this.#cwd,
+      ...(resumeId ? { resumeId } : {}),
+      approve: (request) => this.#ask(request),
+      onWarning: (message) => this.#print(this.#style.yellow(`warning: ${message}`)),
+    });
+    this.#detach = attachLiveOutput(
+      active.agent,
+      { text: this.#out, notices: this.#out },
+      this.#style,
+    );
+    active.agent.on('queued', ({ queue, item }) => {
+      this.#print(
+        this.#style.dim(
+          `queued for the ${queue === 'next-step' ? 'next step' : 'next turn'}: ${preview(item.content, 80)}`,
+        ),
+      );
+    });
+    return active;
+  }
+
+  #print(text: string): void {
+    this.#out.write(`${text}\n`);
+  }
+
+  #prompt(): void {
+    this.#rl.setPrompt(this.#turn ? '' : PROMPT);
+    if (!this.#turn) this.#rl.prompt();
+  }
+
+  #ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    return new Promise((resolve) => {
+      this.#approval = { resolve };
+      this.#out.write(`\n${approvalQuestion(request, this.#style)}`);
+    });
+  }
+
+  async #onLine(raw: string): Promise<void> {
+    const line = raw.trim();
+    this.#interrupts = 0;
+    if (this.#approval) {
+      const { resolve } = this.#approval;
+      this.#approval = undefined;
+      const answer = parseApprovalAnswer(line);
+      this.#print(
+        this.#style.dim(
+          answer === 'deny'
+            ? 'denied'
+            : answer === 'always'
+              ? 'allowed for this session'
+              : 'allowed once',
+        ),
+      );
+      resolve(answer);
+      return;
+    }
+    if (!line) {
+      this.#prompt();
+      return;
+    }
+    if (line.startsWith('/')) {
+      if (this.#turn && !['/cost', '/context', '/help'].some((name) => line.startsWith(name))) {
+        this.#print(
+          this.#style.yellow('a turn is running: wait for it, or Ctrl-C to cancel it first'),
+        );
+        return;
+      }
+      const outcome = await runSlashCommand(line, this.#active, {
+        out: this.#out,
+        style: this.#style,
+      });
+      if (outcome.kind === 'quit') return this.#quit();
+      if (outcome.kind === 'switch') await this.#switch(outcome.sessionId, outcome.note);
+      this.#prompt();
+      return;
+    }
+    if (this.#turn) {
+      this.#active.agent.enqueue(line, 'next-step');
+      return;
+    }
+    this.#startTurn(line);
+  }
+
+  #startTurn(input: string): void {
+    const controller = new AbortController();
+    const active = this.#active;
+    const done = active.agent
+      .run(input, { signal: controller.signal })
+      .then((result) => {
+        if (result.reason !== 'completed' || result.deniedTools.length) {
+          this.#print(this.#style.yellow(describeTurnEnd(result)));
+        }
+      })
+      .catch((error: unknown) => reportError(error))
+      .finally(() => {
+        this.#turn = undefined;
+        this.#approval = undefined;
+        this.#interrupts = 0;
+        this.#print(statusLine(active, this.#style));
+        this.#prompt();
+      });
+    this.#turn = { controller, done };
+    this.#prompt();
+  }
+
+  #onInterrupt(): void {
+    this.#interrupts++;
+    if (this.#interrupts >= 2) {
+      void this.#quit();
+      return;
+    }
+    if (this.#turn) {
+      this.#approval?.resolve('deny');
+      this.#approval = undefined;
+      this.#turn.controller.abort();
+      this.#print(this.#style.yellow('\ncancelling the turn… (Ctrl-C again to exit)'));
+      return;
+    }
+    this.#rl.write('', { ctrl: true, name: 'u' });
+    this.#print(this.#style.dim('\n(Ctrl-C again to exit, or /quit)'));
+    this.#prompt();
+  }
+
+  async #switch(sessionId: string, note: string): Promise<void> {
+    const previous = this.#active;
+    this.#detach();
+    await previous.finish('switched');
+    try {
+      this.#active = await this.#open(sessionId);
+      this.#print(this.#style.dim(`${note}; now in ${sessionId}`));
+    } catch (error) {
+      reportError(error);
+      this.#active = await this.#open(previous.session.id);
+    }
+    if (this.#active.agent.interruptedTurn !== undefined) {
+      this.#print(
+        this.#style.dim(`continuing the interrupted turn ${this.#active.agent.interruptedTurn}`),
+      );
+      const controller = new AbortController();
+      const done = this.#active.agent
+        .resume({ signal: controller.signal })
+        .then(() => undefined)
+        .catch((error: unknown) => reportError(error))
+        .finally(() => {
+          this.#turn = undefined;
+          this.#prompt();
+        });
+      this.#turn = { controller, done };
+    }
+  }
+
+  #complete(line: string): [string[], string] {
+    const reference = /@([^\s@]*)$/.exec(line);
+    if (reference) {
+      const query = reference[1] ?? '';
+      const hits = searchWorkspaceFiles(this.#cwd, query, {
+        exclude: this.#config.tools.exclude,
+        limit: 30,
+      });
+      return [hits.map((hit) => `@${hit.path}`), `@${query}`];
+    }
+    if (line.startsWith('/') && !line.includes(' ')) return [completeSlash(line), line];
+    return [[], line];
+  }
+
+  async #quit(): Promise<void> {
+    if (this.#turn) {
+      this.#turn.controller.abort();
+      await this.#turn.done;
+    }
+    this.#detach();
+    await this.#active.finish('exit');
+    this.#rl.close();
+    this.#exit(EXIT_CODES.ok);
+  }
+}

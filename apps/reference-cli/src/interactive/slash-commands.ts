@@ -1,0 +1,163 @@
+import type { ApprovalPolicyName } from '@spine/tool-runtime';
+import type { AgentSession } from '../agent-session.js';
+import { resolveModel } from '../model-config.js';
+import { formatBytes, formatCost, preview, type Style } from '../present/style.js';
+import { storeFor } from '../store.js';
+import { contextReport } from './status.js';
+
+/** What a slash command asks the REPL to do next. */
+export type SlashOutcome =
+  | { kind: 'done' }
+  | { kind: 'quit' }
+  | { kind: 'switch'; sessionId: string; note: string };
+
+/** The slash commands, with their one-line help. */
+export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
+  '/compact': '[focus] fold old history into a checkpoint now',
+  '/context': 'what the model sees now, with token counts',
+  '/model': '[provider/model] show or switch the model',
+  '/sandbox': '[read-only|workspace-write|danger-full-access] show or set isolation',
+  '/approval': '[ask|auto-edit|never-ask|deny-all] show or set the approval policy',
+  '/sessions': 'recent sessions',
+  '/resume': '<id> continue another session',
+  '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
+  '/cost': 'tokens and cost so far',
+  '/help': 'this list',
+  '/quit': 'end the session',
+};
+
+const SANDBOXES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+const APPROVALS = ['ask', 'auto-edit', 'never-ask', 'deny-all'] as const;
+
+/** Runs one slash command line against the active session; prints to `out`. */
+export async function runSlashCommand(
+  line: string,
+  active: AgentSession,
+  context: { out: NodeJS.WritableStream; style: Style },
+): Promise<SlashOutcome> {
+  const { out, style } = context;
+  const [name = '', ...rest] = line.trim().split(/\s+/);
+  const argument = rest.join(' ');
+  const print = (text: string): void => {
+    out.write(`${text}\n`);
+  };
+  switch (name) {
+    case '/help':
+      for (const [command, help] of Object.entries(SLASH_COMMANDS))
+        print(`  ${command.padEnd(10)} ${help}`);
+      print(
+        '  @path      reference a workspace file (Tab completes); the agent reads it with its tools',
+      );
+      print('  Ctrl-C     cancel the running turn; twice to exit');
+      return { kind: 'done' };
+    case '/quit':
+    case '/exit':
+      return { kind: 'quit' };
+    case '/cost': {
+      const usage = active.agent.usage;
+      print(
+        `input ${usage.inputTokens} · cache hit ${usage.cacheReadTokens} · cache write ${usage.cacheWriteTokens} · output ${usage.outputTokens} · cost ${formatCost(usage.costUsd ?? 0)}`,
+      );
+      return { kind: 'done' };
+    }
+    case '/context':
+      print(contextReport(active));
+      return { kind: 'done' };
+    case '/compact': {
+      const snapshot = active.prompt.assemble({ tools: active.runtime.specs() });
+      const outcome = await active.compaction.compact({
+        session: active.session,
+        reason: 'manual',
+        contextWindow: active.model.contextWindow,
+        system: snapshot.system,
+        tools: snapshot.tools,
+        ...(argument ? { focus: argument } : {}),
+      });
+      const figures =
+        outcome.tokensBefore === undefined
+          ? ''
+          : ` (${outcome.tokensBefore} → ${outcome.tokensAfter ?? '?'} tokens)`;
+      print(
+        `compaction ${outcome.status}${figures}${outcome.message ? `: ${outcome.message}` : ''}`,
+      );
+      return { kind: 'done' };
+    }
+    case '/model': {
+      if (!argument) {
+        print(
+          `model ${active.model.provider}/${active.model.modelId}, window ${active.model.contextWindow}`,
+        );
+        return { kind: 'done' };
+      }
+      const model = await resolveModel({ ...active.config, model: argument });
+      active.agent.setModel(model.client, model.modelId, model.contextWindow);
+      Object.assign(active.model, model);
+      print(`model switched to ${argument} (the provider's prompt cache starts over)`);
+      return { kind: 'done' };
+    }
+    case '/sandbox': {
+      if (!argument)
+        print(
+          `sandbox ${active.runtime.sandbox} (backend ${active.runtime.sandboxBackend().name})`,
+        );
+      else if (!(SANDBOXES as readonly string[]).includes(argument))
+        print(style.red(`unknown sandbox mode; use ${SANDBOXES.join(', ')}`));
+      else {
+        active.runtime.setSandbox(argument as (typeof SANDBOXES)[number]);
+        print(`sandbox set to ${argument}`);
+      }
+      return { kind: 'done' };
+    }
+    case '/approval': {
+      if (!argument) print(`approval policy: set with /approval ${APPROVALS.join('|')}`);
+      else if (!(APPROVALS as readonly string[]).includes(argument))
+        print(style.red(`unknown approval policy; use ${APPROVALS.join(', ')}`));
+      else {
+        active.runtime.setApproval(argument as ApprovalPolicyName);
+        print(`approval policy set to ${argument}`);
+      }
+      return { kind: 'done' };
+    }
+    case '/sessions': {
+      const summaries = await storeFor(active.config).list({ limit: 10 });
+      for (const summary of summaries) {
+        const mark = summary.id === active.session.id ? '*' : ' ';
+        print(
+          `${mark} ${summary.id.padEnd(26)} ${(summary.updatedAt ?? '').slice(0, 16).replace('T', ' ')} ${formatBytes(summary.sizeBytes).padStart(9)}  ${preview(summary.header.title ?? '', 50)}`,
+        );
+      }
+      return { kind: 'done' };
+    }
+    case '/resume':
+      if (!argument) {
+        print(style.red('usage: /resume <id> (see /sessions)'));
+        return { kind: 'done' };
+      }
+      return { kind: 'switch', sessionId: argument, note: `resumed ${argument}` };
+    case '/fork': {
+      const at = argument ? Number(argument) : active.session.lastSeq;
+      if (!Number.isInteger(at) || at < 1 || at > active.session.lastSeq) {
+        print(style.red(`usage: /fork [seq], seq between 1 and ${active.session.lastSeq}`));
+        return { kind: 'done' };
+      }
+      await active.session.flush();
+      const { newSessionId } = await import('../session-id.js');
+      const fork = await active.session.fork(at, { id: newSessionId() });
+      const id = fork.id;
+      await fork.close();
+      return {
+        kind: 'switch',
+        sessionId: id,
+        note: `forked ${active.session.id} at seq ${at} into ${id}`,
+      };
+    }
+    default:
+      print(style.red(`unknown command ${name}; /help lists them`));
+      return { kind: 'done' };
+  }
+}
+
+/** Completes slash command names. */
+export function completeSlash(line: string): string[] {
+  return Object.keys(SLASH_COMMANDS).filter((command) => command.startsWith(line));
+}

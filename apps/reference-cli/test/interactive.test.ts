@@ -1,0 +1,85 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScriptedModelServer } from '@spine/test-utils';
+import { describe, expect, it } from 'vitest';
+import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
+import { TmuxTerminal } from './tmux.js';
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+describe('interactive mode in a real terminal', () => {
+  it('streams, asks approval, completes @paths, queues input, cancels with Ctrl-C and exits on the second', async () => {
+    const server = await createScriptedModelServer({
+      replies: [
+        {
+          toolCalls: [
+            { id: 'call_1', name: 'bash', arguments: '{"command":"echo hello > greeting.txt"}' },
+          ],
+        },
+        { text: 'Wrote greeting.txt for you.', reasoning: 'The file exists now.' },
+        {
+          stallAfterChunks: 4,
+          text: 'Once upon a time, in a land far away, there lived a very patient agent.',
+        },
+      ],
+    });
+    const workspace = join(mkdtempSync(join(tmpdir(), 'spine-tty-')), 'workspace');
+    cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+    const { env } = isolatedEnv();
+    const variables = Object.entries(env).map(
+      ([key, value]) => `${key}=${shellQuote(value ?? '')}`,
+    );
+    const command = [
+      'env -i',
+      ...variables,
+      `TERM=xterm-256color`,
+      shellQuote(process.execPath),
+      shellQuote(BIN),
+      '--model openai-compatible/deepseek-v4-flash',
+      `--base-url ${server.baseUrl}`,
+      '--approval ask',
+      '; echo EXITED:$?; sleep 60',
+    ].join(' ');
+    const terminal = new TmuxTerminal(command, { cwd: workspace });
+    try {
+      await terminal.waitFor(/›$/);
+      terminal.type('create greeting.txt');
+      await terminal.waitFor(/allow bash.*\n.*reason: .*\n.*\[o\]nce/);
+      terminal.type('o');
+      await terminal.waitFor(/Wrote greeting\.txt for you\./);
+      const afterTurn = await terminal.waitFor(/context .*\(\d+%\) · cache hit .* · cost \$/);
+      expect(afterTurn).toContain('thinking: The file exists now.');
+      expect(afterTurn).toMatch(/✓ bash/);
+      expect(readFileSync(join(workspace, 'greeting.txt'), 'utf8')).toBe('hello\n');
+
+      terminal.type('/cost');
+      await terminal.waitFor(/input \d+ · cache hit \d+ · cache write \d+ · output \d+/);
+
+      terminal.type('look at @src/ad', false);
+      terminal.press('Tab');
+      await terminal.waitFor(/look at @src\/add\.js/);
+      terminal.press('C-u');
+
+      const mark = terminal.screen().length;
+      terminal.type('tell me a long story');
+      await terminal.waitFor(/Once upon/, { from: mark });
+      terminal.type('and make it short');
+      await terminal.waitFor(/queued for the next step: and make it short/, { from: mark });
+      terminal.press('C-c');
+      await terminal.waitFor(/cancelling the turn/, { from: mark });
+      await terminal.waitFor(/aborted[\s\S]*context .*\n›$/, { from: mark });
+
+      terminal.press('C-c');
+      await terminal.waitFor(/Ctrl-C again to exit/, { from: mark });
+      terminal.press('C-c');
+      await terminal.waitFor(/EXITED:0/);
+      expect(existsSync(join(workspace, 'greeting.txt'))).toBe(true);
+    } finally {
+      terminal.close();
+      await server.close();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,168 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScriptedModelServer } from '@spine/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXAMPLE_REPLIES, EXAMPLE_TASK } from '../scripts/example-task.js';
+import { APP_DIR, isolatedEnv, runCli } from './run-cli.js';
+
+const servers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+function exampleWorkspace(): string {
+  const workspace = join(mkdtempSync(join(tmpdir(), 'spine-run-')), 'workspace');
+  cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+  return workspace;
+}
+
+function modelArgs(baseUrl: string): string[] {
+  return ['--model', 'openai-compatible/deepseek-v4-flash', '--base-url', baseUrl];
+}
+
+describe('spine run', () => {
+  it('runs a multi-step coding task that edits files and runs the tests, streaming events as NDJSON', async () => {
+    const server = await createScriptedModelServer({ replies: EXAMPLE_REPLIES, promptCache: true });
+    servers.push(server);
+    const { env, sessionDir } = isolatedEnv();
+    const cwd = exampleWorkspace();
+    const result = await runCli(
+      [
+        'run',
+        ...modelArgs(server.baseUrl),
+        '--cwd',
+        cwd,
+        '--approval',
+        'never-ask',
+        '--json',
+        EXAMPLE_TASK,
+      ],
+      { env },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(cwd, 'src', 'add.js'), 'utf8')).toContain('return a + b;');
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(events[0].type).toBe('session/header');
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    const results = events
+      .filter((event) => event.type === 'tool/result')
+      .map((event) => event.body);
+    expect(results.map((body) => body.toolName)).toEqual(['bash', 'read', 'edit', 'bash']);
+    expect(results[3].content).toContain('all 3 passed');
+    expect(events.at(-1).type).toBe('turn/end');
+    // The NDJSON stream is exactly the stored log, and the key never appears in it.
+    const id = events[0].body.sessionId;
+    const stored = readFileSync(join(sessionDir, `${id}.jsonl`), 'utf8')
+      .trim()
+      .split('\n');
+    expect(stored).toEqual(result.stdout.trim().split('\n'));
+    const replayed = await runCli(['replay', id, '--verify'], { env });
+    expect(replayed.code).toBe(0);
+    expect(replayed.stdout).toContain('verified: all 5 requests');
+  });
+
+  it('keeps API keys out of the log and prints a human transcript without --json', async () => {
+    const server = await createScriptedModelServer({ replies: [{ text: 'Hello there.' }] });
+    servers.push(server);
+    const { env, sessionDir } = isolatedEnv({ SECRET_KEY_VAR: 'sk-very-secret-123' });
+    const cwd = exampleWorkspace();
+    const result = await runCli(
+      [
+        'run',
+        ...modelArgs(server.baseUrl),
+        '--api-key-env',
+        'SECRET_KEY_VAR',
+        '--cwd',
+        cwd,
+        'say hi',
+      ],
+      { env },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Hello there.');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-very-secret-123');
+    const file = readdirSync(sessionDir).find((name) => name.endsWith('.jsonl'))!;
+    expect(readFileSync(join(sessionDir, file), 'utf8')).not.toContain('sk-very-secret-123');
+  });
+
+  it('exits 3 on a model failure, 4 on a denied tool and 6 at the step limit', async () => {
+    const failing = await createScriptedModelServer({
+      replies: [{ error: { status: 401, body: '{"error":{"message":"bad key"}}' } }],
+    });
+    servers.push(failing);
+    const { env } = isolatedEnv();
+    const cwd = exampleWorkspace();
+    const model = await runCli(['run', ...modelArgs(failing.baseUrl), '--cwd', cwd, 'task'], {
+      env,
+    });
+    expect(model.code).toBe(3);
+
+    const denying = await createScriptedModelServer({
+      replies: [
+        { toolCalls: [{ name: 'bash', arguments: '{"command":"touch x"}' }] },
+        { text: 'could not' },
+      ],
+    });
+    servers.push(denying);
+    const denied = await runCli(
+      ['run', ...modelArgs(denying.baseUrl), '--cwd', cwd, '--approval', 'deny-all', 'task'],
+      { env },
+    );
+    expect(denied.code).toBe(4);
+
+    const looping = await createScriptedModelServer({
+      replies: () => ({ toolCalls: [{ name: 'read', arguments: '{"path":"test.js"}' }] }),
+    });
+    servers.push(looping);
+    const limited = await runCli(
+      ['run', ...modelArgs(looping.baseUrl), '--cwd', cwd, '--max-steps', '2', 'task'],
+      { env },
+    );
+    expect(limited.code).toBe(6);
+  });
+
+  it('resumes a session with a new task', async () => {
+    const server = await createScriptedModelServer({
+      replies: [{ text: 'first' }, { text: 'second' }],
+    });
+    servers.push(server);
+    const { env } = isolatedEnv();
+    const cwd = exampleWorkspace();
+    const first = await runCli(
+      ['run', ...modelArgs(server.baseUrl), '--cwd', cwd, '--json', 'one'],
+      { env },
+    );
+    const id = JSON.parse(first.stdout.split('\n')[0]!).body.sessionId;
+    const second = await runCli(['resume', id, ...modelArgs(server.baseUrl), '--cwd', cwd, 'two'], {
+      env,
+    });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('second');
+    // The second request carries the first turn: the history was resumed.
+    const messages = server.requests[1]?.body.messages as { role: string; content: string }[];
+    expect(
+      messages.some((message) => message.role === 'assistant' && message.content === 'first'),
+    ).toBe(true);
+    const missing = await runCli(['resume', 'no-such-session', ...modelArgs(server.baseUrl), 'x'], {
+      env,
+    });
+    expect(missing.code).toBe(2);
+  });
+
+  it('refuses bad usage with exit 2 and a message saying what to do', async () => {
+    const { env } = isolatedEnv();
+    const noBase = await runCli(['run', '--model', 'openai-compatible/x', 'task'], { env });
+    expect(noBase.code).toBe(2);
+    expect(noBase.stderr).toContain('--base-url');
+    const badModel = await runCli(['run', '--model', 'nonsense', 'task'], { env });
+    expect(badModel.code).toBe(2);
+    const badSandbox = await runCli(['run', '--sandbox', 'none', 'task'], { env });
+    expect(badSandbox.code).toBe(2);
+    expect(badSandbox.stderr).toContain('--sandbox');
+  });
+});

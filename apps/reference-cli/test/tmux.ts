@@ -1,0 +1,67 @@
+import { execFileSync } from 'node:child_process';
+
+/** A real terminal: one tmux server on a private socket running one command. */
+export class TmuxTerminal {
+  readonly #socket: string;
+
+  constructor(command: string, options: { cwd: string; width?: number; height?: number }) {
+    this.#socket = `spine-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.#tmux([
+      'new-session',
+      '-d',
+      '-s',
+      'main',
+      '-x',
+      String(options.width ?? 160),
+      '-y',
+      String(options.height ?? 50),
+      '-c',
+      options.cwd,
+      command,
+    ]);
+  }
+
+  #tmux(args: string[]): string {
+    return execFileSync('tmux', ['-L', this.#socket, ...args], { encoding: 'utf8' });
+  }
+
+  /** Types text (literally), then optionally presses Enter. */
+  type(text: string, enter = true): void {
+    this.#tmux(['send-keys', '-t', 'main', '-l', text]);
+    if (enter) this.#tmux(['send-keys', '-t', 'main', 'Enter']);
+  }
+
+  /** Presses keys by tmux name (`C-c`, `Tab`, `C-u`). */
+  press(...keys: string[]): void {
+    this.#tmux(['send-keys', '-t', 'main', ...keys]);
+  }
+
+  /** The screen and scrollback as text, without the blank rows below the cursor. */
+  screen(): string {
+    return this.#tmux(['capture-pane', '-p', '-J', '-t', 'main', '-S', '-500']).trimEnd();
+  }
+
+  /** Waits until the screen matches `pattern` (after `from` characters, to skip earlier output). */
+  async waitFor(
+    pattern: RegExp,
+    options: { timeoutMs?: number; from?: number } = {},
+  ): Promise<string> {
+    const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+    for (;;) {
+      const screen = this.screen();
+      if (pattern.test(screen.slice(options.from ?? 0))) return screen;
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${pattern}; screen:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Kills the tmux server and everything in it. */
+  close(): void {
+    try {
+      this.#tmux(['kill-server']);
+    } catch {
+      // Already gone.
+    }
+  }
+}

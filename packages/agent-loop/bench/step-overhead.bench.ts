@@ -1,0 +1,182 @@
+// Harness overhead of one agent step against a loopback model server, versus a raw undici POST
+// of the identical, already-serialised body with the response stream read to the end.
+// Issue targets: ≤ 1.1× at 10,000 ~1 KB messages, ≤ 1.3× at 100, own time at 10k ≤ 3× at 100.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOpenAICompatibleModel } from '@spine/llm';
+import { createJsonlStore, Session } from '@spine/session-log';
+import { createToolRuntime } from '@spine/tool-runtime';
+import { request } from 'undici';
+import { createAgent, SystemPrompt } from '../src/index.js';
+
+const REPLY = [
+  'data: {"id":"b","object":"chat.completion.chunk","model":"deepseek-v4-flash","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}\n\n',
+  'data: {"id":"b","object":"chat.completion.chunk","model":"deepseek-v4-flash","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":10}}\n\n',
+  'data: [DONE]\n\n',
+].join('');
+
+/** A minimal OpenAI-compatible server: reads the whole body, answers a fixed two-chunk stream. */
+async function startServer(): Promise<{
+  url: string;
+  lastBody: () => string;
+  close: () => Promise<void>;
+}> {
+  let last = '';
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      last = Buffer.concat(chunks).toString('utf8');
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.end(REPLY);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    lastBody: () => last,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function filler(seed: number): string {
+  const words = [
+    'agent',
+    'session',
+    'surface',
+    'replay',
+    'request',
+    'token',
+    'prefix',
+    'cache',
+    'tool',
+    'step',
+  ];
+  let text = '';
+  for (let i = 0; text.length < 1000; i++)
+    text += `${words[(seed + i * 7) % words.length]}${(seed * 13 + i) % 101} `;
+  return text;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+interface Measured {
+  step: number;
+  raw: number;
+  /** Median over rounds of step / raw, each pair measured back to back. */
+  ratio: number;
+  /** Median over rounds of step − raw. */
+  own: number;
+  bytes: number;
+}
+
+async function measure(messages: number, rounds: number): Promise<Measured> {
+  const server = await startServer();
+  const dir = mkdtempSync(join(tmpdir(), 'spine-bench-'));
+  try {
+    const session = await Session.create({ store: createJsonlStore({ dir, fsync: 'never' }) });
+    for (let i = 0; i < messages; i++) {
+      if (i % 2 === 0)
+        session.append(
+          'user/message',
+          { content: filler(i), source: 'user' },
+          { surfaceOp: { op: 'append' } },
+        );
+      else
+        session.append(
+          'assistant/message',
+          { content: [{ type: 'text', text: filler(i) }], finishReason: 'stop' },
+          { surfaceOp: { op: 'append' } },
+        );
+    }
+    const model = createOpenAICompatibleModel({
+      baseUrl: server.url,
+      apiKey: 'bench',
+      provider: 'deepseek',
+    });
+    const agent = createAgent({
+      session,
+      model,
+      modelId: 'deepseek-v4-flash',
+      tools: createToolRuntime({ cwd: dir, tools: [], sandboxBackend: null }),
+      systemPrompt: new SystemPrompt('You are a benchmark agent.'),
+    });
+    const stepTimes: number[] = [];
+    const rawTimes: number[] = [];
+    const ratios: number[] = [];
+    const owns: number[] = [];
+    for (let round = 0; round < rounds + 3; round++) {
+      let started = performance.now();
+      const result = await agent.run(`question ${round}`);
+      const step = performance.now() - started;
+      if (result.reason !== 'completed') throw new Error(`step failed: ${result.error?.message}`);
+      const body = server.lastBody();
+      started = performance.now();
+      const response = await request(`${server.url}/chat/completions`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+      });
+      for await (const _chunk of response.body) {
+        // read the stream to the end
+      }
+      const raw = performance.now() - started;
+      if (round >= 3) {
+        stepTimes.push(step);
+        rawTimes.push(raw);
+        ratios.push(step / raw);
+        owns.push(step - raw);
+      }
+      if (round % 5 === 4) console.log(`  ${messages} messages: round ${round + 1}/${rounds + 3}`);
+    }
+    const bytes = Buffer.byteLength(server.lastBody());
+    await session.close();
+    return {
+      step: median(stepTimes),
+      raw: median(rawTimes),
+      ratio: median(ratios),
+      own: median(owns),
+      bytes,
+    };
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const small = await measure(100, 30);
+console.log(
+  `100 messages: step ${small.step.toFixed(2)} ms, raw POST ${small.raw.toFixed(2)} ms, body ${small.bytes} bytes`,
+);
+const large = await measure(10_000, 15);
+console.log(
+  `10,000 messages: step ${large.step.toFixed(2)} ms, raw POST ${large.raw.toFixed(2)} ms, body ${large.bytes} bytes`,
+);
+const ratio100 = small.ratio;
+const ratio10k = large.ratio;
+const own100 = Math.max(small.own, 0.001);
+const own10k = Math.max(large.own, 0);
+const flat = own10k / own100;
+const figures = {
+  bench: 'agent-loop/step-overhead',
+  load1: Number(loadavg()[0]?.toFixed(2)),
+  ratio100: Number(ratio100.toFixed(3)),
+  ratio10k: Number(ratio10k.toFixed(3)),
+  ownMs100: Number(own100.toFixed(3)),
+  ownMs10k: Number(own10k.toFixed(3)),
+  ownRatio10kTo100: Number(flat.toFixed(2)),
+  bodyBytes10k: large.bytes,
+  pass: ratio10k <= 1.1 && ratio100 <= 1.3 && flat <= 3,
+};
+console.log(JSON.stringify(figures));

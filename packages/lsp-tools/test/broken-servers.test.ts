@@ -193,6 +193,62 @@ describe('servers that misbehave', () => {
   });
 });
 
+describe('diagnostics and symbols from small servers', () => {
+  const problem = {
+    location: { path: '', line: 2, column: 1, endLine: 2, endColumn: 5 },
+    severity: 'error',
+    message: 'fake problem',
+    code: 'F1',
+    source: 'fake',
+  };
+
+  it('asks a pull-diagnostics server directly', async () => {
+    const lsp = start(scripted('--pull-diagnostics'));
+    const file = join(workspace, 'a.fake');
+    expect(await lsp.diagnostics('a.fake')).toEqual([
+      { ...problem, location: { ...problem.location, path: file } },
+    ]);
+    expect(logged().some((entry) => entry.method === 'textDocument/diagnostic')).toBe(true);
+  });
+
+  it('waits for pushed diagnostics to settle instead of taking the first, empty publish', async () => {
+    const lsp = start(scripted('--push-diagnostics'), { diagnosticsQuietMs: 300 });
+    const file = join(workspace, 'a.fake');
+    expect(await lsp.diagnostics('a.fake')).toEqual([
+      { ...problem, location: { ...problem.location, path: file } },
+    ]);
+    const tool = createLspTools(lsp).find((each) => each.spec.name === 'lsp_diagnostics')!;
+    const output = await tool.execute(
+      { path: 'a.fake' },
+      { callId: 'c1', signal: new AbortController().signal, cwd: workspace, sandbox: 'read-only' },
+    );
+    expect(output.content).toBe('a.fake: 1 error\na.fake:2:1 error F1: fake problem\n    > beta');
+  });
+
+  it('keeps the answers of healthy servers when another server fails a workspace query', async () => {
+    writeFileSync(join(workspace, 'b.crash'), 'x\n');
+    const crashing: LanguageServerConfig = {
+      id: 'crashing',
+      languages: { '.crash': 'crash' },
+      command: process.execPath,
+      args: [join(servers, 'crash-on-initialize.mjs')],
+    };
+    manager = createLspManager({ cwd: workspace, servers: [scripted('--symbols'), crashing] });
+    const symbols = await manager.workspaceSymbols('alp');
+    expect(symbols).toEqual([
+      {
+        name: 'alpha',
+        kind: 'class',
+        location: { path: join(workspace, 'a.fake'), line: 1, column: 1, endLine: 1, endColumn: 6 },
+      },
+    ]);
+    expect(manager.status().map((each) => each.state)).toEqual(['running', 'failed']);
+    await expect(manager.workspaceSymbols('alp', { language: 'crashing' })).rejects.toBeInstanceOf(
+      LspFailedError,
+    );
+  });
+});
+
 describe('languages without a server', () => {
   it('gives a clear message for an extension no server is configured for', async () => {
     writeFileSync(join(workspace, 'script.rb'), 'puts 1\n');

@@ -3,6 +3,9 @@
 //   --crash-on=<method>     exit(7) when <method> arrives, once: only if --once-file does not exist yet
 //   --once-file=<file>      marker created before crashing, so the restarted server behaves
 //   --hang-on=<method>      never answer <method> (until cancelled: then answer RequestCancelled)
+//   --pull-diagnostics      advertise diagnosticProvider and answer textDocument/diagnostic
+//   --push-diagnostics      after didOpen/didChange publish [] at once, then the real list 120 ms later
+//   --symbols               answer workspace/symbol with one class in the first opened document
 // It answers textDocument/definition with line 0, character 0 of the queried document, and
 // after `initialized` it asks the client for workspace/configuration and workDoneProgress/create.
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,14 @@ const flags = Object.fromEntries(
 const log = (entry) => {
   if (flags.log) appendFileSync(flags.log, `${JSON.stringify(entry)}\n`);
 };
+const problem = {
+  range: { start: { line: 1, character: 0 }, end: { line: 1, character: 4 } },
+  severity: 1,
+  code: 'F1',
+  source: 'fake',
+  message: 'fake problem',
+};
+let firstUri;
 const connection = createMessageConnection(
   new StreamMessageReader(process.stdin),
   new StreamMessageWriter(process.stdout),
@@ -39,9 +50,23 @@ connection.onRequest((method, params, token) => {
   log({ method });
   maybeCrash(method);
   if (method === 'initialize') {
-    return {
-      capabilities: { textDocumentSync: 1, definitionProvider: true, referencesProvider: true },
+    const capabilities = {
+      textDocumentSync: 1,
+      definitionProvider: true,
+      referencesProvider: true,
     };
+    if (flags['pull-diagnostics'] !== undefined) {
+      capabilities.diagnosticProvider = {
+        interFileDependencies: false,
+        workspaceDiagnostics: false,
+      };
+    }
+    return { capabilities };
+  }
+  if (method === 'textDocument/diagnostic') return { kind: 'full', items: [problem] };
+  if (method === 'workspace/symbol' && flags.symbols !== undefined && firstUri) {
+    const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } };
+    return [{ name: 'alpha', kind: 5, location: { uri: firstUri, range } }];
   }
   if (method === 'shutdown') return null;
   if (flags['hang-on'] === method) {
@@ -71,6 +96,20 @@ connection.onNotification((method, params) => {
     ]).then(([configuration, progress]) => log({ answered: { configuration, progress } }));
   }
   if (method === 'exit') process.exit(0);
+  if (method === 'textDocument/didOpen') firstUri ??= params.textDocument.uri;
+  const synced = method === 'textDocument/didOpen' || method === 'textDocument/didChange';
+  if (synced && flags['push-diagnostics'] !== undefined) {
+    const uri = params.textDocument.uri;
+    connection.sendNotification('textDocument/publishDiagnostics', { uri, diagnostics: [] });
+    setTimeout(
+      () =>
+        connection.sendNotification('textDocument/publishDiagnostics', {
+          uri,
+          diagnostics: [problem],
+        }),
+      120,
+    );
+  }
 });
 
 connection.listen();

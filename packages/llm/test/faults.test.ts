@@ -131,6 +131,18 @@ describe('fault injection (OpenAI-compatible wire)', () => {
     expect(finish.message.content).toEqual([{ type: 'text', text: 'late but fine' }]);
   });
 
+  it('does not count a slow consumer as an idle server', async () => {
+    const server = await scripted({
+      replies: [{ text: 'slow reader', chunkSize: 4, delayMs: 20 }],
+    });
+    const events: string[] = [];
+    for await (const event of deepseek(server.baseUrl, { idleTimeoutMs: 150 }).stream(request())) {
+      events.push(event.type);
+      if (event.type === 'text-delta') await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(events.at(-1)).toBe('finish');
+  });
+
   it('stops at the total ceiling with REQUEST_TIMEOUT', async () => {
     const server = await scripted({
       replies: [{ text: 'x'.repeat(200), chunkSize: 1, delayMs: 20 }],

@@ -14,6 +14,7 @@ export class RequestGuard {
   private readonly controller = new AbortController();
   private stopReason: StopReason | undefined;
   private lastDataAt = Date.now();
+  private paused = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
   private readonly onAbort = (): void => this.stop('aborted');
@@ -50,6 +51,20 @@ export class RequestGuard {
     this.lastDataAt = Date.now();
   }
 
+  /**
+   * Stops the idle clock while the consumer holds an event (a slow consumer is not an idle
+   * server: nothing is read meanwhile). `resume()` restarts it from now.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /** Restarts the idle clock after {@link RequestGuard.pause}. */
+  resume(): void {
+    this.paused = false;
+    this.lastDataAt = Date.now();
+  }
+
   /** Maps any thrown value to a ModelError, preferring the guard's own reason when it stopped. */
   classify(error: unknown, phase: 'connect' | 'stream', apiKeyHint?: string): ModelError {
     if (this.stopReason !== undefined) return this.stoppedError(error);
@@ -66,7 +81,7 @@ export class RequestGuard {
 
   private armIdle(delay: number): void {
     this.idleTimer = setTimeout(() => {
-      const idleFor = Date.now() - this.lastDataAt;
+      const idleFor = this.paused ? 0 : Date.now() - this.lastDataAt;
       if (idleFor >= this.options.idleTimeoutMs) this.stop('idle');
       else this.armIdle(this.options.idleTimeoutMs - idleFor);
     }, delay);

@@ -91,9 +91,10 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
       for await (const chunk of response.body) {
         if (parser.push(chunk as Buffer, onEvent) > 0) guard.touch();
         if (out.length > 0) {
+          guard.pause();
           for (const event of out) yield event;
+          guard.resume();
           out.length = 0;
-          guard.touch();
         }
         if (spec.isDone()) break;
       }

@@ -5,10 +5,15 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createJsonlStore, Session } from '../src/index.js';
 
-const EVENTS = 20_000;
-const ROUNDS = 3;
+setFlagsFromString('--expose-gc');
+const gc = (globalThis.gc ?? runInNewContext('gc')) as () => void;
+
+const EVENTS = 10_000;
+const ROUNDS = 7;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-append-'));
 const content = (i: number): string => `message ${i} `.padEnd(1024, 'lorem ipsum dolor sit amet ');
 
@@ -60,8 +65,11 @@ const preMs: number[] = [];
 const perEventMs: number[] = [];
 const spineMs: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
+  gc();
   preMs.push(rawPreSerialised(round));
+  gc();
   perEventMs.push(rawPerEvent(round));
+  gc();
   spineMs.push(await spine(round));
   console.log(
     `round ${round + 1}/${ROUNDS} (${EVENTS} events): writeSync of ready lines ${preMs[round]!.toFixed(1)} ms, ` +

@@ -9,6 +9,9 @@ export interface CheckedAppendOptions {
   sourceEventSeqs: number[] | undefined;
 }
 
+/** Shared by every appended event with an append op (events are never mutated). */
+const APPEND_OP: SurfaceOp = Object.freeze({ op: 'append' as const });
+
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
@@ -62,7 +65,7 @@ export function checkAppendOptions(
         reason: 'surfaceOp must be { op: "append" } or { op: "replace", start, end }',
       });
     }
-    if (surfaceOp.op === 'append') op = { op: 'append' };
+    if (surfaceOp.op === 'append') op = APPEND_OP;
     else if (surfaceOp.op === 'replace') {
       const { start, end } = surfaceOp;
       if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < 1) {

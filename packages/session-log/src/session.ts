@@ -23,6 +23,7 @@ import {
   UnsupportedFormatError,
 } from './errors.js';
 import { EventTypeRegistry } from './event-types.js';
+import { isPlainJson } from './internal/json-check.js';
 import { formatVersionOf, migrateEvents } from './migrations.js';
 import { createDefaultProjector } from './projector.js';
 import { MessageDeriver } from './session-derive.js';
@@ -236,15 +237,17 @@ export class Session implements SessionLog {
       }
       throw new UnknownEventTypeError({ type });
     }
-    const nonJson = findNonJson(body, 'body');
-    if (nonJson) throw new InvalidEventError({ type, reason: nonJson });
+    if (!isPlainJson(body)) {
+      const nonJson = findNonJson(body, 'body') ?? 'body nests deeper than 64 levels';
+      throw new InvalidEventError({ type, reason: nonJson });
+    }
     const invalid = entry.validate?.(body);
     if (invalid) throw new InvalidEventError({ type, reason: invalid });
     const checked = checkAppendOptions(type, options, this.lastSeq, this.lastTurn, this.lastStep);
     const event: SessionEvent<Body> = {
       seq: this.log.length + 1,
       type,
-      at: new Date().toISOString(),
+      at: nowIso(),
       body,
     };
     if (checked.turn !== undefined) event.turn = checked.turn;

@@ -30,7 +30,8 @@ function writerFor(id: string, record: MemoryRecord, readOnly: boolean): OpenedS
         throw new SessionClosedError({ sessionId: id, reason: readOnly ? 'read-only' : 'closed' });
       }
       for (const event of events) record.events.push(event);
-      record.updatedAt = new Date().toISOString();
+      const last = events[events.length - 1];
+      if (last) record.updatedAt = last.at;
     },
     async flush(): Promise<void> {},
     checkpoint(): void {},

@@ -55,8 +55,8 @@ export class JsonlWriter implements OpenedSession {
       });
     }
     if (this.failure) throw this.failure;
-    let text = '';
-    for (const event of events) text += `${JSON.stringify(event)}\n`;
+    let text = events.length === 1 ? `${JSON.stringify(events[0])}\n` : '';
+    if (events.length > 1) for (const event of events) text += `${JSON.stringify(event)}\n`;
     if (this.init.fsync === 'always') {
       this.writeText(text);
       fdatasyncSync(this.init.fd);
@@ -132,10 +132,16 @@ export class JsonlWriter implements OpenedSession {
   }
 
   private writeText(text: string): void {
-    const buffer = Buffer.from(text, 'utf8');
-    let offset = 0;
     try {
-      while (offset < buffer.length) offset += writeSync(this.init.fd, buffer, offset);
+      // Writing the string directly spares a Buffer per group; a short write (rare on regular
+      // files) falls back to writing the remaining bytes.
+      const written = writeSync(this.init.fd, text);
+      const buffer =
+        written < text.length || written < Buffer.byteLength(text)
+          ? Buffer.from(text, 'utf8')
+          : undefined;
+      let offset = written;
+      while (buffer && offset < buffer.length) offset += writeSync(this.init.fd, buffer, offset);
     } catch (error) {
       this.failure = error;
       throw error;

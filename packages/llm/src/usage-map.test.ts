@@ -61,4 +61,10 @@ describe('usage mapping', () => {
       reasoningTokens: 62,
     });
   });
+
+  it('keeps the cost OpenRouter reports', () => {
+    expect(usageFromOpenAI({ prompt_tokens: 10, completion_tokens: 2, cost: 0.0012 }).costUsd).toBe(
+      0.0012,
+    );
+  });
 });

@@ -54,6 +54,9 @@ export function usageFromOpenAI(raw: unknown): Usage {
     outputTokens: completion,
   };
   if (reasoning !== undefined) out.reasoningTokens = reasoningTokens;
+  // OpenRouter reports what it charged; a price from the model table replaces it when known.
+  if (typeof usage.cost === 'number' && Number.isFinite(usage.cost) && usage.cost >= 0)
+    out.costUsd = usage.cost;
   return out;
 }
 

@@ -50,8 +50,8 @@ async function session(breakPrefix: boolean) {
     const requests = harness.server.requests;
     let extended = 0;
     for (let i = 1; i < requests.length; i++) {
-      const before = (requests[i - 1]?.body as { messages: unknown[] }).messages;
-      const after = (requests[i]?.body as { messages: unknown[] }).messages;
+      const before = (requests[i - 1]!.body as { messages: unknown[] }).messages;
+      const after = (requests[i]!.body as { messages: unknown[] }).messages;
       const same = before.every(
         (message, index) => JSON.stringify(message) === JSON.stringify(after[index]),
       );

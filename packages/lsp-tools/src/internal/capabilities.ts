@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import type { ClientCapabilities } from 'vscode-languageserver-protocol/node';
 
 /**
@@ -24,3 +25,20 @@ export const CLIENT_CAPABILITIES: ClientCapabilities = {
   },
   window: { workDoneProgress: false },
 };
+
+/** Answers the requests a server sends to its client; unknown ones get `null`. */
+export function answerServerRequest(method: string, params: unknown, cwd: string): unknown {
+  switch (method) {
+    case 'workspace/configuration': {
+      const items = (params as { items?: unknown[] } | undefined)?.items ?? [];
+      return items.map(() => ({}));
+    }
+    case 'workspace/workspaceFolders':
+      return [{ uri: pathToFileURL(cwd).href, name: 'workspace' }];
+    case 'workspace/applyEdit':
+      return { applied: false, failureReason: 'spine lsp-tools is read-only' };
+    default:
+      // client/registerCapability, window/workDoneProgress/create, window/showMessageRequest …
+      return null;
+  }
+}

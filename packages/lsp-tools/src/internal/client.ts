@@ -18,7 +18,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { LspAbortedError, LspFailedError } from '../errors.js';
 import type { LanguageServerConfig } from '../types.js';
-import { CLIENT_CAPABILITIES } from './capabilities.js';
+import { answerServerRequest, CLIENT_CAPABILITIES } from './capabilities.js';
 import { killOnProcessExit } from './reaper.js';
 
 /** What the client needs to start a server. */
@@ -36,6 +36,8 @@ export interface LspClientOptions {
 export interface PushedDiagnostics {
   items: Diagnostic[];
   receivedAt: number;
+  /** How many times the server published for this document. */
+  count: number;
 }
 
 /** A request type as vscode-languageserver-protocol declares it: the method plus phantom types. */
@@ -79,9 +81,11 @@ export class LspClient {
     connection.onNotification(
       'textDocument/publishDiagnostics',
       (params: PublishDiagnosticsParams) => {
+        const count = (this.diagnostics.get(params.uri)?.count ?? 0) + 1;
         this.diagnostics.set(params.uri, {
           items: params.diagnostics,
           receivedAt: performance.now(),
+          count,
         });
       },
     );
@@ -261,22 +265,5 @@ export class LspClient {
       serverId: this.serverId,
       message: `${this.exitReasonText ?? 'the server exited'} during ${method}; it is restarted on the next query`,
     });
-  }
-}
-
-/** Answers the requests a server sends to its client; unknown ones get `null`. */
-function answerServerRequest(method: string, params: unknown, cwd: string): unknown {
-  switch (method) {
-    case 'workspace/configuration': {
-      const items = (params as { items?: unknown[] } | undefined)?.items ?? [];
-      return items.map(() => ({}));
-    }
-    case 'workspace/workspaceFolders':
-      return [{ uri: pathToFileURL(cwd).href, name: 'workspace' }];
-    case 'workspace/applyEdit':
-      return { applied: false, failureReason: 'spine lsp-tools is read-only' };
-    default:
-      // client/registerCapability, window/workDoneProgress/create, window/showMessageRequest …
-      return null;
   }
 }

@@ -21,8 +21,10 @@ const POLL_MS = 20;
  * The diagnostics of `uri` once the server has settled. Pull servers are asked directly
  * (`textDocument/diagnostic`). For push servers: wait for a publish newer than the last
  * document sync, then for `quietMs` without another one (servers often publish syntax errors
- * first and semantic ones a moment later). Servers skip publishing when a clean file stays
- * clean, so a file that already had diagnostics keeps them after `settleMs` without news.
+ * first and semantic ones a moment later; the very first publish of a file waits twice as
+ * long). Servers skip publishing when a clean file stays clean, so a clean file stays clean
+ * after `settleMs` without news; a file with problems waits up to five times as long, since
+ * servers do re-publish non-empty lists after a change.
  */
 export async function settledDiagnostics(
   session: ServerSession,
@@ -53,10 +55,11 @@ export async function settledDiagnostics(
     const entry = client.diagnostics.get(uri);
     const now = performance.now();
     if (entry && entry.receivedAt >= since) {
-      if (now - entry.receivedAt >= options.quietMs || now - start >= options.timeoutMs)
-        return entry.items;
-    } else if (entry && now - start >= options.settleMs) {
-      return entry.items;
+      const quietMs = entry.count === 1 ? options.quietMs * 2 : options.quietMs;
+      if (now - entry.receivedAt >= quietMs || now - start >= options.timeoutMs) return entry.items;
+    } else if (entry) {
+      const settleMs = entry.items.length === 0 ? options.settleMs : options.settleMs * 5;
+      if (now - start >= Math.min(settleMs, options.timeoutMs)) return entry.items;
     } else if (!entry && now - start >= options.timeoutMs) {
       throw new LspFailedError({
         serverId: client.serverId,

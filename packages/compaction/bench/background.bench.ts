@@ -58,8 +58,8 @@ async function run(
     });
     const pause = performance.now() - start;
     if (outcome.status === 'compacted') {
-      const start = session.events().find((event) => event.type === 'compaction/start');
-      const mode = (start?.body as { mode?: string } | undefined)?.mode ?? 'unknown';
+      const startEvent = session.events().find((event) => event.type === 'compaction/start');
+      const mode = (startEvent?.body as { mode?: string } | undefined)?.mode ?? 'unknown';
       return { pauseMs: pause, otherMaxMs: otherMax, mode };
     }
     if (outcome.status !== 'not-needed')

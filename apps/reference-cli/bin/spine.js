@@ -13,7 +13,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${version}\n`);
 } else {
   const built = join(root, 'dist', 'main.js');
-  if (existsSync(built) && process.env.SPINE_FROM_SOURCE !== '1') {
+  if (existsSync(built) && process.env.SPINE_FROM_SOURCE !== '1' && dependenciesBuilt()) {
     await import(pathToFileURL(built).href);
   } else {
     // The repository root tsconfig maps @spine/* to packages/*/src, so sources run unbuilt.
@@ -22,4 +22,19 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     register({ tsconfig: join(repo, 'tsconfig.json') });
     await import(pathToFileURL(join(root, 'src', 'main.ts')).href);
   }
+}
+
+// The built CLI imports the built @spine/* packages; in a checkout where only some are built,
+// run everything from sources instead of failing halfway through a command.
+function dependenciesBuilt() {
+  const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  for (const name of Object.keys(dependencies)) {
+    if (!name.startsWith('@spine/')) continue;
+    try {
+      if (!existsSync(fileURLToPath(import.meta.resolve(name)))) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }

@@ -10,6 +10,8 @@ import { createOpenAICompatibleModel } from '@spine/llm';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { defaultConfig } from '../src/config/schema.js';
+import { totalUsage } from '../src/present/transcript.js';
+import { writeSessionIndex } from '../src/session-index.js';
 import { fixedModel, wireAgent } from '../src/wire.js';
 import { EXAMPLE_REPLIES, EXAMPLE_SESSION_ID, EXAMPLE_TASK } from './example-task.js';
 
@@ -55,6 +57,13 @@ try {
   );
   await wired.close();
   await session.close();
+  const usage = totalUsage(session.events());
+  writeSessionIndex(sessionDir, EXAMPLE_SESSION_ID, {
+    ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
+    tokens: usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens,
+    turns: 1,
+    updatedAt: new Date().toISOString(),
+  });
   if (result.reason !== 'completed') process.exitCode = 1;
 } finally {
   await server.close();

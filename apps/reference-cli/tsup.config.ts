@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsup';
+
+// Two entries: the public API (with types) and the CLI itself. Command modules stay separate
+// chunks, loaded lazily, so `spine --version` and small commands start fast.
+export default defineConfig({
+  entry: ['src/index.ts', 'src/main.ts'],
+  format: ['esm'],
+  dts: { entry: 'src/index.ts', compilerOptions: { composite: false, incremental: false } },
+  splitting: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+});

@@ -166,6 +166,9 @@ describe('Anthropic client on recorded streams', () => {
     });
     expect(body.tool_choice).toEqual({ type: 'any' });
     expect(body.messages).toHaveLength(3);
+    expect(body.messages[0].content).toEqual([
+      { type: 'text', text: 'List and read.', cache_control: { type: 'ephemeral' } },
+    ]);
     expect(body.messages[1].content).toEqual([
       { type: 'thinking', thinking: 'plan', signature: 'sig' },
       { type: 'tool_use', id: 't1', name: 'ls', input: { path: '.' } },

@@ -62,8 +62,9 @@ function blocksOf(message: Message): string[] {
 /**
  * Encodes {@link ModelRequest}s into Anthropic Messages bodies. Each message's blocks are
  * serialised once (cached by message identity); consecutive user and tool messages merge into
- * one user turn; with `cache` on, breakpoints go on the tools, the system prompt and the last
- * block of the history, so every request reads the prefix the previous one wrote.
+ * one user turn; with `cache` on, breakpoints go on the tools, the system prompt, the end of the
+ * previous user turn and the end of the history (four, Anthropic's maximum), so every request
+ * reads the prefix the previous one wrote.
  */
 export class AnthropicRequestEncoder {
   private readonly blocks = new WeakMap<Message, string[]>();
@@ -140,10 +141,22 @@ export class AnthropicRequestEncoder {
         previous.blocks.push(...this.blocksFor(message));
       else turns.push({ role, blocks: [...this.blocksFor(message)] });
     }
-    const lastTurn = turns.at(-1);
-    if (this.options.cache && lastTurn) {
-      const index = lastTurn.blocks.length - 1;
-      lastTurn.blocks[index] = withBreakpoint(lastTurn.blocks[index] as string);
+    if (this.options.cache && turns.length > 0) {
+      // Breakpoint 3: the end of the history, written now and read by the next request.
+      // Breakpoint 4: the end of the previous user turn, which is exactly where the previous
+      // request put its last breakpoint, so a hit does not depend on the 20-block lookback.
+      const marked = [turns.length - 1];
+      for (let i = turns.length - 2; i >= 0; i--) {
+        if (turns[i]?.role === 'user') {
+          marked.push(i);
+          break;
+        }
+      }
+      for (const i of marked) {
+        const turn = turns[i] as { blocks: string[] };
+        const index = turn.blocks.length - 1;
+        turn.blocks[index] = withBreakpoint(turn.blocks[index] as string);
+      }
     }
     return `[${turns.map((turn) => `{"role":"${turn.role}","content":[${turn.blocks.join(',')}]}`).join(',')}]`;
   }

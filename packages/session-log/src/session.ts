@@ -12,7 +12,7 @@ import type {
   SessionLog,
   SessionStore,
 } from '@spine/protocol';
-import { assertSpecificationVersion, FORMAT_VERSION, findNonJson } from '@spine/protocol';
+import { assertSpecificationVersion, findNonJson } from '@spine/protocol';
 import { EventEmitter } from 'eventemitter3';
 import {
   IllegalSurfaceOpError,
@@ -20,13 +20,13 @@ import {
   SessionClosedError,
   SessionCorruptError,
   UnknownEventTypeError,
-  UnsupportedFormatError,
 } from './errors.js';
 import { EventTypeRegistry } from './event-types.js';
+import { nowIso } from './internal/clock.js';
 import { isPlainJson } from './internal/json-check.js';
-import { formatVersionOf, migrateEvents } from './migrations.js';
 import { createDefaultProjector } from './projector.js';
 import { MessageDeriver } from './session-derive.js';
+import { currentFormatEvents, emitTo, headerEvent } from './session-format.js';
 import { planRecovery } from './session-recovery.js';
 import { SurfaceState } from './session-surface.js';
 import { checkAppendOptions } from './session-validate.js';
@@ -39,18 +39,6 @@ interface SessionInit {
   readOnly: boolean;
   eventTypes: readonly EventTypeDefinition[] | undefined;
   projector: Projector | undefined;
-}
-
-let clockMs = 0;
-let clockIso = '';
-/** `new Date().toISOString()`, computed at most once per millisecond (appends are hot). */
-function nowIso(): string {
-  const now = Date.now();
-  if (now !== clockMs) {
-    clockMs = now;
-    clockIso = new Date(now).toISOString();
-  }
-  return clockIso;
 }
 
 /**
@@ -109,24 +97,7 @@ export class Session implements SessionLog {
   static async create(options: SessionCreateOptions): Promise<Session> {
     assertSpecificationVersion('SessionStore', options.store);
     const id = options.id ?? randomUUID();
-    const header: SessionHeaderBody = {
-      formatVersion: FORMAT_VERSION,
-      sessionId: id,
-      createdAt: new Date().toISOString(),
-    };
-    if (options.cwd !== undefined) header.cwd = options.cwd;
-    if (options.title !== undefined) header.title = options.title;
-    if (options.model !== undefined) header.model = options.model;
-    if (options.parent !== undefined) header.parent = { ...options.parent };
-    if (options.meta !== undefined) header.meta = options.meta;
-    const reason = findNonJson(header);
-    if (reason) throw new InvalidEventError({ type: 'session/header', reason });
-    const event: SessionEvent = {
-      seq: 1,
-      type: 'session/header',
-      at: header.createdAt,
-      body: header,
-    };
+    const event = headerEvent(id, options);
     const writer = await options.store.create(event);
     const session = new Session({
       id,
@@ -152,33 +123,11 @@ export class Session implements SessionLog {
     const readOnly = options.readOnly ?? false;
     const writer = await options.store.open(options.id, { readOnly });
     try {
-      let events = writer.events as SessionEvent[];
-      const first = events[0];
-      if (first?.type !== 'session/header') {
-        throw new SessionCorruptError({
-          file: `${options.store.kind}:${options.id}`,
-          line: 1,
-          reason: 'the first event is not a session/header',
-        });
-      }
-      const version = formatVersionOf(first);
-      if (version > FORMAT_VERSION) {
-        throw new UnsupportedFormatError({
-          sessionId: options.id,
-          formatVersion: version,
-          reason: `this reader knows versions up to ${FORMAT_VERSION}; upgrade @spine/session-log`,
-        });
-      }
-      if (version < FORMAT_VERSION) {
-        if (!readOnly) {
-          throw new UnsupportedFormatError({
-            sessionId: options.id,
-            formatVersion: version,
-            reason: `open it with { readOnly: true } (it is migrated in memory) and fork() it to write a version ${FORMAT_VERSION} copy`,
-          });
-        }
-        events = migrateEvents(events, version);
-      }
+      const events = currentFormatEvents(writer.events, {
+        where: `${options.store.kind}:${options.id}`,
+        sessionId: options.id,
+        readOnly,
+      });
       const session = new Session({
         id: options.id,
         store: options.store,
@@ -271,7 +220,7 @@ export class Session implements SessionLog {
       throw error;
     }
     this.commit(event);
-    this.emit(event);
+    emitTo(this.emitter, event);
     return event;
   }
 
@@ -430,16 +379,5 @@ export class Session implements SessionLog {
   private projectEvent(event: SessionEvent): readonly Message[] {
     const custom = this.registry.lookup(event.type)?.project;
     return custom ? custom(event) : this.projector.project(event);
-  }
-
-  private emit(event: SessionEvent): void {
-    if (this.emitter.listenerCount('event') === 0) return;
-    for (const listener of this.emitter.listeners('event')) {
-      try {
-        (listener as SessionListener)(event);
-      } catch (error) {
-        process.emitWarning(`a session listener threw: ${String(error)}`, 'SpineSessionListener');
-      }
-    }
   }
 }

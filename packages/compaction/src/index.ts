@@ -30,7 +30,13 @@ export {
 } from './errors.js';
 export type { RecallHistoryArgs, RecallHistoryOptions } from './recall-history.js';
 export { createRecallHistoryTool } from './recall-history.js';
-export type { RegionCheck, SelectRangeOptions, SurfaceRegion } from './region.js';
+export type {
+  RegionCheck,
+  RegionInvalid,
+  RegionValid,
+  SelectRangeOptions,
+  SurfaceRegion,
+} from './region.js';
 export { selectCompactableRange, validateSurfaceRegion } from './region.js';
 export type { SummarizationFallback } from './summarization-input.js';
 export { buildSummarizationInput } from './summarization-input.js';
@@ -40,4 +46,10 @@ export type { SpineTokenMeter, TokenMeterOptions } from './token-meter.js';
 export { createTokenMeter } from './token-meter.js';
 export type { Tokenizer, TokenizerName } from './tokenizer.js';
 export { resolveTokenizer } from './tokenizer.js';
-export type { CompactionEngineOptions, CompactionState, CompactionThresholds } from './types.js';
+export type {
+  CandidateInfo,
+  CompactionEngineOptions,
+  CompactionState,
+  CompactionThresholds,
+  KeepRecent,
+} from './types.js';

@@ -14,12 +14,15 @@ export interface RecallHistoryArgs {
   seq?: number;
   /** Seq range, inclusive. */
   seqFrom?: number;
+  /** Last seq of the range. */
   seqTo?: number;
   /** Turn range, inclusive. */
   turnFrom?: number;
+  /** Last turn of the range. */
   turnTo?: number;
   /** Step range, inclusive (within the turn range). */
   stepFrom?: number;
+  /** Last step of the range. */
   stepTo?: number;
   /** The call and its result. */
   toolCallId?: string;

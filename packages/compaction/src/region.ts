@@ -9,10 +9,26 @@ export interface SurfaceRegion {
   end: number;
 }
 
+/** A valid region and where it sits in the surface. */
+export interface RegionValid {
+  /** The region is valid. */
+  ok: true;
+  /** Index of its first event in the surface. */
+  startIndex: number;
+  /** Index of its last event in the surface. */
+  endIndex: number;
+}
+
+/** An invalid region and why. */
+export interface RegionInvalid {
+  /** The region is not valid. */
+  ok: false;
+  /** What is wrong with it. */
+  reason: string;
+}
+
 /** The verdict of {@link validateSurfaceRegion}. */
-export type RegionCheck =
-  | { ok: true; startIndex: number; endIndex: number }
-  | { ok: false; reason: string };
+export type RegionCheck = RegionValid | RegionInvalid;
 
 /** Options of {@link selectCompactableRange}. */
 export interface SelectRangeOptions {

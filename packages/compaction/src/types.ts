@@ -24,7 +24,7 @@ export interface CompactionEngineOptions {
   /** Prepare checkpoints in the background above the soft mark (default false). */
   background?: boolean;
   /** Recent context kept on the surface beyond the latest step (default 15 % of the window). */
-  keepRecent?: { fraction?: number; tokens?: number };
+  keepRecent?: KeepRecent;
   /** Consecutive failures that trip the breaker and stop automatic compaction (default 3). */
   maxConsecutiveFailures?: number;
   /** Marks events whose content a checkpoint carries verbatim (besides `pinned: true` bodies). */
@@ -42,5 +42,25 @@ export interface CompactionState {
   /** A compaction is running now. */
   running: boolean;
   /** The background candidate, if one is being prepared or is ready. */
-  candidate?: { region: SurfaceRegion; generation: number; ready: boolean; seq?: number };
+  candidate?: CandidateInfo;
+}
+
+/** How much recent context a compaction keeps on the surface beyond the latest step. */
+export interface KeepRecent {
+  /** A fraction of the usable window (default 0.15). */
+  fraction?: number;
+  /** An absolute number of tokens; wins over `fraction`. */
+  tokens?: number;
+}
+
+/** A background candidate checkpoint, as {@link CompactionState} reports it. */
+export interface CandidateInfo {
+  /** The surface region it covers. */
+  region: SurfaceRegion;
+  /** The surface generation it was built from. */
+  generation: number;
+  /** True once its summary is written and it is recorded. */
+  ready: boolean;
+  /** Seq of its `compaction/candidate` event, once recorded. */
+  seq?: number;
 }

@@ -43,7 +43,7 @@ interface SessionInit {
 
 /**
  * A live session: the append-only log, its surface and the messages derived from it, backed
- * by a {@link SessionStore}. Create one with {@link Session.create} or {@link Session.open}.
+ * by a `SessionStore` (from `@spine/protocol`). Create one with {@link Session.create} or {@link Session.open}.
  *
  * Contract: `append` validates and throws a typed error on bad input, leaving the log
  * untouched; an I/O failure throws too and the session refuses further appends.

@@ -23,7 +23,7 @@ export interface SqliteStoreOptions {
   path: string;
 }
 
-/** A SQLite-backed {@link SessionStore} that can also close its database connection. */
+/** A SQLite-backed `SessionStore` that can also close its database connection. */
 export interface SqliteStore extends SessionStore {
   /** Closes the database connection. Sessions opened from this store must be closed first. */
   close(): Promise<void>;

@@ -116,11 +116,19 @@ const EMBEDDED: { range: IpRange; offset: number; label: string }[] = [
   { range: parseCidr('2002::/16'), offset: 2, label: '6to4' },
 ];
 
+/** An IPv4 address found inside an IPv6 address. */
+export interface EmbeddedIpv4 {
+  /** The IPv4 address. */
+  ip: IpAddress;
+  /** The embedding: `IPv4-mapped`, `IPv4-compatible`, `IPv4-translated`, `NAT64`, `local NAT64`, `6to4`. */
+  label: string;
+}
+
 /**
  * The IPv4 address embedded in an IPv6 address (mapped, compatible, translated, NAT64, 6to4),
  * with the name of the embedding, or `undefined`.
  */
-export function embeddedIpv4(ip: IpAddress): { ip: IpAddress; label: string } | undefined {
+export function embeddedIpv4(ip: IpAddress): EmbeddedIpv4 | undefined {
   if (ip.version !== 6) return undefined;
   for (const embedding of EMBEDDED) {
     if (!rangeContains(embedding.range, ip)) continue;
@@ -176,10 +184,7 @@ function verdictOf(text: string, rule: { reason: string; label: string }): Addre
   return { reason: rule.reason, detail: `${text} is in the ${rule.label}`, range: rule.label };
 }
 
-function classify(
-  ip: IpAddress,
-  embedded: { ip: IpAddress; label: string } | undefined,
-): AddressVerdict | undefined {
+function classify(ip: IpAddress, embedded: EmbeddedIpv4 | undefined): AddressVerdict | undefined {
   const text = formatIp(ip);
   if (ip.version === 4) {
     const rule = V4.find((candidate) => rangeContains(candidate.range, ip));

@@ -11,12 +11,19 @@ export type { ConnectAttempt } from './internal/dispatcher.js';
 
 /** Default limits of {@link createHttpFetchProvider}. */
 export const DEFAULT_FETCH_LIMITS = {
+  /** Redirects followed. */
   maxRedirects: 5,
+  /** Decoded body bytes read. */
   maxBytes: 1024 * 1024,
+  /** Characters of converted content. */
   maxContentChars: 100_000,
+  /** TCP + TLS connection time, ms. */
   connectTimeoutMs: 10_000,
+  /** Time to response headers, ms. */
   headersTimeoutMs: 15_000,
+  /** Longest body silence, ms. */
   bodyTimeoutMs: 15_000,
+  /** Whole fetch, redirects included, ms. */
   totalTimeoutMs: 30_000,
 } as const;
 

@@ -154,16 +154,20 @@ function normaliseCodeBlocks(document: Document): void {
   }
 }
 
-function createTurndown(): TurndownService {
-  const service = new TurndownService({
+let turndown: TurndownService | undefined;
+
+/** One shared converter: turndown keeps no per-document state with inline links. */
+function sharedTurndown(): TurndownService {
+  if (turndown) return turndown;
+  turndown = new TurndownService({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
     emDelimiter: '_',
   });
-  service.use(gfmModule.gfm);
-  service.remove(['script', 'style', 'title']);
-  return service;
+  turndown.use(gfmModule.gfm);
+  turndown.remove(['script', 'style', 'title']);
+  return turndown;
 }
 
 /**
@@ -207,7 +211,7 @@ export function htmlToMarkdown(
   absolutize(document, options.baseUrl);
   normaliseCodeBlocks(document);
   const container = document.body ? mainContent(document) : (document.documentElement as Element);
-  const markdown = createTurndown()
+  const markdown = sharedTurndown()
     .turndown(container.innerHTML ?? '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -1,6 +1,11 @@
 // Public API of @spine/web-tools. Every export here is a semver promise.
 
-export type { AddressPolicyOptions, AddressVerdict, IpRange } from './address-policy.js';
+export type {
+  AddressPolicyOptions,
+  AddressVerdict,
+  EmbeddedIpv4,
+  IpRange,
+} from './address-policy.js';
 export {
   embeddedIpv4,
   isRefusedAddress,
@@ -44,6 +49,7 @@ export type {
   WebRuntimeOptions,
   WebRuntimeSearchResult,
   WebSelection,
+  WebSelectionReport,
 } from './web-runtime.js';
 export { createWebRuntime } from './web-runtime.js';
 export type { WebToolsOptions } from './web-tools.js';

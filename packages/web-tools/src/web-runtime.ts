@@ -29,8 +29,28 @@ export interface WebRuntimeSearchResult {
 
 /** How a kind's provider was (or could not be) chosen, for `doctor`-style reports. */
 export type WebSelection =
-  | { status: 'selected'; provider: string; configured: boolean }
-  | { status: 'error'; message: string };
+  | {
+      /** A provider is in force. */
+      status: 'selected';
+      /** Its id. */
+      provider: string;
+      /** True when it was chosen by configuration rather than by being the only one available. */
+      configured: boolean;
+    }
+  | {
+      /** No provider can be selected. */
+      status: 'error';
+      /** Why, and what to configure. */
+      message: string;
+    };
+
+/** The selection for both kinds, from {@link WebRuntime.describe}. */
+export interface WebSelectionReport {
+  /** The search selection. */
+  search: WebSelection;
+  /** The fetch selection. */
+  fetch: WebSelection;
+}
 
 /** The web capability behind `web_search` and `web_fetch`: providers plus strict selection. */
 export interface WebRuntime {
@@ -58,7 +78,7 @@ export interface WebRuntime {
   /** Fetches a URL with the selected provider. */
   fetch(url: string, options?: { signal?: AbortSignal }): Promise<WebFetchResult>;
   /** Reports the selection for both kinds without throwing. */
-  describe(): { search: WebSelection; fetch: WebSelection };
+  describe(): WebSelectionReport;
 }
 
 function select<P extends WebProvider>(

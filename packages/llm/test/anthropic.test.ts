@@ -186,6 +186,33 @@ describe('Anthropic client on recorded streams', () => {
     ]);
   });
 
+  it('encodes a growing history byte-identically whether turns come from the cache or not', () => {
+    const shared = createAnthropicModel({ apiKey: 'k' });
+    let messages: Message[] = [{ role: 'user', content: 'start' }];
+    for (let step = 0; step < 6; step++) {
+      const req = request({ model: 'claude-sonnet-4-5', messages });
+      expect(shared.encodeRequest!(req)).toBe(
+        createAnthropicModel({ apiKey: 'k' }).encodeRequest!(req),
+      );
+      messages = [
+        ...messages,
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', id: `t${step}`, name: 'ls', arguments: '{}' }],
+        },
+        { role: 'tool', toolCallId: `t${step}`, toolName: 'ls', content: `result ${step}` },
+      ];
+      if (step % 2 === 1) messages = [...messages, { role: 'user', content: `note ${step}` }];
+    }
+    const body = JSON.parse(
+      shared.encodeRequest!(request({ model: 'claude-sonnet-4-5', messages })),
+    );
+    const marks = body.messages.flatMap((turn: { content: { cache_control?: unknown }[] }) =>
+      turn.content.filter((block) => block.cache_control !== undefined),
+    );
+    expect(marks).toHaveLength(2);
+  });
+
   it('falls back to a whole JSON message body', async () => {
     const server = await startSseServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });

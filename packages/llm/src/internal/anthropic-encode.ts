@@ -1,11 +1,5 @@
 import type { AssistantMessage, JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
-
-const EPHEMERAL = '"cache_control":{"type":"ephemeral"}';
-
-/** Adds a cache breakpoint to one encoded block (`{...}` → `{...,"cache_control":…}`). */
-function withBreakpoint(block: string): string {
-  return `${block.slice(0, -1)},${EPHEMERAL}}`;
-}
+import { TurnEncoder, withBreakpoint } from './anthropic-turns.js';
 
 function assistantBlocks(message: AssistantMessage): string[] {
   const blocks: string[] = [];
@@ -69,6 +63,7 @@ function blocksOf(message: Message): string[] {
 export class AnthropicRequestEncoder {
   private readonly blocks = new WeakMap<Message, string[]>();
   private readonly toolLists = new WeakMap<readonly ToolSpec[], string>();
+  private readonly turns = new TurnEncoder((message) => this.blocksFor(message));
 
   constructor(
     private readonly options: { cache: boolean; defaultMaxTokens: (model: string) => number },
@@ -83,7 +78,7 @@ export class AnthropicRequestEncoder {
       out += `,"system":[${this.options.cache ? withBreakpoint(block) : block}]`;
     }
     if (request.tools.length > 0) out += `,"tools":${this.toolList(request.tools)}`;
-    out += `,"messages":${this.messages(request.messages)}`;
+    out += `,"messages":${this.turns.encode(request.messages, this.options.cache)}`;
     const rest: Record<string, JsonValue> = {};
     if (request.toolChoice !== undefined && request.tools.length > 0) {
       const choice = request.toolChoice;
@@ -130,34 +125,5 @@ export class AnthropicRequestEncoder {
       this.blocks.set(message, blocks);
     }
     return blocks;
-  }
-
-  private messages(messages: readonly Message[]): string {
-    const turns: { role: 'user' | 'assistant'; blocks: string[] }[] = [];
-    for (const message of messages) {
-      const role = message.role === 'assistant' ? 'assistant' : 'user';
-      const previous = turns.at(-1);
-      if (previous && previous.role === role && role === 'user')
-        previous.blocks.push(...this.blocksFor(message));
-      else turns.push({ role, blocks: [...this.blocksFor(message)] });
-    }
-    if (this.options.cache && turns.length > 0) {
-      // Breakpoint 3: the end of the history, written now and read by the next request.
-      // Breakpoint 4: the end of the previous user turn, which is exactly where the previous
-      // request put its last breakpoint, so a hit does not depend on the 20-block lookback.
-      const marked = [turns.length - 1];
-      for (let i = turns.length - 2; i >= 0; i--) {
-        if (turns[i]?.role === 'user') {
-          marked.push(i);
-          break;
-        }
-      }
-      for (const i of marked) {
-        const turn = turns[i] as { blocks: string[] };
-        const index = turn.blocks.length - 1;
-        turn.blocks[index] = withBreakpoint(turn.blocks[index] as string);
-      }
-    }
-    return `[${turns.map((turn) => `{"role":"${turn.role}","content":[${turn.blocks.join(',')}]}`).join(',')}]`;
   }
 }

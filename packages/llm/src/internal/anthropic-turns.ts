@@ -1,0 +1,83 @@
+import type { Message } from '@spine/protocol';
+
+const EPHEMERAL = '"cache_control":{"type":"ephemeral"}';
+
+/** Adds a cache breakpoint to one encoded block (`{...}` → `{...,"cache_control":…}`). */
+export function withBreakpoint(block: string): string {
+  return `${block.slice(0, -1)},${EPHEMERAL}}`;
+}
+
+interface Turn {
+  role: 'user' | 'assistant';
+  start: number;
+  count: number;
+}
+
+/**
+ * Groups messages into Anthropic turns (consecutive user and tool messages form one user turn)
+ * and joins their JSON so that a request whose history only grew costs in proportion to the
+ * new turns: each closed turn's text is cached by its first message, and the joined text of the
+ * previous request is reused up to the first turn that differs. Only the (at most two) turns
+ * carrying cache breakpoints are rebuilt every time.
+ */
+export class TurnEncoder {
+  private readonly turnCache = new WeakMap<Message, { count: number; json: string }>();
+  private lastTurns: string[] = [];
+  private lastJoined: string[] = [];
+
+  constructor(private readonly blocksFor: (message: Message) => readonly string[]) {}
+
+  /** The `messages` array text; `breakpoints` puts cache_control on the last and previous user turn. */
+  encode(messages: readonly Message[], breakpoints: boolean): string {
+    const turns = groupTurns(messages);
+    const marked = new Set<number>();
+    if (breakpoints && turns.length > 0) {
+      marked.add(turns.length - 1);
+      for (let i = turns.length - 2; i >= 0; i--) {
+        if (turns[i]?.role === 'user') {
+          marked.add(i);
+          break;
+        }
+      }
+    }
+    const texts = turns.map((turn, i) => this.turnJson(messages, turn, marked.has(i)));
+    let shared = 0;
+    const limit = Math.min(texts.length, this.lastTurns.length);
+    while (shared < limit && texts[shared] === this.lastTurns[shared]) shared++;
+    // joined[i] is the text of turns 0..i; V8 keeps each as a rope, so this costs O(new turns).
+    const joined = this.lastJoined.slice(0, shared);
+    for (let i = shared; i < texts.length; i++) {
+      joined.push(i === 0 ? (texts[0] as string) : `${joined[i - 1]},${texts[i]}`);
+    }
+    this.lastTurns = texts;
+    this.lastJoined = joined;
+    return `[${joined.at(-1) ?? ''}]`;
+  }
+
+  private turnJson(messages: readonly Message[], turn: Turn, breakpoint: boolean): string {
+    const first = messages[turn.start] as Message;
+    const cached = breakpoint ? undefined : this.turnCache.get(first);
+    if (cached && cached.count === turn.count) return cached.json;
+    const blocks: string[] = [];
+    for (let i = turn.start; i < turn.start + turn.count; i++)
+      blocks.push(...this.blocksFor(messages[i] as Message));
+    if (breakpoint) blocks[blocks.length - 1] = withBreakpoint(blocks[blocks.length - 1] as string);
+    const json = `{"role":"${turn.role}","content":[${blocks.join(',')}]}`;
+    if (!breakpoint) this.turnCache.set(first, { count: turn.count, json });
+    return json;
+  }
+}
+
+function groupTurns(messages: readonly Message[]): Turn[] {
+  const turns: Turn[] = [];
+  let current: Turn | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const role = (messages[i] as Message).role === 'assistant' ? 'assistant' : 'user';
+    if (current && current.role === 'user' && role === 'user') current.count++;
+    else {
+      current = { role, start: i, count: 1 };
+      turns.push(current);
+    }
+  }
+  return turns;
+}

@@ -123,7 +123,7 @@ export class RequestBuilder {
     const derived = session.deriveMessages();
     const messages = derived.messages;
     const seqs = derived.seqs;
-    this.#hash.update(messages);
+    const fed = this.#hash.update(messages);
     const params: RequestParams = {
       model: input.modelId,
       provider: input.provider,
@@ -157,7 +157,7 @@ export class RequestBuilder {
     const addedHashes: string[] = [];
     for (let i = kept; i < messages.length; i++) {
       const message = messages[i] as Message;
-      addedHashes.push(fragmentHash(message));
+      addedHashes.push(i >= fed.fed ? (fed.hashes[i - fed.fed] as string) : fragmentHash(message));
       if (message.role === 'user' && message.source === RUNTIME_CONTEXT_SOURCE && previous) {
         if (!causes.includes('runtime-context-inserted')) causes.push('runtime-context-inserted');
       }

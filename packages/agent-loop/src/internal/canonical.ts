@@ -5,22 +5,19 @@ import { canonicalJson, type Message, type ModelRequest } from '@spine/protocol'
 // object's keys sorted. Messages come first so a running hash over them can be copied and
 // finished with the params at each step: old messages are never serialised or hashed again.
 
-const fragments = new WeakMap<object, string>();
 const MESSAGES_OPEN = '{"messages":[';
 
-/** The canonical JSON of one message, cached by object identity. */
+/**
+ * The canonical JSON of one message. Not cached: the running hash serialises each message
+ * once, when it first appears, so a cache would only double the heap held for history.
+ */
 export function fragmentOf(message: Message): string {
-  let fragment = fragments.get(message);
-  if (fragment === undefined) {
-    fragment = canonicalJson(message);
-    fragments.set(message, fragment);
-  }
-  return fragment;
+  return canonicalJson(message);
 }
 
 /** A short hash of one message's canonical fragment, recorded for messages new to a request. */
-export function fragmentHash(message: Message): string {
-  return createHash('sha256').update(fragmentOf(message)).digest('hex').slice(0, 16);
+export function fragmentHash(message: Message, fragment = fragmentOf(message)): string {
+  return createHash('sha256').update(fragment).digest('hex').slice(0, 16);
 }
 
 /** The parameters of a request besides its messages; their canonical JSON ends the request. */
@@ -68,8 +65,11 @@ export class IncrementalRequestHash {
   #hash: Hash = createHash('sha256').update(MESSAGES_OPEN);
   #known: Message[] = [];
 
-  /** Feeds `messages`; returns how many leading messages were unchanged since the last call. */
-  update(messages: readonly Message[]): number {
+  /**
+   * Feeds `messages`; returns how many leading messages were unchanged since the last call,
+   * and the short hash of each message fed now.
+   */
+  update(messages: readonly Message[]): { kept: number; fed: number; hashes: string[] } {
     const known = this.#known;
     const limit = Math.min(known.length, messages.length);
     let kept = 0;
@@ -79,13 +79,17 @@ export class IncrementalRequestHash {
       this.#known = [];
     }
     const target = this.#known;
-    for (let i = target.length; i < messages.length; i++) {
+    const fed = target.length;
+    const hashes: string[] = [];
+    for (let i = fed; i < messages.length; i++) {
       const message = messages[i] as Message;
+      const fragment = fragmentOf(message);
       if (i > 0) this.#hash.update(',');
-      this.#hash.update(fragmentOf(message));
+      this.#hash.update(fragment);
+      hashes.push(fragmentHash(message, fragment));
       target.push(message);
     }
-    return kept;
+    return { kept, fed, hashes };
   }
 
   /** Finishes a copy of the running hash with `params`. */

@@ -84,6 +84,12 @@ export const HOSTILE_CORPUS: HostileCase[] = [
   literal('TEST-NET-3', 'https://203.0.113.9/'),
   literal('benchmarking / fake-IP', 'https://198.18.0.1/'),
   literal('IETF protocol assignments', 'https://192.0.0.8/'),
+  literal('hex in every part', 'https://0x7f.0x0.0x0.0x1/'),
+  literal('octal with padding', 'https://0000177.0.0.1/'),
+  literal('zero-padded octets', 'https://127.000.000.001/'),
+  literal('Alibaba metadata (CGNAT)', 'https://100.100.100.200/latest/meta-data/'),
+  literal('Oracle metadata', 'https://192.0.0.192/'),
+  literal('AWS metadata name', 'https://instance-data/latest/'),
   // IPv6 literals
   literal('IPv6 loopback', 'https://[::1]/'),
   literal('IPv6 unspecified', 'https://[::]/'),
@@ -103,6 +109,11 @@ export const HOSTILE_CORPUS: HostileCase[] = [
   literal('Teredo', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'),
   literal('discard prefix', 'https://[100::1]/'),
   literal('site-local', 'https://[fec0::1]/'),
+  literal('IPv6 loopback, long form', 'https://[0:0:0:0:0:0:0:1]/'),
+  literal('IPv4-mapped CGNAT', 'https://[::ffff:100.64.0.1]/'),
+  literal('NAT64 of loopback', 'https://[64:ff9b::7f00:1]/'),
+  literal('AWS IPv6 metadata', 'https://[fd00:ec2::254]/latest/meta-data/'),
+  literal('IPv4-mapped loopback with a port', 'https://[::ffff:127.0.0.1]:8443/'),
   // Resolver answers
   resolving('name resolving to loopback', ['127.0.0.1']),
   resolving('name resolving to 10/8', ['10.0.0.5']),
@@ -133,6 +144,26 @@ export const HOSTILE_CORPUS: HostileCase[] = [
   resolving('trusted range does not open metadata', ['169.254.169.254'], {
     trustedRanges: ['10.0.0.0/8'],
   }),
+  {
+    why: 'wildcard DNS naming loopback',
+    url: 'https://127.0.0.1.nip.io/',
+    answers: { '127.0.0.1.nip.io': ['127.0.0.1'] },
+  },
+  {
+    why: 'wildcard DNS naming metadata',
+    url: 'https://169.254.169.254.nip.io/latest/',
+    answers: { '169.254.169.254.nip.io': ['169.254.169.254'] },
+  },
+  {
+    why: 'public name for loopback',
+    url: 'https://localtest.me/',
+    answers: { 'localtest.me': ['127.0.0.1'] },
+  },
+  {
+    why: 'name resolving to IPv4-mapped metadata',
+    url: 'https://customer.example/',
+    answers: { 'customer.example': ['::ffff:169.254.169.254'] },
+  },
   {
     why: 'trailing-dot name resolving to private',
     url: 'https://innocent.example./',

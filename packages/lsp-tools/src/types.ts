@@ -76,6 +76,8 @@ export interface ServerStatus {
   id: string;
   /** The command as configured. */
   command: string;
+  /** Its arguments (for typescript-language-server: the bundled CLI path and `--stdio`). */
+  args: string[];
   /** File extensions the server handles. */
   extensions: string[];
   /** True when the command exists, so the server can start. */

@@ -129,6 +129,7 @@ export class ServerPool {
       const status: ServerStatus = {
         id: entry.config.id,
         command: entry.config.command,
+        args: entry.config.args ?? [],
         extensions: Object.keys(entry.config.languages),
         available: entry.command !== undefined,
         state: entry.starting

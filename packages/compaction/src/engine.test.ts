@@ -191,6 +191,24 @@ describe('createCompactionEngine', () => {
     expect(session.surface()).toContain(pending);
   });
 
+  it('plans an overflow compaction from the window even when the meter underestimates', async () => {
+    const session = await longSession();
+    const blind = createTokenMeter({
+      tokenizer: { name: 'blind', count: (text) => Math.ceil(text.length / 400) },
+    });
+    const engine = createCompactionEngine({ meter: blind });
+    const messagesBefore = session.deriveMessages().messages.length;
+    expect((await engine.compact({ ...base, session, reason: 'pressure' })).status).toBe(
+      'not-needed',
+    );
+    const outcome = await engine.compact({ ...base, session, reason: 'overflow' });
+    expect(outcome).toMatchObject({ status: 'compacted', tokensBefore: WINDOW });
+    const start = session.events().find((event) => event.type === 'compaction/start');
+    expect(start?.body).toMatchObject({ reason: 'overflow', tokensBefore: WINDOW });
+    expect(session.deriveMessages().messages.length).toBeLessThan(messagesBefore / 4);
+    expect(blind.factor).toBeGreaterThan(1);
+  });
+
   it('carries pinned content verbatim', async () => {
     const session = await newSession();
     const pinnedText = 'Deploys go through `make release` only.\nThe staging DB is read-only.';

@@ -242,6 +242,17 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
         return { status: 'not-needed', message: 'A compaction is already running.' };
       const measured = meter.measure({ session, system: context.system, tools: context.tools });
       const base = { tokens: measured.tokens, factor: measured.factor, marks };
+      if (
+        context.reason === 'overflow' &&
+        measured.tokens < marks.window &&
+        measured.rawTokens > 0
+      ) {
+        // The provider said the request did not fit, whatever the meter thinks: the window is a
+        // lower bound of the true count, so plan (and calibrate the meter) from it.
+        base.tokens = Math.ceil(marks.window);
+        base.factor = marks.window / measured.rawTokens;
+        meter.observe({ rawTokens: measured.rawTokens, reportedTokens: marks.window });
+      }
       if (context.reason === 'pressure' && measured.tokens < marks.high) {
         if (options.background && measured.tokens >= marks.soft)
           ensureCandidate(context, state, base);

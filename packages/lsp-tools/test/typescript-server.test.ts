@@ -64,6 +64,11 @@ describe('tools against typescript-language-server', () => {
     expect(onLine.content.split('\n')[1]).toBe(
       'src/shapes/circle.ts:3:14  export class Circle extends Shape {',
     );
+    const mentioned = await run('lsp_definition', { path: 'src/main.ts', symbol: 'totalArea' });
+    expect(mentioned.content.split('\n')).toEqual([
+      '1 definition of `totalArea` at src/main.ts:1:19:',
+      'src/geometry.ts:3:17  export function totalArea(shapes: Shape[]): number {',
+    ]);
     const byName = await run('lsp_definition', { symbol: 'Shape.describe' });
     expect(byName.content.split('\n')[1]).toBe('src/shapes/shape.ts:7:3  describe(): string {');
   });

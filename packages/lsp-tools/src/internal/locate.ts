@@ -69,6 +69,16 @@ function bareName(query: string): string {
   return query.slice(query.lastIndexOf('.') + 1);
 }
 
+/** The position of the first whole-word mention of `name` in a file. */
+function firstMention(reader: LineReader, path: string, name: string): LspPosition | undefined {
+  for (let line = 1; ; line += 1) {
+    const text = reader.raw(path, line);
+    if (text === undefined) return undefined;
+    const column = findWord(text, name);
+    if (column !== undefined) return { line, column };
+  }
+}
+
 /** Resolves the arguments of a position-based tool to one file position. */
 export async function locateTarget(
   manager: LspManager,
@@ -107,8 +117,12 @@ export async function locateTarget(
       symbolMatches(each, symbol),
     );
     if (candidates.length === 0) {
+      // Not declared here: use its first mention in the file (an import or a call); the
+      // server resolves it from there.
+      const used = firstMention(reader, file, bareName(symbol));
+      if (used) return { path: file, position: used };
       throw new ToolInputProblem(
-        `No symbol named \`${symbol}\` is declared in ${path}; try lsp_symbols to find where it is declared.`,
+        `\`${symbol}\` is neither declared nor used in ${path}; try lsp_symbols to find where it is declared.`,
       );
     }
   } else {

@@ -19,7 +19,7 @@ export const TARGET_PROPERTIES: { [key: string]: JsonSchema } = {
   symbol: {
     type: 'string',
     description:
-      'Symbol name (`name` or `Class.method`). With path+line: found on that line. With path only: declared in that file. Alone: looked up across the workspace.',
+      'Symbol name (`name` or `Class.method`). With path+line: found on that line. With path only: declared in, or else first used in, that file. Alone: looked up across the workspace.',
   },
 };
 

@@ -50,6 +50,29 @@ describe('classifyError', () => {
     expect(error).toMatchObject({ code: 'CONTEXT_OVERFLOW', retryable: false });
   });
 
+  it('reads vLLM error bodies', () => {
+    const body = JSON.stringify({
+      object: 'error',
+      message:
+        "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.",
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    });
+    expect(classifyError({ status: 400, body }, { provider: 'vllm' })).toMatchObject({
+      code: 'CONTEXT_OVERFLOW',
+    });
+    const other = JSON.stringify({
+      object: 'error',
+      message: 'bad field',
+      type: 'BadRequestError',
+      code: 400,
+    });
+    expect(classifyError({ status: 400, body: other }, { provider: 'vllm' }).message).toContain(
+      'bad field',
+    );
+  });
+
   it('honours x-should-retry and reads the request id', () => {
     const error = classifyError(
       {

@@ -50,7 +50,8 @@ export class OpenAIStreamState {
       this.warnings.push(`ignored a chunk that is not a JSON object: ${data.slice(0, 200)}`);
       return;
     }
-    if (chunk.error !== undefined && chunk.error !== null) {
+    // `{"error":{…}}` (OpenAI, DeepSeek, OpenRouter, llama.cpp) or vLLM's `{"object":"error",…}`.
+    if ((chunk.error !== undefined && chunk.error !== null) || chunk.object === 'error') {
       throw classifyError({ body: data }, { provider: this.provider });
     }
     if (!this.started) {

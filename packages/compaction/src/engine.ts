@@ -242,16 +242,14 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
         return { status: 'not-needed', message: 'A compaction is already running.' };
       const measured = meter.measure({ session, system: context.system, tools: context.tools });
       const base = { tokens: measured.tokens, factor: measured.factor, marks };
-      if (
-        context.reason === 'overflow' &&
-        measured.tokens < marks.window &&
-        measured.rawTokens > 0
-      ) {
-        // The provider said the request did not fit, whatever the meter thinks: the window is a
-        // lower bound of the true count, so plan (and calibrate the meter) from it.
-        base.tokens = Math.ceil(marks.window);
-        base.factor = marks.window / measured.rawTokens;
-        meter.observe({ rawTokens: measured.rawTokens, reportedTokens: marks.window });
+      if (context.reason === 'overflow' && measured.tokens < marks.window && measured.tokens > 0) {
+        // The provider said the request did not fit although the meter thinks it does: the meter
+        // undercounts. Scale its counts towards the window (at most 1.5×: a larger gap means a
+        // misconfigured window, not a miscount) and calibrate the meter the same way.
+        const scale = Math.min(marks.window / measured.tokens, 1.5);
+        base.tokens = Math.ceil(measured.tokens * scale);
+        base.factor = measured.factor * scale;
+        meter.observe({ rawTokens: measured.rawTokens, reportedTokens: base.tokens });
       }
       if (context.reason === 'pressure' && measured.tokens < marks.high) {
         if (options.background && measured.tokens >= marks.soft)

@@ -233,4 +233,25 @@ describe('Session derivation, listeners and custom types', () => {
     await expect(session.fork(0)).rejects.toThrow(/outside/);
     await expect(session.fork(2)).rejects.toThrow(/outside/);
   });
+
+  it('forks into another store, answering tool calls left open at the fork point', async () => {
+    const session = await fresh();
+    session.append('user/message', { content: 'go', source: 'user' }, surface);
+    const call = session.append('assistant/message', assistantWithCalls('c1'), surface);
+    session.append('tool/result', result('c1'), surface);
+    const target = createMemoryStore();
+    const fork = await session.fork(call.seq, { store: target, id: 'branch' });
+    expect(fork.store).toBe(target);
+    expect(fork.events().map((event) => event.type)).toEqual([
+      'session/header',
+      'user/message',
+      'assistant/message',
+      'tool/result',
+      'session/recovered',
+    ]);
+    expect(fork.get(4)?.body).toMatchObject({ toolCallId: 'c1', outcome: 'not-started' });
+    const plain = await session.fork(call.seq, { id: 'plain', recover: false });
+    expect(plain.lastSeq).toBe(call.seq);
+    expect(session.lastSeq).toBe(4);
+  });
 });

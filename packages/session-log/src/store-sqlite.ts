@@ -116,8 +116,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
         appendAll(batch);
       },
-      async flush(): Promise<void> {},
-      checkpoint(): void {},
+      // WAL with synchronous=NORMAL syncs at checkpoints: a checkpoint makes commits durable.
+      async flush(): Promise<void> {
+        if (!closed && !readOnly) handle.pragma('wal_checkpoint(FULL)');
+      },
+      checkpoint(): void {
+        if (!closed && !readOnly) handle.pragma('wal_checkpoint(PASSIVE)');
+      },
       async close(): Promise<void> {
         if (closed) return;
         closed = true;

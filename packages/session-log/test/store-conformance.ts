@@ -3,7 +3,7 @@
 // to one file, so a protocol subpath would need a root config change.
 
 import { setTimeout as delay } from 'node:timers/promises';
-import type { SessionStore, ToolResultBody } from '@spine/protocol';
+import type { SessionEvent, SessionStore, ToolResultBody } from '@spine/protocol';
 import { SpineError } from '@spine/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOT_STARTED_CONTENT, OUTCOME_UNKNOWN_CONTENT, Session } from '../src/index.js';
@@ -162,7 +162,8 @@ export function testSessionStore(
         'tool/result',
         'session/recovered',
       ]);
-      const [a, b] = added as [{ body: ToolResultBody }, { body: ToolResultBody }];
+      const a = added[0] as SessionEvent<ToolResultBody>;
+      const b = added[1] as SessionEvent<ToolResultBody>;
       expect(a.body).toMatchObject({
         toolCallId: 'a',
         toolName: 'shell',

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SpineError } from '@spine/protocol';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Session } from './session.js';
+import { createSqliteStore } from './store-sqlite.js';
+
+let dir = '';
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'spine-sqlite-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SQLite store', () => {
+  it('uses WAL journaling and keeps sessions across store instances', async () => {
+    const path = join(dir, 'sessions.db');
+    const store = createSqliteStore({ path });
+    const session = await Session.create({ store, id: 'kept', title: 'sqlite' });
+    session.append(
+      'user/message',
+      { content: 'stored', source: 'user' },
+      { surfaceOp: { op: 'append' } },
+    );
+    session.checkpoint();
+    await session.flush();
+    await session.close();
+    await store.close();
+    const raw = new Database(path);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+    const again = createSqliteStore({ path });
+    const reopened = await Session.open({ store: again, id: 'kept' });
+    expect(reopened.deriveMessages().messages).toEqual([
+      { role: 'user', content: 'stored', source: 'user' },
+    ]);
+    expect((await again.list())[0]).toMatchObject({ id: 'kept', header: { title: 'sqlite' } });
+    await reopened.close();
+    await again.close();
+  });
+
+  it('takes over a lock left by a dead process', async () => {
+    const path = join(dir, 'sessions.db');
+    const store = createSqliteStore({ path });
+    await (await Session.create({ store, id: 'stale' })).close();
+    const raw = new Database(path);
+    raw.prepare('UPDATE spine_sessions SET lock_pid = ? WHERE id = ?').run(999_999_999, 'stale');
+    raw.close();
+    const session = await Session.open({ store, id: 'stale' });
+    await session.close();
+    await store.close();
+  });
+
+  it('names the database, session and seq of a corrupt row', async () => {
+    const path = join(dir, 'sessions.db');
+    const store = createSqliteStore({ path });
+    const session = await Session.create({ store, id: 'bad' });
+    session.append('turn/start', {}, { turn: 1 });
+    await session.close();
+    const raw = new Database(path);
+    raw
+      .prepare('UPDATE spine_events SET data = ? WHERE session_id = ? AND seq = 2')
+      .run('{oops', 'bad');
+    raw.close();
+    const error = await Session.open({ store, id: 'bad' }).catch((caught: unknown) => caught);
+    expect(SpineError.isInstance(error) && error.code).toBe('SESSION_CORRUPT');
+    expect((error as Error).message).toContain('(session bad):2');
+    const retry = await Session.open({ store, id: 'bad' }).catch((caught: unknown) => caught);
+    expect(SpineError.isInstance(retry) && retry.code).toBe('SESSION_CORRUPT');
+    await store.close();
+  });
+});

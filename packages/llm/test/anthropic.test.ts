@@ -60,8 +60,8 @@ describe('Anthropic client on recorded streams', () => {
     for (const call of calls) expect(() => JSON.parse(call.arguments)).not.toThrow();
   });
 
-  it('keeps thinking text with its signature, and a signature-only thinking block', async () => {
-    const thinking = await replay('anthropic-clear-thinking.1.chunks.txt');
+  it('keeps thinking text (split mid-character across 3-byte writes) with its signature, and a signature-only block', async () => {
+    const thinking = await replay('anthropic-clear-thinking.1.chunks.txt', 3);
     const reasoning = thinking.finish.message.content[0];
     expect(reasoning?.type).toBe('reasoning');
     expect(reasoning).toMatchObject({

@@ -355,4 +355,51 @@ describe('fault injection (OpenAI-compatible wire)', () => {
     expect(first.finish.usage?.cacheReadTokens).toBe(0);
     expect(second.finish.usage?.cacheReadTokens).toBeGreaterThanOrEqual(448);
   });
+
+  it('reports STREAM_IDLE when the server never sends response headers', async () => {
+    const server = await startSseServer(() => {
+      // accept the request and say nothing
+    });
+    cleanups.push(() => server.close());
+    const { error } = await collectError(
+      deepseek(server.baseUrl, { idleTimeoutMs: 200 }),
+      request(),
+    );
+    expect(error).toMatchObject({ code: 'STREAM_IDLE', retryable: true });
+  });
+
+  it('parses a non-streaming body preceded by DeepSeek keep-alive blank lines', async () => {
+    const server = await startSseServer(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('\n\n');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      response.end(
+        '{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"late"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":5}}',
+      );
+    });
+    cleanups.push(() => server.close());
+    const model = createDeepSeekModel({ baseUrl: server.baseUrl, apiKey: 'k', stream: false });
+    const { finish } = await collect(model, request());
+    expect(finish.message.content).toEqual([{ type: 'text', text: 'late' }]);
+    expect(finish.usage).toMatchObject({ inputTokens: 5, outputTokens: 1 });
+  });
+
+  it('maps an OpenAI refusal delta to text with finish reason refusal', async () => {
+    const server = await startSseServer((_request, response) => {
+      writeSseHead(response);
+      response.write(
+        sseFrame(
+          '{"id":"r","choices":[{"index":0,"delta":{"role":"assistant","content":null,"refusal":"I can\'t help with that."}}]}',
+        ),
+      );
+      response.write(
+        sseFrame('{"id":"r","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'),
+      );
+      response.end(sseFrame('[DONE]'));
+    });
+    cleanups.push(() => server.close());
+    const { finish } = await collect(deepseek(server.baseUrl), request());
+    expect(finish.finishReason).toBe('refusal');
+    expect(finish.message.content).toEqual([{ type: 'text', text: "I can't help with that." }]);
+  });
 });

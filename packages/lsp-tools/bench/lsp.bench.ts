@@ -84,6 +84,7 @@ await manager.shutdown();
 
 // 3. Baseline: raw JSON-RPC to a second server, same initialization options, no manager.
 const config = createTypescriptServer();
+const rawStarted = performance.now();
 const child = spawn(config.command, config.args ?? [], {
   cwd: workspace,
   stdio: ['pipe', 'pipe', 'ignore'],
@@ -115,6 +116,8 @@ const position = (args: { path: string; line: number; column: number }) => ({
   position: { line: args.line - 1, character: args.column - 1 },
 });
 await connection.sendRequest('textDocument/definition', position(definitionArgs));
+const rawColdMs = performance.now() - rawStarted;
+console.log(`raw JSON-RPC cold start to first answer: ${rawColdMs.toFixed(0)} ms`);
 const rawDefinition: number[] = [];
 const rawReferences: number[] = [];
 for (let run = 0; run < RUNS; run += 1) {
@@ -150,6 +153,7 @@ console.log(
     server: `typescript-language-server ${tsls.version}`,
     coldStartToFirstAnswerMs: coldMs.map((value) => Math.round(value)),
     coldStartMedianMs: Math.round(median(coldMs)),
+    baselineRawColdStartMs: Math.round(rawColdMs),
     warmDefinitionMedianMs: median(warmDefinition),
     warmReferencesMedianMs: median(warmReferences),
     baselineRawDefinitionMedianMs: median(rawDefinition),

@@ -183,5 +183,7 @@ describe('JSONL store', () => {
   it('refuses session ids that are not safe file names', async () => {
     const store = createJsonlStore({ dir });
     await expect(Session.create({ store, id: '../escape' })).rejects.toThrow(/safe file name/);
+    expect(await store.exists('../escape')).toBe(false);
+    await expect(Session.open({ store, id: '../escape' })).rejects.toThrow(/not found/);
   });
 });

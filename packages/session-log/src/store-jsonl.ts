@@ -109,6 +109,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       sessionId: string,
       openOptions: { readOnly?: boolean } = {},
     ): Promise<OpenedSession> {
+      if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
       const path = pathFor(dir, sessionId);
       if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
       const readOnly = openOptions.readOnly ?? false;
@@ -133,7 +134,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
     },
 
     async exists(sessionId: string): Promise<boolean> {
-      return existsSync(pathFor(dir, sessionId));
+      return SAFE_ID.test(sessionId) && existsSync(pathFor(dir, sessionId));
     },
 
     async list(listOptions: { limit?: number } = {}): Promise<SessionSummary[]> {

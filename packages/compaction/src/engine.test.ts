@@ -128,6 +128,7 @@ describe('createCompactionEngine', () => {
     expect(snapshot(session)).toEqual(before);
     const failed = session.events().find((event) => event.type === 'compaction/failed');
     expect(failed?.body).toMatchObject({ stage: 'aborted' });
+    expect(engine.state(session).consecutiveFailures).toBe(0);
   });
 
   it('counts a compaction that cannot reach the low mark as failed and trips the breaker', async () => {

@@ -102,7 +102,17 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
     const { session } = context;
     const candidate = state.candidate;
     if (!candidate || context.focus) return undefined;
-    const prepared = await awaitCandidate(candidate, context.signal);
+    let prepared: Awaited<ReturnType<typeof awaitCandidate>>;
+    try {
+      prepared = await awaitCandidate(candidate, context.signal);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        ok: false,
+        stage: 'aborted',
+        message: `aborted while waiting for the candidate: ${message}`,
+      };
+    }
     if (!prepared || state.candidate !== candidate) return undefined;
     if (session.replaceGeneration !== candidate.generation || !session.get(candidate.region.end)) {
       discardCandidate(
@@ -175,17 +185,21 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
     const txBase = transactionBase(context, state, base);
     if (!selected) {
       const message = 'nothing on the surface can be compacted without splitting the latest step';
-      session.append(
-        'compaction/failed',
-        {
-          compactionId: null,
-          reason: context.reason,
-          stage: 'select',
-          message,
-          breakerTripped: txBase.failureTrips,
-        },
-        txBase.eventOptions,
-      );
+      try {
+        session.append(
+          'compaction/failed',
+          {
+            compactionId: null,
+            reason: context.reason,
+            stage: 'select',
+            message,
+            breakerTripped: txBase.failureTrips,
+          },
+          txBase.eventOptions,
+        );
+      } catch {
+        // Nothing changed; the outcome still says why.
+      }
       return { ok: false, stage: 'select', message };
     }
     return runTransaction({

@@ -57,20 +57,6 @@ export class CompactionFailedError extends SpineError {
   }
 }
 
-/**
- * The context overflowed while automatic compaction is disabled. The agent loop throws it to
- * fail the turn with a clear message.
- */
-export class CompactionDisabledError extends SpineError {
-  constructor(options: { tokens?: number; contextWindow: number }) {
-    const measured = options.tokens === undefined ? '' : ` (about ${options.tokens} tokens)`;
-    super({
-      code: 'COMPACTION_DISABLED',
-      message: `The context${measured} exceeds the model's ${options.contextWindow}-token window and automatic compaction is disabled; run /compact, enable auto-compaction, or start a new session`,
-    });
-  }
-}
-
 /** Thrown by the model summariser when the model answers with no usable summary. */
 export class SummaryEmptyError extends SpineError {
   constructor(options: { finishReason: string }) {

@@ -22,7 +22,6 @@ export type { SpineCompactionEngine } from './engine.js';
 export { createCompactionEngine } from './engine.js';
 export type { CompactionFailureStage } from './errors.js';
 export {
-  CompactionDisabledError,
   CompactionFailedError,
   InvalidCompactionConfigError,
   SummaryEmptyError,

@@ -108,6 +108,42 @@ describe('background checkpoints with a summariser that takes 2 s', () => {
     expect(start?.body).toMatchObject({ mode: 'sync' });
   }, 30_000);
 
+  it('stops waiting for an in-flight candidate when the step is aborted, changing nothing', async () => {
+    const summarizer = scriptedSummarizer({ delayMs: 2000 });
+    const engine = createCompactionEngine({
+      meter: createTokenMeter(),
+      summarizer,
+      background: true,
+      thresholds,
+    });
+    const session = await newSession();
+    say(session, 'Refactor the loader.', { turn: 1 });
+    let index = 1;
+    while (engine.state(session).candidate === undefined) {
+      step(session, index++);
+      await pressure(engine, session);
+    }
+    while (createTokenMeter().measure({ session, system: 'S', tools: [] }).tokens < WINDOW * 0.8)
+      step(session, index++);
+    const surface = [...session.surface()];
+    const outcome = await engine.compact({
+      session,
+      reason: 'pressure',
+      contextWindow: WINDOW,
+      system: 'S',
+      tools: [],
+      signal: AbortSignal.timeout(100),
+    });
+    expect(outcome.status).toBe('failed');
+    expect(session.surface()).toEqual(surface);
+    expect(engine.state(session)).toMatchObject({
+      consecutiveFailures: 0,
+      candidate: { ready: false },
+    });
+    engine.cancelBackground(session);
+    expect(typesOf(session)).toContain('compaction/discarded');
+  }, 20_000);
+
   it('waits for an in-flight candidate at the hard mark instead of starting over', async () => {
     const summarizer = scriptedSummarizer({ delayMs: 2000 });
     const engine = createCompactionEngine({

@@ -52,14 +52,22 @@ export function startCandidate(
         discardCandidate(session, state, candidate, 'stale: the surface was replaced meanwhile');
         return undefined;
       }
-      const event = session.append('compaction/candidate', {
-        region,
-        generation: candidate.generation,
-        facts: prepared.facts,
-        summary: prepared.summary ?? null,
-        summarizerError: prepared.summarizerError ?? null,
-        regionRawTokens: prepared.regionRawTokens,
-      });
+      let event: { seq: number };
+      try {
+        event = session.append('compaction/candidate', {
+          region,
+          generation: candidate.generation,
+          facts: prepared.facts,
+          summary: prepared.summary ?? null,
+          summarizerError: prepared.summarizerError ?? null,
+          regionRawTokens: prepared.regionRawTokens,
+        });
+      } catch (error) {
+        // The session refused the record (closed, for example): drop the candidate quietly.
+        const message = error instanceof Error ? error.message : String(error);
+        discardCandidate(session, state, candidate, `not recorded: ${message}`);
+        return undefined;
+      }
       candidate.seq = event.seq;
       candidate.prepared = prepared;
       return prepared;

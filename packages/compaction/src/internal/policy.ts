@@ -81,7 +81,11 @@ export function settleOutcome(
 ): CompactionOutcome {
   const { state } = input;
   const reached = result.ok && result.tokensAfter < input.marks.low;
-  if (reached) {
+  // An abort is the user's choice, not a sign that compaction cannot work: it does not count.
+  const aborted = !result.ok && result.stage === 'aborted';
+  if (aborted) {
+    // Leave the breaker as it was.
+  } else if (reached) {
     state.consecutiveFailures = 0;
     state.tripped = false;
   } else {

@@ -36,6 +36,7 @@ class Repl {
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
   #approval: { resolve: (answer: ApprovalAnswer) => void } | undefined;
   #interrupts = 0;
+  #showReasoning = true;
   #exit!: (code: number) => void;
 
   constructor(config: SpineConfig, cwd: string) {
@@ -75,11 +76,13 @@ class Repl {
     return exited;
   }
 
-  async #open(resumeId?: string): Promise<AgentSession> {
+  /** Opens a session; when switching, the model and sandbox chosen with slash commands carry over. */
+  async #open(resumeId?: string, previous?: AgentSession): Promise<AgentSession> {
     const active = await startAgentSession({
-      config: this.#config,
+      config: previous ? { ...this.#config, sandbox: previous.runtime.sandbox } : this.#config,
       cwd: this.#cwd,
       ...(resumeId ? { resumeId } : {}),
+      ...(previous ? { model: previous.model } : {}),
       approve: (request) => this.#ask(request),
       onWarning: (message) => this.#print(this.#style.yellow(`warning: ${message}`)),
     });
@@ -87,6 +90,9 @@ class Repl {
       active.agent,
       { text: this.#out, notices: this.#out },
       this.#style,
+      {
+        showReasoning: () => this.#showReasoning,
+      },
     );
     active.agent.on('queued', ({ queue, item }) => {
       this.#print(
@@ -138,7 +144,10 @@ class Repl {
       return;
     }
     if (line.startsWith('/')) {
-      if (this.#turn && !['/cost', '/context', '/help'].some((name) => line.startsWith(name))) {
+      if (
+        this.#turn &&
+        !['/cost', '/context', '/help', '/reasoning'].some((name) => line.startsWith(name))
+      ) {
         this.#print(
           this.#style.yellow('a turn is running: wait for it, or Ctrl-C to cancel it first'),
         );
@@ -150,6 +159,10 @@ class Repl {
       });
       if (outcome.kind === 'quit') return this.#quit();
       if (outcome.kind === 'switch') await this.#switch(outcome.sessionId, outcome.note);
+      if (outcome.kind === 'toggle-reasoning') {
+        this.#showReasoning = !this.#showReasoning;
+        this.#print(`reasoning ${this.#showReasoning ? 'shown (dimmed)' : 'collapsed'}`);
+      }
       this.#prompt();
       return;
     }
@@ -205,11 +218,11 @@ class Repl {
     this.#detach();
     await previous.finish('switched');
     try {
-      this.#active = await this.#open(sessionId);
+      this.#active = await this.#open(sessionId, previous);
       this.#print(this.#style.dim(`${note}; now in ${sessionId}`));
     } catch (error) {
       reportError(error);
-      this.#active = await this.#open(previous.session.id);
+      this.#active = await this.#open(previous.session.id, previous);
     }
     if (this.#active.agent.interruptedTurn !== undefined) {
       this.#print(

@@ -9,7 +9,8 @@ import { contextReport } from './status.js';
 export type SlashOutcome =
   | { kind: 'done' }
   | { kind: 'quit' }
-  | { kind: 'switch'; sessionId: string; note: string };
+  | { kind: 'switch'; sessionId: string; note: string }
+  | { kind: 'toggle-reasoning' };
 
 /** The slash commands, with their one-line help. */
 export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
@@ -22,6 +23,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/resume': '<id> continue another session',
   '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
   '/cost': 'tokens and cost so far',
+  '/reasoning': "show or collapse the model's reasoning",
   '/help': 'this list',
   '/quit': 'end the session',
 };
@@ -60,6 +62,8 @@ export async function runSlashCommand(
       );
       return { kind: 'done' };
     }
+    case '/reasoning':
+      return { kind: 'toggle-reasoning' };
     case '/context':
       print(contextReport(active));
       return { kind: 'done' };

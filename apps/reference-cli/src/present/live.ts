@@ -12,7 +12,13 @@ export interface LiveStreams {
  * with its arguments summarised, each result with a preview, retries and compactions. Returns a
  * function that detaches the listeners.
  */
-export function attachLiveOutput(agent: Agent, streams: LiveStreams, style: Style): () => void {
+export function attachLiveOutput(
+  agent: Agent,
+  streams: LiveStreams,
+  style: Style,
+  options: { showReasoning?: () => boolean } = {},
+): () => void {
+  const showReasoning = options.showReasoning ?? (() => true);
   let inReasoning = false;
   let midLine = false;
   const write = (stream: NodeJS.WritableStream, text: string): void => {
@@ -25,10 +31,13 @@ export function attachLiveOutput(agent: Agent, streams: LiveStreams, style: Styl
   const onReasoning = ({ text }: { text: string }): void => {
     if (!inReasoning) {
       newline();
-      write(streams.text, style.dim('thinking: '));
+      write(
+        streams.text,
+        style.dim(showReasoning() ? 'thinking: ' : 'thinking… (collapsed; /reasoning shows it)'),
+      );
       inReasoning = true;
     }
-    write(streams.text, style.dim(text));
+    if (showReasoning()) write(streams.text, style.dim(text));
   };
   const onText = ({ text }: { text: string }): void => {
     if (inReasoning) {

@@ -1,0 +1,87 @@
+import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScriptedModelServer } from '@spine/test-utils';
+import { describe, expect, it } from 'vitest';
+import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
+import { TmuxTerminal } from './tmux.js';
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+describe('interactive slash commands', () => {
+  it('shows context and cost, switches model, sandbox and approval, compacts, forks, resumes and quits', async () => {
+    const server = await createScriptedModelServer({
+      replies: [
+        { text: 'First answer.', reasoning: 'private chain of thought' },
+        { text: 'Summary of the conversation so far.' },
+        { text: 'Answer in the fork.' },
+      ],
+    });
+    const workspace = join(mkdtempSync(join(tmpdir(), 'spine-slash-')), 'workspace');
+    cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+    const { env, sessionDir } = isolatedEnv();
+    const variables = Object.entries(env).map(
+      ([key, value]) => `${key}=${shellQuote(value ?? '')}`,
+    );
+    const command = [
+      'env -i',
+      ...variables,
+      'TERM=xterm-256color',
+      shellQuote(process.execPath),
+      shellQuote(BIN),
+      '--model openai-compatible/deepseek-v4-flash',
+      `--base-url ${server.baseUrl}`,
+      '; echo EXITED:$?; sleep 60',
+    ].join(' ');
+    const terminal = new TmuxTerminal(command, { cwd: workspace });
+    try {
+      await terminal.waitFor(/›$/);
+      terminal.type('/reasoning');
+      await terminal.waitFor(/reasoning collapsed/);
+      terminal.type('hello');
+      const first = await terminal.waitFor(/First answer\.[\s\S]*context .*\n›$/);
+      expect(first).toContain('thinking… (collapsed; /reasoning shows it)');
+      expect(first).not.toContain('private chain of thought');
+
+      terminal.type('/help');
+      await terminal.waitFor(/\/compact +\[focus\][\s\S]*\/quit/);
+      terminal.type('/context');
+      await terminal.waitFor(
+        /system prompt +\S+[\s\S]*tools +\S+ +\d+: .*bash[\s\S]*messages +\S+ +\d+ on the surface[\s\S]*runtime context[\s\S]*total/,
+      );
+      terminal.type('/sandbox read-only');
+      await terminal.waitFor(/sandbox set to read-only/);
+      terminal.type('/sandbox');
+      await terminal.waitFor(/sandbox read-only \(backend /);
+      terminal.type('/approval deny-all');
+      await terminal.waitFor(/approval policy set to deny-all/);
+      terminal.type('/model openai-compatible/other-model');
+      await terminal.waitFor(/model switched to openai-compatible\/other-model/);
+      terminal.type('/compact keep the greeting');
+      await terminal.waitFor(/compaction (compacted|failed|not-needed)/);
+      terminal.type('/sessions');
+      await terminal.waitFor(/\* \d{8}-\d{6}-[0-9a-f]{6}/);
+      terminal.type('/fork');
+      const forked = await terminal.waitFor(/forked (\S+) at seq \d+ into (\S+); now in \S+/);
+      const [, parent, child] = /forked (\S+) at seq \d+ into (\S+);/.exec(forked)!;
+      terminal.type('in the fork');
+      await terminal.waitFor(/Answer in the fork\./);
+      await terminal.waitFor(new RegExp(`session ${child}\\n›$`));
+      terminal.type(`/resume ${parent}`);
+      await terminal.waitFor(new RegExp(`resumed ${parent}; now in ${parent}`));
+      terminal.type('/bogus');
+      await terminal.waitFor(/unknown command \/bogus/);
+      terminal.type('/quit');
+      await terminal.waitFor(/EXITED:0/);
+      const files = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'));
+      expect(files.sort()).toEqual([`${parent}.jsonl`, `${child}.jsonl`].sort());
+      // The fork's request carried the model chosen with /model.
+      expect(server.requests.at(-1)?.body.model).toBe('other-model');
+    } finally {
+      terminal.close();
+      await server.close();
+    }
+  }, 90_000);
+});

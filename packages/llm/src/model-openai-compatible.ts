@@ -26,7 +26,10 @@ export interface OpenAICompatibleModelOptions {
   provider?: string;
   /** Extra request headers. */
   headers?: Record<string, string>;
-  /** Fail with STREAM_IDLE when no data event arrives for this long (default 120,000 ms; 0 disables). */
+  /**
+   * Fail with STREAM_IDLE when no data event arrives for this long (default 120,000 ms; 0
+   * disables). Streaming only: a non-streaming request relies on `totalTimeoutMs`.
+   */
   idleTimeoutMs?: number;
   /** Fail with REQUEST_TIMEOUT after this long in total (default 900,000 ms; 0 disables). */
   totalTimeoutMs?: number;
@@ -110,7 +113,8 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
         body,
         dispatcher: options.dispatcher,
         signal: streamOptions.signal,
-        idleTimeoutMs: options.idleTimeoutMs ?? 120_000,
+        // Non-streaming servers may hold the headers until the answer is complete.
+        idleTimeoutMs: streaming ? (options.idleTimeoutMs ?? 120_000) : 0,
         totalTimeoutMs: options.totalTimeoutMs ?? 900_000,
         apiKeyHint: options.apiKeyEnv
           ? `set ${options.apiKeyEnv} or the apiKey option`

@@ -73,14 +73,19 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     const contentType = String(responseHeaders['content-type'] ?? '');
     const out: ModelStreamEvent[] = [];
     if (contentType.includes('application/json')) {
-      let text: string;
+      // A whole body has no data events: every received byte (DeepSeek's keep-alive blank lines
+      // included) counts as progress here.
+      const chunks: Buffer[] = [];
       try {
-        text = await response.body.text();
+        for await (const chunk of response.body) {
+          chunks.push(chunk as Buffer);
+          guard.touch();
+        }
       } catch (error) {
         throw guard.classify(error, 'stream', spec.apiKeyHint);
       }
       consumed = true;
-      spec.onWhole(text, out);
+      spec.onWhole(Buffer.concat(chunks).toString('utf8'), out);
       yield* out;
       yield spec.finish();
       return;

@@ -28,6 +28,21 @@ beforeAll(async () => {
     } else if (path === '/latin1') {
       response.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' });
       response.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    } else if (path === '/cp1252') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(
+        Buffer.concat([
+          Buffer.from('<html><head><meta charset="windows-1252"><title>x</title></head><body><p>'),
+          Buffer.from([0x93, 0x71, 0x94, 0x20, 0x80]),
+          Buffer.from('</p></body></html>'),
+        ]),
+      );
+    } else if (path === '/xhtml') {
+      response.writeHead(200, { 'content-type': 'application/xhtml+xml' });
+      response.end('<html xmlns="http://www.w3.org/1999/xhtml"><body><h2>X</h2></body></html>');
+    } else if (path === '/markdown') {
+      response.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8' });
+      response.end('# Already *markdown*');
     } else if (path === '/binary') {
       response.writeHead(200, { 'content-type': 'application/octet-stream' });
       response.end(Buffer.alloc(10_000));
@@ -92,6 +107,13 @@ describe('createHttpFetchProvider against a local HTTPS server', () => {
   it('decodes the declared charset', async () => {
     const { provider } = fetchHarness();
     expect((await provider.fetch(server.url('/latin1'))).content).toBe('café');
+  });
+
+  it('reads a charset declared in a meta tag, XHTML and text/markdown', async () => {
+    const { provider } = fetchHarness();
+    expect((await provider.fetch(server.url('/cp1252'))).content).toBe('\u201cq\u201d \u20ac');
+    expect((await provider.fetch(server.url('/xhtml'))).content).toBe('## X');
+    expect((await provider.fetch(server.url('/markdown'))).content).toBe('# Already *markdown*');
   });
 
   it('refuses other content types with a clear notice and without reading the body', async () => {

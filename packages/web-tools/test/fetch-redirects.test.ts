@@ -49,6 +49,8 @@ beforeAll(async () => {
       '/to-file': [302, 'file:///etc/passwd'],
       '/to-second-origin': [302, second.url('/')],
       '/to-mapped-v6': [302, 'https://[::ffff:10.0.0.1]/'],
+      '/scheme-relative-hex': [302, '//0x7f000001/'],
+      '/backslash-host': [302, '\\\\169.254.169.254\\latest'],
     };
     const target = targets[path];
     if (target) return redirectTo(response, target[0], target[1]);
@@ -91,6 +93,8 @@ describe('redirects are followed by hand and every hop is re-validated', () => {
     ['/to-credentials', 'credentials'],
     ['/to-file', 'scheme'],
     ['/to-mapped-v6', 'private'],
+    ['/scheme-relative-hex', 'ip-literal-form'],
+    ['/backslash-host', 'malformed'],
   ])('refuses a redirect %s (%s) before connecting to its target', async (path, reason) => {
     const { provider, connects, lookups } = fetchHarness({ 'internal.example': ['10.1.2.3'] });
     const error = await provider.fetch(server.url(path)).catch((caught: unknown) => caught);

@@ -4,6 +4,8 @@ import {
   createSearxngSearchProvider,
   createWebRuntime,
   createWebTools,
+  formatFetchResult,
+  formatSearchResults,
   UNTRUSTED_NOTICE,
 } from '../src/index.js';
 import { fetchHarness } from './support/fetch-harness.js';
@@ -172,5 +174,46 @@ describe('web_search and web_fetch tools', () => {
       isError: true,
       content: expect.stringContaining('PROVIDER_AMBIGUOUS'),
     });
+  });
+});
+
+describe('result formatting', () => {
+  it('puts a provider-written answer first, labelled as such, and says when nothing was found', () => {
+    const text = formatSearchResults('nat64', {
+      provider: 'perplexity',
+      results: [
+        { kind: 'answer', title: 'Perplexity sonar answer', url: '', snippet: 'NAT64 translates.' },
+      ],
+    });
+    expect(text).toBe(
+      [
+        'Web search results for "nat64" (provider: perplexity, 0 results).',
+        UNTRUSTED_NOTICE,
+        '',
+        'Answer written by perplexity (may be wrong; check the sources):',
+        'NAT64 translates.',
+        '',
+        'No results.',
+      ].join('\n'),
+    );
+  });
+
+  it('says when a page was redirected and cut', () => {
+    const text = formatFetchResult({
+      url: 'https://a.example/',
+      finalUrl: 'https://b.example/',
+      status: 200,
+      contentType: 'text/plain',
+      content: 'abc',
+      bytesRead: 3,
+      truncated: true,
+      provider: 'http',
+      originalLength: 9000,
+    });
+    expect(text.split('\n').slice(0, 3)).toEqual([
+      'Fetched https://b.example/ (status 200, text/plain, 3 bytes, provider: http).',
+      'Requested: https://a.example/',
+      'Truncated: yes, the content was cut at a size limit (converted length 9000 characters).',
+    ]);
   });
 });

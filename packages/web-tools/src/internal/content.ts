@@ -24,6 +24,28 @@ export function contentKindOf(mime: string): ContentKind | undefined {
   return undefined;
 }
 
+/** windows-1252 code points for bytes 0x80–0x9F (the rest equals ISO-8859-1). */
+const WINDOWS_1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152,
+  0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122,
+  0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+/**
+ * Node 20's TextDecoder decodes windows-1252 (and its aliases latin1, iso-8859-1, ascii) as
+ * ISO-8859-1, losing curly quotes, dashes and the euro sign; this decodes it as browsers do.
+ */
+function decodeWindows1252(bytes: Uint8Array): string {
+  let text = '';
+  for (let start = 0; start < bytes.length; start += 8192) {
+    const codes = Array.from(bytes.subarray(start, start + 8192), (byte) =>
+      byte >= 0x80 && byte <= 0x9f ? WINDOWS_1252_HIGH[byte - 0x80]! : byte,
+    );
+    text += String.fromCharCode(...codes);
+  }
+  return text;
+}
+
 /** Decodes bytes with the declared charset, a `<meta charset>` for HTML, else UTF-8. */
 export function decodeBody(
   bytes: Uint8Array,
@@ -41,7 +63,7 @@ export function decodeBody(
   } catch {
     decoder = new TextDecoder('utf-8');
   }
-  return decoder.decode(bytes);
+  return decoder.encoding === 'windows-1252' ? decodeWindows1252(bytes) : decoder.decode(bytes);
 }
 
 /** Cuts `text` to at most `limit` UTF-16 units without splitting a surrogate pair. */

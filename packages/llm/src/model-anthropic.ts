@@ -105,6 +105,8 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
         onEvent: (event, out) => state.handle(event.data, out),
         onWhole: (text, out) => state.handleWhole(text, out),
         isDone: () => state.done,
+        isComplete: () => state.isComplete(),
+        warn: (note) => state.warn(note),
         finish: () => withCost(state.finish(), price),
       });
     },

@@ -217,6 +217,28 @@ describe('fault injection (OpenAI-compatible wire)', () => {
     expect(error).toMatchObject({ code: 'CONTEXT_OVERFLOW' });
   });
 
+  it('keeps a complete answer when the connection drops after the finish reason, with a warning', async () => {
+    const server = await startSseServer(async (_request, response) => {
+      writeSseHead(response);
+      response.write(
+        sseFrame(
+          '{"id":"a","choices":[{"index":0,"delta":{"content":"done"},"finish_reason":null}]}',
+        ),
+      );
+      response.write(
+        sseFrame('{"id":"a","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      response.socket?.destroy();
+    });
+    cleanups.push(() => server.close());
+    const { finish } = await collect(deepseek(server.baseUrl), request());
+    expect(finish.message.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(finish.finishReason).toBe('stop');
+    expect(finish.usage).toBeUndefined();
+    expect(finish.warnings?.join(' ')).toContain('usage may be missing');
+  });
+
   it('reports STREAM_BROKEN when the stream ends cleanly but without finish_reason or [DONE]', async () => {
     const server = await startSseServer((_request, response) => {
       writeSseHead(response);

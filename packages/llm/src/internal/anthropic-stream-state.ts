@@ -85,6 +85,16 @@ export class AnthropicStreamState {
     }
   }
 
+  /** True once a stop reason arrived. */
+  isComplete(): boolean {
+    return this.stopReason !== undefined;
+  }
+
+  /** Records a tolerated problem for the finish event. */
+  warn(note: string): void {
+    this.warnings.push(note);
+  }
+
   /** Feeds a whole non-streaming message body. */
   handleWhole(body: string, out: ModelStreamEvent[]): void {
     const message = JSON.parse(body) as Json;

@@ -71,6 +71,16 @@ export class OpenAIStreamState {
     if (typeof choice.finish_reason === 'string') this.rawFinish = choice.finish_reason;
   }
 
+  /** True once a finish reason arrived. */
+  isComplete(): boolean {
+    return this.rawFinish !== undefined;
+  }
+
+  /** Records a tolerated problem for the finish event. */
+  warn(note: string): void {
+    this.warnings.push(note);
+  }
+
   /** Feeds a whole non-streaming `chat.completion` body (the fallback path). */
   handleWhole(body: string, out: ModelStreamEvent[]): void {
     this.handle(body, out);

@@ -41,6 +41,11 @@ export class RequestGuard {
     return this.controller.signal;
   }
 
+  /** True once the guard cancelled the request (abort, idle or total timeout). */
+  get stopped(): boolean {
+    return this.stopReason !== undefined;
+  }
+
   /** Throws ABORTED if the caller's signal already fired. */
   throwIfStopped(): void {
     if (this.stopReason !== undefined) throw this.stoppedError(undefined);

@@ -22,6 +22,14 @@ export interface StreamSpec {
   onWhole(body: string, out: ModelStreamEvent[]): void;
   /** True once the terminal event arrived (stop reading). */
   isDone(): boolean;
+  /**
+   * True once the answer itself is complete (a finish reason arrived) even if the terminal
+   * event did not: a connection lost after that point loses only trailing usage, not content.
+   * `note` records that in the finish warnings.
+   */
+  isComplete(): boolean;
+  /** Adds a warning to the finish event. */
+  warn(note: string): void;
   /** The final `finish` event (may throw STREAM_BROKEN). */
   finish(): ModelStreamEvent;
 }
@@ -105,7 +113,11 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
       }
       if (!spec.isDone()) parser.end(onEvent);
     } catch (error) {
-      throw guard.classify(error, 'stream', spec.apiKeyHint);
+      if (guard.stopped || !spec.isComplete())
+        throw guard.classify(error, 'stream', spec.apiKeyHint);
+      spec.warn(
+        `the connection closed after the finish reason but before the end of the stream (${String(error)}); usage may be missing`,
+      );
     }
     for (const event of out) yield event;
     consumed = true;

@@ -84,13 +84,33 @@ export function buildDeterministicCheckpoint(
   return { text: renderFacts(facts), facts, coveredSeqs: events.map((event) => event.seq) };
 }
 
-/** Renders facts as the markdown record of a checkpoint. */
-export function renderFacts(facts: readonly CheckpointFact[]): string {
+/** Fact kinds always rendered in full: they are quoted and cannot be looked up by path. */
+const VERBATIM_KINDS: ReadonlySet<string> = new Set(['pinned', 'request', 'constraint']);
+
+/**
+ * Renders facts as the markdown record of a checkpoint. With `limit`, kinds other than pinned
+ * content, requests and constraints show only their latest `limit` entries and say how many
+ * earlier ones were left out (they stay in `compaction/summary` and in the log).
+ */
+export function renderFacts(
+  facts: readonly CheckpointFact[],
+  options: { limit?: number } = {},
+): string {
   const sections: string[] = [];
   for (const [kind, heading] of HEADINGS) {
-    const lines = facts
-      .filter((fact) => fact.kind === kind)
-      .map((fact) => `- ${fact.text} ${seqRefs(fact.seqs)}`);
+    let selected = facts.filter((fact) => fact.kind === kind);
+    let omitted = 0;
+    if (
+      options.limit !== undefined &&
+      !VERBATIM_KINDS.has(kind) &&
+      selected.length > options.limit
+    ) {
+      omitted = selected.length - options.limit;
+      selected = selected.slice(omitted);
+    }
+    const lines = selected.map((fact) => `- ${fact.text} ${seqRefs(fact.seqs)}`);
+    if (omitted > 0)
+      lines.unshift(`- (${omitted} earlier entries left out; recall_history finds them)`);
     if (lines.length > 0) sections.push(`### ${heading}\n${lines.join('\n')}`);
   }
   return sections.length > 0 ? sections.join('\n\n') : '(no facts recorded)';

@@ -209,6 +209,36 @@ describe('createCompactionEngine', () => {
     expect(blind.factor).toBeCloseTo(1.5);
   });
 
+  it('shortens long lists of the record rather than failing when the full record does not fit', async () => {
+    const session = await newSession();
+    say(session, 'Survey the tree. Never edit generated files.', { turn: 1 });
+    for (let step = 1; step <= 150; step++) {
+      toolStep(
+        session,
+        { id: `r${step}`, name: 'read_file', args: { path: `src/deep/module-${step}.ts` } },
+        'ok',
+        {
+          turn: 1,
+          step,
+        },
+      );
+    }
+    const engine = createCompactionEngine({ meter, summarizer: scriptedSummarizer() });
+    const outcome = await engine.compact({
+      ...base,
+      contextWindow: 3000,
+      session,
+      reason: 'manual',
+    });
+    expect(outcome.status).toBe('compacted');
+    const text = session.deriveMessages().messages[0];
+    const content = text?.role === 'user' ? text.content : '';
+    expect(content).toContain('Never edit generated files.');
+    expect(content).toMatch(/\(\d+ earlier entries left out; recall_history finds them\)/);
+    const summary = session.events().find((event) => event.type === 'compaction/summary');
+    expect((summary?.body as { facts: unknown[] }).facts.length).toBeGreaterThan(140);
+  });
+
   it('carries pinned content verbatim', async () => {
     const session = await newSession();
     const pinnedText = 'Deploys go through `make release` only.\nThe staging DB is read-only.';

@@ -5,7 +5,7 @@ import type {
   TokenMeter,
   ToolSpec,
 } from '@spine/protocol';
-import { frameCheckpoint } from '../checkpoint.js';
+import { frameCheckpoint, renderFacts } from '../checkpoint.js';
 import { CompactionFailedError, type CompactionFailureStage } from '../errors.js';
 import type { SurfaceRegion } from '../region.js';
 import type { PreparedCheckpoint } from './prepare.js';
@@ -174,27 +174,42 @@ function chooseText(
   prepared: PreparedCheckpoint,
   compactionId: number,
 ): FramedText {
-  const base = { compactionId, region: prepared.region, record: prepared.record };
   const project = (text: string): number =>
     Math.ceil(
       input.tokensBefore +
         input.factor * (4 + input.meter.countText(text) - prepared.regionRawTokens),
     );
-  if (prepared.summary !== undefined) {
-    const text = frameCheckpoint({ ...base, summary: prepared.summary });
-    const projected = project(text);
-    if (projected < input.lowTokens) return { text, projected, summary: prepared.summary };
+  const dropped = 'the model summary did not fit below the low mark, so it was left out';
+  // Shorter and shorter checkpoints: the model summary is given up before the record's
+  // quoted facts; long lists (files, commands, errors) keep only their latest entries.
+  const tries: { summary: boolean; limit?: number }[] = [
+    { summary: true },
+    { summary: true, limit: 40 },
+    { summary: false },
+    { summary: false, limit: 40 },
+    { summary: false, limit: 10 },
+    { summary: false, limit: 3 },
+  ];
+  let projected = Number.POSITIVE_INFINITY;
+  for (const attempt of tries) {
+    if (attempt.summary && prepared.summary === undefined) continue;
+    const record =
+      attempt.limit === undefined
+        ? prepared.record
+        : renderFacts(prepared.facts, { limit: attempt.limit });
+    const parts = { compactionId, region: prepared.region, record };
+    const text = attempt.summary
+      ? frameCheckpoint({ ...parts, summary: prepared.summary as string })
+      : frameCheckpoint({ ...parts, summarizerError: prepared.summarizerError ?? dropped });
+    projected = project(text);
+    if (projected < input.lowTokens) {
+      return attempt.summary
+        ? { text, projected, summary: prepared.summary as string }
+        : { text, projected, summarizerError: prepared.summarizerError ?? dropped };
+    }
   }
-  const summarizerError =
-    prepared.summarizerError ??
-    'the model summary did not fit below the low mark, so it was left out';
-  const text = frameCheckpoint({ ...base, summarizerError });
-  const projected = project(text);
-  if (projected >= input.lowTokens) {
-    throw new CompactionFailedError({
-      stage: 'reduction',
-      detail: `the checkpoint would leave about ${projected} tokens, not below the low mark of ${input.lowTokens}`,
-    });
-  }
-  return { text, projected, summarizerError };
+  throw new CompactionFailedError({
+    stage: 'reduction',
+    detail: `the checkpoint would leave about ${projected} tokens, not below the low mark of ${input.lowTokens}`,
+  });
 }

@@ -1,18 +1,16 @@
-import type { Readable } from 'node:stream';
 import type { WebFetchResult } from '@spine/protocol';
 import { type Dispatcher, request } from 'undici';
 import { type IpRange, isRefusedAddress } from '../address-policy.js';
 import { FetchFailedError, UrlRefusedError } from '../errors.js';
-import { htmlToMarkdown } from '../html-markdown.js';
 import type { Resolver } from '../resolver.js';
 import { type CheckedUrl, checkUrl } from '../url-policy.js';
-import { contentKindOf, cutText, decodeBody, parseContentType } from './content.js';
+import { convert, headerOf } from './convert-body.js';
 import {
   type ConnectAttempt,
   createPinnedDispatcher,
   createProxyDispatcher,
 } from './dispatcher.js';
-import { discardBody, isSupportedEncoding, readCapped } from './read-body.js';
+import { discardBody } from './read-body.js';
 
 /** Validated configuration of the fetch provider. */
 export interface FetchConfig {
@@ -100,14 +98,6 @@ function redirectTarget(location: string, from: URL): string {
       detail: `the redirect from ${from.href} is not a URL`,
     });
   }
-}
-
-function headerOf(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function mapNetworkError(error: unknown, url: string, config: FetchConfig): FetchFailedError {
@@ -237,55 +227,4 @@ export async function fetchWithPolicy(
       dispatcher?.destroy().catch(() => undefined);
     }
   }
-}
-
-async function convert(
-  input: string,
-  finalUrl: string,
-  response: {
-    statusCode: number;
-    headers: Record<string, string | string[] | undefined>;
-    body: Readable;
-  },
-  config: FetchConfig,
-): Promise<WebFetchResult> {
-  const contentType = headerOf(response.headers, 'content-type') ?? '';
-  const { mime, charset } = parseContentType(contentType);
-  const kind = contentKindOf(mime);
-  const encoding = headerOf(response.headers, 'content-encoding') ?? '';
-  if (!kind || !isSupportedEncoding(encoding)) {
-    discardBody(response.body);
-    throw new FetchFailedError({
-      url: finalUrl,
-      reason: kind ? 'content-encoding' : 'content-type',
-      status: response.statusCode,
-      detail: kind
-        ? `The response uses the unsupported Content-Encoding "${encoding}"`
-        : `The response is ${mime ? `"${mime}"` : 'of no declared type'} (status ${response.statusCode}); web_fetch returns only HTML, text and JSON, so the body was not read`,
-    });
-  }
-  const body = await readCapped(response.body, encoding, config.maxBytes);
-  const text = decodeBody(body.bytes, kind, charset);
-  let content = text;
-  let title: string | undefined;
-  if (kind === 'html') {
-    const converted = htmlToMarkdown(text, { baseUrl: finalUrl });
-    content = converted.markdown;
-    title = converted.title;
-  }
-  const originalLength = content.length;
-  const cut = originalLength > config.maxContentChars;
-  if (cut) content = cutText(content, config.maxContentChars);
-  return {
-    url: input,
-    finalUrl,
-    status: response.statusCode,
-    contentType: mime,
-    content,
-    bytesRead: body.networkBytes,
-    truncated: body.truncated || cut,
-    provider: config.id,
-    originalLength,
-    ...(title ? { title } : {}),
-  };
 }

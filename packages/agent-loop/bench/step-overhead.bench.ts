@@ -1,12 +1,15 @@
 // Harness overhead of one agent step against a loopback model server, versus a raw undici POST
 // of the identical, already-serialised body with the response stream read to the end.
 // Issue targets: ≤ 1.1× at 10,000 ~1 KB messages, ≤ 1.3× at 100, own time at 10k ≤ 3× at 100.
+// Also timed in the same rounds: the model client alone streaming the identical request, which
+// separates what the agent adds (request building, logging) from the client's own cost.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAICompatibleModel } from '@spine/llm';
+import type { ModelClient, ModelRequest } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createToolRuntime } from '@spine/tool-runtime';
 import { request } from 'undici';
@@ -78,6 +81,12 @@ interface Measured {
   ratio: number;
   /** Median over rounds of step − raw. */
   own: number;
+  /** Median time of the model client alone streaming the same request. */
+  client: number;
+  /** Median of step − client-alone: what the agent adds around the model call. */
+  harnessOwn: number;
+  /** Median time from step/start to request/context (the agent's own request building). */
+  build: number;
   bytes: number;
 }
 
@@ -100,11 +109,22 @@ async function measure(messages: number, rounds: number): Promise<Measured> {
           { surfaceOp: { op: 'append' } },
         );
     }
-    const model = createOpenAICompatibleModel({
+    const client = createOpenAICompatibleModel({
       baseUrl: server.url,
       apiKey: 'bench',
       provider: 'deepseek',
     });
+    // Remembers the request of each step, so the client alone can be timed on the same request.
+    let lastRequest: ModelRequest | undefined;
+    const model: ModelClient = {
+      specificationVersion: 1,
+      provider: client.provider,
+      stream(modelRequest, options) {
+        lastRequest = modelRequest;
+        return client.stream(modelRequest, options);
+      },
+    };
+    if (client.encodeRequest) model.encodeRequest = client.encodeRequest;
     const agent = createAgent({
       session,
       model,
@@ -114,14 +134,28 @@ async function measure(messages: number, rounds: number): Promise<Measured> {
     });
     const stepTimes: number[] = [];
     const rawTimes: number[] = [];
+    // The agent's own preparation per step: from step/start to the recorded request/context.
+    const buildTimes: number[] = [];
+    let stepStarted = 0;
+    session.subscribe((event) => {
+      if (event.type === 'step/start') stepStarted = performance.now();
+      else if (event.type === 'request/context') buildTimes.push(performance.now() - stepStarted);
+    });
     const ratios: number[] = [];
     const owns: number[] = [];
+    const clientTimes: number[] = [];
+    const harnessOwns: number[] = [];
     for (let round = 0; round < rounds + 3; round++) {
       let started = performance.now();
       const result = await agent.run(`question ${round}`);
       const step = performance.now() - started;
       if (result.reason !== 'completed') throw new Error(`step failed: ${result.error?.message}`);
       const body = server.lastBody();
+      started = performance.now();
+      for await (const event of client.stream(lastRequest as ModelRequest)) {
+        if (event.type === 'finish') break;
+      }
+      const clientOnly = performance.now() - started;
       started = performance.now();
       const response = await request(`${server.url}/chat/completions`, {
         method: 'POST',
@@ -137,6 +171,8 @@ async function measure(messages: number, rounds: number): Promise<Measured> {
         rawTimes.push(raw);
         ratios.push(step / raw);
         owns.push(step - raw);
+        clientTimes.push(clientOnly);
+        harnessOwns.push(step - clientOnly);
       }
       if (round % 5 === 4) console.log(`  ${messages} messages: round ${round + 1}/${rounds + 3}`);
     }
@@ -147,6 +183,9 @@ async function measure(messages: number, rounds: number): Promise<Measured> {
       raw: median(rawTimes),
       ratio: median(ratios),
       own: median(owns),
+      client: median(clientTimes),
+      harnessOwn: median(harnessOwns),
+      build: median(buildTimes.slice(3)),
       bytes,
     };
   } finally {
@@ -157,11 +196,11 @@ async function measure(messages: number, rounds: number): Promise<Measured> {
 
 const small = await measure(100, 30);
 console.log(
-  `100 messages: step ${small.step.toFixed(2)} ms, raw POST ${small.raw.toFixed(2)} ms, body ${small.bytes} bytes`,
+  `100 messages: step ${small.step.toFixed(2)} ms, client alone ${small.client.toFixed(2)} ms, raw POST ${small.raw.toFixed(2)} ms, body ${small.bytes} bytes`,
 );
 const large = await measure(10_000, 15);
 console.log(
-  `10,000 messages: step ${large.step.toFixed(2)} ms, raw POST ${large.raw.toFixed(2)} ms, body ${large.bytes} bytes`,
+  `10,000 messages: step ${large.step.toFixed(2)} ms, client alone ${large.client.toFixed(2)} ms, raw POST ${large.raw.toFixed(2)} ms, body ${large.bytes} bytes`,
 );
 const ratio100 = small.ratio;
 const ratio10k = large.ratio;
@@ -176,6 +215,12 @@ const figures = {
   ownMs100: Number(own100.toFixed(3)),
   ownMs10k: Number(own10k.toFixed(3)),
   ownRatio10kTo100: Number(flat.toFixed(2)),
+  clientRatio100: Number((small.client / small.raw).toFixed(3)),
+  clientRatio10k: Number((large.client / large.raw).toFixed(3)),
+  agentOwnMs100: Number(small.harnessOwn.toFixed(3)),
+  agentOwnMs10k: Number(large.harnessOwn.toFixed(3)),
+  buildMs100: Number(small.build.toFixed(3)),
+  buildMs10k: Number(large.build.toFixed(3)),
   bodyBytes10k: large.bytes,
   pass: ratio10k <= 1.1 && ratio100 <= 1.3 && flat <= 3,
 };

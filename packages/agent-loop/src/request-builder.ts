@@ -123,7 +123,7 @@ export class RequestBuilder {
     const derived = session.deriveMessages();
     const messages = derived.messages;
     const seqs = derived.seqs;
-    const fed = this.#hash.update(messages);
+    const fed = this.#hash.update(messages, derived.generation);
     const params: RequestParams = {
       model: input.modelId,
       provider: input.provider,
@@ -139,7 +139,16 @@ export class RequestBuilder {
     const previousSeqs = previous?.seqs ?? [];
     const limit = Math.min(previousSeqs.length, seqs.length);
     let kept = 0;
-    while (kept < limit && previousSeqs[kept] === seqs[kept]) kept++;
+    // Within one surface generation the surface only grows, so the previous seqs are a prefix
+    // when the last of them is still in place; otherwise compare them all.
+    if (
+      previous?.body.generation === derived.generation &&
+      limit === previousSeqs.length &&
+      (limit === 0 || previousSeqs[limit - 1] === seqs[limit - 1])
+    ) {
+      kept = limit;
+    }
+    if (kept === 0) while (kept < limit && previousSeqs[kept] === seqs[kept]) kept++;
     const causes: PrefixChangeCause[] = [];
     if (previous) {
       const before = previous.body;

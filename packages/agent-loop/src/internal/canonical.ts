@@ -64,16 +64,31 @@ export function digestRequest(messages: readonly Message[], params: RequestParam
 export class IncrementalRequestHash {
   #hash: Hash = createHash('sha256').update(MESSAGES_OPEN);
   #known: Message[] = [];
+  #generation: number | undefined;
 
   /**
    * Feeds `messages`; returns how many leading messages were unchanged since the last call,
    * and the short hash of each message fed now.
    */
-  update(messages: readonly Message[]): { kept: number; fed: number; hashes: string[] } {
+  update(
+    messages: readonly Message[],
+    generation?: number,
+  ): { kept: number; fed: number; hashes: string[] } {
     const known = this.#known;
     const limit = Math.min(known.length, messages.length);
     let kept = 0;
-    while (kept < limit && known[kept] === messages[kept]) kept++;
+    // Fast path: session-log grows its derived arrays in place until a replace, so when the
+    // last known message is still in place the whole prefix is (checked fully otherwise).
+    const sameGeneration = generation !== undefined && generation === this.#generation;
+    this.#generation = generation;
+    if (
+      sameGeneration &&
+      limit === known.length &&
+      (limit === 0 || known[limit - 1] === messages[limit - 1])
+    ) {
+      kept = limit;
+    }
+    if (kept === 0) while (kept < limit && known[kept] === messages[kept]) kept++;
     if (kept < known.length) {
       this.#hash = createHash('sha256').update(MESSAGES_OPEN);
       this.#known = [];

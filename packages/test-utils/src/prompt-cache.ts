@@ -1,7 +1,10 @@
 /** Token counts of one request's prompt under the emulated prefix cache. */
 export interface PromptCacheResult {
+  /** Estimated prompt tokens (characters / 4, rounded up). */
   promptTokens: number;
+  /** Tokens served from the emulated cache (a multiple of 64). */
   hitTokens: number;
+  /** The rest: `promptTokens - hitTokens`. */
   missTokens: number;
 }
 

@@ -3,7 +3,7 @@ import { classifyError } from './classify-error.js';
 
 /** Options of {@link listRemoteModels}. */
 export interface ListRemoteModelsOptions {
-  /** Provider name for errors (default `openai-compatible`). */
+  /** Provider name for errors (default `openai-compatible`); `anthropic` switches to its API. */
   provider?: string;
   /** An undici dispatcher. */
   dispatcher?: Dispatcher;
@@ -12,8 +12,9 @@ export interface ListRemoteModelsOptions {
 }
 
 /**
- * Lists the model ids an OpenAI-compatible endpoint serves (`GET {baseUrl}/models`), so a
- * configured id can be checked at startup (DeepSeek renames models; see PROVIDERS.md §0).
+ * Lists the model ids an OpenAI-compatible endpoint serves (`GET {baseUrl}/models`; with
+ * `provider: 'anthropic'`, `GET {baseUrl}/v1/models` with Anthropic's headers), so a configured
+ * id can be checked at startup (DeepSeek renames models; see PROVIDERS.md §0).
  *
  * @throws {ModelError} classified like any model request failure (AUTH_FAILED, NETWORK_ERROR, …).
  * @example
@@ -28,12 +29,18 @@ export async function listRemoteModels(
   options: ListRemoteModelsOptions = {},
 ): Promise<string[]> {
   const provider = options.provider ?? 'openai-compatible';
+  const anthropic = provider === 'anthropic';
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  if (apiKey && anthropic) {
+    headers['x-api-key'] = apiKey;
+    headers['anthropic-version'] = '2023-06-01';
+  } else if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  // Anthropic's base URL has no /v1; OpenAI-compatible bases include their version segment.
+  const path = anthropic ? '/v1/models' : '/models';
   let response: Dispatcher.ResponseData;
   let text: string;
   try {
-    response = await request(`${baseUrl.replace(/\/+$/, '')}/models`, {
+    response = await request(`${baseUrl.replace(/\/+$/, '')}${path}`, {
       method: 'GET',
       headers,
       dispatcher: options.dispatcher,

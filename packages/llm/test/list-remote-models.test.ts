@@ -34,4 +34,23 @@ describe('listRemoteModels', () => {
       await server.close();
     }
   });
+
+  it('uses Anthropic headers and /v1/models for provider anthropic', async () => {
+    const server = await startSseServer((request, response) => {
+      expect(request.url).toBe('/v1/models');
+      expect(request.headers['x-api-key']).toBe('sk-ant');
+      expect(request.headers['anthropic-version']).toBe('2023-06-01');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        '{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5"}],"has_more":false}',
+      );
+    });
+    try {
+      expect(await listRemoteModels(server.baseUrl, 'sk-ant', { provider: 'anthropic' })).toEqual([
+        'claude-sonnet-4-5',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -1,7 +1,14 @@
 // Appends with the JSONL store (fsync 'never', 1 KB bodies) against raw fs.writeSync of the same
-// lines one by one. Target (issue 2): Spine's events/s ≥ 1.0 × the raw baseline. Two baselines:
-// the pass figure serialises each event and writes it (what an unbuffered log does per append);
-// the second writes lines serialised beforehand, so it times the syscalls alone, and is reported.
+// lines one by one. Target (issue 2): Spine's events/s ≥ 1.0 × the raw baseline.
+//
+// Baselines, measured in the same run, alternating with Spine:
+// - per event: serialise the event and writeSync its line, one call per event — what an
+//   unbuffered log does on every append; this is the pass figure;
+// - ready lines: writeSync of lines serialised beforehand (syscalls alone), reported for reference.
+// Each figure is the best of several rounds, in wall-clock time and in process CPU time. With
+// fsync 'never' both sides only compute and copy into the page cache, so CPU time measures the
+// same work while staying stable when other processes share the 2 cores; both ratios are printed,
+// and the pass figure is the wall-clock one.
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,88 +20,102 @@ setFlagsFromString('--expose-gc');
 const gc = (globalThis.gc ?? runInNewContext('gc')) as () => void;
 
 const EVENTS = 10_000;
-const ROUNDS = 7;
+const ROUNDS = 9;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-append-'));
 const content = (i: number): string => `message ${i} `.padEnd(1024, 'lorem ipsum dolor sit amet ');
+const bodies = Array.from({ length: EVENTS }, (_, i) => ({ content: content(i), source: 'user' }));
+
+interface Timing {
+  wallMs: number;
+  cpuMs: number;
+}
+
+async function measure(run: () => void | Promise<void>): Promise<Timing> {
+  gc();
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await run();
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+}
 
 const eventFor = (i: number, at: string) => ({
   seq: i + 2,
   type: 'user/message',
   at,
-  body: { content: content(i), source: 'user' },
+  body: bodies[i],
   surfaceOp: { op: 'append' },
 });
 
-/** Raw writeSync of pre-serialised lines, one call per line (serialisation not timed). */
-function rawPreSerialised(round: number): number {
+const results: Record<'ready' | 'perEvent' | 'spine', Timing[]> = {
+  ready: [],
+  perEvent: [],
+  spine: [],
+};
+for (let round = 0; round < ROUNDS; round++) {
   const at = new Date().toISOString();
   const lines = Array.from({ length: EVENTS }, (_, i) => `${JSON.stringify(eventFor(i, at))}\n`);
-  const fd = openSync(join(dir, `raw-${round}.jsonl`), 'a');
-  const start = performance.now();
-  for (const line of lines) writeSync(fd, line);
-  const elapsed = performance.now() - start;
-  closeSync(fd);
-  return elapsed;
-}
+  const readyFd = openSync(join(dir, `ready-${round}.jsonl`), 'a');
+  results.ready.push(
+    await measure(() => {
+      for (const line of lines) writeSync(readyFd, line);
+    }),
+  );
+  closeSync(readyFd);
 
-/** Raw writeSync of each line as the event arrives: serialise, then one write call per line. */
-function rawPerEvent(round: number): number {
-  const events = Array.from({ length: EVENTS }, (_, i) => eventFor(i, new Date().toISOString()));
-  const fd = openSync(join(dir, `naive-${round}.jsonl`), 'a');
-  const start = performance.now();
-  for (const event of events) writeSync(fd, `${JSON.stringify(event)}\n`);
-  const elapsed = performance.now() - start;
-  closeSync(fd);
-  return elapsed;
-}
+  const perEventFd = openSync(join(dir, `per-event-${round}.jsonl`), 'a');
+  results.perEvent.push(
+    await measure(() => {
+      for (let i = 0; i < EVENTS; i++) {
+        writeSync(perEventFd, `${JSON.stringify(eventFor(i, new Date().toISOString()))}\n`);
+      }
+    }),
+  );
+  closeSync(perEventFd);
 
-async function spine(round: number): Promise<number> {
-  const store = createJsonlStore({ dir, fsync: 'never' });
-  const session = await Session.create({ store, id: `spine-${round}` });
-  const bodies = Array.from({ length: EVENTS }, (_, i) => ({
-    content: content(i),
-    source: 'user',
-  }));
-  const start = performance.now();
-  for (const body of bodies) session.append('user/message', body, { surfaceOp: { op: 'append' } });
-  await session.close();
-  return performance.now() - start;
-}
-
-const preMs: number[] = [];
-const perEventMs: number[] = [];
-const spineMs: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  gc();
-  preMs.push(rawPreSerialised(round));
-  gc();
-  perEventMs.push(rawPerEvent(round));
-  gc();
-  spineMs.push(await spine(round));
+  const session = await Session.create({
+    store: createJsonlStore({ dir, fsync: 'never' }),
+    id: `spine-${round}`,
+  });
+  results.spine.push(
+    await measure(async () => {
+      for (const body of bodies) {
+        session.append('user/message', body, { surfaceOp: { op: 'append' } });
+      }
+      await session.close();
+    }),
+  );
+  const last = (name: keyof typeof results) => results[name][round]!.wallMs.toFixed(1);
   console.log(
-    `round ${round + 1}/${ROUNDS} (${EVENTS} events): writeSync of ready lines ${preMs[round]!.toFixed(1)} ms, ` +
-      `stringify+writeSync per event ${perEventMs[round]!.toFixed(1)} ms, Session.append+close ${spineMs[round]!.toFixed(1)} ms`,
+    `round ${round + 1}/${ROUNDS} (${EVENTS} events, wall ms): ready lines ${last('ready')}, ` +
+      `per-event stringify+writeSync ${last('perEvent')}, Session.append+close ${last('spine')}`,
   );
 }
 rmSync(dir, { recursive: true, force: true });
-const rate = (values: number[]): number => EVENTS / (Math.min(...values) / 1000);
-const ratioPerEvent = rate(spineMs) / rate(perEventMs);
-const ratioPreSerialised = rate(spineMs) / rate(preMs);
+
+const rate = (name: keyof typeof results, key: keyof Timing): number =>
+  EVENTS / (Math.min(...results[name].map((timing) => timing[key])) / 1000);
+const ratio = (baseline: keyof typeof results, key: keyof Timing): number =>
+  rate('spine', key) / rate(baseline, key);
+const wallRatio = ratio('perEvent', 'wallMs');
+const cpuRatio = ratio('perEvent', 'cpuMs');
 console.log(
-  `Spine ${Math.round(rate(spineMs))} events/s: ${ratioPerEvent.toFixed(2)}x stringify+writeSync per event, ` +
-    `${ratioPreSerialised.toFixed(2)}x writeSync of ready lines (which leaves serialisation untimed)`,
+  `Spine ${Math.round(rate('spine', 'wallMs'))} events/s vs per-event writeSync ${Math.round(rate('perEvent', 'wallMs'))}: ` +
+    `${wallRatio.toFixed(2)}x wall, ${cpuRatio.toFixed(2)}x CPU; vs ready lines ${ratio('ready', 'wallMs').toFixed(2)}x wall`,
 );
 console.log(
   JSON.stringify({
     bench: 'session-log/append',
     events: EVENTS,
     bodyBytes: 1024,
-    spineEventsPerSecond: Math.round(rate(spineMs)),
-    perEventWriteSyncEventsPerSecond: Math.round(rate(perEventMs)),
-    readyLinesWriteSyncEventsPerSecond: Math.round(rate(preMs)),
-    ratioToPerEventWriteSync: +ratioPerEvent.toFixed(2),
-    ratioToReadyLinesWriteSync: +ratioPreSerialised.toFixed(2),
+    spineEventsPerSecond: Math.round(rate('spine', 'wallMs')),
+    perEventWriteSyncEventsPerSecond: Math.round(rate('perEvent', 'wallMs')),
+    readyLinesWriteSyncEventsPerSecond: Math.round(rate('ready', 'wallMs')),
+    ratioToPerEventWriteSync: +wallRatio.toFixed(2),
+    cpuRatioToPerEventWriteSync: +cpuRatio.toFixed(2),
+    ratioToReadyLinesWriteSync: +ratio('ready', 'wallMs').toFixed(2),
     target: 'ratioToPerEventWriteSync >= 1.0',
-    pass: ratioPerEvent >= 1.0,
+    pass: wallRatio >= 1.0,
   }),
 );

@@ -32,7 +32,7 @@ export interface JsonlStoreOptions {
    * `checkpoint()`, `flush()` and `close()`. `never`: synced only on `flush()`.
    */
   fsync?: FsyncPolicy;
-  /** With buffered policies, write the group once this many characters are pending (default 256 KiB). */
+  /** With buffered policies, write the group once this many characters are pending (default 64 KiB). */
   flushBytes?: number;
   /** With buffered policies, write pending lines after this many ms (default 20). */
   flushIntervalMs?: number;
@@ -64,7 +64,7 @@ function pathFor(dir: string, id: string): string {
 export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
   const dir = options.dir;
   const fsync: FsyncPolicy = options.fsync ?? 'per-turn';
-  const flushBytes = options.flushBytes ?? 256 * 1024;
+  const flushBytes = options.flushBytes ?? 64 * 1024;
   const flushIntervalMs = options.flushIntervalMs ?? 20;
   const writer = (init: {
     sessionId: string;

@@ -77,6 +77,38 @@ describe('Anthropic client on recorded streams', () => {
     expect(generic.finish.usage?.reasoningTokens).toBe(62);
   });
 
+  it('keeps a redacted_thinking block and sends it back unchanged', async () => {
+    const events = [
+      '{"type":"message_start","message":{"id":"msg_r","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}',
+      '{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}}',
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi."}}',
+      '{"type":"content_block_stop","index":1}',
+      '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}',
+      '{"type":"message_stop"}',
+    ];
+    const server = await replayServer(frameLines(events, { named: true }));
+    cleanups.push(() => server.close());
+    const model = createAnthropicModel({ baseUrl: server.baseUrl, apiKey: 'k' });
+    const { finish } = await collect(model, request({ model: 'claude-sonnet-4-5' }));
+    expect(finish.message.content).toEqual([
+      { type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va' },
+      { type: 'text', text: 'Hi.' },
+    ]);
+    const next = JSON.parse(
+      model.encodeRequest!(
+        request({
+          messages: [...request().messages, finish.message, { role: 'user', content: 'more' }],
+        }),
+      ),
+    );
+    expect(next.messages[1].content[0]).toEqual({
+      type: 'redacted_thinking',
+      data: 'EmwKAhgBEgy3va',
+    });
+  });
+
   it('maps cache reads and writes to their own buckets and lets message_delta totals win', async () => {
     const read = await replay('anthropic-issue-5942-cache-read.chunks.txt');
     expect(read.finish.usage).toMatchObject({

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type SseEvent, SseParser } from './sse-parser.js';
 
@@ -53,5 +54,23 @@ describe('SseParser', () => {
   it('ignores id, retry and unknown fields, and a field line without a colon', () => {
     const { events } = parse(['id: 7\nretry: 10\nfoo: bar\ndata\n\n']);
     expect(events).toEqual([{ event: undefined, data: '' }]);
+  });
+
+  it('gives the same events however the byte stream is cut (property)', () => {
+    const text =
+      ': keep-alive\r\n\r\ndata: {"a":"caf\u00e9"}\n\nevent: x\ndata: 1\ndata: 2\n\n: c\ndata: \u2713\u00f7\r\n\r\ndata: [DONE]\n\n';
+    const bytes = new TextEncoder().encode(text);
+    const expected = parse([bytes]).events;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 20 }),
+        (cuts) => {
+          const sorted = [0, ...cuts.sort((a, b) => a - b), bytes.length];
+          const pieces = sorted.slice(1).map((end, i) => bytes.subarray(sorted[i], end));
+          expect(parse(pieces).events).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

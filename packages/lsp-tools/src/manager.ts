@@ -77,6 +77,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
     path: options.path ?? process.env.PATH,
     onChangedOnDisk: (path) => changed.add(path),
+    changedFiles: () => [...changed],
   });
   const settle = {
     quietMs: options.diagnosticsQuietMs ?? 300,

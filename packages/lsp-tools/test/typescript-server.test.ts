@@ -236,6 +236,34 @@ describe('documents, hooks and failures with typescript-language-server', () => 
     );
   });
 
+  it('an edited file that is not open yet is sent to the server, so its dependents are re-checked', async () => {
+    const hook = createDiagnosticsHook(lsp);
+    const geometry = join(workspace, 'src/geometry.ts');
+    const original = readFileSync(geometry, 'utf8');
+    const call = {
+      toolCallId: 'call-8',
+      toolName: 'edit',
+      args: { path: 'src/geometry.ts' },
+      tool: tools.get('lsp_symbols')!,
+    };
+    writeFileSync(
+      geometry,
+      original.replace('export function totalArea', 'export function sumArea'),
+    );
+    expect((await hook(call, { content: 'Edited' }, context()))?.content).toBe(
+      'Edited\n\nDiagnostics after this change:\nNo problems in src/geometry.ts.',
+    );
+    const main = await run('lsp_diagnostics', { path: 'src/main.ts' });
+    expect(main.content).toContain(
+      `src/main.ts:1:19 error TS2305: Module '"./geometry.js"' has no exported member 'totalArea'.`,
+    );
+    writeFileSync(geometry, original);
+    await hook(call, { content: 'Edited' }, context());
+    expect(await run('lsp_diagnostics', { path: 'src/main.ts' })).toMatchObject({
+      content: 'No problems in src/main.ts.',
+    });
+  });
+
   it('keeps paths inside the workspace and omits answers that lie outside it', async () => {
     const outside = join(root, 'outside.ts');
     writeFileSync(outside, 'export const secret = 1;\n');

@@ -252,6 +252,12 @@ export class LspClient {
     if (this.alive) this.child.kill('SIGKILL');
   }
 
+  /** Calls `listener` once when the process exits (at once if it already has). */
+  onExit(listener: () => void): void {
+    if (this.alive) this.exitWaiters.add(() => listener());
+    else listener();
+  }
+
   private markExited(reason: string): void {
     if (this.exitReasonText !== undefined) return;
     this.exitReasonText = reason;

@@ -2,6 +2,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { LspClient } from './client.js';
 
+/** A file to open: its path (absolute), LSP language id, and whether it changed this session. */
+export interface SyncTarget {
+  path: string;
+  languageId: string;
+  changed?: boolean;
+}
+
 interface OpenDocument {
   uri: string;
   version: number;
@@ -44,21 +51,23 @@ export class DocumentSync {
     return pathToFileURL(path).href;
   }
 
-  /** Opens `path` if needed and re-syncs every open document whose file changed on disk. */
-  async sync(path: string, languageId: string): Promise<string> {
+  /**
+   * Opens each target that is not open yet and re-syncs every open document whose file changed
+   * on disk. Targets flagged `changed` (edited in this session) count as a change when opened,
+   * since the server's copy of them may be older than the disk.
+   */
+  async sync(targets: readonly SyncTarget[]): Promise<void> {
     // Syncs run one at a time, so concurrent queries never open a document twice.
     const run = this.queue.then(async () => {
-      const paths = new Set([...this.open.keys(), path]);
-      await Promise.all(
-        [...paths].map((each) => this.syncOne(each, each === path ? languageId : undefined)),
-      );
+      const wanted = new Map(targets.map((target) => [target.path, target]));
+      const paths = new Set([...this.open.keys(), ...wanted.keys()]);
+      await Promise.all([...paths].map((each) => this.syncOne(each, wanted.get(each))));
     });
     this.queue = run.catch(() => undefined);
     await run;
-    return DocumentSync.uriOf(path);
   }
 
-  private async syncOne(path: string, languageId: string | undefined): Promise<void> {
+  private async syncOne(path: string, target: SyncTarget | undefined): Promise<void> {
     const known = this.open.get(path);
     let info: { mtimeMs: number; size: number };
     try {
@@ -77,7 +86,8 @@ export class DocumentSync {
     if (known && settled && known.mtimeMs === info.mtimeMs && known.size === info.size) return;
     const text = await readFile(path, 'utf8');
     if (!known) {
-      if (languageId === undefined) return;
+      if (target === undefined) return;
+      const { languageId } = target;
       const uri = DocumentSync.uriOf(path);
       const openedAt = performance.now();
       this.open.set(path, {
@@ -91,6 +101,7 @@ export class DocumentSync {
       this.client.notify('textDocument/didOpen', {
         textDocument: { uri, languageId, version: 1, text },
       });
+      if (target.changed) this.lastChangeAt = openedAt;
       return;
     }
     known.mtimeMs = info.mtimeMs;

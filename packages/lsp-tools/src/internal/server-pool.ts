@@ -3,7 +3,7 @@ import { LspAbortedError, LspFailedError, LspUnavailableError } from '../errors.
 import type { LanguageServerConfig, ServerStatus } from '../types.js';
 import { LspClient } from './client.js';
 import { findCommand } from './command.js';
-import { DocumentSync } from './documents.js';
+import { DocumentSync, type SyncTarget } from './documents.js';
 import { findWorkspaceFile } from './paths.js';
 
 /** A started server with its document view. */
@@ -12,7 +12,7 @@ export interface ServerSession {
   documents: DocumentSync;
   /** Opens/re-syncs `path` (absolute) and returns its URI. */
   sync(path: string): Promise<string>;
-  /** Makes sure at least one workspace file is open (workspace-wide queries need a project). */
+  /** Syncs changed files and makes sure one workspace file is open (workspace queries need a project). */
   ensureProject(): Promise<void>;
 }
 
@@ -38,6 +38,8 @@ export interface ServerPoolOptions {
   startupTimeoutMs: number;
   path: string | undefined;
   onChangedOnDisk: (path: string) => void;
+  /** Files changed in this session (absolute paths). */
+  changedFiles: () => readonly string[];
 }
 
 /**
@@ -47,6 +49,8 @@ export interface ServerPoolOptions {
 export class ServerPool {
   private readonly entries: Entry[];
   private closed = false;
+  // Every process until it exits, including ones being shut down.
+  private readonly live = new Set<LspClient>();
 
   constructor(private readonly options: ServerPoolOptions) {
     this.entries = options.servers.map((config) => ({
@@ -60,7 +64,7 @@ export class ServerPool {
 
   /** Live processes. */
   get processCount(): number {
-    return this.entries.filter((entry) => entry.session?.client.alive).length;
+    return this.live.size;
   }
 
   /** Processes started so far. */
@@ -210,17 +214,32 @@ export class ServerPool {
         startupTimeoutMs: this.options.startupTimeoutMs,
         signal,
       });
+      this.live.add(client);
+      client.onExit(() => this.live.delete(client));
       const documents = new DocumentSync(client, this.options.onChangedOnDisk);
       const languageOf = (path: string): string =>
         config.languages[extname(path).toLowerCase()] ?? config.id;
+      // Files changed this session are opened too: the server then sees the new content even
+      // where its own file watching is slow, and re-checks the files that depend on them.
+      const changedTargets = (): SyncTarget[] =>
+        this.options
+          .changedFiles()
+          .filter((path) => extname(path).toLowerCase() in config.languages)
+          .map((path) => ({ path, languageId: languageOf(path), changed: true }));
       const session: ServerSession = {
         client,
         documents,
-        sync: (path) => documents.sync(path, languageOf(path)),
+        sync: async (path) => {
+          await documents.sync([...changedTargets(), { path, languageId: languageOf(path) }]);
+          return DocumentSync.uriOf(path);
+        },
         ensureProject: async () => {
-          if (documents.size > 0) return;
-          const seed = await findWorkspaceFile(this.options.cwd, Object.keys(config.languages));
-          if (seed) await documents.sync(seed, languageOf(seed));
+          const targets = changedTargets();
+          if (documents.size === 0 && targets.length === 0) {
+            const seed = await findWorkspaceFile(this.options.cwd, Object.keys(config.languages));
+            if (seed) targets.push({ path: seed, languageId: languageOf(seed) });
+          }
+          await documents.sync(targets);
         },
       };
       entry.session = session;

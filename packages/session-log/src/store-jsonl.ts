@@ -2,6 +2,7 @@ import {
   closeSync,
   existsSync,
   fdatasyncSync,
+  fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -39,6 +40,16 @@ export interface JsonlStoreOptions {
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/** Makes a newly created file's directory entry durable (Linux allows fsync on a directory). */
+function syncDirectory(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function pathFor(dir: string, id: string): string {
   if (!SAFE_ID.test(id)) {
@@ -96,7 +107,10 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       }
       try {
         writeSync(fd, `${JSON.stringify(header)}\n`);
-        if (fsync !== 'never') fdatasyncSync(fd);
+        if (fsync !== 'never') {
+          fdatasyncSync(fd);
+          syncDirectory(dir);
+        }
       } catch (error) {
         closeSync(fd);
         release();

@@ -34,12 +34,12 @@ export async function bundleChild(outfile: string): Promise<string> {
   return outfile;
 }
 
-/** Starts the bundled child with the given mode (`loop` appends forever, `hold` keeps the lock). */
+/** Starts the bundled child in one of the modes described in crash-child.ts. */
 export function startChild(
   bundle: string,
   dir: string,
   id: string,
-  mode: 'loop' | 'hold',
+  mode: 'loop' | 'hold' | 'exit',
 ): RunningChild {
   const child = spawn(process.execPath, [bundle, dir, id, mode], {
     cwd: repoRoot,

@@ -52,6 +52,12 @@ beforeAll(async () => {
     } else if (path === '/untyped') {
       response.writeHead(200);
       response.end('who knows');
+    } else if (path === '/untyped-html') {
+      response.writeHead(200);
+      response.end('<!DOCTYPE html><html><body><p>sniffed <b>page</b></p></body></html>');
+    } else if (path === '/untyped-binary') {
+      response.writeHead(200);
+      response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]));
     } else if (path === '/gzip') {
       response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
       response.end(gzipSync('compressed body'));
@@ -118,12 +124,24 @@ describe('createHttpFetchProvider against a local HTTPS server', () => {
 
   it('refuses other content types with a clear notice and without reading the body', async () => {
     const { provider } = fetchHarness();
-    for (const path of ['/binary', '/pdf', '/untyped']) {
+    for (const path of ['/binary', '/pdf', '/untyped-binary']) {
       const error = await provider.fetch(server.url(path)).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(FetchFailedError);
       expect((error as FetchFailedError).reason).toBe('content-type');
       expect((error as Error).message).toMatch(/returns only HTML, text and JSON/);
     }
+  });
+
+  it('sniffs a body without Content-Type: HTML and text are read, binary is refused', async () => {
+    const { provider } = fetchHarness();
+    expect(await provider.fetch(server.url('/untyped'))).toMatchObject({
+      content: 'who knows',
+      contentType: 'text/plain',
+    });
+    expect(await provider.fetch(server.url('/untyped-html'))).toMatchObject({
+      content: 'sniffed **page**',
+      contentType: 'text/html',
+    });
   });
 
   it('decompresses gzip and cuts a compression bomb at the byte cap', async () => {

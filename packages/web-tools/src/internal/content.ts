@@ -74,3 +74,38 @@ export function cutText(text: string, limit: number): string {
   if (code >= 0xd800 && code <= 0xdbff) end -= 1;
   return text.slice(0, end);
 }
+
+/**
+ * Guesses the kind of an undeclared body from its first bytes: markup that opens like HTML is
+ * HTML, valid UTF-8 without control bytes is text, anything else is `undefined` (refused).
+ */
+export function sniffKind(bytes: Uint8Array): ContentKind | undefined {
+  const head = bytes.subarray(0, 1024);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes mark binary data.
+  if (/[\u0000-\u0008\u000e-\u001a\u001c-\u001f]/.test(Buffer.from(head).toString('latin1')))
+    return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(
+      head.length < bytes.length ? trimPartial(head) : head,
+    );
+  } catch {
+    return undefined;
+  }
+  const start = text.trimStart().slice(0, 64).toLowerCase();
+  if (start.startsWith('<!doctype html') || start.startsWith('<html') || start.startsWith('<head'))
+    return 'html';
+  return 'text';
+}
+
+/** Drops a UTF-8 sequence cut at the end of a sniffing window. */
+function trimPartial(bytes: Uint8Array): Uint8Array {
+  let end = bytes.length;
+  let back = 0;
+  while (end > 0 && back < 3 && (bytes[end - 1]! & 0xc0) === 0x80) {
+    end -= 1;
+    back += 1;
+  }
+  if (end > 0 && bytes[end - 1]! >= 0xc0) end -= 1;
+  return bytes.subarray(0, end);
+}

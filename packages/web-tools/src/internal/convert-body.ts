@@ -2,7 +2,14 @@ import type { Readable } from 'node:stream';
 import type { WebFetchResult } from '@spine/protocol';
 import { FetchFailedError } from '../errors.js';
 import { htmlToMarkdown } from '../html-markdown.js';
-import { contentKindOf, cutText, decodeBody, parseContentType } from './content.js';
+import {
+  type ContentKind,
+  contentKindOf,
+  cutText,
+  decodeBody,
+  parseContentType,
+  sniffKind,
+} from './content.js';
 import { discardBody, isSupportedEncoding, readCapped } from './read-body.js';
 
 /** The parts of an undici response the conversion reads. */
@@ -22,8 +29,8 @@ export function headerOf(
 }
 
 /**
- * Turns a final response into a {@link WebFetchResult}: refuses types other than HTML, text and
- * JSON without reading the body, streams the body up to the byte cap, decodes its charset,
+ * Turns a final response into a {@link WebFetchResult}: refuses declared types other than HTML,
+ * text and JSON without reading the body (an undeclared type is sniffed), streams the body up to the byte cap, decodes its charset,
  * converts HTML to Markdown and cuts the result at the length cap.
  */
 export async function convert(
@@ -34,21 +41,32 @@ export async function convert(
 ): Promise<WebFetchResult> {
   const contentType = headerOf(response.headers, 'content-type') ?? '';
   const { mime, charset } = parseContentType(contentType);
-  const kind = contentKindOf(mime);
+  const declared = contentKindOf(mime);
   const encoding = headerOf(response.headers, 'content-encoding') ?? '';
-  if (!kind || !isSupportedEncoding(encoding)) {
+  const refuse = (detail: string, reason: string): never => {
+    throw new FetchFailedError({ url: finalUrl, reason, status: response.statusCode, detail });
+  };
+  if (!isSupportedEncoding(encoding)) {
     discardBody(response.body);
-    throw new FetchFailedError({
-      url: finalUrl,
-      reason: kind ? 'content-encoding' : 'content-type',
-      status: response.statusCode,
-      detail: kind
-        ? `The response uses the unsupported Content-Encoding "${encoding}"`
-        : `The response is ${mime ? `"${mime}"` : 'of no declared type'} (status ${response.statusCode}); web_fetch returns only HTML, text and JSON, so the body was not read`,
-    });
+    refuse(`The response uses the unsupported Content-Encoding "${encoding}"`, 'content-encoding');
+  }
+  if (!declared && mime !== '') {
+    discardBody(response.body);
+    refuse(
+      `The response is "${mime}" (status ${response.statusCode}); web_fetch returns only HTML, text and JSON, so the body was not read`,
+      'content-type',
+    );
   }
   const body = await readCapped(response.body, encoding, config.maxBytes);
-  const text = decodeBody(body.bytes, kind, charset);
+  // No Content-Type at all: sniff like a browser would, and refuse anything binary.
+  const kind = declared ?? sniffKind(body.bytes);
+  if (!kind) {
+    refuse(
+      `The response declares no Content-Type and does not look like text (status ${response.statusCode}); web_fetch returns only HTML, text and JSON`,
+      'content-type',
+    );
+  }
+  const text = decodeBody(body.bytes, kind as ContentKind, charset);
   let content = text;
   let title: string | undefined;
   if (kind === 'html') {
@@ -63,7 +81,7 @@ export async function convert(
     url: input,
     finalUrl,
     status: response.statusCode,
-    contentType: mime,
+    contentType: mime || (kind === 'html' ? 'text/html' : 'text/plain'),
     content,
     bytesRead: body.networkBytes,
     truncated: body.truncated || cut,

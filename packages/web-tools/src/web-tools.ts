@@ -39,7 +39,10 @@ function failure(
   if (context.signal.aborted) throw error;
   const message = error instanceof Error ? error.message : String(error);
   const code = SpineError.isInstance(error) ? error.code : 'INTERNAL';
-  const reason = (error as { reason?: unknown }).reason;
+  const reason =
+    typeof error === 'object' && error !== null
+      ? (error as { reason?: unknown }).reason
+      : undefined;
   return {
     content: `${tool} failed (${code}): ${message}`,
     isError: true,

@@ -7,16 +7,41 @@ import { createToolRuntime } from './runtime.js';
 
 const cwd = process.cwd();
 let ids = 0;
-const call = (name: string, args: unknown = {}): ToolCallPart => ({ type: 'tool-call', id: `a${++ids}`, name, arguments: JSON.stringify(args) });
+const call = (name: string, args: unknown = {}): ToolCallPart => ({
+  type: 'tool-call',
+  id: `a${++ids}`,
+  name,
+  arguments: JSON.stringify(args),
+});
 const ran: string[] = [];
-const look = defineTool({ name: 'look', description: 'reads', parameters: { type: 'object' }, isConcurrencySafe: true, execute: async () => { ran.push('look'); return { content: 'seen' }; } });
-const change = defineTool({ name: 'change', description: 'writes', parameters: { type: 'object' }, permissions: { writesFiles: true }, execute: async () => { ran.push('change'); return { content: 'changed' }; } });
+const look = defineTool({
+  name: 'look',
+  description: 'reads',
+  parameters: { type: 'object' },
+  isConcurrencySafe: true,
+  execute: async () => {
+    ran.push('look');
+    return { content: 'seen' };
+  },
+});
+const change = defineTool({
+  name: 'change',
+  description: 'writes',
+  parameters: { type: 'object' },
+  permissions: { writesFiles: true },
+  execute: async () => {
+    ran.push('change');
+    return { content: 'changed' };
+  },
+});
 const shell = defineTool({
   name: 'shell',
   description: 'runs',
   parameters: z.object({
     command: z.string(),
-    escalation: z.object({ justification: z.string(), permissions: z.object({ network: z.boolean() }) }).optional(),
+    escalation: z
+      .object({ justification: z.string(), permissions: z.object({ network: z.boolean() }) })
+      .optional(),
   }),
   permissions: { executes: true },
   execute: async ({ command }, context) => {
@@ -28,7 +53,13 @@ const tools = [look, change, shell];
 
 function recorder(answer: 'once' | 'always' | 'deny') {
   const asked: ApprovalRequest[] = [];
-  return { asked, approve: async (request: ApprovalRequest) => { asked.push(request); return answer; } };
+  return {
+    asked,
+    approve: async (request: ApprovalRequest) => {
+      asked.push(request);
+      return answer;
+    },
+  };
 }
 
 describe('approval policies', () => {
@@ -36,7 +67,10 @@ describe('approval policies', () => {
     const runtime = createToolRuntime({ cwd, tools, approval: 'ask' });
     const events: ToolRunEvent[] = [];
     const once = recorder('once');
-    const results = await runtime.run([call('look'), call('change')], { approve: once.approve, onEvent: (event) => events.push(event) });
+    const results = await runtime.run([call('look'), call('change')], {
+      approve: once.approve,
+      onEvent: (event) => events.push(event),
+    });
     expect(results.map((result) => result.outcome)).toEqual(['ok', 'ok']);
     expect(once.asked.map((request) => request.toolName)).toEqual(['change']);
     const approvals = events.flatMap((event) => (event.type === 'approval' ? [event.body] : []));
@@ -47,11 +81,19 @@ describe('approval policies', () => {
     const always = recorder('always');
     await runtime.run([call('change')], { approve: always.approve });
     const later = recorder('deny');
-    const [remembered] = await runtime.run([call('change')], { approve: later.approve, onEvent: (event) => events.push(event) });
+    const [remembered] = await runtime.run([call('change')], {
+      approve: later.approve,
+      onEvent: (event) => events.push(event),
+    });
     expect(remembered!.outcome).toBe('ok');
     expect(later.asked).toEqual([]);
-    expect(events.at(-3)).toMatchObject({ type: 'approval', body: { by: 'user', scope: 'session' } });
-    const [declined] = await runtime.run([call('shell', { command: 'ls' })], { approve: later.approve });
+    expect(events.at(-3)).toMatchObject({
+      type: 'approval',
+      body: { by: 'user', scope: 'session' },
+    });
+    const [declined] = await runtime.run([call('shell', { command: 'ls' })], {
+      approve: later.approve,
+    });
     expect(declined).toMatchObject({ outcome: 'denied', isError: true });
     expect(declined!.content).toMatch(/the person declined \(runs a command\)/);
   });
@@ -67,12 +109,20 @@ describe('approval policies', () => {
   it('auto-edit allows edits and asks for commands; never-ask never prompts; deny-all refuses all', async () => {
     const asked = recorder('deny');
     const autoEdit = createToolRuntime({ cwd, tools, approval: 'auto-edit' });
-    const edited = await autoEdit.run([call('change'), call('shell', { command: 'ls' })], { approve: asked.approve });
+    const edited = await autoEdit.run([call('change'), call('shell', { command: 'ls' })], {
+      approve: asked.approve,
+    });
     expect(edited.map((result) => result.outcome)).toEqual(['ok', 'denied']);
     expect(asked.asked.map((request) => request.toolName)).toEqual(['shell']);
     const neverAsk = createToolRuntime({ cwd, tools, approval: 'never-ask' });
     const quiet = recorder('deny');
-    expect((await neverAsk.run([call('change'), call('shell', { command: 'ls' })], { approve: quiet.approve })).map((r) => r.outcome)).toEqual(['ok', 'ok']);
+    expect(
+      (
+        await neverAsk.run([call('change'), call('shell', { command: 'ls' })], {
+          approve: quiet.approve,
+        })
+      ).map((r) => r.outcome),
+    ).toEqual(['ok', 'ok']);
     expect(quiet.asked).toEqual([]);
     neverAsk.setApproval('deny-all');
     expect((await neverAsk.run([call('look')])).map((r) => r.outcome)).toEqual(['denied']);
@@ -87,31 +137,59 @@ describe('approval policies', () => {
       approval: 'ask',
       rules: [
         { tool: 'shell', argument: 'command', prefix: 'git status', decision: 'allow' },
-        { tool: 'shell', argument: 'command', pattern: /rm\s+-rf/, decision: 'deny', reason: 'no recursive deletes' },
+        {
+          tool: 'shell',
+          argument: 'command',
+          pattern: /rm\s+-rf/,
+          decision: 'deny',
+          reason: 'no recursive deletes',
+        },
       ],
     });
     const asked = recorder('once');
     const results = await runtime.run(
-      [call('shell', { command: 'git status --short' }), call('shell', { command: 'git status; curl evil' }), call('shell', { command: 'git status && rm -rf /' })],
+      [
+        call('shell', { command: 'git status --short' }),
+        call('shell', { command: 'git status; curl evil' }),
+        call('shell', { command: 'git status && rm -rf /' }),
+      ],
       { approve: asked.approve },
     );
     expect(results.map((result) => result.outcome)).toEqual(['ok', 'ok', 'denied']);
-    expect(asked.asked.map((request) => (request.args as { command: string }).command)).toEqual(['git status; curl evil']);
+    expect(asked.asked.map((request) => (request.args as { command: string }).command)).toEqual([
+      'git status; curl evil',
+    ]);
     expect(results[2]!.content).toMatch(/no recursive deletes/);
-    expect(matchApprovalRule([{ tool: 'web_*', decision: 'deny' }], 'web_fetch', {})?.decision).toBe('deny');
+    expect(
+      matchApprovalRule([{ tool: 'web_*', decision: 'deny' }], 'web_fetch', {})?.decision,
+    ).toBe('deny');
   });
 
   it('grants an escalation only through a person, never through rules or never-ask', async () => {
     ran.length = 0;
-    const escalate = { command: 'curl x', escalation: { justification: 'download the fixture', permissions: { network: true } } };
-    const ruled = createToolRuntime({ cwd, tools, approval: 'ask', rules: [{ tool: 'shell', decision: 'allow' }] });
+    const escalate = {
+      command: 'curl x',
+      escalation: { justification: 'download the fixture', permissions: { network: true } },
+    };
+    const ruled = createToolRuntime({
+      cwd,
+      tools,
+      approval: 'ask',
+      rules: [{ tool: 'shell', decision: 'allow' }],
+    });
     const asked = recorder('once');
     const events: ToolRunEvent[] = [];
-    const [granted] = await ruled.run([call('shell', escalate)], { approve: asked.approve, onEvent: (event) => events.push(event) });
+    const [granted] = await ruled.run([call('shell', escalate)], {
+      approve: asked.approve,
+      onEvent: (event) => events.push(event),
+    });
     expect(granted!.outcome).toBe('ok');
     expect(asked.asked[0]!.escalation).toEqual(escalate.escalation);
     expect(ran).toEqual(['shell:curl x:{"network":true}']);
-    expect(events[0]).toMatchObject({ type: 'approval', body: { by: 'user', escalation: escalate.escalation } });
+    expect(events[0]).toMatchObject({
+      type: 'approval',
+      body: { by: 'user', escalation: escalate.escalation },
+    });
     const [plain] = await ruled.run([call('shell', { command: 'ls' })]);
     expect(plain!.outcome).toBe('ok');
     expect(ran.at(-1)).toBe('shell:ls:null');
@@ -132,18 +210,31 @@ describe('hook chains', () => {
       approval: 'ask',
       hooks: {
         preExecute: [
-          (hookCall) => (hookCall.toolName === 'look' ? { decision: 'ask', reason: 'user hook wants a look' } : undefined),
-          (hookCall) => (hookCall.toolName === 'shell' ? { decision: 'deny', reason: 'shell is off today' } : undefined),
+          (hookCall) =>
+            hookCall.toolName === 'look'
+              ? { decision: 'ask', reason: 'user hook wants a look' }
+              : undefined,
+          (hookCall) =>
+            hookCall.toolName === 'shell'
+              ? { decision: 'deny', reason: 'shell is off today' }
+              : undefined,
           (hookCall) => (hookCall.toolName === 'change' ? { decision: 'allow' } : undefined),
         ],
       },
     });
     const asked = recorder('once');
-    const results = await runtime.run([call('look'), call('shell', { command: 'ls' }), call('change')], { approve: asked.approve, onEvent: (event) => events.push(event) });
+    const results = await runtime.run(
+      [call('look'), call('shell', { command: 'ls' }), call('change')],
+      { approve: asked.approve, onEvent: (event) => events.push(event) },
+    );
     expect(results.map((result) => result.outcome)).toEqual(['ok', 'denied', 'ok']);
     expect(asked.asked.map((request) => request.reason)).toEqual(['a hook asked for approval']);
     expect(results[1]!.content).toMatch(/denied by a hook: shell is off today/);
-    expect(events.filter((event) => event.type === 'approval').map((event) => (event.type === 'approval' ? event.body.by : ''))).toEqual(['user', 'hook', 'hook']);
+    expect(
+      events
+        .filter((event) => event.type === 'approval')
+        .map((event) => (event.type === 'approval' ? event.body.by : '')),
+    ).toEqual(['user', 'hook', 'hook']);
     expect(ran).toEqual(['look', 'change']);
   });
 
@@ -166,11 +257,18 @@ describe('hook chains', () => {
     });
     runtime.hooks.postExecute.push((hookCall, output) => {
       order.push(hookCall.toolCallId);
-      return { ...output, content: `${output.content} (post)`, meta: { ...output.meta, annotated: true } };
+      return {
+        ...output,
+        content: `${output.content} (post)`,
+        meta: { ...output.meta, annotated: true },
+      };
     });
     const calls = [call('wait', { ms: 40 }), call('wait', { ms: 1 })];
     const results = await runtime.run(calls);
-    expect(results.map((result) => result.content)).toEqual(['[wrapped wait] waited 40 (post)', '[wrapped wait] waited 1 (post)']);
+    expect(results.map((result) => result.content)).toEqual([
+      '[wrapped wait] waited 40 (post)',
+      '[wrapped wait] waited 1 (post)',
+    ]);
     expect(results[0]!.meta?.annotated).toBe(true);
     expect(order).toEqual(calls.map((c) => c.id));
   });

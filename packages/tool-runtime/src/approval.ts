@@ -72,49 +72,93 @@ function isSideEffecting(permissions: ToolPermissions): boolean {
 export function createApprovalPolicy(name: ApprovalPolicyName): ApprovalPolicy {
   const decide = POLICIES[name];
   if (!decide) {
-    throw new InvalidRuntimeOptionsError({ reason: `unknown approval policy ${JSON.stringify(name)}; use ask, auto-edit, never-ask or deny-all` });
+    throw new InvalidRuntimeOptionsError({
+      reason: `unknown approval policy ${JSON.stringify(name)}; use ask, auto-edit, never-ask or deny-all`,
+    });
   }
   return { name, decide };
 }
 
+// Constant verdicts for the common answers, so deciding allocates nothing.
+const NEVER_ASK_ALLOW: ApprovalVerdict = Object.freeze({
+  decision: 'allow',
+  reason: 'never-ask runs every call inside the sandbox',
+});
+const AUTO_EDIT_ALLOW: ApprovalVerdict = Object.freeze({
+  decision: 'allow',
+  reason: 'auto-edit allows reads and workspace edits',
+});
+const READ_ONLY_ALLOW: ApprovalVerdict = Object.freeze({
+  decision: 'allow',
+  reason: 'read-only tool',
+});
+
 const POLICIES: Record<ApprovalPolicyName, (check: ApprovalCheck) => ApprovalVerdict> = {
-  'deny-all': () => ({ decision: 'deny', reason: 'the deny-all approval policy refuses every tool call' }),
+  'deny-all': () => ({
+    decision: 'deny',
+    reason: 'the deny-all approval policy refuses every tool call',
+  }),
   'never-ask': (check) => {
     if (check.escalation) {
-      return { decision: 'deny', reason: 'extra permissions need approval, and the never-ask policy never asks; retry without escalation' };
+      return {
+        decision: 'deny',
+        reason:
+          'extra permissions need approval, and the never-ask policy never asks; retry without escalation',
+      };
     }
     if (check.hookVerdict === 'ask') {
-      return { decision: 'deny', reason: 'a hook asked for approval, and the never-ask policy never asks' };
+      return {
+        decision: 'deny',
+        reason: 'a hook asked for approval, and the never-ask policy never asks',
+      };
     }
-    return { decision: 'allow', reason: 'never-ask runs every call inside the sandbox' };
+    return NEVER_ASK_ALLOW;
   },
   'auto-edit': (check) => {
-    if (check.escalation) return { decision: 'ask', reason: `asks for extra permissions: ${check.escalation.justification}` };
-    if (check.hookVerdict === 'ask') return { decision: 'ask', reason: 'a hook asked for approval' };
+    if (check.escalation)
+      return {
+        decision: 'ask',
+        reason: `asks for extra permissions: ${check.escalation.justification}`,
+      };
+    if (check.hookVerdict === 'ask')
+      return { decision: 'ask', reason: 'a hook asked for approval' };
     if (check.permissions.executes) return { decision: 'ask', reason: 'runs a command' };
     if (check.permissions.network) return { decision: 'ask', reason: 'reaches the network' };
-    return { decision: 'allow', reason: 'auto-edit allows reads and workspace edits' };
+    return AUTO_EDIT_ALLOW;
   },
   ask: (check) => {
-    if (check.escalation) return { decision: 'ask', reason: `asks for extra permissions: ${check.escalation.justification}` };
-    if (check.hookVerdict === 'ask') return { decision: 'ask', reason: 'a hook asked for approval' };
+    if (check.escalation)
+      return {
+        decision: 'ask',
+        reason: `asks for extra permissions: ${check.escalation.justification}`,
+      };
+    if (check.hookVerdict === 'ask')
+      return { decision: 'ask', reason: 'a hook asked for approval' };
     if (isSideEffecting(check.permissions)) {
-      const what = check.permissions.executes ? 'runs a command' : check.permissions.network ? 'reaches the network' : 'changes files';
+      const what = check.permissions.executes
+        ? 'runs a command'
+        : check.permissions.network
+          ? 'reaches the network'
+          : 'changes files';
       return { decision: 'ask', reason: what };
     }
-    return { decision: 'allow', reason: 'read-only tool' };
+    return READ_ONLY_ALLOW;
   },
 };
 
 function ruleMatches(rule: ApprovalRule, toolName: string, args: JsonValue): boolean {
   if (!picomatch.isMatch(toolName, rule.tool)) return false;
   if (rule.argument === undefined) return rule.prefix === undefined && rule.pattern === undefined;
-  const value = typeof args === 'object' && args !== null && !Array.isArray(args) ? args[rule.argument] : undefined;
+  const value =
+    typeof args === 'object' && args !== null && !Array.isArray(args)
+      ? args[rule.argument]
+      : undefined;
   if (typeof value !== 'string') return false;
   if (rule.prefix !== undefined) {
     const trimmed = value.trim();
     if (trimmed !== rule.prefix && !trimmed.startsWith(`${rule.prefix} `)) return false;
-    if (rule.decision === 'allow' && SHELL_CONTROL.test(trimmed.slice(rule.prefix.length))) return false;
+    if (rule.decision === 'allow' && SHELL_CONTROL.test(trimmed.slice(rule.prefix.length)))
+      return false;
   }
   if (rule.pattern !== undefined) {
     const pattern = typeof rule.pattern === 'string' ? new RegExp(rule.pattern) : rule.pattern;

@@ -10,12 +10,18 @@ describe('defineTool', () => {
     const tool = defineTool({
       name: 'search_files',
       description: 'search',
-      parameters: z.object({ query: z.string().describe('what to find'), limit: z.number().int().default(10) }),
+      parameters: z.object({
+        query: z.string().describe('what to find'),
+        limit: z.number().int().default(10),
+      }),
       execute: async () => ({ content: '' }),
     });
     expect(tool.spec.parameters).toMatchObject({
       type: 'object',
-      properties: { query: { type: 'string', description: 'what to find' }, limit: { type: 'integer', default: 10 } },
+      properties: {
+        query: { type: 'string', description: 'what to find' },
+        limit: { type: 'integer', default: 10 },
+      },
       required: ['query'],
     });
     expect(tool.spec.parameters).not.toHaveProperty('$schema');
@@ -39,22 +45,51 @@ describe('defineTool', () => {
 
   it('refuses bad names, non-object schemas, schemas that do not compile, and duplicates', () => {
     const execute = async () => ({ content: '' });
-    expect(() => defineTool({ name: 'has space', description: '', parameters: { type: 'object' }, execute })).toThrow(InvalidToolDefinitionError);
-    expect(() => defineTool({ name: 'x', description: '', parameters: { type: 'string' }, execute })).toThrow(/type "object"/);
-    expect(() => defineTool({ name: 'x', description: '', parameters: { type: 'object', properties: { a: { type: 'nonsense' } } }, execute })).toThrow(/does not compile/);
-    const tool = defineTool({ name: 'x', description: '', parameters: { type: 'object' }, execute });
-    expect(() => createToolRuntime({ cwd: process.cwd(), tools: [tool, tool] })).toThrow(/already registered/);
+    expect(() =>
+      defineTool({ name: 'has space', description: '', parameters: { type: 'object' }, execute }),
+    ).toThrow(InvalidToolDefinitionError);
+    expect(() =>
+      defineTool({ name: 'x', description: '', parameters: { type: 'string' }, execute }),
+    ).toThrow(/type "object"/);
+    expect(() =>
+      defineTool({
+        name: 'x',
+        description: '',
+        parameters: { type: 'object', properties: { a: { type: 'nonsense' } } },
+        execute,
+      }),
+    ).toThrow(/does not compile/);
+    const tool = defineTool({
+      name: 'x',
+      description: '',
+      parameters: { type: 'object' },
+      execute,
+    });
+    expect(() => createToolRuntime({ cwd: process.cwd(), tools: [tool, tool] })).toThrow(
+      /already registered/,
+    );
   });
 
   it('names nested fields in validation messages', async () => {
     const tool = defineTool({
       name: 'nested',
       description: 'nested',
-      parameters: z.object({ edits: z.array(z.object({ oldText: z.string(), mode: z.enum(['a', 'b']) })).min(1) }).strict(),
+      parameters: z
+        .object({
+          edits: z.array(z.object({ oldText: z.string(), mode: z.enum(['a', 'b']) })).min(1),
+        })
+        .strict(),
       execute: async () => ({ content: '' }),
     });
     const runtime = createToolRuntime({ cwd: process.cwd(), tools: [tool], approval: 'never-ask' });
-    const [result] = await runtime.run([{ type: 'tool-call', id: '1', name: 'nested', arguments: '{"edits":[{"oldText":3,"mode":"c"}],"junk":1}' }]);
+    const [result] = await runtime.run([
+      {
+        type: 'tool-call',
+        id: '1',
+        name: 'nested',
+        arguments: '{"edits":[{"oldText":3,"mode":"c"}],"junk":1}',
+      },
+    ]);
     expect(result!.outcome).toBe('invalid');
     expect(result!.content).toContain('`edits[0].oldText` must be string');
     expect(result!.content).toContain('`edits[0].mode` must be one of "a", "b"');

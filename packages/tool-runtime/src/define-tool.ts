@@ -32,7 +32,12 @@ export interface DefineToolOptions<Args> {
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function isZodSchema(value: unknown): value is ZodType {
-  return typeof value === 'object' && value !== null && '_zod' in value && typeof (value as ZodType).parse === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    '_zod' in value &&
+    typeof (value as ZodType).parse === 'function'
+  );
 }
 
 /**
@@ -45,21 +50,34 @@ export function toParametersSchema(name: string, parameters: ZodType | JsonSchem
   let schema: JsonSchema;
   if (isZodSchema(parameters)) {
     try {
-      const { $schema: _dialect, ...rest } = z.toJSONSchema(parameters, { io: 'input' }) as JsonSchema;
+      const { $schema: _dialect, ...rest } = z.toJSONSchema(parameters, {
+        io: 'input',
+      }) as JsonSchema;
       schema = rest;
     } catch (cause) {
-      throw new InvalidToolDefinitionError({ name, reason: 'its zod schema cannot be exported to JSON Schema', cause });
+      throw new InvalidToolDefinitionError({
+        name,
+        reason: 'its zod schema cannot be exported to JSON Schema',
+        cause,
+      });
     }
   } else {
     schema = parameters;
   }
   if (schema.type !== 'object') {
-    throw new InvalidToolDefinitionError({ name, reason: 'parameters must be a JSON Schema with type "object"' });
+    throw new InvalidToolDefinitionError({
+      name,
+      reason: 'parameters must be a JSON Schema with type "object"',
+    });
   }
   try {
     compileArgumentValidator(schema);
   } catch (cause) {
-    throw new InvalidToolDefinitionError({ name, reason: `its JSON Schema does not compile (${String(cause)})`, cause });
+    throw new InvalidToolDefinitionError({
+      name,
+      reason: `its JSON Schema does not compile (${String(cause)})`,
+      cause,
+    });
   }
   return schema;
 }
@@ -80,9 +98,14 @@ export function toParametersSchema(name: string, parameters: ZodType | JsonSchem
  * });
  * ```
  */
-export function defineTool<Args = Record<string, unknown>>(options: DefineToolOptions<Args>): ToolDefinition<Args> {
+export function defineTool<Args = Record<string, unknown>>(
+  options: DefineToolOptions<Args>,
+): ToolDefinition<Args> {
   if (!NAME.test(options.name)) {
-    throw new InvalidToolDefinitionError({ name: options.name, reason: 'the name must match [A-Za-z0-9_-]{1,64}' });
+    throw new InvalidToolDefinitionError({
+      name: options.name,
+      reason: 'the name must match [A-Za-z0-9_-]{1,64}',
+    });
   }
   const parameters = toParametersSchema(options.name, options.parameters as ZodType | JsonSchema);
   const tool: ToolDefinition<Args> = {

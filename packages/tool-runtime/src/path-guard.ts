@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { PathRefusedError } from './errors.js';
-import { type WorkspaceFs, nodeWorkspaceFs } from './workspace-fs.js';
+import { nodeWorkspaceFs, type WorkspaceFs } from './workspace-fs.js';
 
 /** Options of {@link resolveWorkspacePath}. */
 export interface ResolveWorkspacePathOptions {
@@ -44,7 +44,9 @@ function toRelative(root: string, absolute: string): string {
 }
 
 /** Returns a predicate telling whether a workspace-relative path (or any ancestor) is excluded. */
-export function createExcludeMatcher(patterns: readonly string[] = []): (relativePath: string) => boolean {
+export function createExcludeMatcher(
+  patterns: readonly string[] = [],
+): (relativePath: string) => boolean {
   if (patterns.length === 0) return () => false;
   const key = patterns.join('\0');
   let matcher = matcherCache.get(key);
@@ -68,30 +70,54 @@ function checkSyntax(userPath: unknown): asserts userPath is string {
   if (typeof userPath !== 'string' || userPath.length === 0) {
     throw new PathRefusedError({ path: shown, reason: 'is empty or not a string' });
   }
-  if (userPath.includes('\0')) throw new PathRefusedError({ path: userPath, reason: 'contains a NUL byte' });
+  if (userPath.includes('\0'))
+    throw new PathRefusedError({ path: userPath, reason: 'contains a NUL byte' });
   if (userPath.length > MAX_PATH_CHARS) {
-    throw new PathRefusedError({ path: userPath, reason: `is longer than ${MAX_PATH_CHARS} characters` });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: `is longer than ${MAX_PATH_CHARS} characters`,
+    });
   }
   if (userPath.split('/').some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES)) {
-    throw new PathRefusedError({ path: userPath, reason: `has a name longer than ${MAX_NAME_BYTES} bytes` });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: `has a name longer than ${MAX_NAME_BYTES} bytes`,
+    });
   }
   if (userPath.startsWith('~')) {
-    throw new PathRefusedError({ path: userPath, reason: 'starts with ~ (home directories are outside the workspace)' });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: 'starts with ~ (home directories are outside the workspace)',
+    });
   }
   if (userPath.includes('\\')) {
-    throw new PathRefusedError({ path: userPath, reason: 'contains a backslash; use / as the separator' });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: 'contains a backslash; use / as the separator',
+    });
   }
   if (ENCODED.test(userPath)) {
-    throw new PathRefusedError({ path: userPath, reason: 'looks percent-encoded; pass the plain path' });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: 'looks percent-encoded; pass the plain path',
+    });
   }
   const folded = userPath.normalize('NFKC');
-  if (folded !== userPath && (folded.split('/').includes('..') || folded.split('/').length !== userPath.split('/').length)) {
-    throw new PathRefusedError({ path: userPath, reason: "uses look-alike characters for '.' or '/'" });
+  if (
+    folded !== userPath &&
+    (folded.split('/').includes('..') || folded.split('/').length !== userPath.split('/').length)
+  ) {
+    throw new PathRefusedError({
+      path: userPath,
+      reason: "uses look-alike characters for '.' or '/'",
+    });
   }
 }
 
 function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
+  return typeof error === 'object' && error !== null
+    ? (error as { code?: string }).code
+    : undefined;
 }
 
 /**
@@ -117,7 +143,9 @@ export async function resolveWorkspacePath(
   const root = await fs.realpath(cwd);
   const lexical = resolve(root, userPath);
   if (!isInside(root, lexical)) {
-    const reason = isAbsolute(userPath) ? 'is an absolute path outside the workspace' : 'climbs out of the workspace (..)';
+    const reason = isAbsolute(userPath)
+      ? 'is an absolute path outside the workspace'
+      : 'climbs out of the workspace (..)';
     throw new PathRefusedError({ path: userPath, reason });
   }
   const excluded = createExcludeMatcher(options.exclude);
@@ -130,24 +158,43 @@ export async function resolveWorkspacePath(
     real = await fs.realpath(lexical);
   } catch (error) {
     const code = errorCode(error);
-    if (code === 'ELOOP') throw new PathRefusedError({ path: userPath, reason: 'is a symlink loop' });
-    if (code === 'ENOTDIR') throw new PathRefusedError({ path: userPath, reason: 'goes through a file as if it were a directory' });
-    if (code !== 'ENOENT') throw new PathRefusedError({ path: userPath, reason: `cannot be resolved (${code ?? String(error)})` });
+    if (code === 'ELOOP')
+      throw new PathRefusedError({ path: userPath, reason: 'is a symlink loop' });
+    if (code === 'ENOTDIR')
+      throw new PathRefusedError({
+        path: userPath,
+        reason: 'goes through a file as if it were a directory',
+      });
+    if (code !== 'ENOENT')
+      throw new PathRefusedError({
+        path: userPath,
+        reason: `cannot be resolved (${code ?? String(error)})`,
+      });
     real = await resolveMissing(fs, root, lexical, userPath);
     exists = false;
   }
   if (!isInside(root, real)) {
-    throw new PathRefusedError({ path: userPath, reason: 'is or goes through a symlink that leads outside the workspace' });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: 'is or goes through a symlink that leads outside the workspace',
+    });
   }
   const rel = toRelative(root, real);
-  if (excluded(rel)) throw new PathRefusedError({ path: userPath, reason: 'resolves to an excluded path' });
+  if (excluded(rel))
+    throw new PathRefusedError({ path: userPath, reason: 'resolves to an excluded path' });
   if (!exists) return { absolute: real, relative: rel, exists };
   const stats = await fs.stat(real);
   if (!stats.isFile() && !stats.isDirectory()) {
-    throw new PathRefusedError({ path: userPath, reason: 'is a device, FIFO or socket, not a regular file' });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: 'is a device, FIFO or socket, not a regular file',
+    });
   }
   if (options.kind === 'file' && !stats.isFile()) {
-    throw new PathRefusedError({ path: userPath, reason: 'is a directory, not a file; use the list tool for directories' });
+    throw new PathRefusedError({
+      path: userPath,
+      reason: 'is a directory, not a file; use the list tool for directories',
+    });
   }
   if (options.kind === 'directory' && !stats.isDirectory()) {
     throw new PathRefusedError({ path: userPath, reason: 'is a file, not a directory' });
@@ -156,20 +203,31 @@ export async function resolveWorkspacePath(
 }
 
 /** For a path that does not exist: refuse dangling symlinks, then return real(ancestor) + rest. */
-async function resolveMissing(fs: WorkspaceFs, root: string, lexical: string, userPath: string): Promise<string> {
+async function resolveMissing(
+  fs: WorkspaceFs,
+  root: string,
+  lexical: string,
+  userPath: string,
+): Promise<string> {
   const rest: string[] = [];
   let current = lexical;
   for (;;) {
     try {
       const stats = await fs.lstat(current);
       if (stats.isSymbolicLink()) {
-        throw new PathRefusedError({ path: userPath, reason: 'is or goes through a dangling symlink' });
+        throw new PathRefusedError({
+          path: userPath,
+          reason: 'is or goes through a dangling symlink',
+        });
       }
       break;
     } catch (error) {
       if (error instanceof PathRefusedError) throw error;
       if (errorCode(error) !== 'ENOENT') {
-        throw new PathRefusedError({ path: userPath, reason: `cannot be resolved (${errorCode(error) ?? String(error)})` });
+        throw new PathRefusedError({
+          path: userPath,
+          reason: `cannot be resolved (${errorCode(error) ?? String(error)})`,
+        });
       }
     }
     rest.unshift(current.slice(dirname(current).length).replace(/^\//, ''));

@@ -6,7 +6,12 @@ import { createToolRuntime } from './runtime.js';
 
 const cwd = process.cwd();
 let ids = 0;
-const call = (name: string, args: unknown): ToolCallPart => ({ type: 'tool-call', id: `c${++ids}`, name, arguments: JSON.stringify(args) });
+const call = (name: string, args: unknown): ToolCallPart => ({
+  type: 'tool-call',
+  id: `c${++ids}`,
+  name,
+  arguments: JSON.stringify(args),
+});
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
@@ -42,25 +47,46 @@ function tracer() {
         return { content: `done ${tag}` };
       },
     });
-  return { log, activeDuring, maxActive: () => maxActive, safe: make('safe', true), barrier: make('barrier', false) };
+  return {
+    log,
+    activeDuring,
+    maxActive: () => maxActive,
+    safe: make('safe', true),
+    barrier: make('barrier', false),
+  };
 }
 
 describe('ToolScheduler', () => {
   it('commits results in call order although tools finish in another order', async () => {
     const trace = tracer();
-    const runtime = createToolRuntime({ cwd, tools: [trace.safe], approval: 'never-ask', maxConcurrency: 32 });
-    const calls = Array.from({ length: 30 }, (_, i) => call('safe', { tag: String(i), ms: ((i * 37) % 50) + 1 }));
+    const runtime = createToolRuntime({
+      cwd,
+      tools: [trace.safe],
+      approval: 'never-ask',
+      maxConcurrency: 32,
+    });
+    const calls = Array.from({ length: 30 }, (_, i) =>
+      call('safe', { tag: String(i), ms: ((i * 37) % 50) + 1 }),
+    );
     const events: ToolRunEvent[] = [];
     const results = await runtime.run(calls, { onEvent: (event) => events.push(event) });
     expect(results.map((result) => result.toolCallId)).toEqual(calls.map((c) => c.id));
-    const committed = events.filter((event) => event.type === 'result').map((event) => (event.type === 'result' ? event.body.toolCallId : ''));
+    const committed = events
+      .filter((event) => event.type === 'result')
+      .map((event) => (event.type === 'result' ? event.body.toolCallId : ''));
     expect(committed).toEqual(calls.map((c) => c.id));
-    const finished = trace.log.filter((entry) => entry.startsWith('end:')).map((entry) => entry.slice(4));
+    const finished = trace.log
+      .filter((entry) => entry.startsWith('end:'))
+      .map((entry) => entry.slice(4));
     expect(finished).not.toEqual(calls.map((_, i) => String(i)));
     expect(trace.maxActive()).toBeGreaterThan(1);
     for (const c of calls) {
-      const started = events.findIndex((event) => event.type === 'started' && event.toolCallId === c.id);
-      const result = events.findIndex((event) => event.type === 'result' && event.body.toolCallId === c.id);
+      const started = events.findIndex(
+        (event) => event.type === 'started' && event.toolCallId === c.id,
+      );
+      const result = events.findIndex(
+        (event) => event.type === 'result' && event.body.toolCallId === c.id,
+      );
       expect(started).toBeGreaterThanOrEqual(0);
       expect(started).toBeLessThan(result);
     }
@@ -68,16 +94,33 @@ describe('ToolScheduler', () => {
 
   it('bounds the parallel pool by maxConcurrency', async () => {
     const trace = tracer();
-    const runtime = createToolRuntime({ cwd, tools: [trace.safe], approval: 'never-ask', maxConcurrency: 3 });
-    await runtime.run(Array.from({ length: 10 }, (_, i) => call('safe', { tag: String(i), ms: 15 })));
+    const runtime = createToolRuntime({
+      cwd,
+      tools: [trace.safe],
+      approval: 'never-ask',
+      maxConcurrency: 3,
+    });
+    await runtime.run(
+      Array.from({ length: 10 }, (_, i) => call('safe', { tag: String(i), ms: 15 })),
+    );
     expect(trace.maxActive()).toBe(3);
   });
 
   it('runs every non-safe tool as an exclusive barrier', async () => {
     const trace = tracer();
-    const runtime = createToolRuntime({ cwd, tools: [trace.safe, trace.barrier], approval: 'never-ask' });
+    const runtime = createToolRuntime({
+      cwd,
+      tools: [trace.safe, trace.barrier],
+      approval: 'never-ask',
+    });
     const plan: Array<[string, string, number]> = [
-      ['safe', 'a', 40], ['safe', 'b', 10], ['barrier', 'X', 10], ['safe', 'c', 5], ['safe', 'd', 30], ['barrier', 'Y', 5], ['barrier', 'Z', 5],
+      ['safe', 'a', 40],
+      ['safe', 'b', 10],
+      ['barrier', 'X', 10],
+      ['safe', 'c', 5],
+      ['safe', 'd', 30],
+      ['barrier', 'Y', 5],
+      ['barrier', 'Z', 5],
     ];
     await runtime.run(plan.map(([name, tag, ms]) => call(name, { tag, ms })));
     const at = (entry: string) => trace.log.indexOf(entry);
@@ -99,12 +142,16 @@ describe('ToolScheduler', () => {
       description: 'checks the log',
       parameters: { type: 'object', properties: {} },
       execute: async (_args, context) => {
-        sawStarted = events.some((event) => event.type === 'started' && event.toolCallId === context.callId);
+        sawStarted = events.some(
+          (event) => event.type === 'started' && event.toolCallId === context.callId,
+        );
         return { content: 'ok' };
       },
     });
     const runtime = createToolRuntime({ cwd, tools: [probe], approval: 'never-ask' });
-    await runtime.run([{ type: 'tool-call', id: 'p1', name: 'probe', arguments: '' }], { onEvent: (event) => events.push(event) });
+    await runtime.run([{ type: 'tool-call', id: 'p1', name: 'probe', arguments: '' }], {
+      onEvent: (event) => events.push(event),
+    });
     expect(sawStarted).toBe(true);
     expect(events.map((event) => event.type)).toEqual(['approval', 'started', 'result']);
   });
@@ -118,7 +165,12 @@ describe('ToolScheduler', () => {
       call('safe', { tag: 1, ms: 'x', extra: true }),
       call('safe', { ms: 1 }),
     ]);
-    expect(results.map((result) => result.outcome)).toEqual(['not-found', 'invalid', 'invalid', 'invalid']);
+    expect(results.map((result) => result.outcome)).toEqual([
+      'not-found',
+      'invalid',
+      'invalid',
+      'invalid',
+    ]);
     expect(results[0]!.content).toMatch(/Unknown tool `nope`. Available tools: safe/);
     expect(results[1]!.content).toMatch(/not valid JSON/);
     expect(results[2]!.content).toMatch(/`tag` must be string/);
@@ -148,7 +200,12 @@ describe('ToolScheduler', () => {
         return { content: 'late' };
       },
     });
-    const runtime = createToolRuntime({ cwd, tools: [polite, stubborn], approval: 'never-ask', abortGraceMs: 50 });
+    const runtime = createToolRuntime({
+      cwd,
+      tools: [polite, stubborn],
+      approval: 'never-ask',
+      abortGraceMs: 50,
+    });
     const [first, second] = await runtime.run([call('polite', {}), call('stubborn', {})]);
     expect(first).toMatchObject({ outcome: 'timeout', isError: true });
     expect(first!.content).toBe('partial\n[timed out after 30 ms]');
@@ -158,11 +215,19 @@ describe('ToolScheduler', () => {
 
   it('gives every call a result when the batch is aborted: running ones aborted, later ones not started', async () => {
     const trace = tracer();
-    const runtime = createToolRuntime({ cwd, tools: [trace.safe, trace.barrier], approval: 'never-ask' });
+    const runtime = createToolRuntime({
+      cwd,
+      tools: [trace.safe, trace.barrier],
+      approval: 'never-ask',
+    });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
     const results = await runtime.run(
-      [call('safe', { tag: 'a', ms: 5 }), call('barrier', { tag: 'b', ms: 5000 }), call('safe', { tag: 'c', ms: 5 })],
+      [
+        call('safe', { tag: 'a', ms: 5 }),
+        call('barrier', { tag: 'b', ms: 5000 }),
+        call('safe', { tag: 'c', ms: 5 }),
+      ],
       { signal: controller.signal },
     );
     expect(results.map((result) => result.outcome)).toEqual(['ok', 'aborted', 'not-started']);
@@ -171,8 +236,18 @@ describe('ToolScheduler', () => {
   });
 
   it('truncates long results and records the original length', async () => {
-    const big = defineTool({ name: 'big', description: 'big', parameters: { type: 'object' }, execute: async () => ({ content: 'x'.repeat(500) }) });
-    const runtime = createToolRuntime({ cwd, tools: [big], approval: 'never-ask', maxResultChars: 100 });
+    const big = defineTool({
+      name: 'big',
+      description: 'big',
+      parameters: { type: 'object' },
+      execute: async () => ({ content: 'x'.repeat(500) }),
+    });
+    const runtime = createToolRuntime({
+      cwd,
+      tools: [big],
+      approval: 'never-ask',
+      maxResultChars: 100,
+    });
     const [result] = await runtime.run([call('big', {})]);
     expect(result!.content.startsWith('x'.repeat(100))).toBe(true);
     expect(result!.content).toMatch(/Output truncated: showing the first 100 of 500 characters/);
@@ -181,10 +256,21 @@ describe('ToolScheduler', () => {
   });
 
   it('renders a thrown error as an error result', async () => {
-    const boom = defineTool({ name: 'boom', description: 'throws', parameters: { type: 'object' }, execute: async () => { throw new Error('disk on fire'); } });
+    const boom = defineTool({
+      name: 'boom',
+      description: 'throws',
+      parameters: { type: 'object' },
+      execute: async () => {
+        throw new Error('disk on fire');
+      },
+    });
     const runtime = createToolRuntime({ cwd, tools: [boom], approval: 'never-ask' });
     const [result] = await runtime.run([call('boom', {})]);
-    expect(result).toMatchObject({ outcome: 'error', isError: true, content: 'Tool failed: disk on fire' });
+    expect(result).toMatchObject({
+      outcome: 'error',
+      isError: true,
+      content: 'Tool failed: disk on fire',
+    });
   });
 
   it('serialises calls that mutate the same path even when declared safe', async () => {
@@ -204,7 +290,11 @@ describe('ToolScheduler', () => {
       },
     });
     const runtime = createToolRuntime({ cwd, tools: [touch], approval: 'never-ask' });
-    await runtime.run([call('touch', { path: 'a' }), call('touch', { path: './a' }), call('touch', { path: 'b/../a' })]);
+    await runtime.run([
+      call('touch', { path: 'a' }),
+      call('touch', { path: './a' }),
+      call('touch', { path: 'b/../a' }),
+    ]);
     expect(maxActive).toBe(1);
   });
 
@@ -218,7 +308,9 @@ describe('ToolScheduler', () => {
     });
     expect(runtime.specs().map((spec) => spec.name)).toEqual(['barrier', 'safe']);
     expect(runtime.specs('reviewer').map((spec) => spec.name)).toEqual(['safe']);
-    const [result] = await runtime.run([call('barrier', { tag: 'x', ms: 1 })], { agent: 'reviewer' });
+    const [result] = await runtime.run([call('barrier', { tag: 'x', ms: 1 })], {
+      agent: 'reviewer',
+    });
     expect(result!.outcome).toBe('not-found');
   });
 
@@ -226,12 +318,37 @@ describe('ToolScheduler', () => {
     const trace = tracer();
     const runtime = createToolRuntime({ cwd, tools: [trace.barrier], approval: 'never-ask' });
     const failure = new Error('log closed');
-    const run = runtime.run([call('barrier', { tag: 'a', ms: 1 }), call('barrier', { tag: 'b', ms: 1 })], {
-      onEvent: (event) => {
-        if (event.type === 'result') throw failure;
+    const run = runtime.run(
+      [call('barrier', { tag: 'a', ms: 1 }), call('barrier', { tag: 'b', ms: 1 })],
+      {
+        onEvent: (event) => {
+          if (event.type === 'result') throw failure;
+        },
       },
-    });
+    );
     await expect(run).rejects.toBe(failure);
     expect(trace.log).not.toContain('start:b');
+  });
+});
+
+describe('ToolScheduler with an already-aborted signal', () => {
+  it('starts nothing and answers every call as not started', async () => {
+    let ran = false;
+    const tool = defineTool({
+      name: 't',
+      description: 't',
+      parameters: { type: 'object' },
+      execute: async () => {
+        ran = true;
+        return { content: '' };
+      },
+    });
+    const runtime = createToolRuntime({ cwd, tools: [tool], approval: 'never-ask' });
+    const results = await runtime.run([call('t', {}), call('t', {})], {
+      signal: AbortSignal.abort(),
+    });
+    expect(results.map((result) => result.outcome)).toEqual(['not-started', 'not-started']);
+    expect(ran).toBe(false);
+    expect(await runtime.run([])).toEqual([]);
   });
 });

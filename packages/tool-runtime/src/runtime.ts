@@ -10,7 +10,12 @@ import type {
   ToolScheduler,
   ToolSpec,
 } from '@spine/protocol';
-import { type ApprovalPolicy, type ApprovalPolicyName, type ApprovalRule, createApprovalPolicy } from './approval.js';
+import {
+  type ApprovalPolicy,
+  type ApprovalPolicyName,
+  type ApprovalRule,
+  createApprovalPolicy,
+} from './approval.js';
 import { toParametersSchema } from './define-tool.js';
 import { InvalidRuntimeOptionsError, InvalidToolDefinitionError } from './errors.js';
 import { ApprovalGate } from './internal/approval-gate.js';
@@ -18,8 +23,8 @@ import { KeyedLock } from './internal/keyed-lock.js';
 import type { PipelineState, RegisteredTool } from './internal/pipeline.js';
 import { runBatch } from './internal/scheduler.js';
 import { compileArgumentValidator } from './internal/validate.js';
-import { READ_STATE_SERVICE, createReadStateTracker } from './read-state.js';
-import { type SandboxBackend, type SandboxBackendInfo, createNoneSandbox } from './sandbox.js';
+import { createReadStateTracker, READ_STATE_SERVICE } from './read-state.js';
+import { createNoneSandbox, type SandboxBackend, type SandboxBackendInfo } from './sandbox.js';
 import { detectSandboxSync } from './sandbox-bwrap.js';
 
 /** Options of {@link createToolRuntime}. */
@@ -79,7 +84,9 @@ function policyOf(approval: ApprovalPolicyName | ApprovalPolicy): ApprovalPolicy
 
 function checkMode(mode: SandboxMode): SandboxMode {
   if (!MODES.includes(mode)) {
-    throw new InvalidRuntimeOptionsError({ reason: `unknown sandbox mode ${JSON.stringify(mode)}; use ${MODES.join(', ')}` });
+    throw new InvalidRuntimeOptionsError({
+      reason: `unknown sandbox mode ${JSON.stringify(mode)}; use ${MODES.join(', ')}`,
+    });
   }
   return mode;
 }
@@ -97,14 +104,22 @@ function checkMode(mode: SandboxMode): SandboxMode {
  * ```
  */
 export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
-  if (!isAbsolute(options.cwd)) throw new InvalidRuntimeOptionsError({ reason: `cwd must be absolute, got ${JSON.stringify(options.cwd)}` });
+  if (!isAbsolute(options.cwd))
+    throw new InvalidRuntimeOptionsError({
+      reason: `cwd must be absolute, got ${JSON.stringify(options.cwd)}`,
+    });
   let cwd: string;
   try {
     cwd = realpathSync(options.cwd);
   } catch {
-    throw new InvalidRuntimeOptionsError({ reason: `cwd ${options.cwd} does not exist; create it first` });
+    throw new InvalidRuntimeOptionsError({
+      reason: `cwd ${options.cwd} does not exist; create it first`,
+    });
   }
-  const backend = options.sandboxBackend === undefined ? detectSandboxSync() : (options.sandboxBackend ?? undefined);
+  const backend =
+    options.sandboxBackend === undefined
+      ? detectSandboxSync()
+      : (options.sandboxBackend ?? undefined);
   const hooks: Required<ToolHooks> = {
     preExecute: [...(options.hooks?.preExecute ?? [])],
     execute: [...(options.hooks?.execute ?? [])],
@@ -117,21 +132,39 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     tools: new Map<string, RegisteredTool>(),
     hooks,
     gate: new ApprovalGate(policyOf(options.approval ?? 'ask'), options.rules ?? []),
+    visibility,
     visible: visibility ? (agent, tool) => visibility(agent, tool) : () => true,
     maxResultChars: options.maxResultChars ?? 30_000,
     abortGraceMs: options.abortGraceMs ?? 2_000,
-    services: { [READ_STATE_SERVICE]: createReadStateTracker(), [SANDBOX_BACKEND_SERVICE]: backend ?? null, ...options.services },
+    services: {
+      [READ_STATE_SERVICE]: createReadStateTracker(),
+      [SANDBOX_BACKEND_SERVICE]: backend ?? null,
+      ...options.services,
+    },
     pathLocks: new KeyedLock(),
   };
   const maxConcurrency = Math.max(1, options.maxConcurrency ?? 8);
   const register = (tool: ToolDefinition<never>): void => {
     const name = tool.spec?.name;
     if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
-      throw new InvalidToolDefinitionError({ name: String(name), reason: 'the name must match [A-Za-z0-9_-]{1,64}' });
+      throw new InvalidToolDefinitionError({
+        name: String(name),
+        reason: 'the name must match [A-Za-z0-9_-]{1,64}',
+      });
     }
-    if (state.tools.has(name)) throw new InvalidToolDefinitionError({ name, reason: 'a tool with this name is already registered; unregister it first' });
+    if (state.tools.has(name))
+      throw new InvalidToolDefinitionError({
+        name,
+        reason: 'a tool with this name is already registered; unregister it first',
+      });
     const schema = toParametersSchema(name, tool.spec.parameters);
-    state.tools.set(name, { tool, validate: compileArgumentValidator(schema).validate });
+    const properties = schema.properties;
+    const escalates =
+      typeof properties === 'object' &&
+      properties !== null &&
+      !Array.isArray(properties) &&
+      'escalation' in properties;
+    state.tools.set(name, { tool, validate: compileArgumentValidator(schema).validate, escalates });
   };
   for (const tool of options.tools ?? []) register(tool);
   const runtime: ToolRuntime = {
@@ -154,8 +187,10 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         .filter((entry) => state.visible(agent, entry.tool))
         .map((entry) => entry.tool.spec)
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-    run: (calls: readonly ToolCallPart[], runOptions: ToolRunOptions = {}): Promise<ToolResultBody[]> =>
-      runBatch(state, calls, runOptions, maxConcurrency),
+    run: (
+      calls: readonly ToolCallPart[],
+      runOptions: ToolRunOptions = {},
+    ): Promise<ToolResultBody[]> => runBatch(state, calls, runOptions, maxConcurrency),
   };
   return runtime;
 }

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { SHELL, type SandboxBackend, type SandboxCommand } from './sandbox.js';
+import { type SandboxBackend, type SandboxCommand, SHELL } from './sandbox.js';
 
 /** Options of {@link createBwrapSandbox}. */
 export interface BwrapSandboxOptions {
@@ -12,7 +12,10 @@ export interface BwrapSandboxOptions {
 }
 
 /** Finds an executable named `name` on `PATH`, or `undefined`. */
-export function findOnPath(name: string, pathVariable = process.env.PATH ?? ''): string | undefined {
+export function findOnPath(
+  name: string,
+  pathVariable = process.env.PATH ?? '',
+): string | undefined {
   for (const dir of pathVariable.split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);
@@ -54,7 +57,11 @@ export function bwrapArguments(command: SandboxCommand): string[] {
  */
 export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBackend {
   const path = options.path ?? findOnPath('bwrap') ?? '/usr/bin/bwrap';
-  const info = { name: 'bwrap', enforces: ['read-only', 'workspace-write', 'danger-full-access'] as const, path };
+  const info = {
+    name: 'bwrap',
+    enforces: ['read-only', 'workspace-write', 'danger-full-access'] as const,
+    path,
+  };
   return {
     specificationVersion: 1,
     info: options.version ? { ...info, version: options.version } : info,
@@ -65,7 +72,15 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
   };
 }
 
-const PROBE = ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--new-session', 'true'];
+const PROBE = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--unshare-all',
+  '--die-with-parent',
+  '--new-session',
+  'true',
+];
 let detected: Promise<SandboxBackend | undefined> | undefined;
 let detectedSync: { backend: SandboxBackend | undefined } | undefined;
 

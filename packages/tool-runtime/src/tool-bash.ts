@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { SandboxUnavailableError } from './errors.js';
 import { runProcess } from './internal/run-process.js';
-import { type WorkspaceToolOptions, failureOutput, toolSupport } from './internal/tool-support.js';
-import { type SandboxBackend, createNoneSandbox } from './sandbox.js';
+import { failureOutput, toolSupport, type WorkspaceToolOptions } from './internal/tool-support.js';
+import { createNoneSandbox, type SandboxBackend } from './sandbox.js';
 import { detectSandbox } from './sandbox-bwrap.js';
 
 /** Options of {@link createBashTool}. */
@@ -23,26 +23,46 @@ export interface BashToolOptions extends WorkspaceToolOptions {
 
 const BashArguments = z.object({
   command: z.string().min(1).describe('Shell command line, run with bash -c.'),
-  workdir: z.string().optional().describe('Working directory, relative to the workspace root. Default: the root.'),
-  timeoutMs: z.number().int().min(1).optional().describe('Time limit in ms; the process group is killed when it passes.'),
+  workdir: z
+    .string()
+    .optional()
+    .describe('Working directory, relative to the workspace root. Default: the root.'),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Time limit in ms; the process group is killed when it passes.'),
   escalation: z
     .object({
-      justification: z.string().min(1).describe('Why the command needs more than the sandbox allows.'),
+      justification: z
+        .string()
+        .min(1)
+        .describe('Why the command needs more than the sandbox allows.'),
       permissions: z.object({
         network: z.boolean().optional().describe('Allow network access.'),
-        fullAccess: z.boolean().optional().describe('Run without the sandbox (danger-full-access).'),
+        fullAccess: z
+          .boolean()
+          .optional()
+          .describe('Run without the sandbox (danger-full-access).'),
       }),
     })
     .optional()
-    .describe('Ask the user for extra sandbox permissions for this one command. Only use when the command failed because of the sandbox.'),
+    .describe(
+      'Ask the user for extra sandbox permissions for this one command. Only use when the command failed because of the sandbox.',
+    ),
 });
 type BashArguments = z.infer<typeof BashArguments>;
 
-async function backendFor(option: SandboxBackend | null | undefined, context: ToolExecutionContext): Promise<SandboxBackend | undefined> {
+async function backendFor(
+  option: SandboxBackend | null | undefined,
+  context: ToolExecutionContext,
+): Promise<SandboxBackend | undefined> {
   if (option !== undefined) return option ?? undefined;
   const service = context.services?.sandboxBackend;
   if (service === null) return undefined;
-  if (typeof service === 'object' && typeof (service as SandboxBackend).wrap === 'function') return service as SandboxBackend;
+  if (typeof service === 'object' && typeof (service as SandboxBackend).wrap === 'function')
+    return service as SandboxBackend;
   return detectSandbox();
 }
 
@@ -66,15 +86,31 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashArg
     execute: async (args, context) => {
       try {
         const granted = context.grantedPermissions ?? {};
-        const mode: SandboxMode = granted.fullAccess === true ? 'danger-full-access' : context.sandbox;
-        const backend = mode === 'danger-full-access' ? createNoneSandbox() : await backendFor(options.sandboxBackend, context);
+        const mode: SandboxMode =
+          granted.fullAccess === true ? 'danger-full-access' : context.sandbox;
+        const backend =
+          mode === 'danger-full-access'
+            ? createNoneSandbox()
+            : await backendFor(options.sandboxBackend, context);
         if (!backend?.info.enforces.includes(mode)) {
-          throw new SandboxUnavailableError({ mode, detail: backend ? `backend ${backend.info.name} cannot enforce it` : 'bubblewrap (bwrap) was not found or cannot create namespaces here' });
+          throw new SandboxUnavailableError({
+            mode,
+            detail: backend
+              ? `backend ${backend.info.name} cannot enforce it`
+              : 'bubblewrap (bwrap) was not found or cannot create namespaces here',
+          });
         }
         const workspace = await support.fs.realpath(support.cwd);
         const workdir = await support.resolve(args.workdir ?? '.', 'directory');
-        if (!workdir.exists) return { content: `Working directory not found: ${args.workdir}.`, isError: true };
-        const wrapped = backend.wrap({ command: args.command, cwd: workdir.absolute, workspace, mode, network: granted.network === true });
+        if (!workdir.exists)
+          return { content: `Working directory not found: ${args.workdir}.`, isError: true };
+        const wrapped = backend.wrap({
+          command: args.command,
+          cwd: workdir.absolute,
+          workspace,
+          mode,
+          network: granted.network === true,
+        });
         const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
         const result = await runProcess({
           file: wrapped.file,
@@ -84,14 +120,23 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashArg
           signal: context.signal,
           timeoutMs,
           maxOutputChars,
-          onOutput: context.onProgress ? (chunk) => context.onProgress?.({ message: chunk }) : undefined,
+          onOutput: context.onProgress
+            ? (chunk) => context.onProgress?.({ message: chunk })
+            : undefined,
         });
         const notes: string[] = [];
-        if (result.timedOut) notes.push(`[timed out after ${timeoutMs} ms; the process group was killed]`);
+        if (result.timedOut)
+          notes.push(`[timed out after ${timeoutMs} ms; the process group was killed]`);
         else if (result.aborted) notes.push('[aborted; the process group was killed]');
-        else if (result.exitCode !== 0) notes.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
+        else if (result.exitCode !== 0)
+          notes.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
         const body = result.output.length > 0 ? result.output : '(no output)';
-        const meta: Record<string, string | number | boolean> = { sandbox: backend.info.name, sandboxMode: mode, contentType: 'text/plain', cwd: workdir.relative };
+        const meta: Record<string, string | number | boolean> = {
+          sandbox: backend.info.name,
+          sandboxMode: mode,
+          contentType: 'text/plain',
+          cwd: workdir.relative,
+        };
         if (result.exitCode !== null) meta.exitCode = result.exitCode;
         if (result.signal) meta.signal = result.signal;
         if (result.truncated) {

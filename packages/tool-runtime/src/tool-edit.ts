@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { StaleFileError } from './errors.js';
 import {
-  type WorkspaceToolOptions,
   failureOutput,
   readOnlyRefusal,
   toolSupport,
+  type WorkspaceToolOptions,
   writeAtomically,
 } from './internal/tool-support.js';
 
@@ -15,7 +15,10 @@ const EditArguments = z.object({
   edits: z
     .array(
       z.object({
-        oldText: z.string().min(1).describe('Exact text to replace; must occur once unless replaceAll is true.'),
+        oldText: z
+          .string()
+          .min(1)
+          .describe('Exact text to replace; must occur once unless replaceAll is true.'),
         newText: z.string().describe('Replacement text.'),
         replaceAll: z.boolean().optional().describe('Replace every occurrence.'),
       }),
@@ -27,7 +30,8 @@ type EditArguments = z.infer<typeof EditArguments>;
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
+    count++;
   return count;
 }
 
@@ -40,17 +44,25 @@ export function applyEdits(
   let firstOffset = Number.POSITIVE_INFINITY;
   for (const [index, edit] of edits.entries()) {
     const label = edits.length > 1 ? `edit ${index + 1}: ` : '';
-    if (edit.oldText === edit.newText) return { problem: `${label}oldText and newText are the same; nothing to change` };
+    if (edit.oldText === edit.newText)
+      return { problem: `${label}oldText and newText are the same; nothing to change` };
     const count = countOccurrences(text, edit.oldText);
-    if (count === 0) return { problem: `${label}oldText was not found. Read the file again and copy the exact text, including whitespace` };
+    if (count === 0)
+      return {
+        problem: `${label}oldText was not found. Read the file again and copy the exact text, including whitespace`,
+      };
     if (count > 1 && !edit.replaceAll) {
-      return { problem: `${label}oldText occurs ${count} times; include more surrounding lines to make it unique, or set replaceAll` };
+      return {
+        problem: `${label}oldText occurs ${count} times; include more surrounding lines to make it unique, or set replaceAll`,
+      };
     }
     firstOffset = Math.min(firstOffset, text.indexOf(edit.oldText));
-    text = edit.replaceAll ? text.split(edit.oldText).join(edit.newText) : (() => {
-      const at = text.indexOf(edit.oldText);
-      return text.slice(0, at) + edit.newText + text.slice(at + edit.oldText.length);
-    })();
+    text = edit.replaceAll
+      ? text.split(edit.oldText).join(edit.newText)
+      : (() => {
+          const at = text.indexOf(edit.oldText);
+          return text.slice(0, at) + edit.newText + text.slice(at + edit.oldText.length);
+        })();
     replacements += edit.replaceAll ? count : 1;
   }
   const firstLine = text.slice(0, firstOffset).split('\n').length;
@@ -74,15 +86,25 @@ export function createEditTool(options: WorkspaceToolOptions): ToolDefinition<Ed
       if (context.sandbox === 'read-only') return readOnlyRefusal(args.path);
       try {
         const target = await support.resolve(args.path, 'file');
-        if (!target.exists) return { content: `File not found: ${args.path}. Use write to create a new file.`, isError: true };
+        if (!target.exists)
+          return {
+            content: `File not found: ${args.path}. Use write to create a new file.`,
+            isError: true,
+          };
         const tracker = support.tracker(context);
         return await tracker.withLock(target.absolute, async () => {
           const current = await support.fs.readFile(target.absolute);
           const state = tracker.check(target.absolute, current);
-          if (state !== 'ok') throw new StaleFileError({ path: target.relative, neverRead: state === 'never-read' });
+          if (state !== 'ok')
+            throw new StaleFileError({ path: target.relative, neverRead: state === 'never-read' });
           const applied = applyEdits(current.toString('utf8'), args.edits);
           const meta = { sourcePath: target.relative, contentType: 'text/plain' };
-          if ('problem' in applied) return { content: `Edit of ${target.relative} refused, nothing written: ${applied.problem}.`, isError: true, meta };
+          if ('problem' in applied)
+            return {
+              content: `Edit of ${target.relative} refused, nothing written: ${applied.problem}.`,
+              isError: true,
+              meta,
+            };
           await writeAtomically(support.fs, target.absolute, applied.text);
           tracker.recordWrite(target.absolute, applied.text);
           return {

@@ -2,13 +2,22 @@ import type { ToolDefinition } from '@spine/protocol';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { type WorkspaceToolOptions, failureOutput, toolSupport } from './internal/tool-support.js';
+import { failureOutput, toolSupport, type WorkspaceToolOptions } from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
 
 const GlobArguments = z.object({
-  pattern: z.string().min(1).describe('Glob matched against workspace-relative paths, e.g. "src/**/*.ts".'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Glob matched against workspace-relative paths, e.g. "src/**/*.ts".'),
   path: z.string().optional().describe('Directory to search from. Default: the workspace root.'),
-  limit: z.number().int().min(1).max(5000).optional().describe('Maximum paths returned. Default 500.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .optional()
+    .describe('Maximum paths returned. Default 500.'),
 });
 type GlobArguments = z.infer<typeof GlobArguments>;
 
@@ -17,7 +26,8 @@ export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<Gl
   const support = toolSupport(options);
   return defineTool({
     name: 'glob',
-    description: 'Find files by glob pattern (matched against paths relative to the workspace root). Respects .gitignore.',
+    description:
+      'Find files by glob pattern (matched against paths relative to the workspace root). Respects .gitignore.',
     parameters: GlobArguments,
     isConcurrencySafe: true,
     execute: async (args, context) => {
@@ -29,7 +39,13 @@ export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<Gl
         const limit = args.limit ?? 500;
         const found: string[] = [];
         let more = false;
-        for await (const entry of walkWorkspace({ fs: support.fs, root, start: start.absolute, exclude: support.exclude, signal: context.signal })) {
+        for await (const entry of walkWorkspace({
+          fs: support.fs,
+          root,
+          start: start.absolute,
+          exclude: support.exclude,
+          signal: context.signal,
+        })) {
           if (entry.isDirectory || !isMatch(entry.relative)) continue;
           if (found.length >= limit) {
             more = true;
@@ -37,10 +53,14 @@ export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<Gl
           }
           found.push(entry.relative);
         }
-        if (found.length === 0) return { content: `No files match ${args.pattern}.`, meta: { count: 0 } };
+        if (found.length === 0)
+          return { content: `No files match ${args.pattern}.`, meta: { count: 0 } };
         found.sort();
         if (more) found.push(`[Stopped at ${limit} paths; use a narrower pattern.]`);
-        return { content: found.join('\n'), meta: { count: found.length - (more ? 1 : 0), truncated: more } };
+        return {
+          content: found.join('\n'),
+          meta: { count: found.length - (more ? 1 : 0), truncated: more },
+        };
       } catch (error) {
         return failureOutput(error);
       }

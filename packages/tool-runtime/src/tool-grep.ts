@@ -2,16 +2,39 @@ import type { ToolDefinition } from '@spine/protocol';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { type WorkspaceToolOptions, failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
+import {
+  failureOutput,
+  looksBinary,
+  toolSupport,
+  type WorkspaceToolOptions,
+} from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
 
 const GrepArguments = z.object({
   pattern: z.string().min(1).describe('JavaScript regular expression searched line by line.'),
-  path: z.string().optional().describe('File or directory to search, relative to the workspace root. Default: the root.'),
-  glob: z.string().optional().describe('Only files whose workspace-relative path matches this glob, e.g. "**/*.ts".'),
+  path: z
+    .string()
+    .optional()
+    .describe('File or directory to search, relative to the workspace root. Default: the root.'),
+  glob: z
+    .string()
+    .optional()
+    .describe('Only files whose workspace-relative path matches this glob, e.g. "**/*.ts".'),
   ignoreCase: z.boolean().optional(),
-  context: z.number().int().min(0).max(10).optional().describe('Lines of context before and after each match.'),
-  maxMatches: z.number().int().min(1).max(1000).optional().describe('Stop after this many matches. Default 100.'),
+  context: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe('Lines of context before and after each match.'),
+  maxMatches: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Stop after this many matches. Default 100.'),
 });
 type GrepArguments = z.infer<typeof GrepArguments>;
 
@@ -48,7 +71,13 @@ export function createGrepTool(options: WorkspaceToolOptions): ToolDefinition<Gr
         let files = 0;
         const candidates = target.stats?.isFile()
           ? [{ absolute: target.absolute, relative: target.relative }]
-          : walkWorkspace({ fs: support.fs, root, start: target.absolute, exclude: support.exclude, signal: context.signal });
+          : walkWorkspace({
+              fs: support.fs,
+              root,
+              start: target.absolute,
+              exclude: support.exclude,
+              signal: context.signal,
+            });
         for await (const entry of candidates) {
           if ('isDirectory' in entry && entry.isDirectory) continue;
           if (matchGlob && !matchGlob(entry.relative)) continue;
@@ -68,14 +97,20 @@ export function createGrepTool(options: WorkspaceToolOptions): ToolDefinition<Gr
             if (around > 0 && lastShown >= 0 && from > lastShown + 1) out.push('--');
             for (let j = from; j <= Math.min(lines.length - 1, i + around); j++) {
               const separator = j === i ? ':' : '-';
-              out.push(`${entry.relative}${separator}${j + 1}${separator}${lines[j]!.slice(0, 500)}`);
+              out.push(
+                `${entry.relative}${separator}${j + 1}${separator}${lines[j]!.slice(0, 500)}`,
+              );
               lastShown = j;
             }
           }
           if (fileHadMatch) files++;
         }
-        if (matches === 0) return { content: `No matches for /${args.pattern}/.`, meta: { matches: 0 } };
-        if (matches >= limit) out.push(`[Stopped at ${limit} matches; narrow the pattern, path or glob, or raise maxMatches.]`);
+        if (matches === 0)
+          return { content: `No matches for /${args.pattern}/.`, meta: { matches: 0 } };
+        if (matches >= limit)
+          out.push(
+            `[Stopped at ${limit} matches; narrow the pattern, path or glob, or raise maxMatches.]`,
+          );
         return { content: out.join('\n'), meta: { matches, files, contentType: 'text/plain' } };
       } catch (error) {
         return failureOutput(error);

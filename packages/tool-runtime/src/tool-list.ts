@@ -1,12 +1,21 @@
 import type { ToolDefinition } from '@spine/protocol';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { type WorkspaceToolOptions, failureOutput, toolSupport } from './internal/tool-support.js';
+import { failureOutput, toolSupport, type WorkspaceToolOptions } from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
 
 const ListArguments = z.object({
-  path: z.string().optional().describe('Directory to list, relative to the workspace root. Default: the root.'),
-  depth: z.number().int().min(1).max(6).optional().describe('How many levels to descend. Default 2.'),
+  path: z
+    .string()
+    .optional()
+    .describe('Directory to list, relative to the workspace root. Default: the root.'),
+  depth: z
+    .number()
+    .int()
+    .min(1)
+    .max(6)
+    .optional()
+    .describe('How many levels to descend. Default 2.'),
 });
 type ListArguments = z.infer<typeof ListArguments>;
 
@@ -17,7 +26,8 @@ export function createListTool(options: WorkspaceToolOptions): ToolDefinition<Li
   const support = toolSupport(options);
   return defineTool({
     name: 'list',
-    description: 'List a directory of the workspace as a tree of relative paths (directories end with /). Respects .gitignore.',
+    description:
+      'List a directory of the workspace as a tree of relative paths (directories end with /). Respects .gitignore.',
     parameters: ListArguments,
     isConcurrencySafe: true,
     execute: async (args, context) => {
@@ -27,7 +37,14 @@ export function createListTool(options: WorkspaceToolOptions): ToolDefinition<Li
         const root = await support.fs.realpath(support.cwd);
         const lines: string[] = [];
         let more = false;
-        const walk = walkWorkspace({ fs: support.fs, root, start: start.absolute, exclude: support.exclude, maxDepth: args.depth ?? 2, signal: context.signal });
+        const walk = walkWorkspace({
+          fs: support.fs,
+          root,
+          start: start.absolute,
+          exclude: support.exclude,
+          maxDepth: args.depth ?? 2,
+          signal: context.signal,
+        });
         for await (const entry of walk) {
           if (lines.length >= MAX_ENTRIES) {
             more = true;
@@ -36,9 +53,17 @@ export function createListTool(options: WorkspaceToolOptions): ToolDefinition<Li
           lines.push(entry.isDirectory ? `${entry.relative}/` : entry.relative);
         }
         lines.sort();
-        if (lines.length === 0) return { content: `${start.relative}/ is empty.`, meta: { sourcePath: start.relative, count: 0 } };
-        if (more) lines.push(`[Stopped at ${MAX_ENTRIES} entries; list a subdirectory or lower depth.]`);
-        return { content: lines.join('\n'), meta: { sourcePath: start.relative, count: lines.length } };
+        if (lines.length === 0)
+          return {
+            content: `${start.relative}/ is empty.`,
+            meta: { sourcePath: start.relative, count: 0 },
+          };
+        if (more)
+          lines.push(`[Stopped at ${MAX_ENTRIES} entries; list a subdirectory or lower depth.]`);
+        return {
+          content: lines.join('\n'),
+          meta: { sourcePath: start.relative, count: lines.length },
+        };
       } catch (error) {
         return failureOutput(error);
       }

@@ -1,7 +1,12 @@
 import type { ToolDefinition } from '@spine/protocol';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { type WorkspaceToolOptions, failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
+import {
+  failureOutput,
+  looksBinary,
+  toolSupport,
+  type WorkspaceToolOptions,
+} from './internal/tool-support.js';
 
 /** Options of {@link createReadTool}. */
 export interface ReadToolOptions extends WorkspaceToolOptions {
@@ -41,37 +46,61 @@ export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadArg
       try {
         const target = await support.resolve(args.path, 'file');
         if (!target.exists) {
-          return { content: `File not found: ${args.path}. Use glob or list to find the right path.`, isError: true };
+          return {
+            content: `File not found: ${args.path}. Use glob or list to find the right path.`,
+            isError: true,
+          };
         }
         const size = target.stats?.size ?? 0;
         const ranged = args.offset !== undefined || args.limit !== undefined;
         if (size > HARD_LIMIT_BYTES || (size > maxFileBytes && !ranged)) {
-          return { content: `${target.relative} is ${size} bytes, too large to read at once. Pass offset and limit to read a range, or grep for what you need.`, isError: true };
+          return {
+            content: `${target.relative} is ${size} bytes, too large to read at once. Pass offset and limit to read a range, or grep for what you need.`,
+            isError: true,
+          };
         }
         const buffer = await support.fs.readFile(target.absolute);
-        const meta = { sourcePath: target.relative, contentType: 'text/plain', bytes: buffer.length };
+        const meta = {
+          sourcePath: target.relative,
+          contentType: 'text/plain',
+          bytes: buffer.length,
+        };
         if (looksBinary(buffer)) {
-          return { content: `${target.relative} is a binary file (${buffer.length} bytes); its content is not shown.`, meta: { ...meta, contentType: 'application/octet-stream' } };
+          return {
+            content: `${target.relative} is a binary file (${buffer.length} bytes); its content is not shown.`,
+            meta: { ...meta, contentType: 'application/octet-stream' },
+          };
         }
         support.tracker(context).recordRead(target.absolute, buffer);
         const lines = buffer.toString('utf8').split('\n');
         if (lines.at(-1) === '') lines.pop();
-        if (lines.length === 0) return { content: `(${target.relative} is empty)`, meta: { ...meta, lines: 0 } };
+        if (lines.length === 0)
+          return { content: `(${target.relative} is empty)`, meta: { ...meta, lines: 0 } };
         const first = args.offset ?? 1;
         if (first > lines.length) {
-          return { content: `offset ${first} is past the end of ${target.relative} (${lines.length} lines).`, isError: true, meta };
+          return {
+            content: `offset ${first} is past the end of ${target.relative} (${lines.length} lines).`,
+            isError: true,
+            meta,
+          };
         }
         const last = Math.min(lines.length, first + (args.limit ?? defaultLimit) - 1);
         const rendered: string[] = [];
         for (let n = first; n <= last; n++) {
           let line = lines[n - 1]!.replace(/\r$/, '');
-          if (line.length > maxLineChars) line = `${line.slice(0, maxLineChars)}… [line cut at ${maxLineChars} characters]`;
+          if (line.length > maxLineChars)
+            line = `${line.slice(0, maxLineChars)}… [line cut at ${maxLineChars} characters]`;
           rendered.push(`${String(n).padStart(6)}\t${line}`);
         }
         if (first > 1 || last < lines.length) {
-          rendered.push(`[Showing lines ${first}-${last} of ${lines.length}.${last < lines.length ? ` Use offset=${last + 1} to read more.` : ''}]`);
+          rendered.push(
+            `[Showing lines ${first}-${last} of ${lines.length}.${last < lines.length ? ` Use offset=${last + 1} to read more.` : ''}]`,
+          );
         }
-        return { content: rendered.join('\n'), meta: { ...meta, lines: lines.length, firstLine: first, lastLine: last } };
+        return {
+          content: rendered.join('\n'),
+          meta: { ...meta, lines: lines.length, firstLine: first, lastLine: last },
+        };
       } catch (error) {
         return failureOutput(error, { params: args });
       }

@@ -3,16 +3,18 @@ import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { StaleFileError } from './errors.js';
 import {
-  type WorkspaceToolOptions,
   failureOutput,
   readIfExists,
   readOnlyRefusal,
   toolSupport,
+  type WorkspaceToolOptions,
   writeAtomically,
 } from './internal/tool-support.js';
 
 const WriteArguments = z.object({
-  path: z.string().describe('File path, relative to the workspace root. Parent directories are created.'),
+  path: z
+    .string()
+    .describe('File path, relative to the workspace root. Parent directories are created.'),
   content: z.string().describe('The complete new content of the file.'),
 });
 type WriteArguments = z.infer<typeof WriteArguments>;
@@ -38,13 +40,19 @@ export function createWriteTool(options: WorkspaceToolOptions): ToolDefinition<W
         return await tracker.withLock(target.absolute, async () => {
           const current = await readIfExists(support.fs, target.absolute);
           const state = tracker.check(target.absolute, current);
-          if (state !== 'ok') throw new StaleFileError({ path: target.relative, neverRead: state === 'never-read' });
+          if (state !== 'ok')
+            throw new StaleFileError({ path: target.relative, neverRead: state === 'never-read' });
           await writeAtomically(support.fs, target.absolute, args.content);
           tracker.recordWrite(target.absolute, args.content);
           const bytes = Buffer.byteLength(args.content);
           return {
             content: `${current === undefined ? 'Created' : 'Overwrote'} ${target.relative} (${bytes} bytes).`,
-            meta: { sourcePath: target.relative, contentType: 'text/plain', bytes, created: current === undefined },
+            meta: {
+              sourcePath: target.relative,
+              contentType: 'text/plain',
+              bytes,
+              created: current === undefined,
+            },
           };
         });
       } catch (error) {

@@ -1,5 +1,5 @@
-import { promises as nodeFsPromises } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
+import { promises as nodeFsPromises } from 'node:fs';
 
 /**
  * The file-system operations the workspace tools use. The default is `node:fs/promises`; a

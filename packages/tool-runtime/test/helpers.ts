@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolCallPart, ToolResultBody, ToolRunEvent } from '@spine/protocol';
@@ -15,11 +15,21 @@ let counter = 0;
 /** Builds a tool call part with a unique id. */
 export function toolCall(name: string, args: unknown): ToolCallPart {
   counter++;
-  return { type: 'tool-call', id: `call_${counter}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+  return {
+    type: 'tool-call',
+    id: `call_${counter}`,
+    name,
+    arguments: typeof args === 'string' ? args : JSON.stringify(args),
+  };
 }
 
 /** Runs one call and returns its result. */
-export async function runOne(runtime: ToolRuntime, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResultBody> {
+export async function runOne(
+  runtime: ToolRuntime,
+  name: string,
+  args: unknown,
+  signal?: AbortSignal,
+): Promise<ToolResultBody> {
   const [result] = await runtime.run([toolCall(name, args)], signal ? { signal } : {});
   return result!;
 }

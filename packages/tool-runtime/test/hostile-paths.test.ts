@@ -1,13 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  PathRefusedError,
-  type ToolRuntime,
   createToolRuntime,
   createWorkspaceTools,
+  PathRefusedError,
   resolveWorkspacePath,
+  type ToolRuntime,
 } from '../src/index.js';
 import { makeTempDir, toolCall } from './helpers.js';
 
@@ -60,17 +67,57 @@ beforeAll(() => {
     }
   })();
   corpus = [
-    '../outside/secret.txt', '../../etc/passwd', '/etc/passwd', join(outside, 'secret.txt'),
-    'a/../../outside/secret.txt', './../outside/secret.txt', 'sub/../../outside/secret.txt', '..', '../', '/', '/tmp',
-    `${ws}/../outside/secret.txt`, '//etc/passwd', '/proc/self/environ', '/proc/self/root/etc/passwd', '/dev/zero',
-    '..%2foutside%2fsecret.txt', '%2e%2e/outside/secret.txt', '%2E%2E%2Foutside', 'ok.txt%00.png',
-    '..\\outside\\secret.txt', '~/.ssh/id_rsa', '~root/.bashrc', '\uFF0E\uFF0E/outside/secret.txt', '..\uFF0Foutside',
-    'link-out/secret.txt', 'link-out', 'link-secret', 'loop1', 'loop1/x', 'dangling', 'dangling-rel', 'fifo', 'dev-null',
-    'sub/up/outside/secret.txt', 'sub/up', 'sub/up/', 'a'.repeat(300), 'x/'.repeat(2100), 'file\0.txt', '', '.env',
-    'secrets/key.txt', 'secrets',
+    '../outside/secret.txt',
+    '../../etc/passwd',
+    '/etc/passwd',
+    join(outside, 'secret.txt'),
+    'a/../../outside/secret.txt',
+    './../outside/secret.txt',
+    'sub/../../outside/secret.txt',
+    '..',
+    '../',
+    '/',
+    '/tmp',
+    `${ws}/../outside/secret.txt`,
+    '//etc/passwd',
+    '/proc/self/environ',
+    '/proc/self/root/etc/passwd',
+    '/dev/zero',
+    '..%2foutside%2fsecret.txt',
+    '%2e%2e/outside/secret.txt',
+    '%2E%2E%2Foutside',
+    'ok.txt%00.png',
+    '..\\outside\\secret.txt',
+    '~/.ssh/id_rsa',
+    '~root/.bashrc',
+    '\uFF0E\uFF0E/outside/secret.txt',
+    '..\uFF0Foutside',
+    'link-out/secret.txt',
+    'link-out',
+    'link-secret',
+    'loop1',
+    'loop1/x',
+    'dangling',
+    'dangling-rel',
+    'fifo',
+    'dev-null',
+    'sub/up/outside/secret.txt',
+    'sub/up',
+    'sub/up/',
+    'a'.repeat(300),
+    'x/'.repeat(2100),
+    'file\0.txt',
+    '',
+    '.env',
+    'secrets/key.txt',
+    'secrets',
     ...(hasDevice ? ['devzero'] : []),
   ];
-  runtime = createToolRuntime({ cwd: ws, tools: createWorkspaceTools({ cwd: ws, exclude: EXCLUDE }), approval: 'never-ask' });
+  runtime = createToolRuntime({
+    cwd: ws,
+    tools: createWorkspaceTools({ cwd: ws, exclude: EXCLUDE }),
+    approval: 'never-ask',
+  });
 });
 
 afterAll(() => base.cleanup());
@@ -84,7 +131,9 @@ describe('hostile paths', () => {
     for (const path of corpus) {
       const attempt = resolveWorkspacePath(ws, path, { exclude: EXCLUDE });
       await expect(attempt, JSON.stringify(path)).rejects.toBeInstanceOf(PathRefusedError);
-      await expect(attempt).rejects.toThrow(/Path refused: .+ (is|climbs|contains|has|starts|looks|uses|matches|resolves|goes)/);
+      await expect(attempt).rejects.toThrow(
+        /Path refused: .+ (is|climbs|contains|has|starts|looks|uses|matches|resolves|goes)/,
+      );
     }
   });
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ToolRuntime, createToolRuntime, createWorkspaceTools } from '../src/index.js';
+import { createToolRuntime, createWorkspaceTools, type ToolRuntime } from '../src/index.js';
 import { makeTempDir, runOne, toolCall } from './helpers.js';
 
 let temp: { dir: string; cleanup: () => void };
@@ -9,9 +9,14 @@ let file: string;
 const ORIGINAL = 'alpha\nbeta\ngamma\ndelta\n';
 
 function newRuntime(): ToolRuntime {
-  return createToolRuntime({ cwd: temp.dir, tools: createWorkspaceTools({ cwd: temp.dir }), approval: 'never-ask' });
+  return createToolRuntime({
+    cwd: temp.dir,
+    tools: createWorkspaceTools({ cwd: temp.dir }),
+    approval: 'never-ask',
+  });
 }
-const edit = (oldText: string, newText: string) => toolCall('edit', { path: 'f.txt', edits: [{ oldText, newText }] });
+const edit = (oldText: string, newText: string) =>
+  toolCall('edit', { path: 'f.txt', edits: [{ oldText, newText }] });
 
 beforeEach(() => {
   temp = makeTempDir('spine-edits-');
@@ -23,7 +28,11 @@ afterEach(() => temp.cleanup());
 describe('edits of one file never lose writes', () => {
   it('two edits of the same file in one batch both land', async () => {
     const runtime = newRuntime();
-    const results = await runtime.run([toolCall('read', { path: 'f.txt' }), edit('alpha', 'ALPHA'), edit('gamma', 'GAMMA')]);
+    const results = await runtime.run([
+      toolCall('read', { path: 'f.txt' }),
+      edit('alpha', 'ALPHA'),
+      edit('gamma', 'GAMMA'),
+    ]);
     expect(results.map((result) => result.outcome)).toEqual(['ok', 'ok', 'ok']);
     expect(readFileSync(file, 'utf8')).toBe('ALPHA\nbeta\nGAMMA\ndelta\n');
   });
@@ -36,21 +45,33 @@ describe('edits of one file never lose writes', () => {
     const batches = lines.map((line) => runtime.run([edit(line, line.toUpperCase())]));
     const results = (await Promise.all(batches)).flat();
     expect(results.filter((result) => result.outcome !== 'ok')).toEqual([]);
-    expect(readFileSync(file, 'utf8')).toBe(`${lines.map((line) => line.toUpperCase()).join('\n')}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(
+      `${lines.map((line) => line.toUpperCase()).join('\n')}\n`,
+    );
   });
 
   it('refuses an edit after an outside change and tells the model to read again', async () => {
     const runtime = newRuntime();
     await runOne(runtime, 'read', { path: 'f.txt' });
     writeFileSync(file, 'alpha\nchanged outside\n');
-    const refused = await runOne(runtime, 'edit', { path: 'f.txt', edits: [{ oldText: 'alpha', newText: 'ALPHA' }] });
+    const refused = await runOne(runtime, 'edit', {
+      path: 'f.txt',
+      edits: [{ oldText: 'alpha', newText: 'ALPHA' }],
+    });
     expect(refused.isError).toBe(true);
     expect(refused.content).toMatch(/changed on disk since you last read it; read it again/);
     expect(readFileSync(file, 'utf8')).toBe('alpha\nchanged outside\n');
     const overwrite = await runOne(runtime, 'write', { path: 'f.txt', content: 'clobber' });
     expect(overwrite.content).toMatch(/read it again/);
     await runOne(runtime, 'read', { path: 'f.txt' });
-    expect((await runOne(runtime, 'edit', { path: 'f.txt', edits: [{ oldText: 'alpha', newText: 'ALPHA' }] })).outcome).toBe('ok');
+    expect(
+      (
+        await runOne(runtime, 'edit', {
+          path: 'f.txt',
+          edits: [{ oldText: 'alpha', newText: 'ALPHA' }],
+        })
+      ).outcome,
+    ).toBe('ok');
     expect(readFileSync(file, 'utf8')).toBe('ALPHA\nchanged outside\n');
   });
 
@@ -66,6 +87,8 @@ describe('edits of one file never lose writes', () => {
     expect([a!.outcome, b!.outcome].sort()).toEqual(['error', 'ok']);
     const loser = a!.outcome === 'error' ? a! : b!;
     expect(loser.content).toMatch(/changed on disk since you last read it; read it again/);
-    expect(['alpha\nBETA\ngamma\ndelta\n', 'alpha\nbeta\ngamma\nDELTA\n']).toContain(readFileSync(file, 'utf8'));
+    expect(['alpha\nBETA\ngamma\ndelta\n', 'alpha\nbeta\ngamma\nDELTA\n']).toContain(
+      readFileSync(file, 'utf8'),
+    );
   });
 });

@@ -1,9 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bwrapArguments, createToolRuntime, createWorkspaceTools, detectSandbox } from '../src/index.js';
+import {
+  bwrapArguments,
+  createToolRuntime,
+  createWorkspaceTools,
+  detectSandbox,
+} from '../src/index.js';
 import { makeTempDir, processesWith, runOne, runRecorded, toolCall } from './helpers.js';
 
 let base: { dir: string; cleanup: () => void };
@@ -11,9 +16,17 @@ let server: Server;
 let port: number;
 let hits = 0;
 
-function runtimeFor(sandbox: 'read-only' | 'workspace-write' | 'danger-full-access', approve = false) {
+function runtimeFor(
+  sandbox: 'read-only' | 'workspace-write' | 'danger-full-access',
+  approve = false,
+) {
   const ws = base.dir;
-  return createToolRuntime({ cwd: ws, sandbox, tools: createWorkspaceTools({ cwd: ws }), approval: approve ? 'ask' : 'never-ask' });
+  return createToolRuntime({
+    cwd: ws,
+    sandbox,
+    tools: createWorkspaceTools({ cwd: ws }),
+    approval: approve ? 'ask' : 'never-ask',
+  });
 }
 
 async function waitUntilGone(marker: string): Promise<number[]> {
@@ -25,8 +38,10 @@ async function waitUntilGone(marker: string): Promise<number[]> {
   return processesWith(marker);
 }
 
-const unique = (): string => `${Math.floor(Math.random() * 1e6) + 2000}.${Math.floor(Math.random() * 9) + 1}`;
-const tcp = (): string => `exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && head -c 200 <&3`;
+const unique = (): string =>
+  `${Math.floor(Math.random() * 1e6) + 2000}.${Math.floor(Math.random() * 9) + 1}`;
+const tcp = (): string =>
+  `exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && head -c 200 <&3`;
 
 beforeAll(async () => {
   base = makeTempDir('spine-sandbox-');
@@ -48,15 +63,34 @@ describe('bash under bubblewrap', () => {
     expect((await detectSandbox())?.info.name).toBe('bwrap');
     const result = await runOne(runtimeFor('workspace-write'), 'bash', { command: 'echo hello' });
     expect(result.content).toBe('hello\n');
-    expect(result.meta).toMatchObject({ sandbox: 'bwrap', sandboxMode: 'workspace-write', exitCode: 0 });
+    expect(result.meta).toMatchObject({
+      sandbox: 'bwrap',
+      sandboxMode: 'workspace-write',
+      exitCode: 0,
+    });
     expect(runtimeFor('workspace-write').sandboxBackend().name).toBe('bwrap');
   });
 
   it('builds the isolation flags: die with parent, new session, every namespace unshared, no network', () => {
-    const args = bwrapArguments({ command: 'true', cwd: '/w', workspace: '/w', mode: 'workspace-write' });
-    expect(args).toEqual(expect.arrayContaining(['--die-with-parent', '--new-session', '--unshare-all', '--tmpfs']));
+    const args = bwrapArguments({
+      command: 'true',
+      cwd: '/w',
+      workspace: '/w',
+      mode: 'workspace-write',
+    });
+    expect(args).toEqual(
+      expect.arrayContaining(['--die-with-parent', '--new-session', '--unshare-all', '--tmpfs']),
+    );
     expect(args).not.toContain('--share-net');
-    expect(bwrapArguments({ command: 'true', cwd: '/w', workspace: '/w', mode: 'read-only', network: true })).toContain('--share-net');
+    expect(
+      bwrapArguments({
+        command: 'true',
+        cwd: '/w',
+        workspace: '/w',
+        mode: 'read-only',
+        network: true,
+      }),
+    ).toContain('--share-net');
   });
 
   it('workspace-write: writes land in the workspace; writes elsewhere fail and /tmp is private', async () => {
@@ -77,7 +111,9 @@ describe('bash under bubblewrap', () => {
   });
 
   it('read-only: even the workspace cannot be written', async () => {
-    const result = await runOne(runtimeFor('read-only'), 'bash', { command: 'touch ro-attempt.txt' });
+    const result = await runOne(runtimeFor('read-only'), 'bash', {
+      command: 'touch ro-attempt.txt',
+    });
     expect(result.isError).toBe(true);
     expect(result.meta?.exitCode).not.toBe(0);
     expect(existsSync(join(base.dir, 'ro-attempt.txt'))).toBe(false);
@@ -97,7 +133,10 @@ describe('bash under bubblewrap', () => {
   it('grants network only through approval of an escalation request', async () => {
     const runtime = runtimeFor('workspace-write', true);
     const before = hits;
-    const call = toolCall('bash', { command: tcp(), escalation: { justification: 'fetch the test page', permissions: { network: true } } });
+    const call = toolCall('bash', {
+      command: tcp(),
+      escalation: { justification: 'fetch the test page', permissions: { network: true } },
+    });
     const denied = await runtime.run([call], { approve: async () => 'deny' });
     expect(denied[0]!.outcome).toBe('denied');
     const [unanswered] = await runtime.run([call]);
@@ -130,8 +169,14 @@ describe('bash under bubblewrap', () => {
     for (const mode of ['workspace-write', 'danger-full-access'] as const) {
       const marker = unique();
       const controller = new AbortController();
-      const pending = runOne(runtimeFor(mode), 'bash', { command: `sleep ${marker}1 & sleep ${marker}2 & wait` }, controller.signal);
-      for (let i = 0; i < 100 && processesWith(`sleep ${marker}`).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      const pending = runOne(
+        runtimeFor(mode),
+        'bash',
+        { command: `sleep ${marker}1 & sleep ${marker}2 & wait` },
+        controller.signal,
+      );
+      for (let i = 0; i < 100 && processesWith(`sleep ${marker}`).length < 2; i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(processesWith(`sleep ${marker}1`).length).toBeGreaterThan(0);
       controller.abort();
       const result = await pending;
@@ -141,7 +186,9 @@ describe('bash under bubblewrap', () => {
   });
 
   it('streams output as progress events and reports the exit code', async () => {
-    const { results, events } = await runRecorded(runtimeFor('workspace-write'), [toolCall('bash', { command: 'echo one; echo two >&2; exit 3' })]);
+    const { results, events } = await runRecorded(runtimeFor('workspace-write'), [
+      toolCall('bash', { command: 'echo one; echo two >&2; exit 3' }),
+    ]);
     expect(results[0]!.meta?.exitCode).toBe(3);
     expect(results[0]!.content).toContain('[exit code 3]');
     expect(events.some((event) => event.type === 'progress')).toBe(true);
@@ -152,7 +199,13 @@ describe('bash without an OS sandbox', () => {
   it('refuses read-only and workspace-write commands and says how to fix it; never runs them', async () => {
     const ws = base.dir;
     for (const sandbox of ['read-only', 'workspace-write'] as const) {
-      const runtime = createToolRuntime({ cwd: ws, sandbox, sandboxBackend: null, approval: 'never-ask', tools: createWorkspaceTools({ cwd: ws }) });
+      const runtime = createToolRuntime({
+        cwd: ws,
+        sandbox,
+        sandboxBackend: null,
+        approval: 'never-ask',
+        tools: createWorkspaceTools({ cwd: ws }),
+      });
       expect(runtime.sandboxBackend().name).toBe('none');
       const result = await runOne(runtime, 'bash', { command: 'touch unsandboxed-ran.txt' });
       expect(result.isError).toBe(true);
@@ -164,7 +217,13 @@ describe('bash without an OS sandbox', () => {
   it('runs danger-full-access commands and records backend none', async () => {
     const ws = base.dir;
     writeFileSync(join(ws, 'marker.txt'), 'x');
-    const runtime = createToolRuntime({ cwd: ws, sandbox: 'danger-full-access', sandboxBackend: null, approval: 'never-ask', tools: createWorkspaceTools({ cwd: ws }) });
+    const runtime = createToolRuntime({
+      cwd: ws,
+      sandbox: 'danger-full-access',
+      sandboxBackend: null,
+      approval: 'never-ask',
+      tools: createWorkspaceTools({ cwd: ws }),
+    });
     const result = await runOne(runtime, 'bash', { command: 'cat marker.txt' });
     expect(result.content).toBe('x');
     expect(result.meta?.sandbox).toBe('none');

@@ -7,15 +7,11 @@ import {
   matchApprovalRule,
 } from '../approval.js';
 
-/** The gate's answer: whether the call runs, the `tool/approval` body, and any granted permissions. */
-export interface GateResult {
-  allowed: boolean;
-  body: ToolApprovalBody;
-  granted?: { [key: string]: JsonValue };
-}
-
 /** Asks the person; `undefined` when nobody can be asked. */
-export type Approver = (request: ApprovalRequest, options: { signal?: AbortSignal }) => Promise<ApprovalAnswer>;
+export type Approver = (
+  request: ApprovalRequest,
+  options: { signal?: AbortSignal },
+) => Promise<ApprovalAnswer>;
 
 /** Reads an escalation request (`args.escalation = { justification, permissions }`), if any. */
 export function escalationOf(args: JsonValue): EscalationRequest | undefined {
@@ -24,13 +20,15 @@ export function escalationOf(args: JsonValue): EscalationRequest | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const { justification, permissions } = value;
   if (typeof justification !== 'string') return undefined;
-  if (typeof permissions !== 'object' || permissions === null || Array.isArray(permissions)) return undefined;
+  if (typeof permissions !== 'object' || permissions === null || Array.isArray(permissions))
+    return undefined;
   return { justification, permissions };
 }
 
 /**
  * The approval layer: deny-all, rules, hook verdicts, decisions remembered for the session,
- * the policy, and finally the person. Only a person's answer grants an escalation.
+ * the policy, and finally the person. It returns the `tool/approval` body; an escalation is never
+ * allowed by a hook or a rule, so an allowed escalation was granted by approval.
  */
 export class ApprovalGate {
   private readonly remembered = new Set<string>();
@@ -45,42 +43,141 @@ export class ApprovalGate {
     check: ApprovalCheck,
     approve: Approver | undefined,
     signal: AbortSignal | undefined,
-  ): GateResult | Promise<GateResult> {
-    const base = { toolCallId, toolName: check.toolName };
+  ): ToolApprovalBody | Promise<ToolApprovalBody> {
+    const policyBy = this.policyBy();
+    if (this.policy.name === 'deny-all')
+      return this.done(
+        toolCallId,
+        check,
+        false,
+        policyBy,
+        'policy',
+        this.policy.decide(check).reason,
+      );
     const escalation = check.escalation;
-    const escalationBody = escalation ? { justification: escalation.justification, permissions: escalation.permissions } : undefined;
-    const done = (allowed: boolean, by: string, scope: ToolApprovalBody['scope'], reason: string, granted?: boolean): GateResult => {
-      const body: ToolApprovalBody = { ...base, decision: allowed ? 'allow' : 'deny', by, scope, reason };
-      if (escalationBody) body.escalation = escalationBody;
-      const result: GateResult = { allowed, body };
-      if (allowed && granted && escalation) result.granted = escalation.permissions;
-      return result;
-    };
-    const policyBy = `policy:${this.policy.name}`;
-    if (this.policy.name === 'deny-all') return done(false, policyBy, 'policy', this.policy.decide(check).reason);
-    const rule = matchApprovalRule(this.rules, check.toolName, check.args);
-    if (rule?.decision === 'deny') return done(false, 'rule', 'rule', rule.reason ?? `denied by a rule for ${rule.tool}`);
-    if (!escalation && check.hookVerdict === 'allow') return done(true, 'hook', 'once', 'allowed by a pre-execute hook');
+    const rule =
+      this.rules.length === 0
+        ? undefined
+        : matchApprovalRule(this.rules, check.toolName, check.args);
+    if (rule?.decision === 'deny')
+      return this.done(
+        toolCallId,
+        check,
+        false,
+        'rule',
+        'rule',
+        rule.reason ?? `denied by a rule for ${rule.tool}`,
+      );
+    if (!escalation && check.hookVerdict === 'allow')
+      return this.done(toolCallId, check, true, 'hook', 'once', 'allowed by a pre-execute hook');
     if (!escalation && rule?.decision === 'allow' && check.hookVerdict !== 'ask') {
-      return done(true, 'rule', 'rule', rule.reason ?? `allowed by a rule for ${rule.tool}`);
+      return this.done(
+        toolCallId,
+        check,
+        true,
+        'rule',
+        'rule',
+        rule.reason ?? `allowed by a rule for ${rule.tool}`,
+      );
     }
-    const key = escalation ? `${check.toolName}\0${JSON.stringify(escalation.permissions)}` : check.toolName;
-    if (this.remembered.has(key) && check.hookVerdict !== 'ask') {
-      return done(true, 'user', 'session', 'allowed for this session earlier', true);
+    const key = escalation
+      ? `${check.toolName}\0${JSON.stringify(escalation.permissions)}`
+      : check.toolName;
+    if (this.remembered.size > 0 && this.remembered.has(key) && check.hookVerdict !== 'ask') {
+      return this.done(
+        toolCallId,
+        check,
+        true,
+        'user',
+        'session',
+        'allowed for this session earlier',
+      );
     }
     const verdict = this.policy.decide(check);
-    if (verdict.decision === 'allow') return done(true, policyBy, 'policy', verdict.reason);
-    if (verdict.decision === 'deny') return done(false, policyBy, 'policy', verdict.reason);
-    if (!approve) return done(false, policyBy, 'policy', `needs approval (${verdict.reason}), and nobody can be asked`);
-    const request: ApprovalRequest = { toolCallId, toolName: check.toolName, args: check.args, reason: verdict.reason };
+    if (verdict.decision === 'allow')
+      return this.done(toolCallId, check, true, policyBy, 'policy', verdict.reason);
+    if (verdict.decision === 'deny')
+      return this.done(toolCallId, check, false, policyBy, 'policy', verdict.reason);
+    if (!approve)
+      return this.done(
+        toolCallId,
+        check,
+        false,
+        policyBy,
+        'policy',
+        `needs approval (${verdict.reason}), and nobody can be asked`,
+      );
+    const request: ApprovalRequest = {
+      toolCallId,
+      toolName: check.toolName,
+      args: check.args,
+      reason: verdict.reason,
+    };
     if (escalation) request.escalation = escalation;
     return approve(request, signal ? { signal } : {}).then(
       (answer) => {
         if (answer === 'always') this.remembered.add(key);
-        if (answer === 'deny') return done(false, 'user', 'once', `the person declined (${verdict.reason})`);
-        return done(true, 'user', answer === 'always' ? 'session' : 'once', verdict.reason, true);
+        if (answer === 'deny')
+          return this.done(
+            toolCallId,
+            check,
+            false,
+            'user',
+            'once',
+            `the person declined (${verdict.reason})`,
+          );
+        return this.done(
+          toolCallId,
+          check,
+          true,
+          'user',
+          answer === 'always' ? 'session' : 'once',
+          verdict.reason,
+        );
       },
-      (error: unknown) => done(false, 'user', 'once', `approval failed: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) =>
+        this.done(
+          toolCallId,
+          check,
+          false,
+          'user',
+          'once',
+          `approval failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
     );
+  }
+
+  private cachedBy: { policy: ApprovalPolicy; by: string } | undefined;
+
+  /** `policy:<name>`, built once per policy rather than once per call. */
+  private policyBy(): string {
+    if (this.cachedBy?.policy !== this.policy)
+      this.cachedBy = { policy: this.policy, by: `policy:${this.policy.name}` };
+    return this.cachedBy.by;
+  }
+
+  private done(
+    toolCallId: string,
+    check: ApprovalCheck,
+    allowed: boolean,
+    by: string,
+    scope: ToolApprovalBody['scope'],
+    reason: string,
+  ): ToolApprovalBody {
+    const body: ToolApprovalBody = {
+      toolCallId,
+      toolName: check.toolName,
+      decision: allowed ? 'allow' : 'deny',
+      by,
+      scope,
+      reason,
+    };
+    const escalation = check.escalation;
+    if (escalation)
+      body.escalation = {
+        justification: escalation.justification,
+        permissions: escalation.permissions,
+      };
+    return body;
   }
 }

@@ -10,7 +10,13 @@ export function errorResult(
   content: string,
   meta?: ToolResultMeta,
 ): ToolResultBody {
-  const body: ToolResultBody = { toolCallId: call.id, toolName: call.name, content, isError: true, outcome };
+  const body: ToolResultBody = {
+    toolCallId: call.id,
+    toolName: call.name,
+    content,
+    isError: true,
+    outcome,
+  };
   if (meta) body.meta = meta;
   return body;
 }

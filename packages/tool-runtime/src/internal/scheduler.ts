@@ -1,109 +1,223 @@
 // Concurrent execution, sequential commit: safe calls share a bounded pool, every other call is
 // an exclusive barrier, and results (with their post-processing) are committed in call order.
+//
+// Written as a small state machine rather than an async loop: `advance()` prepares and starts calls
+// until it must wait (pool full, barrier, asynchronous approval), and every completion or commit
+// calls it again. No promise is created per call for waiting.
 import { setMaxListeners } from 'node:events';
 import type { ToolCallPart, ToolResultBody, ToolRunOptions } from '@spine/protocol';
+import { type ExecutionListener, executeCall } from './execute.js';
+import { finalizeCall } from './finalize.js';
 import {
   type BatchContext,
   type ExecutedCall,
+  isPromise,
   type PipelineState,
   type PreparedCall,
-  assembleResult,
-  executeCall,
-  finalizeCall,
-  isResult,
-  prepareCall,
 } from './pipeline.js';
+import { isResult, prepareCall } from './prepare.js';
 import { errorResult } from './results.js';
 
-const NOT_STARTED = 'Not started: the run was aborted before this call began. Retry it if it is still needed.';
+const NOT_STARTED =
+  'Not started: the run was aborted before this call began. Retry it if it is still needed.';
+
+type Slot = ToolResultBody | ExecutedCall;
 
 /** Runs one batch; see `ToolScheduler.run`. */
-export async function runBatch(
+export function runBatch(
   state: PipelineState,
   calls: readonly ToolCallPart[],
   options: ToolRunOptions,
   maxConcurrency: number,
 ): Promise<ToolResultBody[]> {
-  const results: ToolResultBody[] = new Array(calls.length);
-  const controller = new AbortController();
-  // One listener per running call plus the tools' own: a large batch legitimately exceeds 10.
-  setMaxListeners(0, controller.signal);
-  const external = options.signal;
-  const forward = (): void => controller.abort(external?.reason);
-  if (external?.aborted) forward();
-  else external?.addEventListener('abort', forward, { once: true });
-  let emitFailure: { error: unknown } | undefined;
-  const onEvent = options.onEvent;
-  const batch: BatchContext = {
-    agent: options.agent,
-    signal: controller.signal,
-    approve: options.approve,
-    emit: (event) => {
-      if (!onEvent) return;
-      try {
-        onEvent(event);
-      } catch (error) {
-        // The caller could not record an event; stop the batch and rethrow after it settles.
-        emitFailure ??= { error };
-        controller.abort(error);
-      }
-    },
-  };
-  let chain: Promise<void> = Promise.resolve();
-  // Post-processing runs inside the chain, so it too happens in call order.
-  const commit = (index: number, body: ToolResultBody | (() => Promise<ToolResultBody>)): void => {
-    chain = chain.then(async () => {
-      const final = typeof body === 'function' ? await body() : body;
-      results[index] = final;
-      batch.emit({ type: 'result', body: final });
-    });
-  };
-  const running = new Set<Promise<unknown>>();
-  try {
-    for (let index = 0; index < calls.length; index++) {
-      const call = calls[index]!;
-      if (controller.signal.aborted) {
-        commit(index, errorResult(call, 'not-started', NOT_STARTED));
-        continue;
-      }
-      const prepared = await prepareCall(state, call, batch);
-      if (isResult(prepared)) {
-        commit(index, prepared);
-        continue;
-      }
-      if (prepared.safe) {
-        while (running.size >= maxConcurrency) await Promise.race(running);
-      } else {
-        await Promise.all(running);
-        await chain;
-      }
-      if (controller.signal.aborted) {
-        commit(index, errorResult(call, 'not-started', NOT_STARTED, { params: prepared.args }));
-        continue;
-      }
-      batch.emit({ type: 'started', toolCallId: call.id, toolName: call.name, arguments: call.arguments });
-      const execution = executeCall(state, prepared, batch);
-      commit(index, async () => finish(state, prepared, await execution));
-      if (prepared.safe) {
-        const tracked = execution.finally(() => running.delete(tracked));
-        running.add(tracked);
-      } else {
-        await execution;
-        await chain;
-      }
-    }
-    await Promise.all(running);
-    await chain;
-  } finally {
-    external?.removeEventListener('abort', forward);
-  }
-  if (emitFailure) throw emitFailure.error;
-  return results;
+  return new Promise<ToolResultBody[]>((resolve, reject) => {
+    new Batch(state, calls, options, maxConcurrency, resolve, reject).advance();
+  });
 }
 
-function finish(state: PipelineState, prepared: PreparedCall, executed: ExecutedCall): ToolResultBody | Promise<ToolResultBody> {
-  if (state.hooks.postExecute.length === 0) {
-    return assembleResult(state, prepared, executed.output, executed.outcome, executed.durationMs);
+class Batch implements ExecutionListener {
+  private readonly total: number;
+  private readonly results: ToolResultBody[];
+  private readonly slots: Array<Slot | undefined>;
+  private readonly controller = new AbortController();
+  private readonly executions: Array<{ abort(): void } | undefined>;
+  private readonly context: BatchContext;
+  private readonly forward: () => void;
+  private emitFailure: { error: unknown } | undefined;
+  /** Next call to prepare or start; `pending` holds it once prepared. */
+  private next = 0;
+  private pending: PreparedCall | undefined;
+  private preparing = false;
+  private advancing = false;
+  /** Results committed so far (the commit cursor). */
+  private cursor = 0;
+  private committing = false;
+  private running = 0;
+  /** Index of the barrier in flight; nothing starts until it is committed. */
+  private barrier = -1;
+  private finished = false;
+
+  constructor(
+    private readonly state: PipelineState,
+    private readonly calls: readonly ToolCallPart[],
+    private readonly options: ToolRunOptions,
+    private readonly maxConcurrency: number,
+    private readonly resolve: (results: ToolResultBody[]) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.total = calls.length;
+    this.results = new Array(this.total);
+    this.slots = new Array(this.total);
+    this.executions = new Array(this.total);
+    const signal = this.controller.signal;
+    setMaxListeners(0, signal);
+    signal.addEventListener('abort', () => {
+      this.context.aborted = true;
+      for (const target of this.executions.slice()) target?.abort();
+    });
+    const onEvent = options.onEvent;
+    this.context = {
+      agent: options.agent,
+      signal,
+      approve: options.approve,
+      emit: (event) => {
+        if (!onEvent) return;
+        try {
+          onEvent(event);
+        } catch (error) {
+          // The caller could not record an event: stop the batch, rethrow once it settles.
+          this.emitFailure ??= { error };
+          this.controller.abort(error);
+        }
+      },
+      aborted: false,
+      track: (index, target) => {
+        this.executions[index] = target;
+      },
+      untrack: (index) => {
+        this.executions[index] = undefined;
+      },
+    };
+    const external = options.signal;
+    this.forward = () => this.controller.abort(external?.reason);
+    if (external?.aborted) this.forward();
+    else external?.addEventListener('abort', this.forward, { once: true });
   }
-  return finalizeCall(state, prepared, executed);
+
+  /** Prepares and starts calls until something must be waited for. */
+  advance(): void {
+    if (this.advancing || this.preparing) return;
+    this.advancing = true;
+    while (this.next < this.total) {
+      if (this.barrier >= this.cursor) break;
+      const index = this.next;
+      const call = this.calls[index]!;
+      if (!this.pending) {
+        if (this.context.aborted) {
+          this.next++;
+          this.settle(index, errorResult(call, 'not-started', NOT_STARTED));
+          continue;
+        }
+        const prepared = prepareCall(this.state, call, this.context);
+        if (isPromise(prepared)) {
+          this.preparing = true;
+          prepared.then((value) => {
+            this.preparing = false;
+            this.accept(index, value);
+            this.advance();
+          });
+          break;
+        }
+        if (!this.accept(index, prepared)) continue;
+      }
+      const ready = this.pending!;
+      if (ready.safe ? this.running >= this.maxConcurrency : this.cursor !== index) break;
+      this.pending = undefined;
+      this.next++;
+      if (this.context.aborted) {
+        this.settle(index, errorResult(call, 'not-started', NOT_STARTED, { params: ready.args }));
+        continue;
+      }
+      this.context.emit({
+        type: 'started',
+        toolCallId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+      });
+      if (this.emitFailure) {
+        // `started` could not be recorded, so the tool must not run.
+        this.settle(index, errorResult(call, 'not-started', NOT_STARTED, { params: ready.args }));
+        continue;
+      }
+      this.running++;
+      if (!ready.safe) this.barrier = index;
+      executeCall(this.state, ready, this.context, this, index);
+    }
+    this.advancing = false;
+    this.finishIfDone();
+  }
+
+  /** Hears a finished execution (see {@link ExecutionListener}). */
+  executed(index: number, executed: ExecutedCall): void {
+    this.running--;
+    this.settle(index, executed);
+    this.advance();
+  }
+
+  /** Takes a prepared call; returns false (and settles) when it already has its result. */
+  private accept(index: number, prepared: PreparedCall | ToolResultBody): boolean {
+    if (isResult(prepared)) {
+      this.next++;
+      this.settle(index, prepared);
+      return false;
+    }
+    this.pending = prepared;
+    return true;
+  }
+
+  private settle(index: number, slot: Slot): void {
+    this.slots[index] = slot;
+    if (index === this.cursor) this.pump();
+  }
+
+  /** Commits every ready slot from the cursor on; post-processing runs here, so in call order. */
+  private pump(): void {
+    if (this.committing) return;
+    while (this.cursor < this.total) {
+      const slot = this.slots[this.cursor];
+      if (slot === undefined) break;
+      this.slots[this.cursor] = undefined;
+      if (isResult(slot)) {
+        this.commit(slot);
+        continue;
+      }
+      const body = finalizeCall(this.state, slot.prepared, slot);
+      if (isPromise(body)) {
+        this.committing = true;
+        body.then((final) => {
+          this.committing = false;
+          this.commit(final);
+          this.pump();
+          this.advance();
+        });
+        return;
+      }
+      this.commit(body);
+    }
+    this.finishIfDone();
+  }
+
+  private commit(body: ToolResultBody): void {
+    this.results[this.cursor] = body;
+    this.cursor++;
+    this.context.emit({ type: 'result', body });
+  }
+
+  private finishIfDone(): void {
+    if (this.finished || this.cursor < this.total || this.next < this.total) return;
+    this.finished = true;
+    this.options.signal?.removeEventListener('abort', this.forward);
+    if (this.emitFailure) this.reject(this.emitFailure.error);
+    else this.resolve(this.results);
+  }
 }

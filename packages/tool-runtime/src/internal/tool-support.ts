@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { SpineError, type ToolExecutionContext, type ToolOutput } from '@spine/protocol';
 import { type ResolvedWorkspacePath, resolveWorkspacePath } from '../path-guard.js';
-import { READ_STATE_SERVICE, type ReadStateTracker, createReadStateTracker } from '../read-state.js';
-import { type WorkspaceFs, nodeWorkspaceFs } from '../workspace-fs.js';
+import {
+  createReadStateTracker,
+  READ_STATE_SERVICE,
+  type ReadStateTracker,
+} from '../read-state.js';
+import { nodeWorkspaceFs, type WorkspaceFs } from '../workspace-fs.js';
 
 /** Options every workspace tool takes. */
 export interface WorkspaceToolOptions {
@@ -27,7 +31,11 @@ export interface ToolSupport {
 }
 
 function isTracker(value: unknown): value is ReadStateTracker {
-  return typeof value === 'object' && value !== null && typeof (value as ReadStateTracker).check === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ReadStateTracker).check === 'function'
+  );
 }
 
 /** Fills in defaults once per factory. */
@@ -49,7 +57,8 @@ export function toolSupport(options: WorkspaceToolOptions): ToolSupport {
 
 /** Turns an expected failure (refused path, stale file …) into an error output for the model. */
 export function failureOutput(error: unknown, meta?: ToolOutput['meta']): ToolOutput {
-  const content = SpineError.isInstance(error) || error instanceof Error ? error.message : String(error);
+  const content =
+    SpineError.isInstance(error) || error instanceof Error ? error.message : String(error);
   const output: ToolOutput = { content, isError: true };
   if (meta) output.meta = meta;
   return output;
@@ -64,7 +73,11 @@ export function readOnlyRefusal(path: string): ToolOutput {
 }
 
 /** Writes a file atomically (temp file in the same directory, then rename), keeping its mode. */
-export async function writeAtomically(fs: WorkspaceFs, path: string, content: string): Promise<void> {
+export async function writeAtomically(
+  fs: WorkspaceFs,
+  path: string,
+  content: string,
+): Promise<void> {
   let mode: number | undefined;
   try {
     mode = (await fs.stat(path)).mode & 0o7777;
@@ -72,7 +85,10 @@ export async function writeAtomically(fs: WorkspaceFs, path: string, content: st
     mode = undefined;
   }
   await fs.mkdir(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.spine-${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = join(
+    dirname(path),
+    `.${basename(path)}.spine-${randomBytes(6).toString('hex')}.tmp`,
+  );
   try {
     await fs.writeFile(temporary, content, mode === undefined ? undefined : { mode });
     await fs.rename(temporary, path);

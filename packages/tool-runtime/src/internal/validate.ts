@@ -4,13 +4,19 @@ import addFormatsModule from 'ajv-formats';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+  (addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats);
 
 let shared: Ajv2020 | undefined;
 
 function ajv(): Ajv2020 {
   if (!shared) {
-    shared = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, validateSchema: true });
+    shared = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      useDefaults: true,
+      validateSchema: true,
+    });
     addFormats(shared);
   }
   return shared;
@@ -20,18 +26,26 @@ function ajv(): Ajv2020 {
 export type ArgumentValidator = (args: unknown) => string | undefined;
 
 /** Compiles a tool's JSON Schema once. Throws when the schema itself is invalid. */
-export function compileArgumentValidator(schema: JsonSchema): { validate: ArgumentValidator; raw: ValidateFunction } {
+export function compileArgumentValidator(schema: JsonSchema): {
+  validate: ArgumentValidator;
+  raw: ValidateFunction;
+} {
   const { $schema: _ignored, ...rest } = schema;
   const raw = ajv().compile(rest);
-  const validate: ArgumentValidator = (args) => (raw(args) ? undefined : describeErrors(raw.errors ?? []));
+  const validate: ArgumentValidator = (args) =>
+    raw(args) ? undefined : describeErrors(raw.errors ?? []);
   return { validate, raw };
 }
 
 function fieldName(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   let out = '';
-  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out === '' ? part : `.${part}`;
+  for (const part of parts)
+    out += /^\d+$/.test(part) ? `[${part}]` : out === '' ? part : `.${part}`;
   return out === '' ? '(the arguments object)' : out;
 }
 
@@ -41,11 +55,17 @@ export function describeErrors(errors: readonly ErrorObject[]): string {
   for (const error of errors) {
     const params = error.params as Record<string, unknown>;
     if (error.keyword === 'required') {
-      lines.add(`missing required field \`${fieldName(error.instancePath, String(params.missingProperty))}\``);
+      lines.add(
+        `missing required field \`${fieldName(error.instancePath, String(params.missingProperty))}\``,
+      );
     } else if (error.keyword === 'additionalProperties') {
-      lines.add(`unknown field \`${fieldName(error.instancePath, String(params.additionalProperty))}\` is not allowed`);
+      lines.add(
+        `unknown field \`${fieldName(error.instancePath, String(params.additionalProperty))}\` is not allowed`,
+      );
     } else if (error.keyword === 'enum') {
-      const allowed = (params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
+      const allowed = (params.allowedValues as unknown[])
+        .map((value) => JSON.stringify(value))
+        .join(', ');
       lines.add(`\`${fieldName(error.instancePath)}\` must be one of ${allowed}`);
     } else {
       lines.add(`\`${fieldName(error.instancePath)}\` ${error.message ?? 'is invalid'}`);

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { createExcludeMatcher } from '../path-guard.js';
@@ -45,7 +46,12 @@ async function loadRules(fs: WorkspaceFs, root: string, dir: string): Promise<Ru
 
 function ignored(rules: readonly Rules[], rel: string, isDirectory: boolean): boolean {
   for (const rule of rules) {
-    const inner = rule.base === '' ? rel : rel.startsWith(`${rule.base}/`) ? rel.slice(rule.base.length + 1) : undefined;
+    const inner =
+      rule.base === ''
+        ? rel
+        : rel.startsWith(`${rule.base}/`)
+          ? rel.slice(rule.base.length + 1)
+          : undefined;
     if (inner === undefined || inner === '') continue;
     if (rule.matcher.ignores(isDirectory ? `${inner}/` : inner)) return true;
   }
@@ -66,13 +72,15 @@ export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkE
     const rules = await loadRules(fs, root, join(root, ...ancestors.slice(0, i)));
     if (rules) baseRules.push(rules);
   }
-  const queue: Array<{ dir: string; depth: number; rules: Rules[] }> = [{ dir: options.start, depth: 0, rules: baseRules }];
+  const queue: Array<{ dir: string; depth: number; rules: Rules[] }> = [
+    { dir: options.start, depth: 0, rules: baseRules },
+  ];
   while (queue.length > 0) {
     if (options.signal?.aborted) return;
     const { dir, depth, rules: inherited } = queue.shift()!;
     const own = await loadRules(fs, root, dir);
     const rules = own ? [...inherited, own] : inherited;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await fs.readdir(dir, { withFileTypes: true });
     } catch {

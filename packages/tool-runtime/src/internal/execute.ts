@@ -1,0 +1,142 @@
+import type { JsonValue, ToolDefinition, ToolExecutionContext, ToolOutput } from '@spine/protocol';
+import type { BatchContext, ExecutedCall, PipelineState, PreparedCall } from './pipeline.js';
+import { messageOf, type ToolOutcome } from './results.js';
+
+/** Receives finished executions (an object rather than a closure per call). */
+export interface ExecutionListener {
+  executed(index: number, executed: ExecutedCall): void;
+}
+
+/**
+ * Runs the execute chain (path locks → execute wrappers → the tool) with the tool's timeout and the
+ * batch signal. A tool that does not settle within `abortGraceMs` after its signal fired is given
+ * up on: its result says its effects are unknown. The listener hears of each call exactly once.
+ */
+export function executeCall(
+  state: PipelineState,
+  prepared: PreparedCall,
+  batch: BatchContext,
+  listener: ExecutionListener,
+  index: number,
+): void {
+  new CallExecution(state, prepared, batch, listener, index).start();
+}
+
+// A class rather than closures, and itself the `ExecutedCall`: one object per call for all the
+// bookkeeping, which matters when a batch holds a thousand cheap calls.
+class CallExecution implements ExecutedCall {
+  output: ToolOutput = EMPTY_OUTPUT;
+  outcome: ToolOutcome = 'ok';
+  durationMs = 0;
+  readonly context: ToolExecutionContext;
+  private readonly started = performance.now();
+  private readonly timeoutMs: number | undefined;
+  private controller: AbortController | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private grace: NodeJS.Timeout | undefined;
+  private timedOut = false;
+  private done = false;
+
+  constructor(
+    private readonly state: PipelineState,
+    readonly prepared: PreparedCall,
+    private readonly batch: BatchContext,
+    private readonly listener: ExecutionListener,
+    private readonly index: number,
+  ) {
+    this.context = prepared.context;
+    this.timeoutMs = (prepared.entry.tool as ToolDefinition<JsonValue>).timeoutMs;
+  }
+
+  /** Starts the chain. */
+  start(): void {
+    const { context, batch } = this;
+    const toolCallId = this.prepared.toolCallId;
+    context.onProgress = (progress) => batch.emit({ type: 'progress', toolCallId, ...progress });
+    if (this.timeoutMs !== undefined) {
+      this.controller = new AbortController();
+      context.signal = this.controller.signal;
+      this.timer = setTimeout(() => this.expire(), this.timeoutMs);
+      this.controller.signal.addEventListener('abort', () => this.stopping(), { once: true });
+    }
+    batch.track(this.index, this);
+    if (this.controller ? this.controller.signal.aborted : batch.aborted) this.stopping();
+    let run: Promise<ToolOutput>;
+    try {
+      const paths = this.prepared.paths;
+      run =
+        paths.length > 0 ? this.state.pathLocks.run(paths, () => this.invoke(0)) : this.invoke(0);
+    } catch (error) {
+      run = Promise.reject(error);
+    }
+    run.then(
+      (output) => this.settle(output, undefined, true),
+      (error: unknown) => this.settle(undefined, error, true),
+    );
+  }
+
+  /** Called by the batch when it aborts. */
+  abort(): void {
+    if (this.controller) this.controller.abort(this.batch.signal.reason);
+    else this.stopping();
+  }
+
+  private invoke(index: number): Promise<ToolOutput> {
+    const wrappers = this.state.hooks.execute;
+    if (index < wrappers.length)
+      return wrappers[index]!(this.prepared, this.context, () => this.invoke(index + 1));
+    return (this.prepared.entry.tool as ToolDefinition<JsonValue>).execute(
+      this.prepared.args,
+      this.context,
+    );
+  }
+
+  private expire(): void {
+    this.timedOut = true;
+    this.controller?.abort(new Error(`timed out after ${this.timeoutMs} ms`));
+  }
+
+  private stopping(): void {
+    this.grace ??= setTimeout(
+      () => this.settle(undefined, undefined, false),
+      this.state.abortGraceMs,
+    );
+  }
+
+  private settle(output: ToolOutput | undefined, failure: unknown, settled: boolean): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.grace) clearTimeout(this.grace);
+    this.batch.untrack(this.index);
+    this.durationMs = Math.round((performance.now() - this.started) * 1000) / 1000;
+    this.describe(output, failure, settled);
+    this.listener.executed(this.index, this);
+  }
+
+  private describe(output: ToolOutput | undefined, failure: unknown, settled: boolean): void {
+    if (settled && !(this.controller ? this.controller.signal.aborted : this.batch.aborted)) {
+      if (output !== undefined) {
+        this.output = output;
+        this.outcome = output.isError ? 'error' : 'ok';
+      } else {
+        this.output = { content: `Tool failed: ${messageOf(failure)}`, isError: true };
+        this.outcome = 'error';
+      }
+      return;
+    }
+    this.outcome = this.timedOut ? 'timeout' : 'aborted';
+    const why = this.timedOut ? `timed out after ${this.timeoutMs} ms` : 'was aborted';
+    if (!settled) {
+      const content = `The tool ${why} and did not stop within ${this.state.abortGraceMs} ms; its effects are unknown. Check the state before retrying.`;
+      this.output = { content, isError: true };
+    } else if (output === undefined) {
+      this.output = { content: `The tool ${why}: ${messageOf(failure)}`, isError: true };
+    } else {
+      const note = this.timedOut ? `timed out after ${this.timeoutMs} ms` : 'aborted';
+      this.output = { ...output, content: `${output.content}\n[${note}]`, isError: true };
+    }
+  }
+}
+
+const EMPTY_OUTPUT: ToolOutput = Object.freeze({ content: '' });

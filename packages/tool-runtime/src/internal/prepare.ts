@@ -1,0 +1,216 @@
+import { resolve } from 'node:path';
+import type {
+  JsonValue,
+  PreExecuteVerdict,
+  ToolApprovalBody,
+  ToolCallPart,
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolPermissions,
+  ToolResultBody,
+} from '@spine/protocol';
+import { escalationOf } from './approval-gate.js';
+import {
+  type BatchContext,
+  isPromise,
+  type MaybePromise,
+  type PipelineState,
+  type PreparedCall,
+} from './pipeline.js';
+import { errorResult, messageOf } from './results.js';
+
+/** True when `value` is a finished result rather than a call to run. */
+export function isResult<T extends object>(value: T | ToolResultBody): value is ToolResultBody {
+  return 'content' in value;
+}
+
+/** Parses, finds, validates, runs pre-hooks and approval. Returns a result for calls that will not run. */
+export function prepareCall(
+  state: PipelineState,
+  call: ToolCallPart,
+  batch: BatchContext,
+): MaybePromise<PreparedCall | ToolResultBody> {
+  const entry = state.tools.get(call.name);
+  if (!entry || (state.visibility && !state.visible(batch.agent, entry.tool))) {
+    const names = [...state.tools.values()]
+      .filter((e) => state.visible(batch.agent, e.tool))
+      .map((e) => e.tool.spec.name);
+    return errorResult(
+      call,
+      'not-found',
+      `Unknown tool \`${call.name}\`. Available tools: ${names.join(', ') || '(none)'}.`,
+    );
+  }
+  let args: JsonValue;
+  try {
+    args = JSON.parse(call.arguments) as JsonValue;
+  } catch (error) {
+    // Some providers send an empty string for a call without arguments.
+    if (call.arguments.trim() === '') args = {};
+    else
+      return errorResult(
+        call,
+        'invalid',
+        `Invalid arguments for tool \`${call.name}\`: not valid JSON (${messageOf(error)}). Send one JSON object matching the tool's parameters.`,
+      );
+  }
+  const problem = entry.validate(args);
+  if (problem !== undefined) {
+    return errorResult(
+      call,
+      'invalid',
+      `Invalid arguments for tool \`${call.name}\`: ${problem}. Fix the arguments and call the tool again.`,
+      { params: args },
+    );
+  }
+  const tool = entry.tool as ToolDefinition<JsonValue>;
+  let safe = false;
+  let paths: string[] = [];
+  try {
+    safe =
+      typeof tool.isConcurrencySafe === 'function'
+        ? tool.isConcurrencySafe(args)
+        : tool.isConcurrencySafe === true;
+    if (tool.mutatedPaths) paths = tool.mutatedPaths(args).map((path) => resolve(state.cwd, path));
+  } catch {
+    safe = false;
+  }
+  const context: ToolExecutionContext = {
+    callId: call.id,
+    signal: batch.signal,
+    cwd: state.cwd,
+    sandbox: state.sandbox,
+    services: state.services,
+  };
+  const prepared: PreparedCall = {
+    toolCallId: call.id,
+    toolName: call.name,
+    args,
+    tool: entry.tool,
+    permissions: tool.permissions ?? NO_PERMISSIONS,
+    sandbox: state.sandbox,
+    call,
+    entry,
+    safe,
+    paths,
+    context,
+  };
+  if (entry.escalates) {
+    const escalation = escalationOf(args);
+    if (escalation) prepared.escalation = escalation;
+  }
+  const hooks = state.hooks.preExecute;
+  return hooks.length === 0
+    ? approveCall(state, prepared, batch, undefined)
+    : runPreHooks(state, prepared, batch, hooks, 0, undefined);
+}
+
+type Verdict = PreExecuteVerdict | undefined;
+const NO_PERMISSIONS: ToolPermissions = Object.freeze({});
+
+function runPreHooks(
+  state: PipelineState,
+  prepared: PreparedCall,
+  batch: BatchContext,
+  hooks: PipelineState['hooks']['preExecute'],
+  from: number,
+  verdict: 'allow' | 'ask' | undefined,
+): MaybePromise<PreparedCall | ToolResultBody> {
+  for (let index = from; index < hooks.length; index++) {
+    let answer: MaybePromise<Verdict>;
+    try {
+      answer = hooks[index]!(prepared, prepared.context);
+    } catch (error) {
+      return hookFailed(prepared, error);
+    }
+    if (isPromise(answer)) {
+      return answer.then(
+        (settled) => {
+          const next = applyVerdict(prepared, batch, settled, verdict);
+          return typeof next === 'object'
+            ? next
+            : runPreHooks(state, prepared, batch, hooks, index + 1, next);
+        },
+        (error: unknown) => hookFailed(prepared, error),
+      );
+    }
+    const next = applyVerdict(prepared, batch, answer, verdict);
+    if (typeof next === 'object') return next;
+    verdict = next;
+  }
+  return approveCall(state, prepared, batch, verdict);
+}
+
+function hookFailed(prepared: PreparedCall, error: unknown): ToolResultBody {
+  return errorResult(
+    prepared.call,
+    'error',
+    `A pre-execute hook failed, so the call did not run: ${messageOf(error)}`,
+    { params: prepared.args },
+  );
+}
+
+/** Folds one hook's answer in: a deny ends the chain (returns its result), ask beats allow. */
+function applyVerdict(
+  prepared: PreparedCall,
+  batch: BatchContext,
+  answer: Verdict,
+  verdict: 'allow' | 'ask' | undefined,
+): ToolResultBody | 'allow' | 'ask' | undefined {
+  if (answer?.decision === 'deny') {
+    const { id, name } = prepared.call;
+    batch.emit({
+      type: 'approval',
+      body: {
+        toolCallId: id,
+        toolName: name,
+        decision: 'deny',
+        by: 'hook',
+        scope: 'once',
+        reason: answer.reason,
+      },
+    });
+    return errorResult(prepared.call, 'denied', `Tool call denied by a hook: ${answer.reason}`, {
+      params: prepared.args,
+    });
+  }
+  if (answer?.decision === 'ask') return 'ask';
+  if (answer?.decision === 'allow' && verdict === undefined) return 'allow';
+  return verdict;
+}
+
+function approveCall(
+  state: PipelineState,
+  prepared: PreparedCall,
+  batch: BatchContext,
+  hookVerdict: 'allow' | 'ask' | undefined,
+): MaybePromise<PreparedCall | ToolResultBody> {
+  if (hookVerdict) prepared.hookVerdict = hookVerdict;
+  const decided = state.gate.decide(prepared.toolCallId, prepared, batch.approve, batch.signal);
+  return isPromise(decided)
+    ? decided.then((body) => applyGate(prepared, batch, body))
+    : applyGate(prepared, batch, decided);
+}
+
+function applyGate(
+  prepared: PreparedCall,
+  batch: BatchContext,
+  body: ToolApprovalBody,
+): PreparedCall | ToolResultBody {
+  batch.emit({ type: 'approval', body });
+  if (body.decision !== 'allow') {
+    const reason = body.reason ?? 'no reason given';
+    return errorResult(
+      prepared.call,
+      'denied',
+      `Tool call denied (${body.by}): ${reason}. Do not repeat the same call; choose another approach or ask the user.`,
+      { params: prepared.args },
+    );
+  }
+  // Only the approval layer grants an escalation, and it only allows one through a person's answer.
+  if (prepared.escalation) {
+    prepared.granted = prepared.escalation.permissions;
+    prepared.context.grantedPermissions = prepared.escalation.permissions;
+  }
+  return prepared;
+}

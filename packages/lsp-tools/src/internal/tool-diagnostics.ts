@@ -83,11 +83,12 @@ export function createDiagnosticsTool(manager: LspManager): ToolDefinition {
         const sections: string[] = [];
         let truncated = false;
         let total = 0;
-        for (const file of files) {
-          const diagnostics = withoutHints(
-            await manager.diagnostics(file, { signal: context.signal }),
-            includeHints,
-          );
+        // Files settle independently, so they are waited for together.
+        const results = await Promise.all(
+          files.map((file) => manager.diagnostics(file, { signal: context.signal })),
+        );
+        for (const [index, file] of files.entries()) {
+          const diagnostics = withoutHints(results[index] ?? [], includeHints);
           total += diagnostics.length;
           const described = describeFileDiagnostics(manager, file, diagnostics, max);
           sections.push(described.text);

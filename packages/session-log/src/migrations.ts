@@ -85,7 +85,7 @@ export function formatVersionOf(header: SessionEvent): number {
 }
 
 /**
- * Upgrades `events` from format version `from` to `to` (default: the current version) by
+ * Upgrades `events` from format version `from` to `options.to` (default: the current version) by
  * chaining {@link MIGRATIONS}. Pure.
  *
  * @throws {RangeError} when no migration path exists.
@@ -97,8 +97,9 @@ export function formatVersionOf(header: SessionEvent): number {
 export function migrateEvents(
   events: readonly SessionEvent[],
   from: number,
-  to: number = FORMAT_VERSION,
+  options: { to?: number } = {},
 ): SessionEvent[] {
+  const to = options.to ?? FORMAT_VERSION;
   let current = [...events];
   for (let version = from; version < to; version++) {
     const migration = MIGRATIONS[version];

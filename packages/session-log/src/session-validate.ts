@@ -26,10 +26,9 @@ function isCount(value: unknown): value is number {
 export function checkAppendOptions(
   type: string,
   options: AppendOptions,
-  lastSeq: number,
-  lastTurn: number,
-  lastStep: number,
+  state: { lastSeq: number; lastTurn: number; lastStep: number },
 ): CheckedAppendOptions {
+  const { lastSeq, lastTurn, lastStep } = state;
   const { turn, step, surfaceOp, sourceEventSeqs } = options;
   if (turn !== undefined) {
     if (!isCount(turn))

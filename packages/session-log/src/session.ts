@@ -192,7 +192,11 @@ export class Session implements SessionLog {
     }
     const invalid = entry.validate?.(body);
     if (invalid) throw new InvalidEventError({ type, reason: invalid });
-    const checked = checkAppendOptions(type, options, this.lastSeq, this.lastTurn, this.lastStep);
+    const checked = checkAppendOptions(type, options, {
+      lastSeq: this.log.length,
+      lastTurn: this.lastTurn,
+      lastStep: this.lastStep,
+    });
     const event: SessionEvent<Body> = {
       seq: this.log.length + 1,
       type,

@@ -22,10 +22,10 @@ export type Resolver = (
  * order the system returns them). Stops waiting when `signal` aborts.
  */
 export const systemResolver: Resolver = async (hostname, options) => {
-  const pending = lookup(hostname, { all: true, verbatim: true });
   const { signal } = options;
+  signal?.throwIfAborted();
+  const pending = lookup(hostname, { all: true, verbatim: true });
   if (!signal) return normalise(await pending);
-  signal.throwIfAborted();
   return new Promise<ResolvedAddress[]>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

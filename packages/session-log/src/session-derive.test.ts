@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Message, ToolResultBody } from '@spine/protocol';
 import { SpineError } from '@spine/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createDefaultProjector } from './projector.js';
 import { Session } from './session.js';
+import { createJsonlStore } from './store-jsonl.js';
 import { createMemoryStore } from './store-memory.js';
 
 type Command =
@@ -47,87 +51,92 @@ function pairsOnSurface(session: Session): Array<{ result: number; owner: number
     });
 }
 
+/** Runs random commands against `session`, checking derivation and tool pairs along the way. */
+async function run(session: Session, commands: readonly Command[]): Promise<void> {
+  let nextCall = 0;
+  const open: string[] = [];
+  for (const step of commands) {
+    if (step.kind === 'user') {
+      session.append(
+        'user/message',
+        { content: step.text, source: 'user' },
+        { surfaceOp: { op: 'append' } },
+      );
+    } else if (step.kind === 'assistant') {
+      const ids = Array.from({ length: step.calls }, () => `call-${nextCall++}`);
+      const content = [
+        { type: 'text', text: 'thinking' },
+        ...ids.map((id) => ({ type: 'tool-call', id, name: 'read', arguments: '{}' })),
+      ];
+      session.append(
+        'assistant/message',
+        { content, finishReason: 'stop' },
+        { surfaceOp: { op: 'append' } },
+      );
+      open.push(...ids);
+    } else if (step.kind === 'result' && open.length > 0) {
+      const id = open.splice(step.pick % open.length, 1)[0]!;
+      const onSurface = session
+        .surface()
+        .some((seq) => JSON.stringify(session.get(seq)!.body).includes(`"id":"${id}"`));
+      const body = { toolCallId: id, toolName: 'read', content: 'r', isError: false };
+      if (onSurface) session.append('tool/result', body, { surfaceOp: { op: 'append' } });
+      else
+        expect(() =>
+          session.append('tool/result', body, { surfaceOp: { op: 'append' } }),
+        ).toThrow();
+    } else if (step.kind === 'replace') {
+      const surface = session.surface();
+      if (surface.length === 0) continue;
+      const first = Math.min(step.a % surface.length, step.b % surface.length);
+      const last = Math.max(step.a % surface.length, step.b % surface.length);
+      const inRegion = (seq: number | undefined) => {
+        const at = seq === undefined ? -1 : surface.indexOf(seq);
+        return at >= first && at <= last;
+      };
+      const splits = pairsOnSurface(session).some(
+        (pair) => inRegion(pair.result) !== inRegion(pair.owner),
+      );
+      const generation = session.replaceGeneration;
+      const append = () =>
+        session.append(
+          'user/message',
+          { content: 'summary', source: 'compact-checkpoint' },
+          { surfaceOp: { op: 'replace', start: surface[first]!, end: surface[last]! } },
+        );
+      if (splits) {
+        let code: string | undefined;
+        try {
+          append();
+        } catch (error) {
+          code = SpineError.isInstance(error) ? error.code : undefined;
+        }
+        expect(code).toBe('ILLEGAL_SURFACE_OP');
+        expect(session.surface()).toEqual(surface);
+      } else {
+        append();
+        expect(session.replaceGeneration).toBe(generation + 1);
+      }
+    } else if (step.kind === 'noise') {
+      session.append('step/start', {});
+    } else if (step.kind === 'derive') {
+      expect(session.deriveMessages().messages).toEqual(naiveDerive(session));
+    }
+    for (const pair of pairsOnSurface(session)) {
+      expect(pair.owner).toBeDefined();
+      expect(session.surface().indexOf(pair.owner!)).toBeLessThan(
+        session.surface().indexOf(pair.result),
+      );
+    }
+  }
+}
+
 describe('incremental derivation (property-based)', () => {
   it('equals naive full re-derivation over random appends and replaces, and no replace splits a tool pair', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { maxLength: 60 }), async (commands) => {
         const session = await Session.create({ store: createMemoryStore(), id: 'prop' });
-        let nextCall = 0;
-        const open: string[] = [];
-        for (const step of commands) {
-          if (step.kind === 'user') {
-            session.append(
-              'user/message',
-              { content: step.text, source: 'user' },
-              { surfaceOp: { op: 'append' } },
-            );
-          } else if (step.kind === 'assistant') {
-            const ids = Array.from({ length: step.calls }, () => `call-${nextCall++}`);
-            const content = [
-              { type: 'text', text: 'thinking' },
-              ...ids.map((id) => ({ type: 'tool-call', id, name: 'read', arguments: '{}' })),
-            ];
-            session.append(
-              'assistant/message',
-              { content, finishReason: 'stop' },
-              { surfaceOp: { op: 'append' } },
-            );
-            open.push(...ids);
-          } else if (step.kind === 'result' && open.length > 0) {
-            const id = open.splice(step.pick % open.length, 1)[0]!;
-            const onSurface = session
-              .surface()
-              .some((seq) => JSON.stringify(session.get(seq)!.body).includes(`"id":"${id}"`));
-            const body = { toolCallId: id, toolName: 'read', content: 'r', isError: false };
-            if (onSurface) session.append('tool/result', body, { surfaceOp: { op: 'append' } });
-            else
-              expect(() =>
-                session.append('tool/result', body, { surfaceOp: { op: 'append' } }),
-              ).toThrow();
-          } else if (step.kind === 'replace') {
-            const surface = session.surface();
-            if (surface.length === 0) continue;
-            const first = Math.min(step.a % surface.length, step.b % surface.length);
-            const last = Math.max(step.a % surface.length, step.b % surface.length);
-            const inRegion = (seq: number | undefined) => {
-              const at = seq === undefined ? -1 : surface.indexOf(seq);
-              return at >= first && at <= last;
-            };
-            const splits = pairsOnSurface(session).some(
-              (pair) => inRegion(pair.result) !== inRegion(pair.owner),
-            );
-            const generation = session.replaceGeneration;
-            const append = () =>
-              session.append(
-                'user/message',
-                { content: 'summary', source: 'compact-checkpoint' },
-                { surfaceOp: { op: 'replace', start: surface[first]!, end: surface[last]! } },
-              );
-            if (splits) {
-              let code: string | undefined;
-              try {
-                append();
-              } catch (error) {
-                code = SpineError.isInstance(error) ? error.code : undefined;
-              }
-              expect(code).toBe('ILLEGAL_SURFACE_OP');
-              expect(session.surface()).toEqual(surface);
-            } else {
-              append();
-              expect(session.replaceGeneration).toBe(generation + 1);
-            }
-          } else if (step.kind === 'noise') {
-            session.append('step/start', {});
-          } else if (step.kind === 'derive') {
-            expect(session.deriveMessages().messages).toEqual(naiveDerive(session));
-          }
-          for (const pair of pairsOnSurface(session)) {
-            expect(pair.owner).toBeDefined();
-            expect(session.surface().indexOf(pair.owner!)).toBeLessThan(
-              session.surface().indexOf(pair.result),
-            );
-          }
-        }
+        await run(session, commands);
         const derived = session.deriveMessages();
         expect(derived.messages).toEqual(naiveDerive(session));
         expect(derived.seqs.length).toBe(derived.messages.length);
@@ -135,5 +144,30 @@ describe('incremental derivation (property-based)', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('reopens from a JSONL file with the same events, surface and messages', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spine-prop-'));
+    try {
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(command, { maxLength: 40 }), async (commands) => {
+          const store = createJsonlStore({ dir, fsync: 'never' });
+          const id = `prop-${round++}`;
+          const session = await Session.create({ store, id });
+          await run(session, commands);
+          await session.close();
+          const reopened = await Session.open({ store, id, readOnly: true });
+          expect(reopened.events()).toEqual(session.events());
+          expect(reopened.surface()).toEqual(session.surface());
+          expect(reopened.replaceGeneration).toBe(session.replaceGeneration);
+          expect(reopened.deriveMessages().messages).toEqual(session.deriveMessages().messages);
+          await reopened.close();
+        }),
+        { numRuns: 30 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -137,6 +137,18 @@ describe('servers that misbehave', () => {
     expect(lsp.starts).toBe(1);
   });
 
+  it('a query cancelled during the cold start leaves the start to finish for the next query', async () => {
+    const lsp = start(scripted());
+    const controller = new AbortController();
+    const outcome = lsp
+      .definition('a.fake', { line: 1, column: 1 }, { signal: controller.signal })
+      .catch((caught: unknown) => caught);
+    controller.abort();
+    expect(await outcome).toBeInstanceOf(LspAbortedError);
+    await expect(lsp.definition('a.fake', { line: 1, column: 1 })).resolves.toHaveLength(1);
+    expect(lsp.starts).toBe(1);
+  });
+
   it('times out a request the server never answers and cancels it there', async () => {
     const lsp = start(scripted('--hang-on=textDocument/definition'), { requestTimeoutMs: 300 });
     const error = await lsp

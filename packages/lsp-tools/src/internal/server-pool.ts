@@ -196,13 +196,15 @@ export class ServerPool {
     if (entry.session?.client.alive) return Promise.resolve(entry.session);
     if (entry.session) entry.lastError = entry.session.client.exitReason;
     entry.session = undefined;
-    entry.starting ??= this.start(entry, signal).finally(() => {
+    // The start is shared and not tied to one caller's signal: a cancelled query does not
+    // waste a cold start that the next query will need.
+    entry.starting ??= this.start(entry).finally(() => {
       entry.starting = undefined;
     });
-    return entry.starting;
+    return untilAborted(entry.starting, signal);
   }
 
-  private async start(entry: Entry, signal?: AbortSignal): Promise<ServerSession> {
+  private async start(entry: Entry): Promise<ServerSession> {
     entry.starts += 1;
     const { config } = entry;
     try {
@@ -212,7 +214,6 @@ export class ServerPool {
         cwd: this.options.cwd,
         requestTimeoutMs: this.options.requestTimeoutMs,
         startupTimeoutMs: this.options.startupTimeoutMs,
-        signal,
       });
       this.live.add(client);
       client.onExit(() => this.live.delete(client));
@@ -294,4 +295,15 @@ export class ServerPool {
 function unavailableReason(config: LanguageServerConfig): string {
   const hint = config.installHint ? `; install it with \`${config.installHint}\`` : '';
   return `The ${config.id} language server (${config.command}) is not installed or not on PATH${hint}, or use grep and read instead`;
+}
+
+/** `promise`, or a rejection with {@link LspAbortedError} as soon as `signal` fires. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new LspAbortedError({ method: 'initialize' }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new LspAbortedError({ method: 'initialize' }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -153,31 +153,32 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
 
     async list(listOptions: { limit?: number } = {}): Promise<SessionSummary[]> {
       if (!existsSync(dir)) return [];
-      const summaries: Array<SessionSummary & { mtime: number }> = [];
+      // Stat every file, then read headers newest first only until the limit is reached.
+      const files: Array<{ name: string; size: number; mtime: Date }> = [];
       for (const name of readdirSync(dir)) {
         if (!name.endsWith('.jsonl')) continue;
-        const path = join(dir, name);
-        let stat: ReturnType<typeof statSync>;
         try {
-          stat = statSync(path);
+          const stat = statSync(join(dir, name));
+          if (stat.isFile()) files.push({ name, size: stat.size, mtime: stat.mtime });
         } catch {
-          continue;
+          // Removed while listing: skip it.
         }
-        const first = readFirstLine(path) as SessionEvent | undefined;
+      }
+      files.sort((a, b) => b.mtime.getTime() - a.mtime.getTime());
+      const limit = listOptions.limit ?? Number.POSITIVE_INFINITY;
+      const summaries: SessionSummary[] = [];
+      for (const file of files) {
+        if (summaries.length >= limit) break;
+        const first = readFirstLine(join(dir, file.name)) as SessionEvent | undefined;
         if (first?.type !== 'session/header') continue;
-        const header = first.body as SessionHeaderBody;
         summaries.push({
-          id: name.slice(0, -'.jsonl'.length),
-          header,
-          sizeBytes: stat.size,
-          updatedAt: stat.mtime.toISOString(),
-          mtime: stat.mtimeMs,
+          id: file.name.slice(0, -'.jsonl'.length),
+          header: first.body as SessionHeaderBody,
+          sizeBytes: file.size,
+          updatedAt: file.mtime.toISOString(),
         });
       }
-      summaries.sort((a, b) => b.mtime - a.mtime);
-      const limited =
-        listOptions.limit === undefined ? summaries : summaries.slice(0, listOptions.limit);
-      return limited.map(({ mtime: _mtime, ...summary }) => summary);
+      return summaries;
     },
   };
 }

@@ -19,6 +19,7 @@ export type {
   InboxQueue,
   InboxSplicedBody,
   PrefixChangeCause,
+  PrefixComparison,
   PromptSystemBody,
   RecordedSeqs,
   RequestContextBody,
@@ -28,15 +29,18 @@ export type {
   ToolsDefinedBody,
   TurnEndBody,
   TurnEndReason,
+  TurnError,
 } from './records.js';
 export type { ReplayedRequest, ReplayMismatch, ReplayOptions, ReplayReport } from './replay.js';
 export { replay } from './replay.js';
-export type { BuildRequestInput, BuiltRequest } from './request-builder.js';
+export type { BuildRequestInput, BuiltRequest, RecordedRequest } from './request-builder.js';
 export { hashTools, RequestBuilder } from './request-builder.js';
 export type {
+  FailVerdict,
   RequestErrorContext,
   RequestErrorDecision,
   RequestErrorHandler,
+  RetryVerdict,
 } from './request-error.js';
 export { handleRequestError, REQUEST_ERROR_CHAIN } from './request-error.js';
 export type { FallbackRetryPolicyOptions } from './retry.js';

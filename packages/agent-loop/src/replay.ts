@@ -28,7 +28,9 @@ export interface ReplayMismatch {
   field: string;
   /** The seq of the event behind the differing message, when known. */
   eventSeq?: number;
+  /** What the header recorded. */
   expected?: string;
+  /** What the log yields now. */
   actual?: string;
 }
 
@@ -36,13 +38,19 @@ export interface ReplayMismatch {
 export interface ReplayedRequest {
   /** Seq of its `request/header`. */
   seq: number;
+  /** The request's turn. */
   turn: number;
+  /** The request's step. */
   step: number;
+  /** The request's attempt. */
   attempt: number;
+  /** True when the rebuilt request hashes to the recorded hash. */
   ok: boolean;
+  /** The first differing field, when not ok. */
   mismatch?: ReplayMismatch;
-  /** Size and hash of the wire body, when `options.model` can encode. */
+  /** Size of the wire body, when `options.model` can encode. */
   wireBytes?: number;
+  /** `sha256:<hex>` of the wire body, when `options.model` can encode. */
   wireHash?: string;
 }
 
@@ -50,6 +58,7 @@ export interface ReplayedRequest {
 export interface ReplayReport {
   /** True when every recorded request was rebuilt with a matching hash. */
   ok: boolean;
+  /** One verdict per `request/header`, in log order. */
   requests: ReplayedRequest[];
   /** The first request that did not match, if any. */
   firstMismatch?: ReplayedRequest;

@@ -28,10 +28,15 @@ export interface BuildRequestInput {
   modelId: string;
   /** The provider name, recorded in the header. */
   provider: string;
+  /** The turn being run. */
   turn: number;
+  /** The step within the turn. */
   step: number;
+  /** The attempt within the step, from 1. */
   attempt: number;
+  /** The output token cap to send. */
   maxOutputTokens?: number;
+  /** Reasoning control to send. */
   reasoning?: ModelRequest['reasoning'];
   /** The token meter's estimate, recorded for calibration. */
   estimatedTokens?: number;
@@ -39,10 +44,20 @@ export interface BuildRequestInput {
 
 /** A request ready to stream, and where it was recorded. */
 export interface BuiltRequest {
+  /** The provider-neutral request to stream. */
   request: ModelRequest;
   /** Seq of its `request/header`. */
   headerSeq: number;
+  /** The recorded header. */
   header: RequestHeaderBody;
+}
+
+/** The last recorded request: its header's seq and body. */
+export interface RecordedRequest {
+  /** Seq of the `request/header`. */
+  seq: number;
+  /** Its body. */
+  body: RequestHeaderBody;
 }
 
 interface PreviousRequest {
@@ -97,7 +112,7 @@ export class RequestBuilder {
   }
 
   /** The last recorded request header, if any. */
-  get previous(): { seq: number; body: RequestHeaderBody } | undefined {
+  get previous(): RecordedRequest | undefined {
     return this.#previous && { seq: this.#previous.seq, body: this.#previous.body };
   }
 

@@ -7,21 +7,42 @@ import {
 
 /** What the request-error chain knows about a failed attempt. */
 export interface RequestErrorContext {
+  /** What the model client threw. */
   error: unknown;
   /** The number of the attempt that failed (1-based). */
   attempt: number;
   /** Compactions already run for overflows in this step. */
   overflowCompactions: number;
+  /** The policy for transient failures. */
   retryPolicy: RetryPolicy;
+  /** The model's context window, for messages. */
   contextWindow: number;
   /** Runs an overflow compaction; absent when no engine is configured. */
   compact: (() => Promise<CompactionOutcome | undefined>) | undefined;
 }
 
 /** A handler's verdict: retry (after a delay) or fail the turn with a clear error. */
-export type RequestErrorDecision =
-  | { retry: true; delayMs: number; reason: string; compactionId?: number }
-  | { retry: false; error: SpineError };
+export type RequestErrorDecision = RetryVerdict | FailVerdict;
+
+/** Retry the step's request after `delayMs`. */
+export interface RetryVerdict {
+  /** Always true. */
+  retry: true;
+  /** Wait before the next attempt, in ms. */
+  delayMs: number;
+  /** Why, for `llm/retry`. */
+  reason: string;
+  /** The compaction that made room, on the overflow path. */
+  compactionId?: number;
+}
+
+/** Fail the turn with `error`. */
+export interface FailVerdict {
+  /** Always false. */
+  retry: false;
+  /** The error the turn ends with; its message says what to do. */
+  error: SpineError;
+}
 
 /** One link of the chain; `undefined` passes the error on to the next link. */
 export type RequestErrorHandler = (

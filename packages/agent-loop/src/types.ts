@@ -77,22 +77,33 @@ export interface RunOptions {
 
 /** Position of a live event in the session. */
 export interface StepPosition {
+  /** The turn number. */
   turn: number;
+  /** The step within the turn. */
   step: number;
 }
 
 /** Live events for UIs (deltas are not logged one by one; the final message is). */
 export interface AgentEvents {
+  /** A piece of the model's text as it streams. */
   'text-delta': (event: StepPosition & { text: string }) => void;
+  /** A piece of the model's reasoning as it streams. */
   'reasoning-delta': (event: StepPosition & { text: string }) => void;
+  /** A tool call of the final assistant message, before it runs. */
   'tool-call': (event: StepPosition & { call: ToolCallPart }) => void;
+  /** Progress a running tool reported (not logged). */
   'tool-progress': (
     event: StepPosition & { toolCallId: string; message?: string; data?: unknown },
   ) => void;
+  /** A tool result, as committed to the session. */
   'tool-result': (event: StepPosition & { result: ToolResultBody }) => void;
+  /** A step begins (or resumes, with the attempt it resumes at). */
   'step-start': (event: StepPosition & { attempt: number }) => void;
+  /** A step ended after its tools ran. */
   'step-end': (event: StepPosition & { finishReason: string; toolCalls: number }) => void;
+  /** A turn ended; the same result `run` resolves with. */
   'turn-end': (result: TurnResult) => void;
+  /** A failed attempt will be retried; discard the partial text it streamed. */
   retry: (
     event: StepPosition & {
       failedAttempt: number;
@@ -101,6 +112,8 @@ export interface AgentEvents {
       reason: string;
     },
   ) => void;
+  /** Compaction replaced a region of the surface. */
   compaction: (event: StepPosition & { outcome: CompactionOutcome }) => void;
+  /** An input was queued. */
   queued: (event: { queue: InboxQueue; item: InboxItem; size: number }) => void;
 }

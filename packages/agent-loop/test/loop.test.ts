@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolResultBody, UserMessageBody } from '@spine/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestHeaderBody } from '../src/index.js';
+import { type RequestHeaderBody, replay } from '../src/index.js';
 import { createHarness, type Harness, wireMessages } from './harness.js';
 
 let harness: Harness | undefined;
@@ -61,6 +62,13 @@ describe('agent loop, end to end against a loopback model server', () => {
     ]);
     expect(headers.every((header) => header.prefix.extends)).toBe(true);
     harness.replayOk();
+    // From the log alone, replay rebuilds the exact bytes the server received.
+    const report = replay(harness.session, { model: harness.model });
+    expect(report.requests.map((request) => request.wireHash)).toEqual(
+      harness.server.requests.map(
+        (request) => `sha256:${createHash('sha256').update(request.raw).digest('hex')}`,
+      ),
+    );
   });
 
   it('commits parallel tool calls in call order although they finish in reverse', async () => {

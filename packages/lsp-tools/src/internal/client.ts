@@ -73,10 +73,20 @@ export class LspClient {
     });
     child.stdin?.on('error', () => undefined);
     child.on('exit', (code, signal) => {
-      const tail = this.stderrTail.trim();
-      this.markExited(
-        `the ${this.serverId} language server exited (${signal ?? `code ${code}`})${tail ? `; its last output: ${tail.slice(-500)}` : ''}`,
-      );
+      const finish = (): void => {
+        const tail = this.stderrTail.trim();
+        this.markExited(
+          `the ${this.serverId} language server exited (${signal ?? `code ${code}`})${tail ? `; its last output: ${tail.slice(-500)}` : ''}`,
+        );
+      };
+      // Let the last stderr bytes arrive first (briefly: a grandchild may hold the pipe open).
+      const stderr = child.stderr;
+      if (!stderr || stderr.readableEnded) return finish();
+      const timer = setTimeout(finish, 50);
+      stderr.once('end', () => {
+        clearTimeout(timer);
+        finish();
+      });
     });
     connection.onNotification(
       'textDocument/publishDiagnostics',

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
@@ -19,15 +19,25 @@ describe('spine resume after a crash', () => {
       const cwd = join(mkdtempSync(join(tmpdir(), 'spine-crash-')), 'workspace');
       cpSync(join(APP_DIR, 'examples', 'workspace'), cwd, { recursive: true });
       const { env, sessionDir } = isolatedEnv();
-      const model = ['--model', 'openai-compatible/deepseek-v4-flash', '--base-url', server.baseUrl];
-      const child = spawn(process.execPath, [BIN, 'run', ...model, '--cwd', cwd, '--json', '--approval', 'never-ask', 'fix it'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const model = [
+        '--model',
+        'openai-compatible/deepseek-v4-flash',
+        '--base-url',
+        server.baseUrl,
+      ];
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', ...model, '--cwd', cwd, '--json', '--approval', 'never-ask', 'fix it'],
+        { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
       });
       // Kill it hard while the second request is stalled mid-stream.
       const deadline = Date.now() + 30_000;
-      while (server.requests.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (server.requests.length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       await new Promise((resolve) => setTimeout(resolve, 300));
       child.kill('SIGKILL');
       await new Promise((resolve) => child.on('close', resolve));
@@ -35,10 +45,16 @@ describe('spine resume after a crash', () => {
 
       const resumed = await runCli(['resume', id, ...model, '--cwd', cwd, '--json'], { env });
       expect(resumed.code).toBe(0);
-      const appended = resumed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const appended = resumed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(appended.some((event) => event.type === 'assistant/message')).toBe(true);
       expect(appended.at(-1)).toMatchObject({ type: 'turn/end', body: { reason: 'completed' } });
-      const log = readFileSync(join(sessionDir, readdirSync(sessionDir).find((name) => name.endsWith('.jsonl'))!), 'utf8');
+      const log = readFileSync(
+        join(sessionDir, readdirSync(sessionDir).find((name) => name.endsWith('.jsonl'))!),
+        'utf8',
+      );
       expect(log).toContain('Resumed and done.');
       const verified = await runCli(['replay', id, '--verify'], { env });
       expect(verified.code).toBe(0);

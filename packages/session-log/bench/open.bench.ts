@@ -80,7 +80,11 @@ async function deriveAfterAppend(id: string, rounds: number): Promise<number> {
   session.deriveMessages();
   const samples: number[] = [];
   for (let i = 0; i < rounds; i++) {
-    session.append('user/message', { content: 'short', source: 'user' }, { surfaceOp: { op: 'append' } });
+    session.append(
+      'user/message',
+      { content: 'short', source: 'user' },
+      { surfaceOp: { op: 'append' } },
+    );
     const start = performance.now();
     session.deriveMessages();
     samples.push(performance.now() - start);

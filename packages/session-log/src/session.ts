@@ -309,11 +309,16 @@ export class Session implements SessionLog {
       eventTypes: this.registry.definitions(),
       projector: this.projector,
     });
-    const copied = this.log.slice(1, atSeq);
-    for (let i = 0; i < copied.length; i += 1000) child.writer.append(copied.slice(i, i + 1000));
-    child.load(copied);
-    await child.repair(undefined, options.recover ?? true);
-    return child;
+    try {
+      const copied = this.log.slice(1, atSeq);
+      for (let i = 0; i < copied.length; i += 1000) child.writer.append(copied.slice(i, i + 1000));
+      child.load(copied);
+      await child.repair(undefined, options.recover ?? true);
+      return child;
+    } catch (error) {
+      await child.close().catch(() => {});
+      throw error;
+    }
   }
 
   /** Flushes and releases the store's lock. Idempotent. */

@@ -5,6 +5,7 @@ import { LspClient } from './client.js';
 import { findCommand } from './command.js';
 import { DocumentSync, type SyncTarget } from './documents.js';
 import { findWorkspaceFile } from './paths.js';
+import { type Entry, statusOf, unavailableReason } from './server-entry.js';
 
 /** A started server with its document view. */
 export interface ServerSession {
@@ -14,19 +15,6 @@ export interface ServerSession {
   sync(path: string): Promise<string>;
   /** Syncs changed files and makes sure one workspace file is open (workspace queries need a project). */
   ensureProject(): Promise<void>;
-}
-
-interface Entry {
-  config: LanguageServerConfig;
-  command: string | undefined;
-  session?: ServerSession;
-  starting?: Promise<ServerSession>;
-  starts: number;
-  active: number;
-  lastError?: string;
-  startFailed: boolean;
-  hasFiles?: { found: boolean; at: number };
-  idleTimer?: NodeJS.Timeout;
 }
 
 /** Options of {@link ServerPool}. */
@@ -128,31 +116,7 @@ export class ServerPool {
 
   /** One status per configured server. */
   status(): ServerStatus[] {
-    return this.entries.map((entry) => {
-      const alive = entry.session?.client.alive === true;
-      const status: ServerStatus = {
-        id: entry.config.id,
-        command: entry.config.command,
-        args: entry.config.args ?? [],
-        extensions: Object.keys(entry.config.languages),
-        available: entry.command !== undefined,
-        state: entry.starting
-          ? 'starting'
-          : alive
-            ? 'running'
-            : entry.session
-              ? 'crashed'
-              : entry.startFailed
-                ? 'failed'
-                : 'stopped',
-        starts: entry.starts,
-      };
-      if (entry.command === undefined) status.reason = unavailableReason(entry.config);
-      if (alive && entry.session?.client.pid !== undefined) status.pid = entry.session.client.pid;
-      const lastError = entry.session?.client.exitReason ?? entry.lastError;
-      if (lastError) status.lastError = lastError;
-      return status;
-    });
+    return this.entries.map(statusOf);
   }
 
   /** Stops every server; later queries are refused. */
@@ -290,11 +254,6 @@ export class ServerPool {
     }
     return entry;
   }
-}
-
-function unavailableReason(config: LanguageServerConfig): string {
-  const hint = config.installHint ? `; install it with \`${config.installHint}\`` : '';
-  return `The ${config.id} language server (${config.command}) is not installed or not on PATH${hint}, or use grep and read instead`;
 }
 
 /** `promise`, or a rejection with {@link LspAbortedError} as soon as `signal` fires. */

@@ -9,13 +9,14 @@ import {
 import { EventEmitter } from 'eventemitter3';
 import { AgentBusyError } from './errors.js';
 import { Inbox } from './inbox.js';
+import type { LoopContext, LoopStart } from './loop-context.js';
 import type { AttemptBody, InboxItem, InboxQueue } from './records.js';
 import { type OpenTurn, restoreLoopState } from './recovery.js';
 import { RequestBuilder } from './request-builder.js';
 import { createFallbackRetryPolicy } from './retry.js';
 import { RuntimeContextProjection } from './runtime-context.js';
 import { SystemPrompt } from './system-prompt.js';
-import { type LoopContext, type LoopStart, runTurnLoop } from './turn-runner.js';
+import { runTurnLoop } from './turn-runner.js';
 import type { AgentEvents, AgentOptions, RunOptions, TurnResult } from './types.js';
 
 const DEFAULT_CONTEXT_WINDOW = 128_000;

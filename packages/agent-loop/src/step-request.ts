@@ -1,0 +1,160 @@
+import {
+  type AssistantMessage,
+  type FinishReason,
+  ModelError,
+  type ModelRequest,
+  promptTokensOf,
+  SpineError,
+  type Usage,
+} from '@spine/protocol';
+import { Aborted, compact, Failed, type LoopContext } from './loop-context.js';
+import type { AttemptBody } from './records.js';
+import { handleRequestError, type RequestErrorContext } from './request-error.js';
+import { sleep } from './retry.js';
+import type { PromptSnapshot } from './system-prompt.js';
+
+/** The outcome of a step's successful attempt. */
+export interface Streamed {
+  message: AssistantMessage;
+  finishReason: FinishReason;
+  rawFinishReason?: string;
+  usage?: Usage;
+  headerSeq: number;
+  attempt: number;
+}
+
+/**
+ * Runs the attempts of one step: build and record the request, stream it, and on failure
+ * record `assistant/attempt` and let the request-error chain decide (compact, retry or fail).
+ */
+export async function attempts(
+  context: LoopContext,
+  snapshot: PromptSnapshot,
+  position: { turn: number; step: number; attempt: number },
+  signal?: AbortSignal,
+): Promise<Streamed> {
+  const { session } = context;
+  const { turn, step } = position;
+  const at = { turn, step };
+  let attempt = position.attempt;
+  let overflowCompactions = 0;
+  for (;;) {
+    const measure = context.meter?.measure({
+      session,
+      system: snapshot.system,
+      tools: snapshot.tools,
+    });
+    const built = context.builder.buildRequest(
+      {
+        snapshot,
+        modelId: context.modelId,
+        provider: context.model.provider,
+        turn,
+        step,
+        attempt,
+        ...(context.maxOutputTokens !== undefined
+          ? { maxOutputTokens: context.maxOutputTokens }
+          : {}),
+        ...(context.reasoning !== undefined ? { reasoning: context.reasoning } : {}),
+        ...(measure ? { estimatedTokens: measure.tokens } : {}),
+      },
+      signal ? { signal } : {},
+    );
+    try {
+      const streamed = await stream(context, built.request, at, signal);
+      if (measure && streamed.usage) {
+        context.meter?.observe({
+          rawTokens: measure.rawTokens,
+          reportedTokens: promptTokensOf(streamed.usage),
+        });
+      }
+      return { ...streamed, headerSeq: built.headerSeq, attempt };
+    } catch (error) {
+      const record: AttemptBody = {
+        request: built.headerSeq,
+        attempt,
+        outcome: signal?.aborted ? 'aborted' : 'error',
+      };
+      if (SpineError.isInstance(error)) record.code = error.code;
+      record.message = error instanceof Error ? error.message : String(error);
+      if (error instanceof ModelError) {
+        record.retryable = error.retryable;
+        if (error.status !== undefined) record.status = error.status;
+      }
+      session.append('assistant/attempt', record, at);
+      if (signal?.aborted) throw new Aborted('stream');
+      const errorContext: RequestErrorContext = {
+        error,
+        attempt,
+        overflowCompactions,
+        retryPolicy: context.retryPolicy,
+        contextWindow: context.contextWindow,
+        compact: context.compaction
+          ? () => compact(context, snapshot, 'overflow', at, signal)
+          : undefined,
+      };
+      const decision = await handleRequestError(errorContext);
+      if (!decision.retry) throw new Failed(decision.error);
+      if (decision.compactionId !== undefined) overflowCompactions++;
+      session.append(
+        'llm/retry',
+        {
+          failedAttempt: attempt,
+          nextAttempt: attempt + 1,
+          delayMs: decision.delayMs,
+          reason: decision.reason,
+          ...(record.code ? { code: record.code } : {}),
+          ...(decision.compactionId !== undefined ? { compactionId: decision.compactionId } : {}),
+        },
+        at,
+      );
+      context.emit('retry', {
+        ...at,
+        failedAttempt: attempt,
+        nextAttempt: attempt + 1,
+        delayMs: decision.delayMs,
+        reason: decision.reason,
+      });
+      try {
+        await sleep(decision.delayMs, signal);
+      } catch {
+        throw new Aborted('retry-wait');
+      }
+      attempt++;
+      session.append('llm/retry-started', { attempt }, at);
+    }
+  }
+}
+
+async function stream(
+  context: LoopContext,
+  request: ModelRequest,
+  at: { turn: number; step: number },
+  signal?: AbortSignal,
+): Promise<Omit<Streamed, 'headerSeq' | 'attempt'>> {
+  for await (const event of context.model.stream(request, signal ? { signal } : {})) {
+    switch (event.type) {
+      case 'text-delta':
+        context.emit('text-delta', { ...at, text: event.text });
+        break;
+      case 'reasoning-delta':
+        context.emit('reasoning-delta', { ...at, text: event.text });
+        break;
+      case 'finish': {
+        const result: Omit<Streamed, 'headerSeq' | 'attempt'> = {
+          message: event.message,
+          finishReason: event.finishReason,
+        };
+        if (event.rawFinishReason !== undefined) result.rawFinishReason = event.rawFinishReason;
+        if (event.usage) result.usage = event.usage;
+        return result;
+      }
+    }
+  }
+  throw new ModelError({
+    code: 'STREAM_BROKEN',
+    message: 'the model stream ended without a finish event',
+    provider: context.model.provider,
+    retryable: true,
+  });
+}

@@ -13,13 +13,21 @@
  * | 130 | aborted (Ctrl-C / SIGINT) |
  */
 export const EXIT_CODES = {
+  /** Success. */
   ok: 0,
+  /** Unexpected internal error (and `spine doctor` found a failure). */
   internal: 1,
+  /** Bad usage, invalid configuration or an unknown session. */
   usage: 2,
+  /** Model or provider failure. */
   model: 3,
+  /** A tool call was denied. */
   toolDenied: 4,
+  /** Replay or rerun mismatch. */
   mismatch: 5,
+  /** The step limit was reached. */
   stepLimit: 6,
+  /** Aborted with Ctrl-C. */
   aborted: 130,
 } as const;
 

@@ -5,6 +5,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 export interface FileSearchResult {
   /** Path relative to the workspace, `/`-separated; directories end with `/`. */
   path: string;
+  /** Whether the entry is a file or a directory. */
   kind: 'file' | 'directory';
 }
 

@@ -15,7 +15,7 @@ export interface RecordedModelOptions {
   provider?: string;
 }
 
-/** A {@link ModelClient} that answers from a recording, plus how far it got. */
+/** A model client (protocol `ModelClient`) that answers from a recording, plus how far it got. */
 export interface RecordedModel extends ModelClient {
   /** How many recorded outputs have been served. */
   readonly served: number;
@@ -24,12 +24,17 @@ export interface RecordedModel extends ModelClient {
 }
 
 /**
- * A deterministic, offline model: each `stream` call yields the next recorded
+ * A deterministic, offline model client: each `stream` call yields the next recorded
  * `assistant/message` of a session (text and reasoning as deltas, then `finish` with the
  * recorded message, finish reason and usage). Used by `spine rerun` to re-execute a session's
  * tool calls against the current code with no network.
  *
- * @throws {ModelError} `INVALID_REQUEST` from `stream` when the recording has no output left.
+ * @throws `ModelError` with code `INVALID_REQUEST` from `stream` when the recording has no output left.
+ * @example
+ * ```ts
+ * const model = createRecordedModel({ events: session.events() });
+ * for await (const event of model.stream(request)) console.log(event.type);
+ * ```
  */
 export function createRecordedModel(options: RecordedModelOptions): RecordedModel {
   const outputs = options.events

@@ -93,6 +93,10 @@ export class Session implements SessionLog {
    * Creates a new session whose `session/header` (seq 1) records id, cwd, title, model and parent.
    *
    * @throws {SessionExistsError} when the id already exists in the store.
+   * @example
+   * ```ts
+   * const session = await Session.create({ store: createMemoryStore(), title: 'scratch' });
+   * ```
    */
   static async create(options: SessionCreateOptions): Promise<Session> {
     assertSpecificationVersion('SessionStore', options.store);
@@ -117,6 +121,10 @@ export class Session implements SessionLog {
    * a result gets one, followed by a `session/recovered` event.
    *
    * @throws {SessionNotFoundError} {SessionLockedError} {SessionCorruptError} {UnknownEventTypeError} {UnsupportedFormatError}
+   * @example
+   * ```ts
+   * const session = await Session.open({ store, id: 'a1b2', readOnly: true });
+   * ```
    */
   static async open(options: SessionOpenOptions): Promise<Session> {
     assertSpecificationVersion('SessionStore', options.store);

@@ -186,4 +186,28 @@ describe('JSONL store', () => {
     expect(await store.exists('../escape')).toBe(false);
     await expect(Session.open({ store, id: '../escape' })).rejects.toThrow(/not found/);
   });
+
+  it('reads custom surface types back when they are registered on open', async () => {
+    const note = {
+      type: 'note/pinned',
+      surface: true,
+      project: (event: { body: unknown }) => [
+        {
+          role: 'user' as const,
+          content: String((event.body as { text: string }).text),
+          source: 'note',
+        },
+      ],
+    };
+    const store = createJsonlStore({ dir });
+    const session = await Session.create({ store, id: 'custom', eventTypes: [note] });
+    session.append('note/pinned', { text: 'remember' }, surface);
+    await session.close();
+    await expect(Session.open({ store, id: 'custom' })).rejects.toThrow(/note\/pinned/);
+    const reopened = await Session.open({ store, id: 'custom', eventTypes: [note] });
+    expect(reopened.deriveMessages().messages).toEqual([
+      { role: 'user', content: 'remember', source: 'note' },
+    ]);
+    await reopened.close();
+  });
 });

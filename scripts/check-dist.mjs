@@ -36,7 +36,7 @@ for (const group of ['packages', 'apps']) {
       if (!String(file).endsWith('.js')) continue;
       const text = readFileSync(join(dist, String(file)), 'utf8');
       for (const match of text.matchAll(
-        /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g,
+        /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]((?:@[\w.-]+\/)?[\w-][\w.-]*(?:\/[\w./-]+)?|node:[\w/]+)['"]/g,
       )) {
         const name = packageName(match[1]);
         if (!builtins.has(match[1]) && !builtins.has(name) && !allowed.has(name)) {

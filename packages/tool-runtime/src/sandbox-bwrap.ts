@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
 import { type SandboxBackend, type SandboxCommand, SHELL } from './sandbox.js';
 
 /** Options of {@link createBwrapSandbox}. */
@@ -9,6 +10,11 @@ export interface BwrapSandboxOptions {
   path?: string;
   /** Version string to report, when already known. */
   version?: string;
+  /**
+   * Start the next sandbox ahead of time (parked on a read of its command), so bwrap's set-up is
+   * off the critical path. Each command still runs in its own fresh sandbox. Default true.
+   */
+  prewarm?: boolean;
 }
 
 /** Finds an executable named `name` on `PATH`, or `undefined`. */
@@ -47,7 +53,8 @@ export function bwrapArguments(command: SandboxCommand): string[] {
  * Creates a bubblewrap backend. `read-only`: the whole file system read-only, no network;
  * `workspace-write`: the workspace and a private `/tmp` writable; every namespace unshared (network
  * only when granted), the child dies with its parent and runs in its own session and PID
- * namespace, so nothing it starts outlives it. `danger-full-access` runs without bwrap.
+ * namespace, so nothing it starts outlives it. `danger-full-access` runs without bwrap. `spawn`
+ * hands each command to a sandbox started ahead of time (see `prewarm`); `close` stops the spare.
  *
  * @example
  * ```ts
@@ -62,6 +69,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
     enforces: ['read-only', 'workspace-write', 'danger-full-access'] as const,
     path,
   };
+  const pool = new BwrapWarmPool(path, bwrapArguments, options.prewarm ?? true);
   return {
     specificationVersion: 1,
     info: options.version ? { ...info, version: options.version } : info,
@@ -69,6 +77,17 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       command.mode === 'danger-full-access'
         ? { file: SHELL, args: ['-c', command.command] }
         : { file: path, args: bwrapArguments(command) },
+    spawn: (command, spawnOptions) => {
+      const env = spawnOptions.env ?? process.env;
+      if (command.mode !== 'danger-full-access') return pool.spawn(command, env);
+      return spawn(SHELL, ['-c', command.command], {
+        cwd: command.cwd,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    },
+    close: () => pool.close(),
   };
 }
 

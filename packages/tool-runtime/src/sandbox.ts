@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import type { SandboxMode } from '@spine/protocol';
 
 /** One shell command to confine. */
@@ -41,6 +42,14 @@ export interface SandboxBackend {
   readonly info: SandboxBackendInfo;
   /** Returns the executable and arguments that run `command` under this backend. */
   wrap(command: SandboxCommand): { file: string; args: string[] };
+  /**
+   * Optional: starts `command` confined and returns the child (its own process group leader,
+   * stdout and stderr piped). A backend may hand over a sandbox it started ahead of time, so the
+   * namespace set-up is off the critical path. When absent, callers spawn `wrap()`'s argv.
+   */
+  spawn?(command: SandboxCommand, options: { env?: NodeJS.ProcessEnv }): ChildProcess;
+  /** Optional: stops sandboxes started ahead of time. */
+  close?(): void;
 }
 
 /** The shell every backend runs commands with. */

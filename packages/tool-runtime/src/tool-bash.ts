@@ -4,7 +4,7 @@ import { defineTool } from './define-tool.js';
 import { SandboxUnavailableError } from './errors.js';
 import { runProcess } from './internal/run-process.js';
 import { failureOutput, toolSupport, type WorkspaceToolOptions } from './internal/tool-support.js';
-import { createNoneSandbox, type SandboxBackend } from './sandbox.js';
+import { createNoneSandbox, type SandboxBackend, type SandboxCommand } from './sandbox.js';
 import { detectSandbox } from './sandbox-bwrap.js';
 
 /** Options of {@link createBashTool}. */
@@ -104,19 +104,25 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashArg
         const workdir = await support.resolve(args.workdir ?? '.', 'directory');
         if (!workdir.exists)
           return { content: `Working directory not found: ${args.workdir}.`, isError: true };
-        const wrapped = backend.wrap({
+        if (args.command.includes('\0')) {
+          return { content: 'The command contains a NUL character; remove it.', isError: true };
+        }
+        const confined: SandboxCommand = {
           command: args.command,
           cwd: workdir.absolute,
           workspace,
           mode,
           network: granted.network === true,
-        });
+        };
+        const wrapped = backend.wrap(confined);
+        const env = options.env ?? process.env;
         const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
         const result = await runProcess({
+          start: backend.spawn ? () => backend.spawn!(confined, { env }) : undefined,
           file: wrapped.file,
           args: wrapped.args,
           cwd: workdir.absolute,
-          env: options.env ?? process.env,
+          env,
           signal: context.signal,
           timeoutMs,
           maxOutputChars,

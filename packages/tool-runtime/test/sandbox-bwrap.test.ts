@@ -195,6 +195,62 @@ describe('bash under bubblewrap', () => {
   });
 });
 
+describe('pre-started sandboxes', () => {
+  it('give every command its own fresh sandbox: private /tmp and background processes do not carry over', async () => {
+    const runtime = runtimeFor('workspace-write');
+    const marker = unique();
+    const first = await runOne(runtime, 'bash', {
+      command: `echo one > /tmp/carry; (sleep ${marker}1 &) ; echo started`,
+    });
+    expect(first.content).toBe('started\n');
+    for (let i = 0; i < 3; i++) {
+      const next = await runOne(runtime, 'bash', {
+        command: 'cat /tmp/carry 2>&1 || echo fresh; pwd',
+        workdir: '.',
+      });
+      expect(next.content).toContain('fresh');
+      expect(next.content).toContain(base.dir);
+    }
+    expect(await waitUntilGone(`sleep ${marker}`)).toEqual([]);
+  });
+
+  it('runs commands with newlines, quotes and a working directory through the launcher', async () => {
+    const runtime = runtimeFor('workspace-write');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(base.dir, 'sub dir'), { recursive: true });
+    const result = await runOne(runtime, 'bash', {
+      command: 'printf "%s\\n" "a b" \'c"d\'\npwd',
+      workdir: 'sub dir',
+    });
+    expect(result.content).toBe(`a b\nc"d\n${join(base.dir, 'sub dir')}\n`);
+  });
+
+  it('close() stops the parked spare', async () => {
+    const { createBwrapSandbox } = await import('../src/index.js');
+    const backend = createBwrapSandbox();
+    const own = makeTempDir('spine-close-');
+    const ws = own.dir;
+    const runtime = createToolRuntime({
+      cwd: ws,
+      tools: createWorkspaceTools({ cwd: ws }),
+      approval: 'never-ask',
+      sandboxBackend: backend,
+    });
+    await runOne(runtime, 'bash', { command: 'true' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const parked = () =>
+      processesWith('IFS= read -r -d').filter((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ws),
+      );
+    expect(parked().length).toBeGreaterThan(0);
+    backend.close?.();
+    for (let i = 0; i < 40 && parked().length > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(parked()).toEqual([]);
+    own.cleanup();
+  });
+});
+
 describe('bash without an OS sandbox', () => {
   it('refuses read-only and workspace-write commands and says how to fix it; never runs them', async () => {
     const ws = base.dir;

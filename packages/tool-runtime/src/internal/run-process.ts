@@ -1,10 +1,12 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 
 /** Options of {@link runProcess}. */
 export interface RunProcessOptions {
   file: string;
   args: readonly string[];
+  /** Starts the process instead of spawning `file`/`args` (a backend that reuses pre-started sandboxes). */
+  start?: () => ChildProcess;
   cwd: string;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
@@ -63,12 +65,14 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
     const text = new CappedText(options.maxOutputChars);
     let timedOut = false;
     let aborted = false;
-    const child = spawn(options.file, [...options.args], {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child =
+      options.start?.() ??
+      spawn(options.file, [...options.args], {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     const killGroup = (): void => {
       if (child.pid === undefined) return;
       try {
@@ -91,6 +95,7 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue;
       const decoder = new StringDecoder('utf8');
       stream.on('data', (chunk: Buffer) => {
         const piece = decoder.write(chunk);
@@ -124,8 +129,8 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
     child.on('exit', (code, signal) => {
       // A detached grandchild may hold the pipes open: drain briefly, then stop listening.
       const grace = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         finish(code, signal);
       }, 150);
       child.on('close', () => {

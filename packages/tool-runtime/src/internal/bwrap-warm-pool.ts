@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { SandboxCommand } from '../sandbox.js';
+
+// Runs inside the sandbox: waits for "<dir>\0<command>\0" on stdin, then becomes the command.
+// Starting bwrap (namespaces, mounts) takes several ms; a sandbox started ahead of time and parked
+// on this read takes that off the critical path. Each command still gets its own fresh sandbox.
+export const LAUNCHER =
+  'IFS= read -r -d "" dir && IFS= read -r -d "" cmd && cd -- "$dir" && exec /bin/bash -c "$cmd"';
+
+type Refable = { ref?: () => void; unref?: () => void } | null | undefined;
+
+function setRef(child: ChildProcess, on: boolean): void {
+  if (on) child.ref();
+  else child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr] as Refable[]) {
+    if (on) stream?.ref?.();
+    else stream?.unref?.();
+  }
+}
+
+const envIds = new WeakMap<object, number>();
+let nextEnvId = 0;
+
+function keyOf(command: SandboxCommand, env: NodeJS.ProcessEnv): string {
+  let id = envIds.get(env);
+  if (id === undefined) {
+    id = ++nextEnvId;
+    envIds.set(env, id);
+  }
+  return JSON.stringify([
+    command.mode,
+    command.network === true,
+    command.workspace,
+    command.writableRoots ?? [],
+    id,
+  ]);
+}
+
+/** Starts bwrap sandboxes parked on {@link LAUNCHER}, one spare per configuration. */
+export class BwrapWarmPool {
+  private readonly idle = new Map<string, ChildProcess>();
+  private closed = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly argumentsFor: (command: SandboxCommand) => string[],
+    private readonly prewarm: boolean,
+  ) {}
+
+  /** Hands `command` to a parked sandbox (or a fresh one) and parks the next spare. */
+  spawn(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
+    const key = keyOf(command, env);
+    const child = this.take(key) ?? this.start(command, env);
+    child.stdin?.end(`${command.cwd}\0${command.command}\0`);
+    if (this.prewarm && !this.closed) setImmediate(() => this.park(key, command, env));
+    return child;
+  }
+
+  /** Kills every parked sandbox; later commands start cold. */
+  close(): void {
+    this.closed = true;
+    for (const child of this.idle.values()) killGroup(child);
+    this.idle.clear();
+  }
+
+  private start(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
+    const args = this.argumentsFor({ ...command, cwd: command.workspace, command: LAUNCHER });
+    const child = spawn(this.path, args, {
+      cwd: command.workspace,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin?.on('error', () => undefined);
+    return child;
+  }
+
+  private park(key: string, command: SandboxCommand, env: NodeJS.ProcessEnv): void {
+    if (this.closed || this.idle.has(key)) return;
+    const child = this.start(command, env);
+    setRef(child, false);
+    const forget = (): void => {
+      if (this.idle.get(key) === child) this.idle.delete(key);
+    };
+    child.once('exit', forget);
+    child.once('error', forget);
+    this.idle.set(key, child);
+  }
+
+  private take(key: string): ChildProcess | undefined {
+    const child = this.idle.get(key);
+    if (!child) return undefined;
+    this.idle.delete(key);
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+      return undefined;
+    setRef(child, true);
+    return child;
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}

@@ -36,6 +36,8 @@ export interface StartOptions {
 export interface AgentSession extends WiredAgent {
   session: Session;
   config: SpineConfig;
+  /** The approval policy in force (changed by `/approval`). */
+  approval: SpineConfig['approval'];
   /** Records figures for `spine sessions`, fires `stop`, shuts down and closes the session. */
   finish(reason: string): Promise<void>;
 }
@@ -96,6 +98,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     ...wired,
     session,
     config,
+    approval: config.approval,
     async finish(reason) {
       if (finished) return;
       finished = true;

@@ -57,6 +57,8 @@ describe('interactive slash commands', () => {
       await terminal.waitFor(/sandbox read-only \(backend /);
       terminal.type('/approval deny-all');
       await terminal.waitFor(/approval policy set to deny-all/);
+      terminal.type('/approval');
+      await terminal.waitFor(/approval policy deny-all \(one of/);
       terminal.type('/model openai-compatible/other-model');
       await terminal.waitFor(/model switched to openai-compatible\/other-model/);
       terminal.type('/compact keep the greeting');

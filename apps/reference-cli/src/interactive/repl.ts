@@ -37,6 +37,7 @@ class Repl {
   #approval: { resolve: (answer: ApprovalAnswer) => void } | undefined;
   #interrupts = 0;
   #showReasoning = true;
+  #quitting = false;
   #exit!: (code: number) => void;
 
   constructor(config: SpineConfig, cwd: string) {
@@ -69,8 +70,9 @@ class Repl {
       });
     });
     this.#rl.on('SIGINT', () => this.#onInterrupt());
+    // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
     this.#rl.on('close', () => {
-      void this.#quit();
+      void this.#quit({ abort: false });
     });
     this.#prompt();
     return exited;
@@ -79,7 +81,9 @@ class Repl {
   /** Opens a session; when switching, the model and sandbox chosen with slash commands carry over. */
   async #open(resumeId?: string, previous?: AgentSession): Promise<AgentSession> {
     const active = await startAgentSession({
-      config: previous ? { ...this.#config, sandbox: previous.runtime.sandbox } : this.#config,
+      config: previous
+        ? { ...this.#config, sandbox: previous.runtime.sandbox, approval: previous.approval }
+        : this.#config,
       cwd: this.#cwd,
       ...(resumeId ? { resumeId } : {}),
       ...(previous ? { model: previous.model } : {}),
@@ -255,9 +259,12 @@ class Repl {
     return [[], line];
   }
 
-  async #quit(): Promise<void> {
+  /** Ends the session: a running turn is aborted, or (at end of input) allowed to finish. */
+  async #quit(options: { abort?: boolean } = {}): Promise<void> {
+    if (this.#quitting) return;
+    this.#quitting = true;
     if (this.#turn) {
-      this.#turn.controller.abort();
+      if (options.abort !== false) this.#turn.controller.abort();
       await this.#turn.done;
     }
     this.#detach();

@@ -113,11 +113,12 @@ export async function runSlashCommand(
       return { kind: 'done' };
     }
     case '/approval': {
-      if (!argument) print(`approval policy: set with /approval ${APPROVALS.join('|')}`);
+      if (!argument) print(`approval policy ${active.approval} (one of ${APPROVALS.join(', ')})`);
       else if (!(APPROVALS as readonly string[]).includes(argument))
         print(style.red(`unknown approval policy; use ${APPROVALS.join(', ')}`));
       else {
         active.runtime.setApproval(argument as ApprovalPolicyName);
+        active.approval = argument as ApprovalPolicyName;
         print(`approval policy set to ${argument}`);
       }
       return { kind: 'done' };

@@ -166,6 +166,21 @@ describe('createTokenMeter', () => {
     expect(meter.countText('a <|endoftext|> b')).toBeGreaterThan(3);
   });
 
+  it('learns a fixed template overhead, not just a ratio', async () => {
+    const meter = createTokenMeter();
+    const session = await newSession();
+    const provider = (raw: number): number => Math.round(1.08 * raw + 700);
+    let worst = 0;
+    for (let turn = 1; turn <= 12; turn++) {
+      say(session, `request ${turn}: ${'lorem ipsum dolor '.repeat(40 * turn)}`, { turn });
+      const measured = meter.measure({ session, system: '', tools: [] });
+      const reported = provider(measured.rawTokens);
+      if (turn > 3) worst = Math.max(worst, Math.abs(measured.tokens - reported) / reported);
+      meter.observe({ rawTokens: measured.rawTokens, reportedTokens: reported });
+    }
+    expect(worst).toBeLessThan(0.002);
+  });
+
   it('ignores nonsense observations', () => {
     const meter = createTokenMeter();
     meter.observe({ rawTokens: 0, reportedTokens: 100 });

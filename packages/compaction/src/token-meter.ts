@@ -1,4 +1,5 @@
 import type { Message, SessionLog, TokenMeasure, TokenMeter, ToolSpec } from '@spine/protocol';
+import { createCalibration } from './internal/calibration.js';
 import { resolveTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 
 /** Options of {@link createTokenMeter}. */
@@ -15,7 +16,7 @@ export interface TokenMeterOptions {
 export interface SpineTokenMeter extends TokenMeter {
   /** The tokenizer in use. */
   readonly tokenizer: Tokenizer;
-  /** The current calibration factor (1 until the first observation). */
+  /** The smoothed ratio of reported to raw tokens (1 until the first observation). */
   readonly factor: number;
   /** Raw tokens of one message, template overhead included; cached per message object. */
   countMessage(message: Message): number;
@@ -47,8 +48,7 @@ export function createTokenMeter(options: TokenMeterOptions = {}): SpineTokenMet
   const sessions = new WeakMap<SessionLog, SessionState>();
   const byMessage = new WeakMap<Message, number>();
   const toolsCache = new Map<string, number>();
-  let factor = 1;
-  let observed = false;
+  const calibration = createCalibration(weight);
   let lastSystem: string | undefined;
   let lastSystemCount = 0;
 
@@ -126,20 +126,18 @@ export function createTokenMeter(options: TokenMeterOptions = {}): SpineTokenMet
     specificationVersion: 1,
     tokenizer,
     get factor() {
-      return factor;
+      return calibration.factor;
     },
     countText: (text) => tokenizer.count(text),
     countMessage,
     measure(input): TokenMeasure {
       const rawTokens =
         countSystem(input.system) + countTools(input.tools) + countHistory(input.session);
-      return { rawTokens, tokens: Math.ceil(rawTokens * factor), factor };
+      const tokens = calibration.estimate(rawTokens);
+      return { rawTokens, tokens, factor: rawTokens > 0 ? tokens / rawTokens : calibration.factor };
     },
     observe({ rawTokens, reportedTokens }) {
-      if (!(rawTokens > 0) || !(reportedTokens > 0)) return;
-      const ratio = Math.min(4, Math.max(0.25, reportedTokens / rawTokens));
-      factor = observed ? weight * ratio + (1 - weight) * factor : ratio;
-      observed = true;
+      calibration.observe(rawTokens, reportedTokens);
     },
   };
 }

@@ -217,6 +217,26 @@ describe('compaction inside the real agent loop', () => {
     );
   });
 
+  it('calibrates the meter from the usage the loop records, to within 3 % of the next request', async () => {
+    const { session, agent } = await setup([...writes(10), { text: 'ten notes written' }]);
+    const result = await agent.run('Write ten notes.');
+    expect(result.reason).toBe('completed');
+    const headers = session.events().filter((event) => event.type === 'request/header');
+    const usages = session.events().filter((event) => event.type === 'assistant/message');
+    expect(headers).toHaveLength(11);
+    const errors = headers.slice(2).map((header, index) => {
+      const estimated = (header.body as { estimatedTokens: number }).estimatedTokens;
+      const usage = (
+        usages[index + 2]?.body as {
+          usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+        }
+      ).usage;
+      const reported = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+      return Math.abs(estimated - reported) / reported;
+    });
+    expect(Math.max(...errors)).toBeLessThanOrEqual(0.03);
+  });
+
   it('fails the turn with a clear error on overflow when auto-compaction is disabled', async () => {
     const { session, agent } = await setup([OVERFLOW], { auto: false });
     const result = await agent.run('Too much context.');

@@ -126,6 +126,11 @@ export interface AttemptBody {
   usage?: Usage;
   /** Seq of the `assistant/message` this attempt produced. */
   messageSeq?: number;
+  /**
+   * What broke the provider's prompt cache for this request (from its header), set only when
+   * the prefix did not extend the previous request's; `cacheMissTokens` is what it cost.
+   */
+  prefixCauses?: PrefixChangeCause[];
 }
 
 /** Body of `llm/retry`: a retry was decided. */

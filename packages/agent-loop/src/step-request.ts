@@ -8,7 +8,7 @@ import {
   type Usage,
 } from '@spine/protocol';
 import { Aborted, compact, Failed, type LoopContext } from './loop-context.js';
-import type { AttemptBody } from './records.js';
+import type { AttemptBody, PrefixChangeCause } from './records.js';
 import { handleRequestError, type RequestErrorContext } from './request-error.js';
 import { sleep } from './retry.js';
 import type { PromptSnapshot } from './system-prompt.js';
@@ -20,6 +20,8 @@ export interface Streamed {
   rawFinishReason?: string;
   usage?: Usage;
   headerSeq: number;
+  /** What broke the request's prefix (empty when it extended the previous one). */
+  prefixCauses: PrefixChangeCause[];
   attempt: number;
 }
 
@@ -68,7 +70,8 @@ export async function attempts(
           reportedTokens: promptTokensOf(streamed.usage),
         });
       }
-      return { ...streamed, headerSeq: built.headerSeq, attempt };
+      const prefixCauses = built.header.prefix.extends ? [] : built.header.prefix.causes;
+      return { ...streamed, headerSeq: built.headerSeq, attempt, prefixCauses };
     } catch (error) {
       const record: AttemptBody = {
         request: built.headerSeq,
@@ -131,7 +134,7 @@ async function stream(
   request: ModelRequest,
   at: { turn: number; step: number },
   signal?: AbortSignal,
-): Promise<Omit<Streamed, 'headerSeq' | 'attempt'>> {
+): Promise<Omit<Streamed, 'headerSeq' | 'attempt' | 'prefixCauses'>> {
   for await (const event of context.model.stream(request, signal ? { signal } : {})) {
     switch (event.type) {
       case 'text-delta':
@@ -141,7 +144,7 @@ async function stream(
         context.emit('reasoning-delta', { ...at, text: event.text });
         break;
       case 'finish': {
-        const result: Omit<Streamed, 'headerSeq' | 'attempt'> = {
+        const result: Omit<Streamed, 'headerSeq' | 'attempt' | 'prefixCauses'> = {
           message: event.message,
           finishReason: event.finishReason,
         };

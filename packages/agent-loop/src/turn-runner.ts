@@ -83,6 +83,7 @@ export async function runTurnLoop(
         outcome: 'ok',
         messageSeq: messageEvent.seq,
       };
+      if (streamed.prefixCauses.length > 0) outcome.prefixCauses = streamed.prefixCauses;
       if (streamed.usage) {
         outcome.usage = streamed.usage;
         outcome.cacheHitTokens = streamed.usage.cacheReadTokens;

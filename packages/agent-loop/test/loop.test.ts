@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolResultBody, UserMessageBody } from '@spine/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RequestHeaderBody, replay } from '../src/index.js';
+import { type AttemptBody, type RequestHeaderBody, replay } from '../src/index.js';
 import { createHarness, type Harness, wireMessages } from './harness.js';
 
 let harness: Harness | undefined;
@@ -237,5 +237,24 @@ describe('agent loop, end to end against a loopback model server', () => {
     expect(result).toMatchObject({ reason: 'max-steps', steps: 2 });
     expect(harness.server.requests).toHaveLength(2);
     harness.replayOk();
+  });
+
+  it('attributes a prompt-cache miss to the change that broke the prefix', async () => {
+    harness = await createHarness({
+      promptCache: true,
+      replies: [{ text: 'one' }, { text: 'two' }, { text: 'three' }],
+    });
+    await harness.agent.run('First question.');
+    await harness.agent.run('Second question.');
+    harness.prompt.register({
+      id: 'plugin',
+      sections: [{ id: 'p', text: 'A plugin rule that changes the prompt.' }],
+    });
+    await harness.agent.run('Third question.');
+    const attempts = harness.events('assistant/attempt').map((event) => event.body as AttemptBody);
+    expect(attempts[1]?.prefixCauses).toBeUndefined();
+    expect(attempts[1]?.cacheHitTokens).toBeGreaterThan(0);
+    expect(attempts[2]?.prefixCauses).toEqual(['system-changed']);
+    expect(attempts[2]?.cacheMissTokens).toBeGreaterThan((attempts[1]?.cacheMissTokens ?? 0) * 2);
   });
 });

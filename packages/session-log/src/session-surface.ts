@@ -93,24 +93,34 @@ export class SurfaceState {
         }
       }
     }
-    const removed = (seq: number | undefined): boolean => {
-      if (op.op !== 'replace' || seq === undefined) return false;
-      const at = this.position(seq);
-      return at >= first && at <= last;
-    };
+    return this.checkPairing(event, first, last);
+  }
+
+  /** True when `seq` sits at a surface position in `first..last` (never for an empty range). */
+  private within(seq: number, first: number, last: number): boolean {
+    if (first > last) return false;
+    const at = this.position(seq);
+    return at >= first && at <= last;
+  }
+
+  /** Tool pairing rules for `event`, with the surface positions `first..last` being replaced. */
+  private checkPairing(event: SessionEvent, first: number, last: number): string | undefined {
     const answers = answeredCallOf(event);
     if (answers !== undefined) {
       const owner = this.callOwner.get(answers);
-      if (owner === undefined || removed(owner)) {
+      if (owner === undefined || this.within(owner, first, last)) {
         return `tool/result answers ${answers}, which no assistant message on the surface proposed`;
       }
       if (this.resultOf.has(answers))
         return `tool call ${answers} already has a result on the surface`;
     }
-    for (const id of callIdsOf(event) ?? []) {
-      const owner = this.callOwner.get(id);
-      if (owner !== undefined && !removed(owner))
-        return `tool call id ${id} is already on the surface`;
+    const ids = callIdsOf(event);
+    if (ids) {
+      for (const id of ids) {
+        const owner = this.callOwner.get(id);
+        if (owner !== undefined && !this.within(owner, first, last))
+          return `tool call id ${id} is already on the surface`;
+      }
     }
     return undefined;
   }

@@ -329,15 +329,16 @@ export class Session implements SessionLog {
     }
   }
 
-  /** Flushes and releases the store's lock. Idempotent. */
+  /**
+   * Writes what is still buffered (synced as the store's fsync policy says; call `flush()` first
+   * to force a sync) and releases the store's lock. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
-    const wasOpen = this.state === 'open';
     this.state = 'closed';
     try {
-      if (wasOpen && !this.readOnly) await this.writer.flush();
-    } finally {
       await this.writer.close();
+    } finally {
       this.emitter.removeAllListeners();
     }
   }

@@ -98,7 +98,7 @@ export class JsonlWriter implements OpenedSession {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (!this.init.readOnly) {
+      if (!this.init.readOnly && !this.failure) {
         this.writePending();
         if (this.init.fsync !== 'never') fdatasyncSync(this.init.fd);
       }

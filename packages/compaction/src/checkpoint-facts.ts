@@ -31,6 +31,7 @@ export interface ExtractFactsOptions {
   priorFacts?: (checkpoint: SessionEvent) => readonly CheckpointFact[] | undefined;
 }
 
+const UNANSWERED = 'Latest request not yet answered: ';
 const CONSTRAINT =
   /\b(never|always|must|mustn't|do not|don't|only|avoid|make sure|required?|forbidden|not allowed)\b/i;
 const ERROR_LINE =
@@ -91,7 +92,9 @@ export function extractFacts(
       const body = event.body as UserMessageBody;
       if (body.source === 'compact-checkpoint') {
         const prior = options.priorFacts?.(event);
-        if (prior) for (const fact of prior) add(fact.kind, fact.text, fact.seqs);
+        // A carried "not yet answered" item is stale: this region decides what is still open.
+        const carried = prior?.filter((fact) => !fact.text.startsWith(UNANSWERED));
+        if (carried) for (const fact of carried) add(fact.kind, fact.text, fact.seqs);
         else
           add('note', `An earlier checkpoint (#${event.seq}): ${clip(body.content, 2000)}`, [
             event.seq,
@@ -160,7 +163,7 @@ export function extractFacts(
   }
   for (const open of openErrors) add('open-item', `Unresolved: ${open.fact.text}`, open.fact.seqs);
   if (lastRequest && !lastRequest.answered) {
-    add('open-item', `Latest request not yet answered: ${lastRequest.text}`, [lastRequest.seq]);
+    add('open-item', `${UNANSWERED}${lastRequest.text}`, [lastRequest.seq]);
   }
   if (lastAssistantText) {
     for (const line of lastAssistantText.text.split('\n')) {

@@ -1,6 +1,5 @@
-import type { SessionEvent, SessionHeaderBody, SessionListener } from '@spine/protocol';
+import type { SessionEvent, SessionHeaderBody } from '@spine/protocol';
 import { FORMAT_VERSION, findNonJson } from '@spine/protocol';
-import type { EventEmitter } from 'eventemitter3';
 import { InvalidEventError, SessionCorruptError, UnsupportedFormatError } from './errors.js';
 import { formatVersionOf, migrateEvents } from './migrations.js';
 import type { SessionCreateOptions } from './types.js';
@@ -65,16 +64,4 @@ export function headerEvent(
   const reason = findNonJson(header);
   if (reason) throw new InvalidEventError({ type: 'session/header', reason });
   return { seq: 1, type: 'session/header', at: header.createdAt, body: header };
-}
-
-/** Calls every listener with `event`; a listener that throws is reported as a warning, never to the appender. */
-export function emitTo(emitter: EventEmitter, event: SessionEvent): void {
-  if (emitter.listenerCount('event') === 0) return;
-  for (const listener of emitter.listeners('event')) {
-    try {
-      (listener as SessionListener)(event);
-    } catch (error) {
-      process.emitWarning(`a session listener threw: ${String(error)}`, 'SpineSessionListener');
-    }
-  }
 }

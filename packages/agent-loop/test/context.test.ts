@@ -69,7 +69,7 @@ describe('context assembly end to end', () => {
       model: 'deepseek-v4-pro',
       prefix: { extends: false, causes: ['model-changed'] },
     });
-    expect((harness.server.requests[1]?.body as { model: string }).model).toBe('deepseek-v4-pro');
+    expect((harness.server.requests[1]!.body as { model: string }).model).toBe('deepseek-v4-pro');
     harness.replayOk();
   });
 });

@@ -109,6 +109,38 @@ describe('createCompactionEngine', () => {
     expect(typesAfter(session, lastSeq)).toContain('compaction/failed');
   });
 
+  it('leaves the surface as it was when building the checkpoint throws', async () => {
+    const session = await longSession();
+    const engine = createCompactionEngine({
+      meter,
+      isPinned: () => {
+        throw new Error('injected failure in the pin predicate');
+      },
+    });
+    const before = snapshot(session);
+    const outcome = await engine.compact({ ...base, session, reason: 'manual' });
+    expect(outcome.status).toBe('failed');
+    expect(snapshot(session)).toEqual(before);
+    const failed = session.events().find((event) => event.type === 'compaction/failed');
+    expect(failed?.body).toMatchObject({
+      stage: 'checkpoint',
+      message: 'injected failure in the pin predicate',
+    });
+  });
+
+  it('keeps a committed checkpoint when only the compaction/end marker fails to append', async () => {
+    const session = await longSession();
+    const engine = createCompactionEngine({ meter });
+    const outcome = await engine.compact({
+      ...base,
+      session: failingAppends(session, 'compaction/end'),
+      reason: 'manual',
+    });
+    expect(outcome.status).toBe('compacted');
+    expect(session.replaceGeneration).toBe(1);
+    expect(typesAfter(session, 0)).not.toContain('compaction/end');
+  });
+
   it('leaves the surface as it was when aborted during summarisation', async () => {
     const session = await longSession();
     const engine = createCompactionEngine({

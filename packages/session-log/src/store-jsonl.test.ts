@@ -131,16 +131,21 @@ describe('JSONL store', () => {
     expect(error.message).toContain('future/message');
   });
 
-  it('recovers a stale lock left by a dead process and refuses a live one', async () => {
+  it('recovers a stale lock left by a dead or reused pid and refuses a live one', async () => {
     const path = await seed('stale');
     writeFileSync(`${path}.lock`, '999999999\n');
     const session = await Session.open({ store: createJsonlStore({ dir }), id: 'stale' });
-    expect(readFileSync(`${path}.lock`, 'utf8').trim()).toBe(String(process.pid));
+    const [pid, startTime] = readFileSync(`${path}.lock`, 'utf8').trim().split(' ');
+    expect(pid).toBe(String(process.pid));
+    expect(startTime).toMatch(/^\d+$/);
     await session.close();
     writeFileSync(`${path}.lock`, `${process.ppid}\n`);
     const error = await openError('stale');
     expect(error.code).toBe('SESSION_LOCKED');
     expect(error.message).toContain(`pid ${process.ppid}`);
+    // The same pid with another start time is a different process that reused the pid.
+    writeFileSync(`${path}.lock`, `${process.ppid} 1\n`);
+    await (await Session.open({ store: createJsonlStore({ dir }), id: 'stale' })).close();
   });
 
   it('lists sessions from the header line alone, even when the rest of a file is damaged', async () => {

@@ -4,22 +4,44 @@ import { SessionLockedError } from '../errors.js';
 /** Lock files this process holds, so a second writer in the same process is refused too. */
 const held = new Set<string>();
 
-function isAlive(pid: number): boolean {
+/**
+ * The start time of a process (field 22 of /proc/<pid>/stat, in clock ticks since boot), which
+ * tells a live lock holder from an unrelated process that reused its pid. Undefined off Linux.
+ */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number, startTime: string | undefined): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (startTime === undefined) return true;
+  const current = startTimeOf(pid);
+  return current === undefined || current === startTime;
+}
+
+/** The lock file's owner: `<pid> [<start time>]`. */
+function readOwner(path: string): { pid: number; startTime: string | undefined } | undefined {
+  try {
+    const [pidText, startTime] = readFileSync(path, 'utf8').trim().split(/\s+/);
+    const pid = Number.parseInt(pidText ?? '', 10);
+    return Number.isInteger(pid) && pid > 0 ? { pid, startTime } : undefined;
+  } catch {
+    return undefined;
   }
 }
 
 function readPid(path: string): number | undefined {
-  try {
-    const pid = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+  return readOwner(path)?.pid;
 }
 
 /** A lock file without a pid is being written; it is stale only when a writer died mid-create. */
@@ -32,8 +54,8 @@ function isOldEmptyLock(path: string): boolean {
 }
 
 /**
- * Takes the single-writer lock `path` (a file holding the owner's pid). A lock left by a dead
- * pid is stale and taken over. Returns a function that releases it.
+ * Takes the single-writer lock `path` (a file holding the owner's pid and start time). A lock
+ * left by a dead pid, or by a pid now reused by another process, is stale and taken over. Returns a function that releases it.
  *
  * @throws {SessionLockedError} when a live process (or this one) holds the lock.
  */
@@ -42,7 +64,11 @@ export function acquireFileLock(path: string, sessionId: string): () => void {
     try {
       const fd = openSync(path, 'wx');
       try {
-        writeSync(fd, `${process.pid}\n`);
+        const startTime = startTimeOf(process.pid);
+        writeSync(
+          fd,
+          startTime === undefined ? `${process.pid}\n` : `${process.pid} ${startTime}\n`,
+        );
       } finally {
         closeSync(fd);
       }
@@ -61,13 +87,14 @@ export function acquireFileLock(path: string, sessionId: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const pid = readPid(path);
+    const owner = readOwner(path);
+    const pid = owner?.pid;
     const stale =
-      pid === undefined
+      owner === undefined
         ? isOldEmptyLock(path)
-        : pid === process.pid
+        : owner.pid === process.pid
           ? !held.has(path)
-          : !isAlive(pid);
+          : !isAlive(owner.pid, owner.startTime);
     if (!stale)
       throw new SessionLockedError({ sessionId, path, ...(pid === undefined ? {} : { pid }) });
     try {

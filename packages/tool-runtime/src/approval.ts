@@ -7,12 +7,15 @@ export type ApprovalPolicyName = 'ask' | 'auto-edit' | 'never-ask' | 'deny-all';
 
 /** Extra sandbox permissions a call asks for, with its justification. */
 export interface EscalationRequest {
+  /** Why the call needs more than the sandbox allows. */
   justification: string;
+  /** The permissions asked for (for `bash`: `network`, `fullAccess`). */
   permissions: { [key: string]: JsonValue };
 }
 
 /** What an approval policy sees of one call. */
 export interface ApprovalCheck {
+  /** The tool called. */
   toolName: string;
   /** Parsed, validated arguments. */
   args: JsonValue;
@@ -28,7 +31,9 @@ export interface ApprovalCheck {
 
 /** A policy's verdict: run, refuse, or ask the person. */
 export interface ApprovalVerdict {
+  /** Run it, refuse it, or ask the person. */
   decision: 'allow' | 'deny' | 'ask';
+  /** Why, recorded in `tool/approval` and shown to the person or the model. */
   reason: string;
 }
 
@@ -48,11 +53,17 @@ export interface ApprovalPolicy {
  * grants an escalation.
  */
 export interface ApprovalRule {
+  /** Tool name glob (`bash`, `web_*`). */
   tool: string;
+  /** Name of the string argument `prefix` or `pattern` is matched against (e.g. `command`). */
   argument?: string;
+  /** The argument must start with this, at a word boundary. */
   prefix?: string;
+  /** The argument must match this regular expression. */
   pattern?: string | RegExp;
+  /** What the rule decides. */
   decision: 'allow' | 'deny';
+  /** Why; recorded with the decision. */
   reason?: string;
 }
 

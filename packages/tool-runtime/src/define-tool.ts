@@ -84,7 +84,7 @@ export function toParametersSchema(name: string, parameters: ZodType | JsonSchem
 
 /**
  * Defines a tool: validates the name, exports the parameters to JSON Schema and returns a
- * protocol {@link ToolDefinition} that any `ToolScheduler` can run.
+ * protocol `ToolDefinition` that any `ToolScheduler` can run.
  *
  * @throws {InvalidToolDefinitionError} for a bad name or a schema that does not compile.
  * @example

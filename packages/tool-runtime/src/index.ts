@@ -18,26 +18,36 @@ export {
   SandboxUnavailableError,
   StaleFileError,
 } from './errors.js';
-export type { WorkspaceToolOptions } from './internal/tool-support.js';
 export type { ResolvedWorkspacePath, ResolveWorkspacePathOptions } from './path-guard.js';
 export { createExcludeMatcher, isInside, resolveWorkspacePath } from './path-guard.js';
 export type { ReadStateCheck, ReadStateTracker } from './read-state.js';
 export { createReadStateTracker, READ_STATE_SERVICE } from './read-state.js';
 export type { ToolRuntime, ToolRuntimeOptions } from './runtime.js';
 export { createToolRuntime, SANDBOX_BACKEND_SERVICE } from './runtime.js';
-export type { SandboxBackend, SandboxBackendInfo, SandboxCommand } from './sandbox.js';
+export type {
+  SandboxBackend,
+  SandboxBackendInfo,
+  SandboxCommand,
+  WrappedCommand,
+} from './sandbox.js';
 export { createNoneSandbox } from './sandbox.js';
 export type { BwrapSandboxOptions } from './sandbox-bwrap.js';
 export { bwrapArguments, createBwrapSandbox, detectSandbox } from './sandbox-bwrap.js';
-export type { BashToolOptions } from './tool-bash.js';
+export type { BashToolArguments, BashToolOptions } from './tool-bash.js';
 export { createBashTool } from './tool-bash.js';
+export type { EditApplication, EditToolArguments, TextEdit } from './tool-edit.js';
 export { applyEdits, createEditTool } from './tool-edit.js';
+export type { GlobToolArguments } from './tool-glob.js';
 export { createGlobTool } from './tool-glob.js';
+export type { GrepToolArguments } from './tool-grep.js';
 export { createGrepTool } from './tool-grep.js';
+export type { ListToolArguments } from './tool-list.js';
 export { createListTool } from './tool-list.js';
-export type { ReadToolOptions } from './tool-read.js';
+export type { ReadToolArguments, ReadToolOptions } from './tool-read.js';
 export { createReadTool } from './tool-read.js';
+export type { WriteToolArguments } from './tool-write.js';
 export { createWriteTool } from './tool-write.js';
+export type { WorkspaceToolOptions } from './types.js';
 export type { WorkspaceFs } from './workspace-fs.js';
 export { nodeWorkspaceFs } from './workspace-fs.js';
 export type { WorkspaceToolsOptions } from './workspace-tools.js';

@@ -17,6 +17,14 @@ export interface SandboxCommand {
   writableRoots?: readonly string[];
 }
 
+/** The executable and arguments that run a command under a backend. */
+export interface WrappedCommand {
+  /** Executable to spawn. */
+  file: string;
+  /** Its arguments. */
+  args: string[];
+}
+
 /** What a backend is and which modes it enforces. */
 export interface SandboxBackendInfo {
   /** Backend name recorded in each result's `meta.sandbox` (`bwrap`, `none`). */
@@ -41,7 +49,7 @@ export interface SandboxBackend {
   /** What this backend is. */
   readonly info: SandboxBackendInfo;
   /** Returns the executable and arguments that run `command` under this backend. */
-  wrap(command: SandboxCommand): { file: string; args: string[] };
+  wrap(command: SandboxCommand): WrappedCommand;
   /**
    * Optional: starts `command` confined and returns the child (its own process group leader,
    * stdout and stderr piped). A backend may hand over a sandbox it started ahead of time, so the

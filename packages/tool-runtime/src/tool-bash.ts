@@ -1,11 +1,12 @@
 import type { SandboxMode, ToolDefinition, ToolExecutionContext } from '@spine/protocol';
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { SandboxUnavailableError } from './errors.js';
 import { runProcess } from './internal/run-process.js';
-import { failureOutput, toolSupport, type WorkspaceToolOptions } from './internal/tool-support.js';
+import { failureOutput, toolSupport } from './internal/tool-support.js';
 import { createNoneSandbox, type SandboxBackend, type SandboxCommand } from './sandbox.js';
 import { detectSandbox } from './sandbox-bwrap.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 /** Options of {@link createBashTool}. */
 export interface BashToolOptions extends WorkspaceToolOptions {
@@ -52,7 +53,27 @@ const BashArguments = z.object({
       'Ask the user for extra sandbox permissions for this one command. Only use when the command failed because of the sandbox.',
     ),
 });
-type BashArguments = z.infer<typeof BashArguments>;
+/** Arguments of the `bash` tool. */
+export interface BashToolArguments {
+  /** Shell command line, run with `bash -c`. */
+  command: string;
+  /** Working directory, relative to the workspace root. */
+  workdir?: string;
+  /** Time limit in ms; the process group is killed when it passes. */
+  timeoutMs?: number;
+  /** Extra sandbox permissions for this one command; only a person's approval grants them. */
+  escalation?: {
+    /** Why the command needs them. */
+    justification: string;
+    /** What it asks for. */
+    permissions: {
+      /** Network access. */
+      network?: boolean;
+      /** No sandbox at all (danger-full-access). */
+      fullAccess?: boolean;
+    };
+  };
+}
 
 async function backendFor(
   option: SandboxBackend | null | undefined,
@@ -72,7 +93,7 @@ async function backendFor(
  * group, and the exit code and enforcing backend in the result. Refuses `read-only` and
  * `workspace-write` commands when no OS sandbox is available; never runs them unconfined.
  */
-export function createBashTool(options: BashToolOptions): ToolDefinition<BashArguments> {
+export function createBashTool(options: BashToolOptions): ToolDefinition<BashToolArguments> {
   const support = toolSupport(options);
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
@@ -81,7 +102,7 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashArg
     name: 'bash',
     description:
       'Run a shell command in the workspace, inside the sandbox (read-only or workspace-write: only the workspace and a private /tmp are writable, no network). Returns combined stdout and stderr and the exit code.',
-    parameters: BashArguments,
+    parameters: BashArguments as ZodType<BashToolArguments>,
     permissions: { executes: true },
     execute: async (args, context) => {
       try {

@@ -1,14 +1,14 @@
 import type { ToolDefinition } from '@spine/protocol';
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { StaleFileError } from './errors.js';
 import {
   failureOutput,
   readOnlyRefusal,
   toolSupport,
-  type WorkspaceToolOptions,
   writeAtomically,
 } from './internal/tool-support.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 const EditArguments = z.object({
   path: z.string().describe('File path, relative to the workspace root.'),
@@ -26,7 +26,23 @@ const EditArguments = z.object({
     .min(1)
     .describe('Applied in order to the file; all succeed or none is written.'),
 });
-type EditArguments = z.infer<typeof EditArguments>;
+/** One exact-text replacement of the `edit` tool. */
+export interface TextEdit {
+  /** Exact text to replace; must occur once unless `replaceAll`. */
+  oldText: string;
+  /** Replacement text. */
+  newText: string;
+  /** Replace every occurrence. */
+  replaceAll?: boolean;
+}
+
+/** Arguments of the `edit` tool. */
+export interface EditToolArguments {
+  /** File path, relative to the workspace root. */
+  path: string;
+  /** Applied in order; all succeed or nothing is written. */
+  edits: TextEdit[];
+}
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
@@ -35,11 +51,23 @@ function countOccurrences(text: string, needle: string): number {
   return count;
 }
 
+/** What {@link applyEdits} produced: the new text, or why it refused. */
+export type EditApplication =
+  | {
+      /** The edited text. */
+      text: string;
+      /** Occurrences replaced. */
+      replacements: number;
+      /** Line of the first change (1-based). */
+      firstLine: number;
+    }
+  | {
+      /** Which edit failed and why, for the model. */
+      problem: string;
+    };
+
 /** Applies the edits in memory; returns the new text or a message saying which edit failed and why. */
-export function applyEdits(
-  text: string,
-  edits: EditArguments['edits'],
-): { text: string; replacements: number; firstLine: number } | { problem: string } {
+export function applyEdits(text: string, edits: readonly TextEdit[]): EditApplication {
   let replacements = 0;
   let firstOffset = Number.POSITIVE_INFINITY;
   for (const [index, edit] of edits.entries()) {
@@ -73,13 +101,13 @@ export function applyEdits(
  * Creates the `edit` tool: exact-text replacements, several per call, applied atomically. The file
  * must have been read and not changed on disk since (compare-and-swap); calls on one file serialise.
  */
-export function createEditTool(options: WorkspaceToolOptions): ToolDefinition<EditArguments> {
+export function createEditTool(options: WorkspaceToolOptions): ToolDefinition<EditToolArguments> {
   const support = toolSupport(options);
   return defineTool({
     name: 'edit',
     description:
       'Replace exact text in a file you have read. Each oldText must match exactly once (or set replaceAll). Several edits in one call are applied together or not at all.',
-    parameters: EditArguments,
+    parameters: EditArguments as ZodType<EditToolArguments>,
     permissions: { writesFiles: true },
     mutatedPaths: (args) => [args.path],
     execute: async (args, context) => {
@@ -113,7 +141,7 @@ export function createEditTool(options: WorkspaceToolOptions): ToolDefinition<Ed
           };
         });
       } catch (error) {
-        return failureOutput(error, { params: args });
+        return failureOutput(error);
       }
     },
   });

@@ -1,9 +1,10 @@
 import type { ToolDefinition } from '@spine/protocol';
 import picomatch from 'picomatch';
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { failureOutput, toolSupport, type WorkspaceToolOptions } from './internal/tool-support.js';
+import { failureOutput, toolSupport } from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 const GlobArguments = z.object({
   pattern: z
@@ -19,16 +20,24 @@ const GlobArguments = z.object({
     .optional()
     .describe('Maximum paths returned. Default 500.'),
 });
-type GlobArguments = z.infer<typeof GlobArguments>;
+/** Arguments of the `glob` tool. */
+export interface GlobToolArguments {
+  /** Glob matched against workspace-relative paths. */
+  pattern: string;
+  /** Directory to search from (default: the workspace root). */
+  path?: string;
+  /** Maximum paths returned (default 500). */
+  limit?: number;
+}
 
 /** Creates the `glob` tool: files whose workspace-relative path matches a glob (respects `.gitignore`). */
-export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<GlobArguments> {
+export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<GlobToolArguments> {
   const support = toolSupport(options);
   return defineTool({
     name: 'glob',
     description:
       'Find files by glob pattern (matched against paths relative to the workspace root). Respects .gitignore.',
-    parameters: GlobArguments,
+    parameters: GlobArguments as ZodType<GlobToolArguments>,
     isConcurrencySafe: true,
     execute: async (args, context) => {
       try {

@@ -1,14 +1,10 @@
 import type { ToolDefinition } from '@spine/protocol';
 import picomatch from 'picomatch';
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
-import {
-  failureOutput,
-  looksBinary,
-  toolSupport,
-  type WorkspaceToolOptions,
-} from './internal/tool-support.js';
+import { failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 const GrepArguments = z.object({
   pattern: z.string().min(1).describe('JavaScript regular expression searched line by line.'),
@@ -36,7 +32,21 @@ const GrepArguments = z.object({
     .optional()
     .describe('Stop after this many matches. Default 100.'),
 });
-type GrepArguments = z.infer<typeof GrepArguments>;
+/** Arguments of the `grep` tool. */
+export interface GrepToolArguments {
+  /** JavaScript regular expression, matched line by line. */
+  pattern: string;
+  /** File or directory to search (default: the workspace root). */
+  path?: string;
+  /** Only files whose workspace-relative path matches this glob. */
+  glob?: string;
+  /** Match case-insensitively. */
+  ignoreCase?: boolean;
+  /** Lines of context around each match (0–10). */
+  context?: number;
+  /** Stop after this many matches (default 100). */
+  maxMatches?: number;
+}
 
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 
@@ -44,13 +54,13 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
  * Creates the `grep` tool: regex search over workspace files (respecting `.gitignore` and excludes,
  * skipping binary and very large files), with context lines and a result cap.
  */
-export function createGrepTool(options: WorkspaceToolOptions): ToolDefinition<GrepArguments> {
+export function createGrepTool(options: WorkspaceToolOptions): ToolDefinition<GrepToolArguments> {
   const support = toolSupport(options);
   return defineTool({
     name: 'grep',
     description:
       'Search file contents with a regular expression. Returns path:line:text for matches (path-line-text for context lines). Respects .gitignore.',
-    parameters: GrepArguments,
+    parameters: GrepArguments as ZodType<GrepToolArguments>,
     isConcurrencySafe: true,
     execute: async (args, context) => {
       let regex: RegExp;

@@ -1,8 +1,9 @@
 import type { ToolDefinition } from '@spine/protocol';
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { failureOutput, toolSupport, type WorkspaceToolOptions } from './internal/tool-support.js';
+import { failureOutput, toolSupport } from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 const ListArguments = z.object({
   path: z
@@ -17,18 +18,24 @@ const ListArguments = z.object({
     .optional()
     .describe('How many levels to descend. Default 2.'),
 });
-type ListArguments = z.infer<typeof ListArguments>;
+/** Arguments of the `list` tool. */
+export interface ListToolArguments {
+  /** Directory to list (default: the workspace root). */
+  path?: string;
+  /** Levels to descend (1–6, default 2). */
+  depth?: number;
+}
 
 const MAX_ENTRIES = 1000;
 
 /** Creates the `list` tool: a directory tree (directories end with `/`; respects `.gitignore`). */
-export function createListTool(options: WorkspaceToolOptions): ToolDefinition<ListArguments> {
+export function createListTool(options: WorkspaceToolOptions): ToolDefinition<ListToolArguments> {
   const support = toolSupport(options);
   return defineTool({
     name: 'list',
     description:
       'List a directory of the workspace as a tree of relative paths (directories end with /). Respects .gitignore.',
-    parameters: ListArguments,
+    parameters: ListArguments as ZodType<ListToolArguments>,
     isConcurrencySafe: true,
     execute: async (args, context) => {
       try {

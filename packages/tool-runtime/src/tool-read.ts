@@ -1,12 +1,8 @@
 import type { ToolDefinition } from '@spine/protocol';
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
-import {
-  failureOutput,
-  looksBinary,
-  toolSupport,
-  type WorkspaceToolOptions,
-} from './internal/tool-support.js';
+import { failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 /** Options of {@link createReadTool}. */
 export interface ReadToolOptions extends WorkspaceToolOptions {
@@ -23,7 +19,15 @@ const ReadArguments = z.object({
   offset: z.number().int().min(1).optional().describe('First line to return (1-based).'),
   limit: z.number().int().min(1).optional().describe('How many lines to return.'),
 });
-type ReadArguments = z.infer<typeof ReadArguments>;
+/** Arguments of the `read` tool. */
+export interface ReadToolArguments {
+  /** File path, relative to the workspace root. */
+  path: string;
+  /** First line to return (1-based). */
+  offset?: number;
+  /** How many lines to return. */
+  limit?: number;
+}
 
 const HARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -31,7 +35,7 @@ const HARD_LIMIT_BYTES = 64 * 1024 * 1024;
  * Creates the `read` tool: a text file with line numbers, optionally a line range; refuses binary
  * files and oversized files without a range. Records what was read for compare-and-swap.
  */
-export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadArguments> {
+export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadToolArguments> {
   const support = toolSupport(options);
   const maxFileBytes = options.maxFileBytes ?? 2 * 1024 * 1024;
   const defaultLimit = options.defaultLineLimit ?? 2000;
@@ -40,7 +44,7 @@ export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadArg
     name: 'read',
     description:
       'Read a text file in the workspace. Returns lines prefixed with their line numbers. Use offset and limit for large files. Read a file before you edit or overwrite it.',
-    parameters: ReadArguments,
+    parameters: ReadArguments as ZodType<ReadToolArguments>,
     isConcurrencySafe: true,
     execute: async (args, context) => {
       try {
@@ -102,7 +106,7 @@ export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadArg
           meta: { ...meta, lines: lines.length, firstLine: first, lastLine: last },
         };
       } catch (error) {
-        return failureOutput(error, { params: args });
+        return failureOutput(error);
       }
     },
   });

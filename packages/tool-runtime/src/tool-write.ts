@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@spine/protocol';
-import { z } from 'zod';
+import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { StaleFileError } from './errors.js';
 import {
@@ -7,9 +7,9 @@ import {
   readIfExists,
   readOnlyRefusal,
   toolSupport,
-  type WorkspaceToolOptions,
   writeAtomically,
 } from './internal/tool-support.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 const WriteArguments = z.object({
   path: z
@@ -17,19 +17,25 @@ const WriteArguments = z.object({
     .describe('File path, relative to the workspace root. Parent directories are created.'),
   content: z.string().describe('The complete new content of the file.'),
 });
-type WriteArguments = z.infer<typeof WriteArguments>;
+/** Arguments of the `write` tool. */
+export interface WriteToolArguments {
+  /** File path, relative to the workspace root. */
+  path: string;
+  /** The complete new content. */
+  content: string;
+}
 
 /**
  * Creates the `write` tool: creates or overwrites a file atomically. Overwriting needs a prior
  * `read` of the current content (compare-and-swap); a file changed on disk since is refused.
  */
-export function createWriteTool(options: WorkspaceToolOptions): ToolDefinition<WriteArguments> {
+export function createWriteTool(options: WorkspaceToolOptions): ToolDefinition<WriteToolArguments> {
   const support = toolSupport(options);
   return defineTool({
     name: 'write',
     description:
       'Create a file or replace its whole content. To overwrite an existing file, read it first; if it changed since, read it again. Prefer edit for small changes.',
-    parameters: WriteArguments,
+    parameters: WriteArguments as ZodType<WriteToolArguments>,
     permissions: { writesFiles: true },
     mutatedPaths: (args) => [args.path],
     execute: async (args, context) => {
@@ -56,7 +62,7 @@ export function createWriteTool(options: WorkspaceToolOptions): ToolDefinition<W
           };
         });
       } catch (error) {
-        return failureOutput(error, { params: args });
+        return failureOutput(error);
       }
     },
   });

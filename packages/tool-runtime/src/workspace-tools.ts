@@ -1,5 +1,4 @@
 import type { ToolDefinition } from '@spine/protocol';
-import type { WorkspaceToolOptions } from './internal/tool-support.js';
 import type { SandboxBackend } from './sandbox.js';
 import { createBashTool } from './tool-bash.js';
 import { createEditTool } from './tool-edit.js';
@@ -8,6 +7,7 @@ import { createGrepTool } from './tool-grep.js';
 import { createListTool } from './tool-list.js';
 import { createReadTool } from './tool-read.js';
 import { createWriteTool } from './tool-write.js';
+import type { WorkspaceToolOptions } from './types.js';
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions extends WorkspaceToolOptions {

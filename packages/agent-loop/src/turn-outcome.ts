@@ -1,0 +1,31 @@
+import type { TurnResult } from './types.js';
+
+/**
+ * The distinctions a CLI turns into exit codes: the turn succeeded, the model or provider
+ * failed (including a context overflow nothing could compact), a tool was denied, the step
+ * limit was hit, or the user aborted.
+ */
+export type TurnOutcome = 'success' | 'model-failure' | 'tool-denied' | 'max-steps' | 'aborted';
+
+/**
+ * Classifies a turn result for exit codes. A completed turn in which a tool was denied counts
+ * as `tool-denied`: the model answered, but without doing what was asked.
+ *
+ * @example
+ * ```ts
+ * const codes = { success: 0, 'model-failure': 2, 'tool-denied': 3, 'max-steps': 4, aborted: 130 };
+ * process.exitCode = codes[turnOutcome(await agent.run(task))];
+ * ```
+ */
+export function turnOutcome(result: TurnResult): TurnOutcome {
+  switch (result.reason) {
+    case 'aborted':
+      return 'aborted';
+    case 'error':
+      return 'model-failure';
+    case 'max-steps':
+      return 'max-steps';
+    case 'completed':
+      return result.deniedTools.length > 0 ? 'tool-denied' : 'success';
+  }
+}

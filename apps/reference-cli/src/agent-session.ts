@@ -52,7 +52,7 @@ export interface AgentSession extends WiredAgent {
 export async function startAgentSession(options: StartOptions): Promise<AgentSession> {
   const { config, cwd } = options;
   const store = storeFor(config);
-  const model = options.model ?? (await resolveModel(config));
+  const model = options.model ?? (await resolveModel(config, { requireKey: true }));
   let session: Session;
   if (options.resumeId !== undefined) {
     if (!(await store.exists(options.resumeId))) {

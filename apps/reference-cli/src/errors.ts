@@ -1,4 +1,4 @@
-import { SpineError } from '@spine/protocol';
+import { ModelError, SpineError } from '@spine/protocol';
 
 /**
  * Thrown when a configuration file, variable or flag does not match the schema. The message
@@ -40,5 +40,17 @@ export class SessionNotFoundError extends SpineError {
       message: `No session "${options.sessionId}" in ${options.dir}; run \`spine sessions --session-dir ${options.dir}\` to list the ids, or pass the right --session-dir.`,
     });
     this.sessionId = options.sessionId;
+  }
+}
+
+/** Thrown before a session starts when the provider's key variable is not set (exit code 3). */
+export class MissingKeyError extends ModelError {
+  constructor(options: { provider: string; variable: string }) {
+    super({
+      code: 'AUTH_FAILED',
+      provider: options.provider,
+      retryable: false,
+      message: `${options.variable} is not set: export ${options.variable}=<your ${options.provider} key> or pass --api-key-env NAME (\`spine demo\` runs with no key).`,
+    });
   }
 }

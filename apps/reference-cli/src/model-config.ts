@@ -1,6 +1,6 @@
 import type { ModelClient } from '@spine/protocol';
 import type { SpineConfig } from './config/schema.js';
-import { UsageError } from './errors.js';
+import { MissingKeyError, UsageError } from './errors.js';
 
 /** The model a configuration names, with what Spine knows about it. */
 export interface ResolvedModel {
@@ -42,11 +42,24 @@ export function parseModelName(name: string): { provider: string; modelId: strin
  * request time; only the variable's name is kept.
  *
  * @throws {UsageError} for an unknown provider or a missing `--base-url` for openai-compatible.
+ * @throws {MissingKeyError} with `requireKey` when the key variable is unset.
  */
-export async function resolveModel(config: SpineConfig): Promise<ResolvedModel> {
+export async function resolveModel(
+  config: SpineConfig,
+  options: { requireKey?: boolean } = {},
+): Promise<ResolvedModel> {
   const { provider, modelId } = parseModelName(config.model);
   const llm = await import('@spine/llm');
   const apiKeyEnv = config.apiKeyEnv ?? DEFAULT_KEY_VARIABLES[provider];
+  if (
+    options.requireKey &&
+    provider !== 'openai-compatible' &&
+    apiKeyEnv &&
+    !process.env[apiKeyEnv]
+  ) {
+    // Fail before a session is created; `spine demo` works without any key.
+    throw new MissingKeyError({ provider, variable: apiKeyEnv });
+  }
   const info = llm.lookupModel(
     llm.createModelTable(),
     provider === 'openai-compatible' ? 'openai' : provider,

@@ -161,6 +161,9 @@ describe('spine run', { timeout: 120_000 }, () => {
     expect(noBase.stderr).toContain('--base-url');
     const badModel = await runCli(['run', '--model', 'nonsense', 'task'], { env });
     expect(badModel.code).toBe(2);
+    const noKey = await runCli(['run', 'task'], { env });
+    expect(noKey.code).toBe(3);
+    expect(noKey.stderr).toContain('DEEPSEEK_API_KEY is not set');
     const badSandbox = await runCli(['run', '--sandbox', 'none', 'task'], { env });
     expect(badSandbox.code).toBe(2);
     expect(badSandbox.stderr).toContain('--sandbox');

@@ -40,15 +40,24 @@ describe('SQLite store', () => {
     await again.close();
   });
 
-  it('takes over a lock left by a dead process', async () => {
+  it('takes over a lock left by a dead or reused pid and refuses a live one', async () => {
     const path = join(dir, 'sessions.db');
     const store = createSqliteStore({ path });
     await (await Session.create({ store, id: 'stale' })).close();
     const raw = new Database(path);
     raw.prepare('UPDATE spine_sessions SET lock_pid = ? WHERE id = ?').run(999_999_999, 'stale');
-    raw.close();
     const session = await Session.open({ store, id: 'stale' });
     await session.close();
+    // A live pid with another start time is an unrelated process that reused the pid.
+    raw
+      .prepare('UPDATE spine_sessions SET lock_pid = ?, lock_start = ? WHERE id = ?')
+      .run(process.ppid, '1', 'stale');
+    await (await Session.open({ store, id: 'stale' })).close();
+    raw
+      .prepare('UPDATE spine_sessions SET lock_pid = ?, lock_start = NULL WHERE id = ?')
+      .run(process.ppid, 'stale');
+    await expect(Session.open({ store, id: 'stale' })).rejects.toThrow(/locked by pid/);
+    raw.close();
     await store.close();
   });
 

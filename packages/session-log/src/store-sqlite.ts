@@ -16,6 +16,7 @@ import {
   StoreUnavailableError,
 } from './errors.js';
 import { structuralProblem } from './internal/event-check.js';
+import { isAlive, startTimeOf } from './internal/process.js';
 
 /** Options of {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -34,15 +35,6 @@ type Database = BetterSqlite3.Database;
 /** Locks held by this process, so two writers in one process are refused too. */
 const held = new Set<string>();
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function openDatabase(path: string): Promise<Database> {
   let DatabaseClass: typeof BetterSqlite3;
   try {
@@ -60,7 +52,7 @@ async function openDatabase(path: string): Promise<Database> {
   db.exec(`
     CREATE TABLE IF NOT EXISTS spine_sessions (
       id TEXT PRIMARY KEY, header TEXT NOT NULL, updated_at TEXT NOT NULL,
-      size_bytes INTEGER NOT NULL DEFAULT 0, lock_pid INTEGER);
+      size_bytes INTEGER NOT NULL DEFAULT 0, lock_pid INTEGER, lock_start TEXT);
     CREATE TABLE IF NOT EXISTS spine_events (
       session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
       PRIMARY KEY (session_id, seq)) WITHOUT ROWID;`);
@@ -140,16 +132,19 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     handle
       .transaction(() => {
         const row = handle
-          .prepare('SELECT lock_pid FROM spine_sessions WHERE id = ?')
-          .get(sessionId) as { lock_pid: number | null } | undefined;
+          .prepare('SELECT lock_pid, lock_start FROM spine_sessions WHERE id = ?')
+          .get(sessionId) as { lock_pid: number | null; lock_start: string | null } | undefined;
         if (!row) throw new SessionNotFoundError({ sessionId, where: path });
         const pid = row.lock_pid;
-        if (pid !== null && (pid === process.pid ? held.has(key) : isAlive(pid))) {
+        const live =
+          pid !== null &&
+          (pid === process.pid ? held.has(key) : isAlive(pid, row.lock_start ?? undefined));
+        if (live) {
           throw new SessionLockedError({ sessionId, path, pid });
         }
         handle
-          .prepare('UPDATE spine_sessions SET lock_pid = ? WHERE id = ?')
-          .run(process.pid, sessionId);
+          .prepare('UPDATE spine_sessions SET lock_pid = ?, lock_start = ? WHERE id = ?')
+          .run(process.pid, startTimeOf(process.pid) ?? null, sessionId);
       })
       .immediate();
     held.add(key);
@@ -169,9 +164,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           }
           handle
             .prepare(
-              'INSERT INTO spine_sessions (id, header, updated_at, size_bytes, lock_pid) VALUES (?, ?, ?, ?, ?)',
+              'INSERT INTO spine_sessions (id, header, updated_at, size_bytes, lock_pid, lock_start) VALUES (?, ?, ?, ?, ?, ?)',
             )
-            .run(id, JSON.stringify(header.body), header.at, data.length + 1, process.pid);
+            .run(
+              id,
+              JSON.stringify(header.body),
+              header.at,
+              data.length + 1,
+              process.pid,
+              startTimeOf(process.pid) ?? null,
+            );
           handle
             .prepare('INSERT INTO spine_events (session_id, seq, data) VALUES (?, 1, ?)')
             .run(id, data);

@@ -1,33 +1,9 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { SessionLockedError } from '../errors.js';
+import { isAlive, startTimeOf } from './process.js';
 
 /** Lock files this process holds, so a second writer in the same process is refused too. */
 const held = new Set<string>();
-
-/**
- * The start time of a process (field 22 of /proc/<pid>/stat, in clock ticks since boot), which
- * tells a live lock holder from an unrelated process that reused its pid. Undefined off Linux.
- */
-function startTimeOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(pid: number, startTime: string | undefined): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  if (startTime === undefined) return true;
-  const current = startTimeOf(pid);
-  return current === undefined || current === startTime;
-}
 
 /** The lock file's owner: `<pid> [<start time>]`. */
 function readOwner(path: string): { pid: number; startTime: string | undefined } | undefined {

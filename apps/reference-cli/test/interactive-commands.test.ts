@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
@@ -21,6 +21,11 @@ describe('interactive slash commands', () => {
     });
     const workspace = join(mkdtempSync(join(tmpdir(), 'spine-slash-')), 'workspace');
     cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+    mkdirSync(join(workspace, '.spine'));
+    writeFileSync(
+      join(workspace, '.spine', 'config.json'),
+      JSON.stringify({ hooks: { 'pre-compact': ['cat > pre-compact.json'] } }),
+    );
     const { env, sessionDir } = isolatedEnv();
     const variables = Object.entries(env).map(
       ([key, value]) => `${key}=${shellQuote(value ?? '')}`,
@@ -51,6 +56,13 @@ describe('interactive slash commands', () => {
       await terminal.waitFor(
         /system prompt +\S+[\s\S]*tools +\S+ +\d+: .*bash[\s\S]*messages +\S+ +\d+ on the surface[\s\S]*runtime context[\s\S]*total/,
       );
+      terminal.type('/compact keep the greeting');
+      await terminal.waitFor(/compaction (compacted|failed|not-needed)/);
+      expect(JSON.parse(readFileSync(join(workspace, 'pre-compact.json'), 'utf8'))).toMatchObject({
+        event: 'pre-compact',
+        reason: 'manual',
+        focus: 'keep the greeting',
+      });
       terminal.type('/sandbox read-only');
       await terminal.waitFor(/sandbox set to read-only/);
       terminal.type('/sandbox');
@@ -61,8 +73,6 @@ describe('interactive slash commands', () => {
       await terminal.waitFor(/approval policy deny-all \(one of/);
       terminal.type('/model openai-compatible/other-model');
       await terminal.waitFor(/model switched to openai-compatible\/other-model/);
-      terminal.type('/compact keep the greeting');
-      await terminal.waitFor(/compaction (compacted|failed|not-needed)/);
       terminal.type('/sessions');
       await terminal.waitFor(/\* \d{8}-\d{6}-[0-9a-f]{6}/);
       terminal.type('/fork');

@@ -3,12 +3,15 @@ import type { SurfaceState } from './session-surface.js';
 
 /**
  * The messages layer: projects surface events into protocol messages incrementally. Work per
- * call is proportional to the surface events added since the last call; a surface generation
- * change (a replace) starts a fresh pair of arrays, so earlier results keep their content.
+ * call is proportional to the surface events added since the last call. A surface generation
+ * change (a replace) starts fresh arrays, so earlier results keep their content; the messages of
+ * the surface prefix no replace touched are copied over rather than projected again.
  */
 export class MessageDeriver {
   private messages: Message[] = [];
   private seqs: number[] = [];
+  /** `ends[i]`: the number of messages once surface entry i is projected. */
+  private ends: number[] = [];
   private generation = -1;
   private projected = 0;
   private last: DerivedMessages | undefined;
@@ -23,9 +26,15 @@ export class MessageDeriver {
   derive(): DerivedMessages {
     const surface = this.surface;
     if (surface.generation !== this.generation) {
-      this.messages = [];
-      this.seqs = [];
-      this.projected = 0;
+      const keep =
+        this.generation < 0
+          ? 0
+          : Math.min(this.projected, surface.unchangedPrefix(this.generation));
+      const kept = keep === 0 ? 0 : this.ends[keep - 1]!;
+      this.messages = this.messages.slice(0, kept);
+      this.seqs = this.seqs.slice(0, kept);
+      this.ends = this.ends.slice(0, keep);
+      this.projected = keep;
       this.generation = surface.generation;
       this.last = undefined;
     }
@@ -40,6 +49,7 @@ export class MessageDeriver {
         messages.push(message);
         seqs.push(seq);
       }
+      this.ends.push(messages.length);
     }
     this.projected = total;
     this.last = { messages, seqs, generation: this.generation };

@@ -36,6 +36,8 @@ export class SurfaceState {
   readonly seqs: number[] = [];
   /** Bumps on every replace. */
   generation = 0;
+  /** `replacedAt[g]` is the surface position where the replace from generation g to g + 1 began. */
+  private readonly replacedAt: number[] = [];
   /** seq → position in `seqs`; built on the first replace, since appends never need it. */
   private positions: Map<number, number> | undefined;
   /** Tool call id → seq of the surface assistant message proposing it. */
@@ -54,6 +56,15 @@ export class SurfaceState {
       if (!this.resultOf.has(toolCallId)) open.push({ toolCallId, assistantSeq });
     }
     return open.sort((a, b) => this.position(a.assistantSeq) - this.position(b.assistantSeq));
+  }
+
+  /** How many leading surface entries no replace has touched since generation `since`. */
+  unchangedPrefix(since: number): number {
+    let prefix = Number.POSITIVE_INFINITY;
+    for (let g = Math.max(0, since); g < this.replacedAt.length; g++) {
+      prefix = Math.min(prefix, this.replacedAt[g]!);
+    }
+    return prefix;
   }
 
   /** The position of `seq` on the surface, or -1. */
@@ -137,6 +148,7 @@ export class SurfaceState {
       for (let i = first; i <= last; i++) this.forget(this.seqs[i]!);
       this.seqs.splice(first, last - first + 1, event.seq);
       this.positions = undefined;
+      this.replacedAt.push(first);
       this.generation++;
     }
     this.track(event);

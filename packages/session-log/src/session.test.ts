@@ -1,6 +1,7 @@
 import type { AppendOptions, SessionEvent } from '@spine/protocol';
 import { SpineError } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
+import { createDefaultProjector } from './projector.js';
 import { Session } from './session.js';
 import { createMemoryStore } from './store-memory.js';
 
@@ -253,5 +254,40 @@ describe('Session derivation, listeners and custom types', () => {
     const plain = await session.fork(call.seq, { id: 'plain', recover: false });
     expect(plain.lastSeq).toBe(call.seq);
     expect(session.lastSeq).toBe(4);
+  });
+
+  it('projects only new surface events after a replace, keeping the untouched prefix', async () => {
+    const base = createDefaultProjector();
+    let calls = 0;
+    const session = await Session.create({
+      store: createMemoryStore(),
+      projector: {
+        specificationVersion: 1,
+        project: (event) => {
+          calls++;
+          return base.project(event);
+        },
+      },
+    });
+    for (let i = 0; i < 100; i++) {
+      session.append('user/message', { content: `m${i}`, source: 'user' }, surface);
+    }
+    expect(session.deriveMessages().messages).toHaveLength(100);
+    expect(calls).toBe(100);
+    const surfaceNow = session.surface();
+    session.append(
+      'user/message',
+      { content: 'summary', source: 'compact-checkpoint' },
+      { surfaceOp: { op: 'replace', start: surfaceNow[90]!, end: surfaceNow[99]! } },
+    );
+    const derived = session.deriveMessages();
+    expect(calls).toBe(101);
+    expect(derived.messages).toHaveLength(91);
+    expect(derived.messages[90]).toEqual({
+      role: 'user',
+      content: 'summary',
+      source: 'compact-checkpoint',
+    });
+    expect(derived.seqs[89]).toBe(surfaceNow[89]);
   });
 });

@@ -255,8 +255,9 @@ export class Session implements SessionLog {
 
   /**
    * The model history derived from the surface. Incremental: the cost is proportional to the
-   * surface events added since the last call; a replace starts fresh arrays. The returned arrays
-   * are shared and grow in place on later calls until the next replace: read or copy them now.
+   * surface events added since the last call; a replace starts fresh arrays (copying the
+   * untouched prefix). The returned arrays are shared and grow in place on later calls until the
+   * next replace: read or copy them now.
    */
   deriveMessages(): DerivedMessages {
     return this.deriver.derive();

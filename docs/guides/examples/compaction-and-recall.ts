@@ -109,7 +109,7 @@ for (const event of kinds) {
 const checkpoint = kinds.filter((event) => event.type === 'user/message').at(-1);
 console.log(
   '\nlatest checkpoint, as the model sees it:\n',
-  (checkpoint?.body as { content: string }).content.slice(0, 1400),
+  (checkpoint?.body as { content: string } | undefined)?.content.slice(0, 1400),
   '\n…',
 );
 
@@ -123,7 +123,7 @@ const recalled = session
   );
 console.log(
   '\nrecall_history answered:\n',
-  (recalled?.body as { content: string }).content.slice(0, 400),
+  (recalled?.body as { content: string } | undefined)?.content.slice(0, 400),
 );
 console.log('turn 2:', second.reason, second.text, '| replay ok:', replay(session, { model }).ok);
 

@@ -1,8 +1,9 @@
 // `spine resume` of a 100k-event session, ready for input, against the session-log's own
 // `Session.open` of the same file (target: ≤ 1.5×). "Ready" = session opened, tools, prompt,
 // meter, compaction and agent wired, agent state restored from the log: what `spine resume`
-// does before it reads input. Both are measured in this process, interleaved, after a warm-up
-// (module loading is excluded from both).
+// does before it reads input (the tool runtime itself is built on first use, when the first
+// request needs the tool specs). Both are measured in this process, interleaved, after a
+// warm-up (module loading is excluded from both).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,13 +52,8 @@ console.log(`writing a session of ${EVENTS} events…`);
   console.log(`wrote ${session.lastSeq} events`);
 }
 
-const config = {
-  ...defaultConfig(process.env),
-  sessionDir,
-  fsync: 'never' as const,
-  lsp: { enabled: false },
-  web: { enabled: false },
-};
+// The default configuration: workspace, recall, web and language-server tools.
+const config = { ...defaultConfig(process.env), sessionDir, fsync: 'never' as const };
 const model = fixedModel(createRecordedModel({ events: [] }), 'deepseek-v4-flash', 1_000_000);
 
 async function openOnly(): Promise<number> {
@@ -98,6 +94,8 @@ try {
     );
   }
   const ratio = median(resume) / median(open);
+  // The machine is shared: the best run of each is reported too, as a less noisy estimate.
+  const bestRatio = Math.min(...resume) / Math.min(...open);
   console.log(
     `median: open ${median(open).toFixed(0)} ms, resume ready ${median(resume).toFixed(0)} ms, ratio ${ratio.toFixed(2)} (target ≤ 1.5)`,
   );
@@ -108,6 +106,9 @@ try {
       openMs: Math.round(median(open)),
       resumeReadyMs: Math.round(median(resume)),
       ratio: Number(ratio.toFixed(2)),
+      bestOpenMs: Math.round(Math.min(...open)),
+      bestResumeReadyMs: Math.round(Math.min(...resume)),
+      bestRatio: Number(bestRatio.toFixed(2)),
       target: 1.5,
       pass: ratio <= 1.5,
     }),

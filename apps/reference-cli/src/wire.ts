@@ -6,11 +6,11 @@ import type {
   ToolRunOptions,
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
-import type { ToolRuntime } from '@spine/tool-runtime';
 import type { SpineConfig } from './config/schema.js';
 import { createShellHooks, runShellCommand, type ShellHooks } from './hooks-shell.js';
 import { findInstructionFiles, renderInstructions } from './instructions.js';
 import type { ResolvedModel } from './model-config.js';
+import { createLazyToolRuntime } from './runtime-lazy.js';
 
 /** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
 export const BASE_PROMPT = `You are Spine, a careful coding agent working in the user's workspace.
@@ -41,7 +41,7 @@ export interface WireOptions {
 /** Everything a front end drives: the agent and the parts slash commands reach into. */
 export interface WiredAgent {
   agent: import('@spine/agent-loop').Agent;
-  runtime: ToolRuntime;
+  runtime: import('./runtime-lazy.js').LazyToolRuntime;
   prompt: import('@spine/agent-loop').SystemPrompt;
   meter: import('@spine/compaction').SpineTokenMeter;
   compaction: CompactionEngine;
@@ -86,55 +86,70 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     },
   });
 
-  const families: string[] = [];
-  const tools: ToolDefinition<never>[] = [];
-  tools.push(
-    ...(toolRuntime.createWorkspaceTools({
-      cwd,
-      exclude: config.tools.exclude,
-    }) as ToolDefinition<never>[]),
-  );
-  families.push('workspace');
-  tools.push(
-    compactionPkg.createRecallHistoryTool({ session }) as unknown as ToolDefinition<never>,
-  );
-  families.push('recall');
-
-  const runtime = toolRuntime.createToolRuntime({
-    cwd,
-    tools,
-    sandbox: config.sandbox,
-    approval: config.approval,
-    hooks: hooks.toolHooks,
-    ...(backend ? { sandboxBackend: backend } : {}),
-  });
-
+  // Tool families load now (module imports); their objects are built on first use.
+  const families: string[] = ['workspace', 'recall'];
+  let webTools: typeof import('@spine/web-tools') | undefined;
   if (options.web ?? config.web.enabled) {
     try {
-      const webTools = await import('@spine/web-tools');
-      const providers = webTools.webProvidersFromEnv(process.env);
-      const web = webTools.createWebRuntime({ providers });
-      for (const tool of webTools.createWebTools(web))
-        runtime.register(tool as ToolDefinition<never>);
+      webTools = await import('@spine/web-tools');
       families.push('web');
     } catch (error) {
       warn(`web tools not loaded: ${(error as Error).message}`);
     }
   }
-
-  let lspManager: import('@spine/lsp-tools').LspManager | undefined;
+  let lspTools: typeof import('@spine/lsp-tools') | undefined;
   if (options.lsp ?? config.lsp.enabled) {
     try {
-      const lsp = await import('@spine/lsp-tools');
-      lspManager = lsp.createLspManager({ cwd });
-      for (const tool of lsp.createLspTools(lspManager))
-        runtime.register(tool as ToolDefinition<never>);
-      runtime.hooks.postExecute.push(lsp.createDiagnosticsHook(lspManager));
+      lspTools = await import('@spine/lsp-tools');
       families.push('lsp');
     } catch (error) {
       warn(`language-server tools not loaded: ${(error as Error).message}`);
     }
   }
+
+  let lspManager: import('@spine/lsp-tools').LspManager | undefined;
+  const runtime = createLazyToolRuntime({
+    sandbox: config.sandbox,
+    build: () => {
+      const tools: ToolDefinition<never>[] = [
+        ...(toolRuntime.createWorkspaceTools({
+          cwd,
+          exclude: config.tools.exclude,
+        }) as ToolDefinition<never>[]),
+        compactionPkg.createRecallHistoryTool({ session }) as unknown as ToolDefinition<never>,
+      ];
+      const built = toolRuntime.createToolRuntime({
+        cwd,
+        tools,
+        sandbox: config.sandbox,
+        approval: config.approval,
+        hooks: hooks.toolHooks,
+        ...(backend ? { sandboxBackend: backend } : {}),
+      });
+      if (webTools) {
+        try {
+          const web = webTools.createWebRuntime({
+            providers: webTools.webProvidersFromEnv(process.env),
+          });
+          for (const tool of webTools.createWebTools(web))
+            built.register(tool as ToolDefinition<never>);
+        } catch (error) {
+          warn(`web tools not registered: ${(error as Error).message}`);
+        }
+      }
+      if (lspTools) {
+        try {
+          lspManager = lspTools.createLspManager({ cwd });
+          for (const tool of lspTools.createLspTools(lspManager))
+            built.register(tool as ToolDefinition<never>);
+          built.hooks.postExecute.push(lspTools.createDiagnosticsHook(lspManager));
+        } catch (error) {
+          warn(`language-server tools not registered: ${(error as Error).message}`);
+        }
+      }
+      return built;
+    },
+  });
 
   const prompt = new agentLoop.SystemPrompt(BASE_PROMPT);
   prompt.register(agentLoop.createEnvironmentContribution({ cwd, sandbox: () => runtime.sandbox }));

@@ -1,5 +1,6 @@
 // 1,000 no-op calls through the full pipeline (parse, validation, hooks, approval, ordered commit)
-// against the baseline: JSON.parse + ajv validate + calling the function directly.
+// against the baseline: JSON.parse + ajv validate (the runtime's ajv options) + calling the function
+// directly.
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -29,7 +30,7 @@ const calls: ToolCallPart[] = Array.from({ length: CALLS }, (_, i) => ({
   arguments: JSON.stringify({ value: i, label: 'x' }),
 }));
 
-const validate = new Ajv2020({ allErrors: true, strict: false }).compile(noop.spec.parameters);
+const validate = new Ajv2020({ allErrors: true, strict: false, useDefaults: true }).compile(noop.spec.parameters);
 const context: ToolExecutionContext = {
   callId: 'c',
   signal: new AbortController().signal,

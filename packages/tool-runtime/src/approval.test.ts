@@ -98,6 +98,35 @@ describe('approval policies', () => {
     expect(declined!.content).toMatch(/the person declined \(runs a command\)/);
   });
 
+  it('an abort ends a wait for an answer that never comes', async () => {
+    ran.length = 0;
+    const runtime = createToolRuntime({ cwd, tools, approval: 'ask' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const results = await runtime.run([call('change'), call('change')], {
+      signal: controller.signal,
+      approve: () => new Promise(() => undefined),
+    });
+    expect(results.map((result) => result.outcome)).toEqual(['denied', 'not-started']);
+    expect(results[0]!.content).toMatch(/aborted while waiting for approval/);
+    expect(ran).toEqual([]);
+  });
+
+  it('answers a call whose visibility rule throws, and runs the rest', async () => {
+    const runtime = createToolRuntime({
+      cwd,
+      tools,
+      approval: 'never-ask',
+      visibility: (_agent, tool) => {
+        if (tool.spec.name === 'change') throw new Error('rule crashed');
+        return true;
+      },
+    });
+    const results = await runtime.run([call('change'), call('look')]);
+    expect(results.map((result) => result.outcome)).toEqual(['error', 'ok']);
+    expect(results[0]!.content).toMatch(/could not be prepared: rule crashed/);
+  });
+
   it('ask without anyone to answer denies instead of running', async () => {
     ran.length = 0;
     const runtime = createToolRuntime({ cwd, tools, approval: 'ask' });

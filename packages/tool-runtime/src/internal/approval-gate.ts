@@ -114,8 +114,17 @@ export class ApprovalGate {
       reason: verdict.reason,
     };
     if (escalation) request.escalation = escalation;
-    return approve(request, signal ? { signal } : {}).then(
+    return untilAborted(approve(request, signal ? { signal } : {}), signal).then(
       (answer) => {
+        if (signal?.aborted)
+          return this.done(
+            toolCallId,
+            check,
+            false,
+            'user',
+            'once',
+            'the run was aborted while waiting for approval',
+          );
         if (answer === 'always') this.remembered.add(key);
         if (answer === 'deny')
           return this.done(
@@ -180,4 +189,27 @@ export class ApprovalGate {
       };
     return body;
   }
+}
+
+/** Resolves with the answer, or with `deny` once `signal` aborts (a UI that never answers cannot hang a cancelled run). */
+function untilAborted(
+  answer: Promise<ApprovalAnswer>,
+  signal: AbortSignal | undefined,
+): Promise<ApprovalAnswer> {
+  if (!signal) return answer;
+  if (signal.aborted) return Promise.resolve('deny');
+  return new Promise<ApprovalAnswer>((resolve, reject) => {
+    const onAbort = (): void => resolve('deny');
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -17,7 +17,7 @@ export function finalizeCall(
   const hooks = state.hooks.postExecute;
   if (hooks.length === 0)
     return assembleResult(state, prepared, executed.output, executed.outcome, executed.durationMs);
-  return runPostHooks(state, prepared, executed, [...hooks], 0, executed.output, executed.outcome);
+  return runPostHooks(state, prepared, executed, hooks, 0, executed.output, executed.outcome);
 }
 
 function runPostHooks(

@@ -81,6 +81,9 @@ export function prepareCall(
     cwd: state.cwd,
     sandbox: state.sandbox,
     services: state.services,
+    // Declared up front (even when unset) so every context has one shape for the JIT.
+    grantedPermissions: undefined,
+    onProgress: undefined,
   };
   const prepared: PreparedCall = {
     toolCallId: call.id,
@@ -94,6 +97,9 @@ export function prepareCall(
     safe,
     paths,
     context,
+    escalation: undefined,
+    hookVerdict: undefined,
+    granted: undefined,
   };
   if (entry.escalates) {
     const escalation = escalationOf(args);

@@ -16,7 +16,7 @@ import {
   type PreparedCall,
 } from './pipeline.js';
 import { isResult, prepareCall } from './prepare.js';
-import { errorResult } from './results.js';
+import { errorResult, messageOf } from './results.js';
 
 const NOT_STARTED =
   'Not started: the run was aborted before this call began. Retry it if it is still needed.';
@@ -118,14 +118,34 @@ class Batch implements ExecutionListener {
           this.settle(index, errorResult(call, 'not-started', NOT_STARTED));
           continue;
         }
-        const prepared = prepareCall(this.state, call, this.context);
+        let prepared: ReturnType<typeof prepareCall>;
+        try {
+          prepared = prepareCall(this.state, call, this.context);
+        } catch (error) {
+          // A visibility rule or a custom policy threw: answer the call, keep the batch going.
+          prepared = errorResult(
+            call,
+            'error',
+            `The call could not be prepared: ${messageOf(error)}`,
+          );
+        }
         if (isPromise(prepared)) {
           this.preparing = true;
-          prepared.then((value) => {
-            this.preparing = false;
-            this.accept(index, value);
-            this.advance();
-          });
+          prepared.then(
+            (value) => {
+              this.preparing = false;
+              this.accept(index, value);
+              this.advance();
+            },
+            (error: unknown) => {
+              this.preparing = false;
+              this.accept(
+                index,
+                errorResult(call, 'error', `The call could not be prepared: ${messageOf(error)}`),
+              );
+              this.advance();
+            },
+          );
           break;
         }
         if (!this.accept(index, prepared)) continue;

@@ -268,7 +268,9 @@ describe('createCompactionEngine', () => {
     expect(content).toContain('Never edit generated files.');
     expect(content).toMatch(/\(\d+ earlier entries left out; recall_history finds them\)/);
     const summary = session.events().find((event) => event.type === 'compaction/summary');
-    expect((summary?.body as { facts: unknown[] }).facts.length).toBeGreaterThan(140);
+    expect(((summary as SessionEvent).body as { facts: unknown[] }).facts.length).toBeGreaterThan(
+      140,
+    );
   });
 
   it('carries pinned content verbatim', async () => {

@@ -4,13 +4,17 @@ import type {
   CompactionOutcome,
   SessionLog,
 } from '@spine/protocol';
-import { frameCheckpoint } from './checkpoint.js';
 import { InvalidCompactionConfigError } from './errors.js';
-import { awaitCandidate, discardCandidate, startCandidate } from './internal/candidates.js';
-import { chooseRegion, type Marks, settleOutcome } from './internal/policy.js';
-import { snapshotCheckpoint, summarizeSnapshot } from './internal/prepare.js';
+import { discardCandidate } from './internal/candidates.js';
+import {
+  commitCandidate,
+  compactNow,
+  type EngineCore,
+  ensureCandidate,
+} from './internal/engine-steps.js';
+import { type Marks, settleOutcome } from './internal/policy.js';
 import { type EngineSessionState, restoreState } from './internal/state.js';
-import { runTransaction, type TransactionResult } from './internal/transaction.js';
+import type { TransactionResult } from './internal/transaction.js';
 import type { CompactionEngineOptions, CompactionState } from './types.js';
 
 /** The engine `createCompactionEngine` returns: the protocol interface plus session controls. */
@@ -50,7 +54,16 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
   if (!(maxFailures >= 1)) {
     throw new InvalidCompactionConfigError({ detail: 'maxConsecutiveFailures must be at least 1' });
   }
-  const { meter, summarizer } = options;
+  const { meter } = options;
+  const core: EngineCore = {
+    meter,
+    summarizer: options.summarizer,
+    isPinned: options.isPinned,
+    maxFailures,
+    keepRecentTokens: (marks) =>
+      options.keepRecent?.tokens ?? (options.keepRecent?.fraction ?? 0.15) * marks.window,
+    allowance: options.summarizer ? (options.summaryAllowance ?? 2000) : 0,
+  };
   const auto = options.auto !== false;
   const sessions = new WeakMap<SessionLog, EngineSessionState>();
   const stateOf = (session: SessionLog): EngineSessionState => {
@@ -72,153 +85,6 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
     const window =
       reserved < context.contextWindow ? context.contextWindow - reserved : context.contextWindow;
     return { window, soft: window * soft, high: window * high, low: window * low };
-  }
-
-  const keepRecentOf = (marks: Marks): number =>
-    options.keepRecent?.tokens ?? (options.keepRecent?.fraction ?? 0.15) * marks.window;
-  const allowance = summarizer ? (options.summaryAllowance ?? 2000) : 0;
-  function selectRegion(
-    session: SessionLog,
-    tokens: number,
-    factor: number,
-    marks: Marks,
-    minimal = false,
-  ) {
-    return chooseRegion(session, meter, {
-      tokens,
-      factor,
-      marks,
-      keepRecentTokens: keepRecentOf(marks),
-      allowance,
-      minimal,
-    });
-  }
-
-  async function commitCandidate(
-    context: CompactionContext,
-    state: EngineSessionState,
-    base: { tokens: number; factor: number; marks: Marks },
-  ): Promise<TransactionResult | undefined> {
-    const { session } = context;
-    const candidate = state.candidate;
-    if (!candidate || context.focus) return undefined;
-    let prepared: Awaited<ReturnType<typeof awaitCandidate>>;
-    try {
-      prepared = await awaitCandidate(candidate, context.signal);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        ok: false,
-        stage: 'aborted',
-        message: `aborted while waiting for the candidate: ${message}`,
-      };
-    }
-    if (!prepared || state.candidate !== candidate) return undefined;
-    if (session.replaceGeneration !== candidate.generation || !session.get(candidate.region.end)) {
-      discardCandidate(
-        session,
-        state,
-        candidate,
-        'stale: the surface was replaced after it was built',
-      );
-      return undefined;
-    }
-    const framed = frameCheckpoint({
-      compactionId: session.lastSeq + 1,
-      region: candidate.region,
-      record: prepared.record,
-      summary: prepared.summary ?? '',
-    });
-    const projected =
-      base.tokens + base.factor * (meter.countText(framed) - prepared.regionRawTokens);
-    if (projected >= base.marks.low) {
-      discardCandidate(
-        session,
-        state,
-        candidate,
-        'insufficient: it would not bring the context below the low mark',
-      );
-      return undefined;
-    }
-    state.candidate = undefined;
-    return runTransaction({
-      ...transactionBase(context, state, base),
-      mode: 'background',
-      region: candidate.region,
-      ...(candidate.seq !== undefined ? { candidateSeq: candidate.seq } : {}),
-      prepare: async () => prepared,
-    });
-  }
-
-  function transactionBase(
-    context: CompactionContext,
-    state: EngineSessionState,
-    base: { tokens: number; factor: number; marks: Marks },
-  ) {
-    const eventOptions = {
-      ...(context.turn !== undefined ? { turn: context.turn } : {}),
-      ...(context.step !== undefined ? { step: context.step } : {}),
-    };
-    return {
-      session: context.session,
-      reason: context.reason,
-      tokensBefore: base.tokens,
-      factor: base.factor,
-      lowTokens: Math.floor(base.marks.low),
-      contextWindow: context.contextWindow,
-      meter,
-      system: context.system,
-      tools: context.tools,
-      eventOptions,
-      failureTrips: state.consecutiveFailures + 1 >= maxFailures && context.reason !== 'manual',
-      ...(context.signal ? { signal: context.signal } : {}),
-    };
-  }
-
-  async function compactNow(
-    context: CompactionContext,
-    state: EngineSessionState,
-    base: { tokens: number; factor: number; marks: Marks },
-  ): Promise<TransactionResult> {
-    const { session } = context;
-    const selected = selectRegion(session, base.tokens, base.factor, base.marks);
-    const txBase = transactionBase(context, state, base);
-    if (!selected) {
-      const message = 'nothing on the surface can be compacted without splitting the latest step';
-      try {
-        session.append(
-          'compaction/failed',
-          {
-            compactionId: null,
-            reason: context.reason,
-            stage: 'select',
-            message,
-            breakerTripped: txBase.failureTrips,
-          },
-          txBase.eventOptions,
-        );
-      } catch {
-        // Nothing changed; the outcome still says why.
-      }
-      return { ok: false, stage: 'select', message };
-    }
-    return runTransaction({
-      ...txBase,
-      mode: 'sync',
-      region: selected.region,
-      prepare: async (signal) => {
-        const snapshot = snapshotCheckpoint({
-          session,
-          region: selected.region,
-          system: context.system,
-          tools: context.tools,
-          meter,
-          ...(context.focus ? { focus: context.focus } : {}),
-          ...(options.isPinned ? { isPinned: options.isPinned } : {}),
-        });
-        return summarizeSnapshot(snapshot, summarizer, signal);
-      },
-    });
   }
 
   function settle(
@@ -267,13 +133,13 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
       }
       if (context.reason === 'pressure' && measured.tokens < marks.high) {
         if (options.background && measured.tokens >= marks.soft)
-          ensureCandidate(context, state, base);
+          ensureCandidate(core, context, state, base);
         return { status: 'not-needed', tokensBefore: measured.tokens };
       }
       state.running = true;
       try {
         let result: TransactionResult | undefined;
-        if (options.background) result = await commitCandidate(context, state, base);
+        if (options.background) result = await commitCandidate(core, context, state, base);
         if (!result) {
           if (state.candidate)
             discardCandidate(
@@ -282,7 +148,7 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
               state.candidate,
               'superseded by a synchronous compaction',
             );
-          result = await compactNow(context, state, base);
+          result = await compactNow(core, context, state, base);
         }
         return settle(context, state, result, base);
       } finally {
@@ -321,28 +187,4 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
       if (state.candidate) discardCandidate(session, state, state.candidate, 'cancelled');
     },
   };
-
-  function ensureCandidate(
-    context: CompactionContext,
-    state: EngineSessionState,
-    base: { tokens: number; factor: number; marks: Marks },
-  ): void {
-    const { session } = context;
-    const current = state.candidate;
-    if (current && current.generation === session.replaceGeneration) return;
-    if (current) discardCandidate(session, state, current, 'stale: the surface was replaced');
-    // A candidate covers everything but the latest step: the context keeps growing until the
-    // hard mark, and the commit must still land below the low mark then.
-    const selected = selectRegion(session, base.tokens, base.factor, base.marks, true);
-    if (!selected) return;
-    const snapshot = snapshotCheckpoint({
-      session,
-      region: selected.region,
-      system: context.system,
-      tools: context.tools,
-      meter,
-      ...(options.isPinned ? { isPinned: options.isPinned } : {}),
-    });
-    startCandidate(session, state, snapshot, summarizer);
-  }
 }

@@ -226,11 +226,10 @@ describe('compaction inside the real agent loop', () => {
     expect(headers).toHaveLength(11);
     const errors = headers.slice(2).map((header, index) => {
       const estimated = (header.body as { estimatedTokens: number }).estimatedTokens;
-      const usage = (
-        usages[index + 2]?.body as {
-          usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
-        }
-      ).usage;
+      const body = (usages[index + 2] as SessionEvent).body as {
+        usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+      };
+      const usage = body.usage;
       const reported = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
       return Math.abs(estimated - reported) / reported;
     });

@@ -77,7 +77,7 @@ const slowEcho: ToolDefinition<{ text: string }> = {
 // 4. A runtime with the three hook chains and the `ask` policy.
 const runtime = createToolRuntime({
   cwd,
-  tools: [wordCount, appendLine, slowEcho] as ToolDefinition<never>[],
+  tools: [wordCount, appendLine, slowEcho],
   approval: 'ask',
   sandbox: 'workspace-write',
   hooks: {

@@ -4,11 +4,7 @@ import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
 import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
-import { TmuxTerminal } from './tmux.js';
-
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", "'\\''")}'`;
-}
+import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('interactive slash commands', () => {
   it('shows context and cost, switches model, sandbox and approval, compacts, forks, resumes and quits', async () => {
@@ -27,19 +23,12 @@ describe('interactive slash commands', () => {
       JSON.stringify({ hooks: { 'pre-compact': ['cat > pre-compact.json'] } }),
     );
     const { env, sessionDir } = isolatedEnv();
-    const variables = Object.entries(env).map(
-      ([key, value]) => `${key}=${shellQuote(value ?? '')}`,
-    );
-    const command = [
-      'env -i',
-      ...variables,
-      'TERM=xterm-256color',
-      shellQuote(process.execPath),
-      shellQuote(BIN),
-      '--model openai-compatible/deepseek-v4-flash',
-      `--base-url ${server.baseUrl}`,
-      '; echo EXITED:$?; sleep 60',
-    ].join(' ');
+    const command = spineCommand(BIN, env, [
+      '--model',
+      'openai-compatible/deepseek-v4-flash',
+      '--base-url',
+      server.baseUrl,
+    ]);
     const terminal = new TmuxTerminal(command, { cwd: workspace });
     try {
       await terminal.waitFor(/›$/);

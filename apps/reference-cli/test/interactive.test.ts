@@ -4,11 +4,7 @@ import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
 import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
-import { TmuxTerminal } from './tmux.js';
-
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", "'\\''")}'`;
-}
+import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('interactive mode in a real terminal', () => {
   it('streams, asks approval, completes @paths, queues input, cancels with Ctrl-C and exits on the second', async () => {
@@ -29,20 +25,14 @@ describe('interactive mode in a real terminal', () => {
     const workspace = join(mkdtempSync(join(tmpdir(), 'spine-tty-')), 'workspace');
     cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
     const { env } = isolatedEnv();
-    const variables = Object.entries(env).map(
-      ([key, value]) => `${key}=${shellQuote(value ?? '')}`,
-    );
-    const command = [
-      'env -i',
-      ...variables,
-      `TERM=xterm-256color`,
-      shellQuote(process.execPath),
-      shellQuote(BIN),
-      '--model openai-compatible/deepseek-v4-flash',
-      `--base-url ${server.baseUrl}`,
-      '--approval ask',
-      '; echo EXITED:$?; sleep 60',
-    ].join(' ');
+    const command = spineCommand(BIN, env, [
+      '--model',
+      'openai-compatible/deepseek-v4-flash',
+      '--base-url',
+      server.baseUrl,
+      '--approval',
+      'ask',
+    ]);
     const terminal = new TmuxTerminal(command, { cwd: workspace });
     try {
       await terminal.waitFor(/›$/);

@@ -65,3 +65,24 @@ export class TmuxTerminal {
     }
   }
 }
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The shell command that runs `spine <args>` with exactly `env` (nothing inherited), prints
+ * `EXITED:<code>` when it ends and keeps the pane open so the screen can still be read.
+ */
+export function spineCommand(bin: string, env: NodeJS.ProcessEnv, args: string[]): string {
+  const variables = Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value ?? '')}`);
+  return [
+    'env -i',
+    ...variables,
+    'TERM=xterm-256color',
+    shellQuote(process.execPath),
+    shellQuote(bin),
+    ...args.map(shellQuote),
+    '; echo EXITED:$?; sleep 60',
+  ].join(' ');
+}

@@ -1,0 +1,47 @@
+import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScriptedModelServer } from '@spine/test-utils';
+import { describe, expect, it } from 'vitest';
+import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
+import { spineCommand, TmuxTerminal } from './tmux.js';
+
+describe('spine run on a terminal', () => {
+  it('asks approval on the terminal and exits 4 when the person denies', async () => {
+    const server = await createScriptedModelServer({
+      replies: [
+        {
+          toolCalls: [
+            { id: 'call_1', name: 'bash', arguments: '{"command":"touch made-by-agent"}' },
+          ],
+        },
+        { text: 'Understood, I will not run it.' },
+      ],
+    });
+    const workspace = join(mkdtempSync(join(tmpdir(), 'spine-runtty-')), 'workspace');
+    cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+    const { env } = isolatedEnv();
+    const command = spineCommand(BIN, env, [
+      'run',
+      '--model',
+      'openai-compatible/deepseek-v4-flash',
+      '--base-url',
+      server.baseUrl,
+      '--approval',
+      'ask',
+      'make a file',
+    ]);
+    const terminal = new TmuxTerminal(command, { cwd: workspace });
+    try {
+      await terminal.waitFor(/allow bash.*\n.*reason: .*\n.*\[d\]eny ›/);
+      terminal.type('d');
+      const screen = await terminal.waitFor(/EXITED:\d+/);
+      expect(screen).toContain('Understood, I will not run it.');
+      expect(screen).toContain('EXITED:4');
+      expect(existsSync(join(workspace, 'made-by-agent'))).toBe(false);
+    } finally {
+      terminal.close();
+      await server.close();
+    }
+  }, 90_000);
+});

@@ -22,12 +22,29 @@ if (mode === 'hold') {
   }
   process.exit(0);
 } else {
+  // Each cycle: a user message of varying size (tiny to 160 KB, so a kill can land in a large
+  // write), an assistant tool call, tool/started, and the tool's result. A kill between them
+  // leaves a call for recovery to answer. Every acknowledged append is printed as "<seq> <type>".
+  const surface = { surfaceOp: { op: 'append' as const } };
+  const acked = (event: { seq: number; type: string }) =>
+    process.stdout.write(`${event.seq} ${event.type}\n`);
   for (;;) {
     const seq = session.lastSeq + 1;
-    // Sizes vary from tiny to 160 KB so that a kill can land in the middle of a large write.
     const size = seq % 10 === 0 ? 64_000 + ((seq * 7919) % 100_000) : 100 + ((seq * 131) % 2000);
     const content = `seq ${seq} `.padEnd(size, String.fromCharCode(97 + (seq % 26)));
-    session.append('user/message', { content, source: 'user' }, { surfaceOp: { op: 'append' } });
-    process.stdout.write(`${seq}\n`);
+    acked(session.append('user/message', { content, source: 'user' }, surface));
+    const toolCallId = `call-${seq}`;
+    const call = { type: 'tool-call', id: toolCallId, name: 'write', arguments: '{}' };
+    acked(
+      session.append('assistant/message', { content: [call], finishReason: 'tool-calls' }, surface),
+    );
+    acked(session.append('tool/started', { toolCallId, toolName: 'write', arguments: '{}' }));
+    acked(
+      session.append(
+        'tool/result',
+        { toolCallId, toolName: 'write', content: 'done', isError: false },
+        surface,
+      ),
+    );
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { UserMessageBody } from '@spine/protocol';
+import type { ToolResultBody, ToolStartedBody, UserMessageBody } from '@spine/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonlStore, Session } from '../src/index.js';
 import { bundleChild, startChild } from './child.js';
@@ -20,11 +20,12 @@ function expectedLength(seq: number): number {
 }
 
 describe('crash safety of the JSONL store (fsync always)', () => {
-  it('finds every acknowledged event after 50 SIGKILLs at random moments, gapless and whole', async () => {
+  it('finds every acknowledged event after 50 SIGKILLs at random moments, gapless and whole, and answers every interrupted call', async () => {
     const id = 'crash-session';
     const store = createJsonlStore({ dir });
     let random = 12345;
     let acknowledged = 0;
+    const outcomes = { unknown: 0, 'not-started': 0 };
     for (let round = 0; round < 50; round++) {
       const running = startChild(bundle, dir, id, 'loop');
       await running.waitFor((line) => line.startsWith('ready'));
@@ -32,10 +33,16 @@ describe('crash safety of the JSONL store (fsync always)', () => {
       await delay(5 + (random % 120));
       running.child.kill('SIGKILL');
       await running.exited;
-      const acked = running.lines.filter((line) => /^\d+$/.test(line)).map(Number);
-      if (acked.length > 0) acknowledged = Math.max(acknowledged, acked[acked.length - 1]!);
+      const acked = running.lines
+        .filter((line) => /^\d+ /.test(line))
+        .map((line) => {
+          const [seq, type] = line.split(' ');
+          return { seq: Number(seq), type: type! };
+        });
+      if (acked.length > 0) acknowledged = Math.max(acknowledged, acked[acked.length - 1]!.seq);
 
-      const session = await Session.open({ store, id, readOnly: true });
+      // A writable open, as a resuming agent would do: it cuts a torn tail and answers open calls.
+      const session = await Session.open({ store, id });
       const events = session.events();
       expect(session.lastSeq).toBeGreaterThanOrEqual(acknowledged);
       events.forEach((event, index) => {
@@ -46,18 +53,37 @@ describe('crash safety of the JSONL store (fsync always)', () => {
           expect(body.content.length).toBe(expectedLength(event.seq));
         }
       });
-      for (const seq of acked) expect(session.get(seq)?.type).toBe('user/message');
+      for (const { seq, type } of acked) expect(session.get(seq)?.type).toBe(type);
+      const started = new Set(
+        events
+          .filter((event) => event.type === 'tool/started')
+          .map((event) => (event.body as ToolStartedBody).toolCallId),
+      );
+      for (const event of events) {
+        const body = event.body as ToolResultBody;
+        if (event.type !== 'tool/result' || body.outcome === undefined) continue;
+        expect(body.outcome).toBe(started.has(body.toolCallId) ? 'unknown' : 'not-started');
+        if (acked.length > 0 && event.seq > acked[acked.length - 1]!.seq)
+          outcomes[body.outcome as 'unknown' | 'not-started']++;
+      }
+      const messages = session.deriveMessages().messages;
+      const answered = new Set(
+        messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])),
+      );
+      for (const message of messages) {
+        if (message.role !== 'assistant') continue;
+        for (const part of message.content)
+          if (part.type === 'tool-call') expect(answered.has(part.id)).toBe(true);
+      }
+      expect(events.some((event) => event.type === 'turn/end')).toBe(false);
       await session.close();
     }
     const recovered = (await Session.open({ store, id, readOnly: true }))
       .events()
       .filter((event) => event.type === 'session/recovered');
     console.log(
-      `crash test: ${acknowledged} events acknowledged, ${recovered.length} torn writes repaired`,
+      `crash test: ${acknowledged} events acknowledged; ${recovered.length} recoveries answered ` +
+        `${outcomes.unknown} started and ${outcomes['not-started']} unstarted calls`,
     );
-    // The final writable open repairs whatever the last kill left and releases the stale lock.
-    const session = await Session.open({ store, id });
-    expect(session.lastSeq).toBeGreaterThanOrEqual(acknowledged);
-    await session.close();
   }, 170_000);
 });

@@ -144,6 +144,15 @@ async function stream(
         context.emit('reasoning-delta', { ...at, text: event.text });
         break;
       case 'finish': {
+        if (event.finishReason === 'context-overflow' && event.message.content.length === 0) {
+          // Some providers end the stream instead of failing the request: same path as a 400.
+          throw new ModelError({
+            code: 'CONTEXT_OVERFLOW',
+            message: `the model stopped: the request exceeds its context window (${event.rawFinishReason ?? 'context-overflow'})`,
+            provider: context.model.provider,
+            retryable: false,
+          });
+        }
         const result: Omit<Streamed, 'headerSeq' | 'attempt' | 'prefixCauses'> = {
           message: event.message,
           finishReason: event.finishReason,

@@ -62,4 +62,53 @@ describe('spine resume after a crash', () => {
       await server.close();
     }
   }, 60_000);
+
+  it('stops cleanly on SIGTERM: exit 130 and the turn is closed as aborted in the log', async () => {
+    const server = await createScriptedModelServer({
+      replies: [{ stallAfterChunks: 3, text: 'Working on it for a long time…' }],
+    });
+    try {
+      const { env } = isolatedEnv();
+      const model = [
+        '--model',
+        'openai-compatible/deepseek-v4-flash',
+        '--base-url',
+        server.baseUrl,
+      ];
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'run',
+          ...model,
+          '--cwd',
+          mkdtempSync(join(tmpdir(), 'spine-term-')),
+          '--json',
+          'work',
+        ],
+        {
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+      });
+      const deadline = Date.now() + 30_000;
+      while (server.requests.length < 1 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      child.kill('SIGTERM');
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(130);
+      const events = output
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(events.at(-1)).toMatchObject({ type: 'turn/end', body: { reason: 'aborted' } });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

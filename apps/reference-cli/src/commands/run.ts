@@ -63,7 +63,10 @@ async function runTask(options: {
     controller.abort();
     process.stderr.write(style.yellow('\ncancelling… (Ctrl-C again to exit now)\n'));
   };
+  // SIGTERM (a supervisor stopping us) aborts the same way, so the log is closed cleanly.
+  const onSigterm = (): void => controller.abort();
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   let result: TurnResult | undefined;
   try {
     if (options.resumeId !== undefined) {
@@ -83,6 +86,7 @@ async function runTask(options: {
     }
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
     approver?.close();
     await started.finish(result?.reason ?? 'completed');
   }

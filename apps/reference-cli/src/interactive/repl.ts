@@ -70,6 +70,9 @@ class Repl {
       });
     });
     this.#rl.on('SIGINT', () => this.#onInterrupt());
+    process.once('SIGTERM', () => {
+      void this.#quit();
+    });
     // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
     this.#rl.on('close', () => {
       void this.#quit({ abort: false });

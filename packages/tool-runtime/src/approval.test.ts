@@ -190,7 +190,8 @@ describe('approval policies', () => {
     ]);
     expect(results[2]!.content).toMatch(/no recursive deletes/);
     expect(
-      matchApprovalRule([{ tool: 'web_*', decision: 'deny' }], 'web_fetch', {})?.decision,
+      matchApprovalRule([{ tool: 'web_*', decision: 'deny' }], { toolName: 'web_fetch', args: {} })
+        ?.decision,
     ).toBe('deny');
   });
 

@@ -181,11 +181,10 @@ function ruleMatches(rule: ApprovalRule, toolName: string, args: JsonValue): boo
 /** Returns the rule that decides this call (deny rules first), or `undefined`. */
 export function matchApprovalRule(
   rules: readonly ApprovalRule[],
-  toolName: string,
-  args: JsonValue,
+  call: { toolName: string; args: JsonValue },
 ): ApprovalRule | undefined {
   return (
-    rules.find((rule) => rule.decision === 'deny' && ruleMatches(rule, toolName, args)) ??
-    rules.find((rule) => rule.decision === 'allow' && ruleMatches(rule, toolName, args))
+    rules.find((rule) => rule.decision === 'deny' && ruleMatches(rule, call.toolName, call.args)) ??
+    rules.find((rule) => rule.decision === 'allow' && ruleMatches(rule, call.toolName, call.args))
   );
 }

@@ -55,10 +55,7 @@ export class ApprovalGate {
         this.policy.decide(check).reason,
       );
     const escalation = check.escalation;
-    const rule =
-      this.rules.length === 0
-        ? undefined
-        : matchApprovalRule(this.rules, check.toolName, check.args);
+    const rule = this.rules.length === 0 ? undefined : matchApprovalRule(this.rules, check);
     if (rule?.decision === 'deny')
       return this.done(
         toolCallId,

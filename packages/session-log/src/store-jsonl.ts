@@ -3,9 +3,11 @@ import {
   existsSync,
   fdatasyncSync,
   fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
+  rmSync,
   statSync,
   truncateSync,
   writeSync,
@@ -96,25 +98,30 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       mkdirSync(dir, { recursive: true });
       if (existsSync(path)) throw new SessionExistsError({ sessionId: id });
       const release = acquireFileLock(`${path}.lock`, id);
-      let fd: number;
+      // The header goes to a temporary file first and is linked into place, so a crash during
+      // create leaves either no session or one with a complete header, never an empty file.
+      const temporary = `${path}.${process.pid}.tmp`;
+      let fd: number | undefined;
       try {
-        fd = openSync(path, 'wx');
-      } catch (error) {
-        release();
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-          throw new SessionExistsError({ sessionId: id });
-        throw error;
-      }
-      try {
-        writeSync(fd, `${JSON.stringify(header)}\n`);
-        if (fsync !== 'never') {
-          fdatasyncSync(fd);
-          syncDirectory(dir);
+        const tmpFd = openSync(temporary, 'w');
+        try {
+          writeSync(tmpFd, `${JSON.stringify(header)}\n`);
+          if (fsync !== 'never') fdatasyncSync(tmpFd);
+        } finally {
+          closeSync(tmpFd);
         }
+        linkSync(temporary, path);
+        fd = openSync(path, 'a');
+        if (fsync !== 'never') syncDirectory(dir);
       } catch (error) {
-        closeSync(fd);
+        if (fd !== undefined) closeSync(fd);
         release();
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new SessionExistsError({ sessionId: id });
+        }
         throw error;
+      } finally {
+        rmSync(temporary, { force: true });
       }
       return writer({ sessionId: id, fd, events: [header], readOnly: false, release });
     },

@@ -15,7 +15,7 @@ import {
   SessionNotFoundError,
   StoreUnavailableError,
 } from './errors.js';
-import { structuralProblem } from './internal/event-check.js';
+import { compactEvent, structuralProblem } from './internal/event-check.js';
 import { isAlive, startTimeOf } from './internal/process.js';
 
 /** Options of {@link createSqliteStore}. */
@@ -198,6 +198,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
       try {
         const events: SessionEvent[] = [];
+        const types = new Map<string, string>();
         const rows = handle
           .prepare('SELECT data FROM spine_events WHERE session_id = ? ORDER BY seq')
           .pluck()
@@ -222,6 +223,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
               line: seq,
               reason: problem,
             });
+          compactEvent(value as SessionEvent, types);
           events.push(value as SessionEvent);
         }
         return writer(handle, sessionId, events, readOnly);

@@ -60,11 +60,8 @@ export async function resolveModel(
     // Fail before a session is created; `spine demo` works without any key.
     throw new MissingKeyError({ provider, variable: apiKeyEnv });
   }
-  const info = llm.lookupModel(
-    llm.createModelTable(),
-    provider === 'openai-compatible' ? 'openai' : provider,
-    modelId,
-  );
+  const models = llm.createModelTable(config.models);
+  const info = llm.lookupModel(models, provider, modelId);
   const contextWindow = config.contextWindow ?? info?.contextWindow ?? 128_000;
   const base = { provider, modelId, contextWindow, apiKeyEnv, baseUrl: config.baseUrl };
   switch (provider) {
@@ -73,6 +70,7 @@ export async function resolveModel(
         ...base,
         client: llm.createDeepSeekModel({
           apiKeyEnv,
+          models,
           ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
         }),
       };
@@ -82,6 +80,7 @@ export async function resolveModel(
         client: llm.createOpenAICompatibleModel({
           baseUrl: config.baseUrl ?? 'https://api.openai.com/v1',
           apiKeyEnv,
+          models,
           provider: 'openai',
         }),
       };
@@ -96,22 +95,15 @@ export async function resolveModel(
         baseUrl: config.baseUrl,
         apiKeyEnv,
         allowNoApiKey: true,
+        models,
         provider: 'openai-compatible',
       });
       return { ...base, client };
     }
     case 'anthropic': {
-      const anthropic = llm as unknown as {
-        createAnthropicModel?: (options: { apiKeyEnv?: string; baseUrl?: string }) => ModelClient;
-      };
-      if (!anthropic.createAnthropicModel) {
-        throw new UsageError({
-          message:
-            'this build of @spine/llm has no Anthropic client; use deepseek/… or openai-compatible/…',
-        });
-      }
-      const client = anthropic.createAnthropicModel({
+      const client = llm.createAnthropicModel({
         apiKeyEnv,
+        models,
         ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
       });
       return { ...base, client };

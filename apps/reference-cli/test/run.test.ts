@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
@@ -124,6 +124,43 @@ describe('spine run', { timeout: 120_000 }, () => {
       { env },
     );
     expect(limited.code).toBe(6);
+  });
+
+  it('prices a model from the configuration model table and lists the cost', async () => {
+    const server = await createScriptedModelServer({
+      replies: [{ text: 'Priced.', usage: { promptTokens: 1000, completionTokens: 500 } }],
+    });
+    servers.push(server);
+    const { env } = isolatedEnv();
+    const cwd = exampleWorkspace();
+    mkdirSync(join(cwd, '.spine'));
+    const models = [
+      {
+        provider: 'openai-compatible',
+        id: 'my-model',
+        contextWindow: 32_000,
+        maxOutputTokens: 4096,
+        price: { input: 1, cachedInput: 0.1, output: 2 },
+      },
+    ];
+    writeFileSync(join(cwd, '.spine', 'config.json'), JSON.stringify({ models }));
+    const run = await runCli(
+      [
+        'run',
+        '--model',
+        'openai-compatible/my-model',
+        '--base-url',
+        server.baseUrl,
+        '--cwd',
+        cwd,
+        'price it',
+      ],
+      { env },
+    );
+    expect(run.code).toBe(0);
+    const listed = await runCli(['sessions', '--json'], { env });
+    // 1000 input tokens at $1/M plus 500 output tokens at $2/M.
+    expect(JSON.parse(listed.stdout.trim()).costUsd).toBeCloseTo(0.002, 6);
   });
 
   it('resumes a session with a new task', async () => {

@@ -28,6 +28,24 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 const hookList = z.array(HookCommandSchema).optional();
 
+/** A model the built-in table does not know, or new figures for one it does (prices in USD per 1M tokens). */
+export const ModelEntrySchema = z.strictObject({
+  provider: z.string().min(1),
+  id: z.string().min(1),
+  contextWindow: z.number().int().positive(),
+  maxOutputTokens: z.number().int().positive(),
+  price: z
+    .strictObject({
+      input: z.number().nonnegative(),
+      cachedInput: z.number().nonnegative(),
+      output: z.number().nonnegative(),
+      cacheWrite: z.number().nonnegative().optional(),
+    })
+    .optional(),
+});
+/** A model table entry; see {@link ModelEntrySchema}. */
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+
 /** The settable fields, every one optional: what one layer (file, profile, env, flags) may hold. */
 const layerFields = {
   model: z
@@ -40,6 +58,7 @@ const layerFields = {
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the NAME of an environment variable holding the key')
     .optional(),
   contextWindow: z.number().int().positive().optional(),
+  models: z.array(ModelEntrySchema).optional(),
   sessionDir: z.string().min(1).optional(),
   sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
   approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all']).optional(),
@@ -90,6 +109,8 @@ export interface SpineConfig {
   apiKeyEnv?: string;
   /** Context window override, in tokens. */
   contextWindow?: number;
+  /** Extra model table entries (context window, output cap, prices). */
+  models: ModelEntry[];
   /** Where sessions are stored (`<dir>/<id>.jsonl`). */
   sessionDir: string;
   /** OS isolation of shell commands. */
@@ -126,6 +147,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
   const dataHome = env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share');
   return {
     model: 'deepseek/deepseek-v4-flash',
+    models: [],
     sessionDir: join(dataHome, 'spine', 'sessions'),
     sandbox: 'workspace-write',
     approval: 'ask',

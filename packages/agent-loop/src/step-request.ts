@@ -41,6 +41,9 @@ export async function attempts(
   let attempt = position.attempt;
   let overflowCompactions = 0;
   for (;;) {
+    // Written after any compaction of this step, so the model always sees the current state
+    // (nothing is written when it is unchanged and still on the surface).
+    context.projection.project(snapshot.contexts, at);
     const measure = context.meter?.measure({
       session,
       system: snapshot.system,

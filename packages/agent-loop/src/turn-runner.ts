@@ -59,7 +59,6 @@ export async function runTurnLoop(
       context.emit('step-start', { turn, step, attempt });
       consumeNextStep(context, at);
       const snapshot = context.prompt.assemble({ tools: context.tools.specs(context.agentName) });
-      context.projection.project(snapshot.contexts, at);
       if (context.compaction) await compact(context, snapshot, 'pressure', at, signal);
 
       const streamed = await attempts(context, snapshot, { turn, step, attempt }, signal);

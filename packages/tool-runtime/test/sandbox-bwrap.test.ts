@@ -236,15 +236,21 @@ describe('pre-started sandboxes', () => {
       approval: 'never-ask',
       sandboxBackend: backend,
     });
-    await runOne(runtime, 'bash', { command: 'true' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
     const parked = () =>
-      processesWith('IFS= read -r -d').filter((pid) =>
-        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ws),
-      );
+      processesWith('IFS= read -r -d').filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ws);
+        } catch {
+          return false;
+        }
+      });
+    await runOne(runtime, 'bash', { command: 'true' });
+    for (let i = 0; i < 100 && parked().length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     expect(parked().length).toBeGreaterThan(0);
     backend.close?.();
-    for (let i = 0; i < 40 && parked().length > 0; i++)
+    for (let i = 0; i < 100 && parked().length > 0; i++)
       await new Promise((resolve) => setTimeout(resolve, 25));
     expect(parked()).toEqual([]);
     own.cleanup();

@@ -67,6 +67,30 @@ describe('cancellation', () => {
   });
 });
 
+describe('cancellation during a retry wait', () => {
+  it('stops waiting for a retry when the signal fires', async () => {
+    harness = await createHarness({
+      replies: [
+        {
+          error: {
+            status: 429,
+            body: '{"error":{"message":"slow down"}}',
+            headers: { 'retry-after': '30' },
+          },
+        },
+      ],
+    });
+    const controller = new AbortController();
+    harness.agent.once('retry', () => setTimeout(() => controller.abort(), 20));
+    const started = Date.now();
+    const result = await harness.agent.run('Hello?', { signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.reason).toBe('aborted');
+    expect(harness.events('agent/aborted')[0]!.body).toMatchObject({ phase: 'retry-wait' });
+    expect(harness.events('llm/retry-started')).toHaveLength(0);
+  });
+});
+
 describe('inbox', () => {
   it('splices next-step input in before the next request of the running turn', async () => {
     harness = await createHarness({ replies: [echo('e1', 150), { text: 'done with both' }] });

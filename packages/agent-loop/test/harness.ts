@@ -24,6 +24,7 @@ import {
 import { z } from 'zod';
 import {
   type Agent,
+  type AgentOptions,
   createAgent,
   createEnvironmentContribution,
   replay,
@@ -56,6 +57,7 @@ export interface HarnessOptions {
   maxSteps?: number;
   compaction?: CompactionEngine;
   contextWindow?: number;
+  approve?: AgentOptions['approve'];
 }
 
 /** A concurrency-safe tool that waits `ms` (honouring abort) and echoes `text`. */
@@ -122,6 +124,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.compaction ? { compaction: options.compaction } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.approve ? { approve: options.approve } : {}),
   });
   return {
     workspace,

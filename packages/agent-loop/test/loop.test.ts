@@ -257,4 +257,34 @@ describe('agent loop, end to end against a loopback model server', () => {
     expect(attempts[2]?.prefixCauses).toEqual(['system-changed']);
     expect(attempts[2]?.cacheMissTokens).toBeGreaterThan((attempts[1]?.cacheMissTokens ?? 0) * 2);
   });
+
+  it('asks the approve callback under the ask policy and records the answer', async () => {
+    const asked: string[] = [];
+    harness = await createHarness({
+      approval: 'ask',
+      replies: [
+        {
+          toolCalls: [
+            {
+              id: 'w1',
+              name: 'write',
+              arguments: JSON.stringify({ path: 'ok.txt', content: 'yes' }),
+            },
+          ],
+        },
+        { text: 'written' },
+      ],
+      approve: async (request) => {
+        asked.push(request.toolName);
+        return 'once';
+      },
+    });
+    const result = await harness.agent.run('Write ok.txt');
+    expect(result).toMatchObject({ reason: 'completed', deniedTools: [] });
+    expect(asked).toEqual(['write']);
+    expect(
+      harness.events('tool/approval').map((event) => (event.body as { decision: string }).decision),
+    ).toEqual(['allow']);
+    expect(readFileSync(join(harness.workspace, 'ok.txt'), 'utf8')).toBe('yes');
+  });
 });

@@ -43,11 +43,13 @@ afterEach(async () => {
 });
 
 /** Answers summarisation requests with SUMMARY and agent requests from `agentReplies`, in order. */
-function routed(agentReplies: ScriptedReply[]) {
+function routed(agentReplies: ScriptedReply[], summaryDelayMs = 0) {
   const queue = [...agentReplies];
   return (request: { body: { messages?: { content?: string }[] } }): ScriptedReply => {
     const system = request.body.messages?.[0]?.content ?? '';
-    if (system.startsWith('You write checkpoints')) return { text: SUMMARY };
+    if (system.startsWith('You write checkpoints')) {
+      return { text: SUMMARY, chunkSize: 8, delayMs: summaryDelayMs };
+    }
     return queue.shift() ?? { text: 'out of script' };
   };
 }
@@ -101,12 +103,13 @@ async function setup(
   return { workspace, server, model, session, agent, engine };
 }
 
-function writes(count: number): ScriptedReply[] {
+function writes(count: number, delayMs = 0): ScriptedReply[] {
   return Array.from({ length: count }, (_, index) => ({
+    ...(delayMs > 0 ? { delayMs, chunkSize: 4096 } : {}),
     toolCalls: [
       {
         id: `w${index}`,
-        name: 'write_file',
+        name: 'write',
         arguments: JSON.stringify({
           path: `notes/note-${index}.md`,
           content: `# Note ${index}\n${filler(300, index)}`,
@@ -214,6 +217,41 @@ describe('compaction inside the real agent loop', () => {
       );
     expect(checkpoint?.role === 'user' && checkpoint.content).toContain(
       'Always keep the titles short.',
+    );
+  });
+
+  it('prepares a background candidate while the loop keeps working and commits it at the hard mark', async () => {
+    const { session, agent, engine, server } = await setup(
+      routed([...writes(22, 30), { text: 'twenty-two notes written' }], 5),
+      { background: true, thresholds: { soft: 0.6, high: 0.8, low: 0.5 } },
+      12_000,
+    );
+    const result = await agent.run('Write the notes. Keep every title under five words.');
+    expect(result).toMatchObject({ reason: 'completed', text: 'twenty-two notes written' });
+    await engine.whenIdle(session);
+    const log = types(session);
+    expect(log).toContain('compaction/candidate');
+    const start = session.events().find((event) => event.type === 'compaction/start');
+    expect(start?.body).toMatchObject({ mode: 'background', reason: 'pressure' });
+    const modes = session
+      .events()
+      .filter((event) => event.type === 'compaction/start')
+      .map((event) => (event.body as { mode: string }).mode);
+    expect(modes.every((mode) => mode === 'background')).toBe(true);
+    const summaries = server.requests.filter((request) =>
+      String(request.body.messages?.[0]?.content).startsWith('You write checkpoints'),
+    );
+    expect(summaries.length).toBe(log.filter((type) => type === 'compaction/candidate').length);
+    const checkpoint = session
+      .deriveMessages()
+      .messages.find(
+        (message) => message.role === 'user' && message.source === 'compact-checkpoint',
+      );
+    expect(checkpoint?.role === 'user' && checkpoint.content).toContain(
+      'Keep every title under five words.',
+    );
+    expect(checkpoint?.role === 'user' && checkpoint.content).toContain(
+      '### Primary Request and Intent',
     );
   });
 

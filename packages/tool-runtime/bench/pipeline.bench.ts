@@ -30,7 +30,9 @@ const calls: ToolCallPart[] = Array.from({ length: CALLS }, (_, i) => ({
   arguments: JSON.stringify({ value: i, label: 'x' }),
 }));
 
-const validate = new Ajv2020({ allErrors: true, strict: false, useDefaults: true }).compile(noop.spec.parameters);
+const validate = new Ajv2020({ allErrors: true, strict: false, useDefaults: true }).compile(
+  noop.spec.parameters,
+);
 const context: ToolExecutionContext = {
   callId: 'c',
   signal: new AbortController().signal,

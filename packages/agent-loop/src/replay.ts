@@ -8,7 +8,7 @@ import type {
   ToolSpec,
 } from '@spine/protocol';
 import { createDefaultProjector } from '@spine/session-log';
-import { digestRequest, fragmentHash, type RequestParams } from './internal/canonical.js';
+import { fragmentHash, IncrementalRequestHash, type RequestParams } from './internal/canonical.js';
 import { sha256 } from './internal/hash.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
 import type { PromptSystemBody, RequestHeaderBody, ToolsDefinedBody } from './records.js';
@@ -80,6 +80,9 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
   const systems = new Map<string, string>();
   const toolLists = new Map<string, ToolSpec[]>();
   const projected = new Map<number, readonly Message[]>();
+  // Replay's own running hash over the messages it projected itself (cached per seq, so the
+  // prefix is recognised by identity): independent of the recorder, linear in the log.
+  const hasher = new IncrementalRequestHash();
   const resolved = new Map<number, number[]>();
   const surface: number[] = [];
   const requests: ReplayedRequest[] = [];
@@ -168,7 +171,8 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     if (header.sessionId !== undefined) params.sessionId = header.sessionId;
     if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
     if (header.reasoning !== undefined) params.reasoning = header.reasoning;
-    const digest = digestRequest(messages, params);
+    hasher.update(messages);
+    const digest = hasher.digest(params);
     if (digest.messagesHash !== header.messagesHash || messages.length !== header.messageCount) {
       const kept = header.prefix.kept;
       let found = false;

@@ -35,16 +35,18 @@ export function readJsonlEvents(path: string): JsonlReadResult {
     let pending: Buffer | undefined;
     let bad: { line: number; start: number; reason: string } | undefined;
     while (position < size) {
-      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - position));
-      const read = readSync(fd, chunk, 0, chunk.length, position);
+      // The partial line left from the previous chunk goes first, then the next read: only that
+      // short tail is copied, never the whole chunk.
+      const carried = pending?.length ?? 0;
+      const chunk = Buffer.allocUnsafe(carried + Math.min(CHUNK_BYTES, size - position));
+      if (pending) pending.copy(chunk, 0);
+      const read = readSync(fd, chunk, carried, chunk.length - carried, position);
       if (read === 0) break;
       position += read;
-      const data = pending
-        ? Buffer.concat([pending, chunk.subarray(0, read)])
-        : chunk.subarray(0, read);
+      const data = chunk.subarray(0, carried + read);
       const last = data.lastIndexOf(NEWLINE);
       if (last < 0) {
-        pending = Buffer.from(data);
+        pending = data;
         continue;
       }
       pending = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : undefined;

@@ -37,6 +37,7 @@ const CONSTRAINT =
 const ERROR_LINE =
   /error|exception|failed|failure|fatal|cannot|can't|denied|not found|refused|E[A-Z]{3,}\b/i;
 const WRITE_TOOL = /write|edit|patch|create|replace|apply|delete|remove|move|rename|mkdir|insert/i;
+const SEARCH_TOOL = /^(grep|glob|list|ls|find|search|rg)\b/i;
 const PATH_KEYS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target', 'paths', 'files'];
 const CAPS: Partial<Record<CheckpointFactKind, number>> = {
   request: 40,
@@ -134,8 +135,11 @@ export function extractFacts(
       const command = commandOf(call.args);
       const exitCode = exitCodeOf(body);
       const failed = body.isError || (exitCode !== undefined && exitCode !== 0);
-      if (!failed)
+      // Search tools take a directory to search, not a file they read.
+      const searches = SEARCH_TOOL.test(call.name);
+      if (!failed && !searches) {
         for (const path of paths) add(writes ? 'file-modified' : 'file-read', path, [event.seq]);
+      }
       if (command !== undefined) {
         const status = exitCode !== undefined ? `exit ${exitCode}` : failed ? 'failed' : 'ok';
         add('command', `\`${command}\` → ${status}`, [event.seq]);

@@ -32,7 +32,9 @@ describe('buildDeterministicCheckpoint', () => {
       turn: 1,
       step: 5,
     });
-    reply(session, 'Tests pass.\n- [ ] fix the lint error in src/app.ts', { turn: 1, step: 6 });
+    const search = { id: 's', name: 'grep', args: { pattern: 'TODO', path: 'src' } };
+    toolStep(session, search, 'src/app.ts:3: TODO', { turn: 1, step: 6 });
+    reply(session, 'Tests pass.\n- [ ] fix the lint error in src/app.ts', { turn: 1, step: 7 });
 
     const surface = session.surface();
     const { text, facts, coveredSeqs } = buildDeterministicCheckpoint(session, {
@@ -50,7 +52,9 @@ describe('buildDeterministicCheckpoint', () => {
       text: 'Never run the migration on prod.',
       seqs: [request],
     });
-    expect(facts.find((fact) => fact.kind === 'file-read')?.text).toBe('src/db.ts');
+    expect(facts.filter((fact) => fact.kind === 'file-read').map((fact) => fact.text)).toEqual([
+      'src/db.ts',
+    ]);
     expect(facts.find((fact) => fact.kind === 'file-modified')?.text).toBe('src/db.ts');
     expect(text).toContain('`npm test` → exit 1');
     expect(text).toContain('`npm test` → exit 0');

@@ -56,6 +56,28 @@ describe('bash', () => {
     expect(result.meta?.exitCode).toBe(7);
   });
 
+  it('does not hand credentials from the environment to commands', async () => {
+    process.env.SPINE_TEST_API_KEY = 'sk-very-secret';
+    process.env.SPINE_TEST_PLAIN = 'visible';
+    try {
+      const tool = createBashTool({ cwd: temp.dir });
+      const local = createToolRuntime({
+        cwd: temp.dir,
+        sandbox: 'danger-full-access',
+        sandboxBackend: null,
+        approval: 'never-ask',
+        tools: [tool],
+      });
+      const result = await runOne(local, 'bash', {
+        command: 'echo "[$SPINE_TEST_API_KEY] [$SPINE_TEST_PLAIN]"',
+      });
+      expect(result.content).toBe('[] [visible]\n');
+    } finally {
+      delete process.env.SPINE_TEST_API_KEY;
+      delete process.env.SPINE_TEST_PLAIN;
+    }
+  });
+
   it('refuses a command with a NUL character', async () => {
     const result = await runOne(runtime, 'bash', { command: 'echo a\u0000b' });
     expect(result.content).toMatch(/NUL character/);

@@ -18,7 +18,11 @@ export interface BashToolOptions extends WorkspaceToolOptions {
   maxTimeoutMs?: number;
   /** Output kept per command (head and tail). Default 30,000 characters. */
   maxOutputChars?: number;
-  /** Environment of commands. Default: this process's environment. */
+  /**
+   * Environment of commands. Default: this process's environment as it is when the tool is created,
+   * without variables that look like credentials (names containing API_KEY, TOKEN, SECRET, PASSWORD,
+   * CREDENTIAL), so a command cannot copy them into the workspace for the model to read.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -98,6 +102,8 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const maxOutputChars = options.maxOutputChars ?? 30_000;
+  // One object for the tool's life: pre-started sandboxes are kept per environment object.
+  const env = options.env ?? withoutCredentials(process.env);
   return defineTool({
     name: 'bash',
     description:
@@ -136,7 +142,6 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
           network: granted.network === true,
         };
         const wrapped = backend.wrap(confined);
-        const env = options.env ?? process.env;
         const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
         const result = await runProcess({
           start: backend.spawn ? () => backend.spawn!(confined, { env }) : undefined,
@@ -180,4 +185,13 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
       }
     },
   });
+}
+
+const CREDENTIAL = /API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+
+/** A copy of `env` without variables whose names look like credentials. */
+export function withoutCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (!CREDENTIAL.test(name)) kept[name] = value;
+  return kept;
 }

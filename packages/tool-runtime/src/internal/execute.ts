@@ -52,7 +52,10 @@ class CallExecution implements ExecutedCall {
   start(): void {
     const { context, batch } = this;
     const toolCallId = this.prepared.toolCallId;
-    context.onProgress = (progress) => batch.emit({ type: 'progress', toolCallId, ...progress });
+    context.onProgress = (progress) => {
+      // A tool that reports after it returned must not put progress after its own result.
+      if (!this.done) batch.emit({ type: 'progress', toolCallId, ...progress });
+    };
     if (this.timeoutMs !== undefined) {
       this.controller = new AbortController();
       context.signal = this.controller.signal;

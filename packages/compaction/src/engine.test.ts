@@ -109,6 +109,23 @@ describe('createCompactionEngine', () => {
     expect(typesAfter(session, lastSeq)).toContain('compaction/failed');
   });
 
+  it('records a select failure when nothing can be compacted without splitting the open batch', async () => {
+    const session = await newSession();
+    say(session, filler(3000, 1), { turn: 1 });
+    propose(session, [{ id: 'open', name: 'bash', args: { command: 'make' } }], {
+      turn: 1,
+      step: 1,
+    });
+    const engine = createCompactionEngine({ meter });
+    const before = snapshot(session);
+    const outcome = await engine.compact({ ...base, session, reason: 'overflow' });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.message).toContain('Compaction failed (select)');
+    expect(snapshot(session)).toEqual(before);
+    const failed = session.events().find((event) => event.type === 'compaction/failed');
+    expect(failed?.body).toMatchObject({ stage: 'select', compactionId: null });
+  });
+
   it('leaves the surface as it was when building the checkpoint throws', async () => {
     const session = await longSession();
     const engine = createCompactionEngine({

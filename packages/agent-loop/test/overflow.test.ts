@@ -5,8 +5,13 @@ import { createHarness, type Harness, wireMessages } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
+  // Every test session must replay: each recorded request rebuilt from the log alone.
+  try {
+    harness?.replayOk(undefined, { allowNone: true });
+  } finally {
+    await harness?.close();
+    harness = undefined;
+  }
 });
 
 const OVERFLOW = {

@@ -175,7 +175,8 @@ describe('spine run', { timeout: 120_000 }, () => {
       { env },
     );
     const id = JSON.parse(first.stdout.split('\n')[0]!).body.sessionId;
-    const second = await runCli(['resume', id, ...modelArgs(server.baseUrl), '--cwd', cwd, 'two'], {
+    // No --model: the session keeps the model it was recorded with (openai-compatible here).
+    const second = await runCli(['resume', id, '--base-url', server.baseUrl, '--cwd', cwd, 'two'], {
       env,
     });
     expect(second.code).toBe(0);

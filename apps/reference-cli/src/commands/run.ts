@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { createLineApprover } from '../interactive/approval.js';
 import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
 import { styleFor } from '../present/style.js';
+import { readStoredHeader } from '../store.js';
 
 /**
  * `spine run [options] "task"`: one task, no questions asked (an `ask` approval is denied
@@ -34,6 +35,11 @@ async function runTask(options: {
 }): Promise<number> {
   const { flags } = options;
   const { loaded, cwd } = configForFlags(flags);
+  // A resumed session keeps the model it was recorded with unless one is chosen explicitly.
+  if (options.resumeId !== undefined && loaded.provenance.get('model')?.layer === 'default') {
+    const recorded = readStoredHeader(loaded.config.sessionDir, options.resumeId)?.model;
+    if (recorded) loaded.config.model = recorded;
+  }
   const style = styleFor(process.stderr);
   const json = Boolean(flags.json);
   const interactiveApproval = !json && Boolean(process.stdin.isTTY);

@@ -55,9 +55,4 @@ export class MessageDeriver {
     this.last = { messages, seqs, generation: this.generation };
     return this.last;
   }
-
-  /** Forgets everything derived so far (used when projections change). */
-  reset(): void {
-    this.generation = -1;
-  }
 }

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type LoadedConfig, loadConfig } from './config/load.js';
@@ -62,6 +63,9 @@ export function addAgentOptions(command: Command): Command {
  */
 export function configForFlags(flags: AgentFlags): { loaded: LoadedConfig; cwd: string } {
   const cwd = resolve(flags.cwd ?? process.cwd());
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    throw new UsageError({ message: `--cwd ${cwd} is not a directory; pass the workspace folder` });
+  }
   const layer: Record<string, unknown> = {};
   for (const key of Object.keys(FLAG_NAMES)) {
     const value = (flags as Record<string, unknown>)[key];

@@ -199,6 +199,9 @@ describe('spine run', { timeout: 120_000 }, () => {
     expect(noBase.stderr).toContain('--base-url');
     const badModel = await runCli(['run', '--model', 'nonsense', 'task'], { env });
     expect(badModel.code).toBe(2);
+    const noCwd = await runCli(['run', '--cwd', '/no/such/dir', 'task'], { env });
+    expect(noCwd.code).toBe(2);
+    expect(noCwd.stderr).toContain('is not a directory');
     const noKey = await runCli(['run', 'task'], { env });
     expect(noKey.code).toBe(3);
     expect(noKey.stderr).toContain('DEEPSEEK_API_KEY is not set');

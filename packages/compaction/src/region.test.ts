@@ -143,6 +143,32 @@ describe('selectCompactableRange', () => {
     if (!split.ok) expect(split.reason).toContain('no result inside the region');
   });
 
+  it('selects regions a real Session accepts as a replace, for random histories (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(stepArbitrary, { minLength: 2, maxLength: 30 }),
+        fc.integer({ min: 0, max: 300 }),
+        async (steps, keep) => {
+          const session = await newSession();
+          for (const event of eventsOf(steps)) {
+            session.append(event.type, event.body, { surfaceOp: { op: 'append' } });
+          }
+          const surface = session.surface().map((seq) => session.get(seq) as SessionEvent);
+          const region = selectCompactableRange(surface, { countEvent, keepRecentTokens: keep });
+          if (!region) return;
+          const before = session.deriveMessages().messages.length;
+          session.append(
+            'user/message',
+            { content: 'checkpoint', source: 'compact-checkpoint' },
+            { surfaceOp: { op: 'replace', start: region.start, end: region.end } },
+          );
+          expect(session.deriveMessages().messages.length).toBeLessThan(before);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
   it('selects regions that a real Session accepts as a replace', async () => {
     const session = await newSession();
     say(session, 'fix the parser', { turn: 1 });

@@ -186,6 +186,14 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     retryPolicy: llm.createRetryPolicy(),
     meter,
     maxSteps: config.maxSteps,
+    ...(config.reasoning
+      ? {
+          reasoning: {
+            enabled: config.reasoning.enabled ?? true,
+            ...(config.reasoning.effort ? { effort: config.reasoning.effort } : {}),
+          },
+        }
+      : {}),
     ...(options.approve ? { approve: options.approve } : {}),
   });
 

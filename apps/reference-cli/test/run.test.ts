@@ -126,7 +126,7 @@ describe('spine run', { timeout: 120_000 }, () => {
     expect(limited.code).toBe(6);
   });
 
-  it('prices a model from the configuration model table and lists the cost', async () => {
+  it('prices a model from the configuration model table, sends the configured reasoning effort and lists the cost', async () => {
     const server = await createScriptedModelServer({
       replies: [{ text: 'Priced.', usage: { promptTokens: 1000, completionTokens: 500 } }],
     });
@@ -143,7 +143,10 @@ describe('spine run', { timeout: 120_000 }, () => {
         price: { input: 1, cachedInput: 0.1, output: 2 },
       },
     ];
-    writeFileSync(join(cwd, '.spine', 'config.json'), JSON.stringify({ models }));
+    writeFileSync(
+      join(cwd, '.spine', 'config.json'),
+      JSON.stringify({ models, reasoning: { effort: 'low' } }),
+    );
     const run = await runCli(
       [
         'run',
@@ -158,6 +161,7 @@ describe('spine run', { timeout: 120_000 }, () => {
       { env },
     );
     expect(run.code).toBe(0);
+    expect(server.requests[0]?.body.reasoning_effort).toBe('low');
     const listed = await runCli(['sessions', '--json'], { env });
     // 1000 input tokens at $1/M plus 500 output tokens at $2/M.
     expect(JSON.parse(listed.stdout.trim()).costUsd).toBeCloseTo(0.002, 6);

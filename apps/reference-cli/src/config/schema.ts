@@ -59,6 +59,12 @@ const layerFields = {
     .optional(),
   contextWindow: z.number().int().positive().optional(),
   models: z.array(ModelEntrySchema).optional(),
+  reasoning: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      effort: z.enum(['low', 'medium', 'high', 'max']).optional(),
+    })
+    .optional(),
   sessionDir: z.string().min(1).optional(),
   sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
   approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all']).optional(),
@@ -111,6 +117,8 @@ export interface SpineConfig {
   contextWindow?: number;
   /** Extra model table entries (context window, output cap, prices). */
   models: ModelEntry[];
+  /** Reasoning (thinking) control sent with each request; unset leaves the model's default. */
+  reasoning?: { enabled?: boolean; effort?: 'low' | 'medium' | 'high' | 'max' };
   /** Where sessions are stored (`<dir>/<id>.jsonl`). */
   sessionDir: string;
   /** OS isolation of shell commands. */

@@ -43,7 +43,7 @@ async function baseline(): Promise<number> {
   const started = performance.now();
   const out: string[] = [];
   for (const call of calls) {
-    const args = JSON.parse(call.arguments);
+    const args = JSON.parse(call.arguments) as { value: number; label: string };
     if (!validate(args)) throw new Error('invalid');
     out.push((await noop.execute(args, context)).content);
   }

@@ -158,6 +158,24 @@ describe('approval policies', () => {
     expect(() => createApprovalPolicy('sometimes' as 'ask')).toThrow(/unknown approval policy/);
   });
 
+  it('accepts a custom policy of a known specification version and refuses another', async () => {
+    const onlyLook = {
+      specificationVersion: 1 as const,
+      name: 'only-look',
+      decide: (check: { toolName: string }) => ({
+        decision: check.toolName === 'look' ? ('allow' as const) : ('deny' as const),
+        reason: 'only look',
+      }),
+    };
+    const runtime = createToolRuntime({ cwd, tools, approval: onlyLook });
+    const results = await runtime.run([call('look'), call('change')]);
+    expect(results.map((result) => result.outcome)).toEqual(['ok', 'denied']);
+    expect(results[1]!.content).toMatch(/policy:only-look/);
+    expect(() =>
+      runtime.setApproval({ ...onlyLook, specificationVersion: 2 as unknown as 1 }),
+    ).toThrow(/specificationVersion 2/);
+  });
+
   it('rules allow a command prefix without asking, but not a chained command, and deny rules win', async () => {
     ran.length = 0;
     const runtime = createToolRuntime({

@@ -39,6 +39,8 @@ export interface ApprovalVerdict {
 
 /** An approval policy; the built-ins come from {@link createApprovalPolicy}. */
 export interface ApprovalPolicy {
+  /** Interface version; the runtime refuses a policy with another. */
+  readonly specificationVersion: 1;
   /** Recorded as `by: "policy:<name>"` in `tool/approval`. */
   readonly name: string;
   /** Decides synchronously; `ask` goes to the runtime's `approve` callback. */
@@ -87,7 +89,7 @@ export function createApprovalPolicy(name: ApprovalPolicyName): ApprovalPolicy {
       reason: `unknown approval policy ${JSON.stringify(name)}; use ask, auto-edit, never-ask or deny-all`,
     });
   }
-  return { name, decide };
+  return { specificationVersion: 1, name, decide };
 }
 
 // Constant verdicts for the common answers, so deciding allocates nothing.

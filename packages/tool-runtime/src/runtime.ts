@@ -10,6 +10,7 @@ import type {
   ToolScheduler,
   ToolSpec,
 } from '@spine/protocol';
+import { assertSpecificationVersion } from '@spine/protocol';
 import {
   type ApprovalPolicy,
   type ApprovalPolicyName,
@@ -79,7 +80,9 @@ export const SANDBOX_BACKEND_SERVICE = 'sandboxBackend';
 const MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
 
 function policyOf(approval: ApprovalPolicyName | ApprovalPolicy): ApprovalPolicy {
-  return typeof approval === 'string' ? createApprovalPolicy(approval) : approval;
+  if (typeof approval === 'string') return createApprovalPolicy(approval);
+  assertSpecificationVersion('ApprovalPolicy', approval);
+  return approval;
 }
 
 function checkMode(mode: SandboxMode): SandboxMode {
@@ -120,6 +123,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     options.sandboxBackend === undefined
       ? detectSandboxSync()
       : (options.sandboxBackend ?? undefined);
+  if (backend) assertSpecificationVersion('SandboxBackend', backend);
   const hooks: Required<ToolHooks> = {
     preExecute: [...(options.hooks?.preExecute ?? [])],
     execute: [...(options.hooks?.execute ?? [])],

@@ -1,17 +1,40 @@
 // Child process for crash.test.ts, lock.test.ts and exit.test.ts: opens (or creates) a JSONL
 // session. `loop` appends forever with fsync 'always', printing each acknowledged seq on its own
-// line; `hold` keeps the lock; `exit` appends three events with fsync 'never' and exits without
-// closing the session.
+// line; `big` appends alternating 1 KB and 4 MB messages, written through without fsync; `hold`
+// keeps the lock; `exit` appends three events with fsync 'never' and exits without closing.
 import { createJsonlStore, Session } from '../src/index.js';
 
 const [dir, id, mode] = process.argv.slice(2) as [string, string, string];
-const store = createJsonlStore({ dir, fsync: mode === 'exit' ? 'never' : 'always' });
+
+/** Content length of event `seq` in `big` mode (crash.test.ts checks it). */
+function bigLength(seq: number): number {
+  return seq % 2 === 0 ? 4 * 1024 * 1024 : 1024;
+}
+// `big` writes each append through at once (flushBytes 0) without fsync: an acknowledged event is
+// in the page cache, which a killed process cannot lose.
+const store =
+  mode === 'big'
+    ? createJsonlStore({ dir, fsync: 'never', flushBytes: 0 })
+    : createJsonlStore({ dir, fsync: mode === 'exit' ? 'never' : 'always' });
 const session = (await store.exists(id))
   ? await Session.open({ store, id })
   : await Session.create({ store, id });
 process.stdout.write(`ready ${session.lastSeq}\n`);
 if (mode === 'hold') {
   setInterval(() => {}, 1000);
+} else if (mode === 'big') {
+  // Alternates 1 KB and 4 MB messages: a kill often lands inside a 4 MB write, leaving a real torn
+  // last line for the next open to cut.
+  for (;;) {
+    const seq = session.lastSeq + 1;
+    const content = `seq ${seq} `.padEnd(bigLength(seq), 'x');
+    const event = session.append(
+      'user/message',
+      { content, source: 'user' },
+      { surfaceOp: { op: 'append' } },
+    );
+    process.stdout.write(`${event.seq} ${event.type}\n`);
+  }
 } else if (mode === 'exit') {
   for (let i = 0; i < 3; i++) {
     session.append(

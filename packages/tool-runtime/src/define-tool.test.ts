@@ -59,6 +59,10 @@ describe('defineTool', () => {
         execute,
       }),
     ).toThrow(/does not compile/);
+    const untyped = { properties: { a: { type: 'string' } } };
+    expect(
+      defineTool({ name: 'untyped', description: '', parameters: untyped, execute }).spec.name,
+    ).toBe('untyped');
     const tool = defineTool({
       name: 'x',
       description: '',

@@ -64,7 +64,11 @@ export function toParametersSchema(name: string, parameters: ZodType | JsonSchem
   } else {
     schema = parameters;
   }
-  if (schema.type !== 'object') {
+  // Models need an object of named arguments; a schema that only lists `properties` means one too.
+  if (
+    schema.type !== 'object' &&
+    !(schema.type === undefined && typeof schema.properties === 'object')
+  ) {
     throw new InvalidToolDefinitionError({
       name,
       reason: 'parameters must be a JSON Schema with type "object"',

@@ -23,6 +23,8 @@ const gc = (globalThis.gc ?? runInNewContext('gc')) as () => void;
 const EVENTS = 10_000;
 const ROUNDS = 9;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-append-'));
+// Removed however the run ends, even on a failure part-way.
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const content = (i: number): string => `message ${i} `.padEnd(1024, 'lorem ipsum dolor sit amet ');
 const bodies = Array.from({ length: EVENTS }, (_, i) => ({ content: content(i), source: 'user' }));
 

@@ -9,6 +9,8 @@ import { createJsonlStore, Session } from '../src/index.js';
 const SESSIONS = 200;
 const EVENTS_PER_SESSION = 100;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-list-'));
+// Removed however the run ends, even on a failure part-way.
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const store = createJsonlStore({ dir, fsync: 'never' });
 const content = 'lorem ipsum dolor sit amet '.repeat(150);
 

@@ -12,6 +12,8 @@ import { createJsonlStore, Session } from '../src/index.js';
 setFlagsFromString('--expose-gc');
 const gc = (globalThis.gc ?? runInNewContext('gc')) as () => void;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-open-'));
+// Removed however the run ends, even on a failure part-way.
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const store = createJsonlStore({ dir, fsync: 'never' });
 const text = (i: number): string => `event ${i} `.padEnd(1024, 'lorem ipsum dolor sit amet ');
 

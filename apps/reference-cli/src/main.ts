@@ -59,6 +59,7 @@ addStoreOptions(program.command('sessions'))
 addStoreOptions(program.command('show').argument('<id>'))
   .description('Print a readable transcript of a session')
   .option('--events', 'raw events instead of the transcript')
+  .option('--reasoning', "show the model's reasoning in full")
   .option('--json', 'as JSON (with --events: NDJSON, one event per line)')
   .action(act<[string]>(async () => (await import('./commands/show.js')).showCommand));
 

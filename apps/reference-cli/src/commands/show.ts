@@ -7,7 +7,7 @@ import { readSessionEvents, storeFor } from '../store.js';
 /** `spine show <id> [--events] [--json]`: a readable transcript, or the raw events. */
 export async function showCommand(
   id: string,
-  flags: AgentFlags & { events?: boolean },
+  flags: AgentFlags & { events?: boolean; reasoning?: boolean },
 ): Promise<number> {
   const { config } = configForFlags(flags).loaded;
   const events = await readSessionEvents(storeFor(config), id, config.sessionDir);
@@ -26,7 +26,12 @@ export async function showCommand(
       );
     }
   } else {
-    process.stdout.write(renderTranscript(events, { style: styleFor(process.stdout) }));
+    process.stdout.write(
+      renderTranscript(events, {
+        style: styleFor(process.stdout),
+        reasoning: Boolean(flags.reasoning),
+      }),
+    );
   }
   return EXIT_CODES.ok;
 }

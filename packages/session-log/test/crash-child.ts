@@ -21,7 +21,9 @@ const session = (await store.exists(id))
   : await Session.create({ store, id });
 process.stdout.write(`ready ${session.lastSeq}\n`);
 if (mode === 'hold') {
-  setInterval(() => {}, 1000);
+  // Holds the lock until killed, or until the test process goes away and closes our stdin.
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();
 } else if (mode === 'big') {
   // Alternates 1 KB and 4 MB messages: a kill often lands inside a 4 MB write, leaving a real torn
   // last line for the next open to cut.

@@ -18,17 +18,20 @@ describe('single writer across processes', () => {
     const holder = startChild(bundle, dir, 'shared', 'hold');
     await holder.waitFor((line) => line.startsWith('ready'));
     const store = createJsonlStore({ dir });
-    const error = await Session.open({ store, id: 'shared' }).then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(SpineError.isInstance(error) && error.code).toBe('SESSION_LOCKED');
-    expect((error as Error).message).toContain(`pid ${holder.child.pid}`);
-    expect((error as Error).message).toContain('shared.jsonl.lock');
-    const reader = await Session.open({ store, id: 'shared', readOnly: true });
-    expect(reader.lastSeq).toBe(1);
-    await reader.close();
-    holder.child.kill('SIGKILL');
+    try {
+      const error = await Session.open({ store, id: 'shared' }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(SpineError.isInstance(error) && error.code).toBe('SESSION_LOCKED');
+      expect((error as Error).message).toContain(`pid ${holder.child.pid}`);
+      expect((error as Error).message).toContain('shared.jsonl.lock');
+      const reader = await Session.open({ store, id: 'shared', readOnly: true });
+      expect(reader.lastSeq).toBe(1);
+      await reader.close();
+    } finally {
+      holder.child.kill('SIGKILL');
+    }
     await holder.exited;
     const writer = await Session.open({ store, id: 'shared' });
     writer.append('turn/start', {}, { turn: 1 });

@@ -63,12 +63,20 @@ export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<Gl
           found.push(entry.relative);
         }
         if (found.length === 0)
-          return { content: `No files match ${args.pattern}.`, meta: { count: 0 } };
+          return {
+            content: `No files match ${args.pattern}.`,
+            meta: { count: 0, contentType: 'text/plain', sourcePath: start.relative },
+          };
         found.sort();
         if (more) found.push(`[Stopped at ${limit} paths; use a narrower pattern.]`);
         return {
           content: found.join('\n'),
-          meta: { count: found.length - (more ? 1 : 0), truncated: more },
+          meta: {
+            count: found.length - (more ? 1 : 0),
+            capped: more,
+            contentType: 'text/plain',
+            sourcePath: start.relative,
+          },
         };
       } catch (error) {
         return failureOutput(error);

@@ -116,12 +116,24 @@ export function createGrepTool(options: WorkspaceToolOptions): ToolDefinition<Gr
           if (fileHadMatch) files++;
         }
         if (matches === 0)
-          return { content: `No matches for /${args.pattern}/.`, meta: { matches: 0 } };
+          return {
+            content: `No matches for /${args.pattern}/.`,
+            meta: { matches: 0, contentType: 'text/plain', sourcePath: target.relative },
+          };
         if (matches >= limit)
           out.push(
             `[Stopped at ${limit} matches; narrow the pattern, path or glob, or raise maxMatches.]`,
           );
-        return { content: out.join('\n'), meta: { matches, files, contentType: 'text/plain' } };
+        return {
+          content: out.join('\n'),
+          meta: {
+            matches,
+            files,
+            capped: matches >= limit,
+            contentType: 'text/plain',
+            sourcePath: target.relative,
+          },
+        };
       } catch (error) {
         return failureOutput(error);
       }

@@ -63,13 +63,18 @@ export function createListTool(options: WorkspaceToolOptions): ToolDefinition<Li
         if (lines.length === 0)
           return {
             content: `${start.relative}/ is empty.`,
-            meta: { sourcePath: start.relative, count: 0 },
+            meta: { sourcePath: start.relative, contentType: 'text/plain', count: 0 },
           };
         if (more)
           lines.push(`[Stopped at ${MAX_ENTRIES} entries; list a subdirectory or lower depth.]`);
         return {
           content: lines.join('\n'),
-          meta: { sourcePath: start.relative, count: lines.length },
+          meta: {
+            sourcePath: start.relative,
+            contentType: 'text/plain',
+            count: lines.length,
+            capped: more,
+          },
         };
       } catch (error) {
         return failureOutput(error);

@@ -112,6 +112,19 @@ describe('write and edit', () => {
     expect(readFileSync(join(ws, 'code.ts'), 'utf8')).toBe('var a = 1;\nlet b = 2;\nvar a2 = a;\n');
   });
 
+  it('follows a symlink that stays inside, and tracks the file by its real path', async () => {
+    const { symlinkSync } = await import('node:fs');
+    write('real.txt', 'alpha\n');
+    symlinkSync('real.txt', join(ws, 'alias.txt'));
+    expect((await runOne(runtime, 'read', { path: 'alias.txt' })).content).toBe('     1\talpha');
+    const edited = await runOne(runtime, 'edit', {
+      path: 'real.txt',
+      edits: [{ oldText: 'alpha', newText: 'beta' }],
+    });
+    expect(edited.outcome).toBe('ok');
+    expect(readFileSync(join(ws, 'real.txt'), 'utf8')).toBe('beta\n');
+  });
+
   it('refuses changes in a read-only sandbox', async () => {
     runtime.setSandbox('read-only');
     const result = await runOne(runtime, 'write', { path: 'x.txt', content: 'x' });

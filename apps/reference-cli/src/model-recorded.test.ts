@@ -73,7 +73,19 @@ describe('createRecordedModel', () => {
 
 describe('rerun comparison', () => {
   it('finds the turn inputs and compares tool results with workspace paths normalised', () => {
-    expect(recordedTurnInputs(recorded)).toEqual(['fix it']);
+    expect(recordedTurnInputs(recorded)).toEqual([{ turn: 1, content: 'fix it', nextStep: [] }]);
+    const typed = {
+      ...event(
+        8,
+        'user/message',
+        { content: 'also this', source: 'user', meta: { queue: 'next-step' } },
+        1,
+      ),
+      step: 2,
+    };
+    expect(recordedTurnInputs([...recorded, typed])[0]?.nextStep).toEqual([
+      { step: 2, content: 'also this' },
+    ]);
     const rerun = [
       event(1, 'tool/result', {
         toolCallId: 'c1',

@@ -80,17 +80,35 @@ export function compareToolResults(
   return { recorded: before.length, rerun: after.length, same, differences };
 }
 
-/** The inputs that started each recorded turn, in order. */
-export function recordedTurnInputs(events: readonly SessionEvent[]): string[] {
-  const inputs: string[] = [];
+/** One recorded turn's input, and the inputs typed into it while it ran. */
+export interface RecordedTurnInput {
+  /** The recorded turn number. */
+  turn: number;
+  /** The input that started the turn. */
+  content: string;
+  /** Inputs queued for the next step, with the step they entered. */
+  nextStep: { step: number; content: string }[];
+}
+
+/** The inputs of each recorded turn, in order. */
+export function recordedTurnInputs(events: readonly SessionEvent[]): RecordedTurnInput[] {
+  const inputs: RecordedTurnInput[] = [];
+  let current: RecordedTurnInput | undefined;
   let turn: number | undefined;
   for (const event of events) {
-    if (event.type === 'turn/start') turn = event.turn;
+    if (event.type === 'turn/start') {
+      turn = event.turn;
+      current = undefined;
+    }
     if (event.type !== 'user/message' || turn === undefined) continue;
-    const body = event.body as { content: string; source: string };
+    const body = event.body as { content: string; source: string; meta?: { queue?: string } };
     if (body.source !== 'user') continue;
-    inputs.push(body.content);
-    turn = undefined;
+    if (!current) {
+      current = { turn, content: body.content, nextStep: [] };
+      inputs.push(current);
+    } else if (body.meta?.queue === 'next-step' && event.step !== undefined) {
+      current.nextStep.push({ step: event.step, content: body.content });
+    }
   }
   return inputs;
 }

@@ -101,8 +101,17 @@ export async function rerunSession(
   );
   try {
     for (const input of inputs) {
-      out.write(`${style.cyan('you ›')} ${preview(input, 200)}\n`);
-      const result = await wired.agent.run(input);
+      out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`);
+      // Inputs typed during the recorded turn are queued again at the step they entered.
+      const onStepEnd = ({ step }: { step: number }): void => {
+        for (const queued of input.nextStep.filter((item) => item.step === step + 1)) {
+          wired.agent.enqueue(queued.content, 'next-step');
+        }
+      };
+      wired.agent.on('step-end', onStepEnd);
+      const result = await wired.agent
+        .run(input.content)
+        .finally(() => wired.agent.off('step-end', onStepEnd));
       if (result.reason === 'error')
         out.write(style.red(`turn failed: ${result.error?.message ?? ''}\n`));
     }

@@ -257,6 +257,41 @@ describe('pre-started sandboxes', () => {
   });
 });
 
+describe('pre-started sandbox limits', () => {
+  it('keeps at most four configurations parked and none for granted network access', async () => {
+    const { createBwrapSandbox } = await import('../src/index.js');
+    const backend = createBwrapSandbox();
+    const dirs = Array.from({ length: 6 }, () => makeTempDir('spine-cap-'));
+    try {
+      for (const { dir } of dirs) {
+        const runtime = createToolRuntime({
+          cwd: dir,
+          tools: createWorkspaceTools({ cwd: dir }),
+          approval: 'never-ask',
+          sandboxBackend: backend,
+        });
+        await runOne(runtime, 'bash', { command: 'true' });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const parkedIn = (dir: string) =>
+        processesWith('IFS= read -r -d').filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
+          } catch {
+            return false;
+          }
+        }).length > 0;
+      for (let i = 0; i < 100 && dirs.filter(({ dir }) => parkedIn(dir)).length > 4; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(dirs.filter(({ dir }) => parkedIn(dir)).length).toBeLessThanOrEqual(4);
+    } finally {
+      backend.close?.();
+      for (const dir of dirs) dir.cleanup();
+    }
+  });
+});
+
 describe('bash without an OS sandbox', () => {
   it('refuses read-only and workspace-write commands and says how to fix it; never runs them', async () => {
     const ws = base.dir;

@@ -7,6 +7,8 @@ import type { SandboxCommand } from '../sandbox.js';
 export const LAUNCHER =
   'IFS= read -r -d "" dir && IFS= read -r -d "" cmd && cd -- "$dir" && exec /bin/bash -c "$cmd"';
 
+const MAX_PARKED = 4;
+
 type Refable = { ref?: () => void; unref?: () => void } | null | undefined;
 
 function setRef(child: ChildProcess, on: boolean): void {
@@ -52,7 +54,9 @@ export class BwrapWarmPool {
     const key = keyOf(command, env);
     const child = this.take(key) ?? this.start(command, env);
     child.stdin?.end(`${command.cwd}\0${command.command}\0`);
-    if (this.prewarm && !this.closed) setImmediate(() => this.park(key, command, env));
+    // Granted extras (network, more writable roots) are one-offs: do not keep such a sandbox waiting.
+    const ordinary = !command.network && (command.writableRoots?.length ?? 0) === 0;
+    if (this.prewarm && ordinary && !this.closed) setImmediate(() => this.park(key, command, env));
     return child;
   }
 
@@ -77,6 +81,12 @@ export class BwrapWarmPool {
 
   private park(key: string, command: SandboxCommand, env: NodeJS.ProcessEnv): void {
     if (this.closed || this.idle.has(key)) return;
+    if (this.idle.size >= MAX_PARKED) {
+      // Keep a few configurations warm at most (workspaces, modes); drop the oldest.
+      const [oldestKey, oldest] = this.idle.entries().next().value as [string, ChildProcess];
+      this.idle.delete(oldestKey);
+      killGroup(oldest);
+    }
     const child = this.start(command, env);
     setRef(child, false);
     const forget = (): void => {

@@ -1,6 +1,6 @@
 import type { ModelStreamEvent, SessionEvent } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
-import { createRecordedModel } from './model-recorded.js';
+import { createRecordedModel, createRecordedSummarizer } from './model-recorded.js';
 import { compareToolResults, recordedTurnInputs } from './rerun-compare.js';
 
 const at = '2026-11-30T00:00:00.000Z';
@@ -120,5 +120,22 @@ describe('rerun comparison', () => {
       },
     ]);
     expect(compareToolResults(recorded, [], {}).differences[0]?.field).toBe('missing');
+  });
+});
+
+describe('createRecordedSummarizer', () => {
+  it('returns the recorded summaries in order and rethrows a recorded failure', async () => {
+    const summarizer = createRecordedSummarizer([
+      event(1, 'compaction/summary', { compactionId: 1, summary: 'first summary' }),
+      event(2, 'compaction/summary', {
+        compactionId: 2,
+        summary: null,
+        summarizerError: 'model overloaded',
+      }),
+    ]);
+    const input = { system: '', tools: [], messages: [] };
+    await expect(summarizer.summarize(input)).resolves.toEqual({ summary: 'first summary' });
+    await expect(summarizer.summarize(input)).rejects.toThrow('model overloaded');
+    await expect(summarizer.summarize(input)).rejects.toThrow('no more compaction summaries');
   });
 });

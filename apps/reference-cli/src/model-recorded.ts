@@ -5,6 +5,7 @@ import {
   type ModelRequest,
   type ModelStreamEvent,
   type SessionEvent,
+  type Summarizer,
 } from '@spine/protocol';
 
 /** Options of {@link createRecordedModel}. */
@@ -112,4 +113,28 @@ function normalizeFinish(
     ModelStreamEvent,
     { type: 'finish' }
   >['finishReason'];
+}
+
+/**
+ * A summarizer (protocol `Summarizer`) that answers from a recording's `compaction/summary`
+ * events in order, so a rerun's compactions get the recorded summaries without a model call.
+ * A recorded summarizer failure is thrown again; with no recorded summary left it throws too
+ * (the compaction engine then falls back to its deterministic checkpoint).
+ */
+export function createRecordedSummarizer(events: readonly SessionEvent[]): Summarizer {
+  const summaries = events
+    .filter((event) => event.type === 'compaction/summary')
+    .map((event) => event.body as { summary?: string | null; summarizerError?: string | null });
+  let next = 0;
+  return {
+    specificationVersion: 1,
+    async summarize() {
+      const recorded = summaries[next++];
+      if (!recorded) throw new Error('the recording has no more compaction summaries');
+      if (typeof recorded.summary !== 'string') {
+        throw new Error(recorded.summarizerError ?? 'the recorded compaction had no summary');
+      }
+      return { summary: recorded.summary };
+    },
+  };
 }

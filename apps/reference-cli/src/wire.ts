@@ -32,6 +32,8 @@ export interface WireOptions {
   approve?: ToolRunOptions['approve'];
   /** Reports non-fatal problems (a hook failed, a tool family could not load). */
   onWarning?: (message: string) => void;
+  /** Writes compaction summaries (default: the model itself, through the compaction package). */
+  summarizer?: import('@spine/protocol').Summarizer;
   /** Load language-server tools (default: `config.lsp.enabled`). */
   lsp?: boolean;
   /** Load web tools (default: `config.web.enabled`). */
@@ -165,10 +167,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   const high = config.compaction.threshold;
   const engine = compactionPkg.createCompactionEngine({
     meter,
-    summarizer: compactionPkg.createModelSummarizer({
-      model: model.client,
-      modelId: model.modelId,
-    }),
+    summarizer:
+      options.summarizer ??
+      compactionPkg.createModelSummarizer({ model: model.client, modelId: model.modelId }),
     thresholds: { high, soft: Math.min(0.65, high), low: Math.min(0.45, high * 0.6) },
     auto: config.compaction.auto,
   });

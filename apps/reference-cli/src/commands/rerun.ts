@@ -4,7 +4,7 @@ import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { createRecordedModel } from '../model-recorded.js';
+import { createRecordedModel, createRecordedSummarizer } from '../model-recorded.js';
 import { attachLiveOutput } from '../present/live.js';
 import { preview, styleFor } from '../present/style.js';
 import { compareToolResults, recordedTurnInputs } from '../rerun-compare.js';
@@ -85,7 +85,8 @@ export async function rerunSession(
     config: options.config,
     cwd: options.cwd,
     session,
-    model: fixedModel(model, modelId),
+    model: fixedModel(model, modelId, await recordedContextWindow(options.config, header.model)),
+    summarizer: createRecordedSummarizer(recorded),
     // No network: web tools stay off; language servers only if the recording used them.
     web: false,
     lsp: definedTools.some((name) => name.startsWith('lsp_')),
@@ -174,4 +175,20 @@ function printSummary(summary: RerunSummary, style: ReturnType<typeof styleFor>)
       : style.red('rerun differs from the recording'),
   );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The context window of the recorded model (so compaction triggers where it did), else 128k. */
+async function recordedContextWindow(
+  config: import('../config/schema.js').SpineConfig,
+  name: string | undefined,
+): Promise<number> {
+  const slash = name?.indexOf('/') ?? -1;
+  if (!name || slash <= 0) return config.contextWindow ?? 128_000;
+  const llm = await import('@spine/llm');
+  const info = llm.lookupModel(
+    llm.createModelTable(config.models),
+    name.slice(0, slash),
+    name.slice(slash + 1),
+  );
+  return config.contextWindow ?? info?.contextWindow ?? 128_000;
 }

@@ -320,4 +320,76 @@ describe('hook chains', () => {
     expect(results[0]!.meta?.annotated).toBe(true);
     expect(order).toEqual(calls.map((c) => c.id));
   });
+
+  it('runs asynchronous hooks in order and turns hook failures into results', async () => {
+    ran.length = 0;
+    const order: string[] = [];
+    const runtime = createToolRuntime({
+      cwd,
+      tools,
+      approval: 'never-ask',
+      hooks: {
+        preExecute: [
+          async (hookCall) => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            order.push(`pre:${hookCall.toolName}`);
+            return hookCall.toolName === 'shell'
+              ? { decision: 'deny', reason: 'async no' }
+              : undefined;
+          },
+          (hookCall) => {
+            if ((hookCall.args as { command?: string }).command === 'explode')
+              throw new Error('hook bug');
+            return undefined;
+          },
+        ],
+        postExecute: [
+          async (hookCall, output) => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            order.push(`post:${hookCall.toolName}`);
+            return { ...output, content: `${output.content}!` };
+          },
+          (hookCall) => {
+            if (hookCall.toolName === 'change') throw new Error('post bug');
+            return undefined;
+          },
+        ],
+      },
+    });
+    const results = await runtime.run([
+      call('look'),
+      call('shell', { command: 'ls' }),
+      call('change'),
+    ]);
+    expect(results.map((result) => result.outcome)).toEqual(['ok', 'denied', 'error']);
+    expect(results[0]!.content).toBe('seen!');
+    expect(results[1]!.content).toMatch(/denied by a hook: async no/);
+    expect(results[2]!.content).toBe('changed!\n[a post-execute hook failed: post bug]');
+    // Pre-hooks run in call order, post-hooks in call order; the two interleave with execution.
+    expect(order.filter((entry) => entry.startsWith('pre:'))).toEqual([
+      'pre:look',
+      'pre:shell',
+      'pre:change',
+    ]);
+    expect(order.filter((entry) => entry.startsWith('post:'))).toEqual([
+      'post:look',
+      'post:change',
+    ]);
+    expect(order.indexOf('pre:change')).toBeLessThan(order.indexOf('post:change'));
+    const broken = createToolRuntime({
+      cwd,
+      tools,
+      approval: 'never-ask',
+      hooks: {
+        preExecute: [
+          () => {
+            throw new Error('hook bug');
+          },
+        ],
+      },
+    });
+    const [failed] = await broken.run([call('look')]);
+    expect(failed).toMatchObject({ outcome: 'error' });
+    expect(failed!.content).toMatch(/pre-execute hook failed, so the call did not run: hook bug/);
+  });
 });

@@ -3,15 +3,23 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Tests never wait for a build: every @spine/* import resolves to the package's source.
+// Subpath exports are listed first and matched exactly.
 const root = fileURLToPath(new URL('.', import.meta.url));
-const alias = Object.fromEntries(
-  readdirSync(`${root}packages`).map((name) => [`@spine/${name}`, `${root}packages/${name}/src/index.ts`]),
-);
+const subpaths = [{ find: /^@spine\/session-log\/sqlite$/, replacement: `${root}packages/session-log/src/sqlite.ts` }];
+const packages = readdirSync(`${root}packages`).map((name) => ({
+  find: new RegExp(`^@spine/${name}$`),
+  replacement: `${root}packages/${name}/src/index.ts`,
+}));
 
 export default defineConfig({
-  resolve: { alias },
+  resolve: { alias: [...subpaths, ...packages] },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'packages/*/test/**/*.test.ts',
+      'apps/*/src/**/*.test.ts',
+      'apps/*/test/**/*.test.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

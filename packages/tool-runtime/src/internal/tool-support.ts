@@ -45,12 +45,10 @@ export function toolSupport(options: WorkspaceToolOptions): ToolSupport {
 }
 
 /** Turns an expected failure (refused path, stale file …) into an error output for the model. */
-export function failureOutput(error: unknown, meta?: ToolOutput['meta']): ToolOutput {
+export function failureOutput(error: unknown): ToolOutput {
   const content =
     SpineError.isInstance(error) || error instanceof Error ? error.message : String(error);
-  const output: ToolOutput = { content, isError: true };
-  if (meta) output.meta = meta;
-  return output;
+  return { content, isError: true };
 }
 
 /** Refusal for a change while the sandbox is read-only. */

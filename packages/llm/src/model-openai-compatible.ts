@@ -94,7 +94,8 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
       request: ModelRequest,
       streamOptions: ModelStreamOptions = {},
     ): AsyncGenerator<ModelStreamEvent> {
-      const body = encoder.encode(request, streaming);
+      // The bytes `encodeRequest` describes, the history straight from its cached bytes.
+      const body = encoder.encodeChunks(request, streaming);
       const state = new OpenAIStreamState(provider);
       const price = lookupModel(table, provider, request.model)?.price;
       return streamModel({

@@ -54,6 +54,26 @@ export class OpenAIRequestEncoder {
 
   /** The exact body text for `request` (`stream` true unless told otherwise). */
   encode(request: ModelRequest, stream = true): string {
+    const { cache, before, after } = this.frame(request, stream);
+    return `${before}${cache.join(request.messages)}${after}`;
+  }
+
+  /**
+   * The UTF-8 bytes of {@link OpenAIRequestEncoder.encode}, byte for byte, as three chunks:
+   * the text before the history, the cached history bytes (a view of an append-only buffer
+   * that is never overwritten, so the chunks stay valid while later requests are encoded) and
+   * the text after it. What `stream()` sends: nothing proportional to the history is copied.
+   */
+  encodeChunks(request: ModelRequest, stream = true): Buffer[] {
+    const { cache, before, after } = this.frame(request, stream);
+    return [Buffer.from(before), cache.joinBytes(request.messages), Buffer.from(after)];
+  }
+
+  /** The message cache for `request` and the body text around its joined history. */
+  private frame(
+    request: ModelRequest,
+    stream: boolean,
+  ): { cache: FragmentCache<Message>; before: string; after: string } {
     const thinkingOff = request.reasoning?.enabled === false;
     const cache =
       this.dialect.reasoningHistory === 'tool-calls' && !thinkingOff
@@ -63,15 +83,14 @@ export class OpenAIRequestEncoder {
       this.lastSystem = request.system;
       this.lastSystemJson = `{"role":"system","content":${JSON.stringify(request.system)}}`;
     }
-    const history = cache.join(request.messages);
     const system = request.system === '' ? '' : this.lastSystemJson;
-    const separator = system !== '' && history !== '' ? ',' : '';
-    const messages = `[${system}${separator}${history}]`;
-    let head = `{"model":${JSON.stringify(request.model)},"messages":${messages}`;
-    if (request.tools.length > 0) head += `,"tools":${this.toolList(request.tools)}`;
-    const rest = this.rest(request, stream);
-    const restText = JSON.stringify(rest);
-    return restText === '{}' ? `${head}}` : `${head},${restText.slice(1)}`;
+    const separator = system !== '' && request.messages.length > 0 ? ',' : '';
+    const before = `{"model":${JSON.stringify(request.model)},"messages":[${system}${separator}`;
+    let after = ']';
+    if (request.tools.length > 0) after += `,"tools":${this.toolList(request.tools)}`;
+    const restText = JSON.stringify(this.rest(request, stream));
+    after += restText === '{}' ? '}' : `,${restText.slice(1)}`;
+    return { cache, before, after };
   }
 
   private toolList(tools: readonly ToolSpec[]): string {

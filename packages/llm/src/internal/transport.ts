@@ -10,7 +10,11 @@ export interface StreamSpec {
   url: string;
   /** Request headers, computed when the stream starts (may throw, e.g. a missing API key). */
   headers: () => Record<string, string>;
-  body: string;
+  /**
+   * The exact body: text, or chunks of bytes sent one after another with their total as
+   * `content-length` (a large cached body is then neither copied nor re-encoded).
+   */
+  body: string | readonly Buffer[];
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
   idleTimeoutMs: number;
@@ -50,12 +54,24 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
   let consumed = false;
   try {
     const headers = spec.headers();
+    let body: string | Buffer[] | undefined;
+    if (typeof spec.body === 'string') body = spec.body;
+    else {
+      let length = 0;
+      body = [];
+      for (const chunk of spec.body) {
+        length += chunk.length;
+        if (chunk.length > 0) body.push(chunk);
+      }
+      headers['content-length'] = String(length);
+    }
     guard.throwIfStopped();
     try {
       response = await undiciRequest(spec.url, {
         method: 'POST',
         headers,
-        body: spec.body,
+        // undici documents Iterable bodies (Dispatcher.md, `body`); its typings omit them.
+        body: body as unknown as Dispatcher.RequestOptions['body'],
         dispatcher: spec.dispatcher,
         signal: guard.signal,
         headersTimeout: 0,

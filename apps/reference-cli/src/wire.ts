@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type {
   CompactionEngine,
   JsonValue,
@@ -82,7 +83,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       const mode = runtime.sandbox;
       if (!backend?.info.enforces.includes(mode))
         return runShellCommand(command, input, runOptions);
-      const wrapped = backend.wrap({ command, cwd, workspace: cwd, mode });
+      const workspace = realpathSync(cwd);
+      const wrapped = backend.wrap({ command, cwd: workspace, workspace, mode });
       const line = [wrapped.file, ...wrapped.args].map(shellQuote).join(' ');
       return runShellCommand(line, input, runOptions);
     },

@@ -162,6 +162,15 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
         else if (result.aborted) notes.push('[aborted; the process group was killed]');
         else if (result.exitCode !== 0)
           notes.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
+        if (
+          result.exitCode !== 0 &&
+          mode !== 'danger-full-access' &&
+          SANDBOX_SYMPTOM.test(result.output)
+        ) {
+          notes.push(
+            `[the ${mode} sandbox (${backend.info.name}) may have blocked this: ${mode === 'read-only' ? 'nothing is writable' : 'only the workspace and /tmp are writable'}${granted.network === true ? '' : ' and there is no network'}. If the command truly needs more, call bash again with an escalation and a justification; the user decides.]`,
+          );
+        }
         const body = result.output.length > 0 ? result.output : '(no output)';
         const meta: Record<string, string | number | boolean> = {
           sandbox: backend.info.name,
@@ -186,6 +195,10 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
     },
   });
 }
+
+// Messages by which a command shows it ran into the sandbox rather than failing on its own.
+const SANDBOX_SYMPTOM =
+  /Read-only file system|Network is unreachable|Could not resolve host|Temporary failure in name resolution|Cannot assign requested address/;
 
 const CREDENTIAL = /API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 

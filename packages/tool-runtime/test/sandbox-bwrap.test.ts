@@ -117,6 +117,10 @@ describe('bash under bubblewrap', () => {
     expect(result.isError).toBe(true);
     expect(result.meta?.exitCode).not.toBe(0);
     expect(existsSync(join(base.dir, 'ro-attempt.txt'))).toBe(false);
+    expect(result.content).toMatch(
+      /the read-only sandbox \(bwrap\) may have blocked this: nothing is writable/,
+    );
+    expect(result.content).toMatch(/escalation and a justification/);
   });
 
   it('has no network unless granted; danger-full-access reaches it', async () => {

@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { createExcludeMatcher } from '@spine/tool-runtime';
 
 /** One `@path` completion candidate: path and kind only, never content. */
 export interface FileSearchResult {
@@ -19,22 +20,6 @@ export interface FileSearchOptions {
   maxEntries?: number;
 }
 
-/** Converts a simple glob (`*`, `**`, `?`) to an anchored regular expression. */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let index = 0; index < glob.length; index++) {
-    const char = glob[index]!;
-    if (char === '*' && glob[index + 1] === '*') {
-      source += '.*';
-      index++;
-      if (glob[index + 1] === '/') index++;
-    } else if (char === '*') source += '[^/]*';
-    else if (char === '?') source += '[^/]';
-    else source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${source}$`);
-}
-
 /**
  * Lists workspace files whose relative path contains `query` (case-insensitive), for `@path`
  * completion. Stays inside the workspace: a query with `..` or an absolute path returns
@@ -50,9 +35,8 @@ export function searchWorkspaceFiles(
   const realRoot = realpathSync(root);
   const limit = options.limit ?? 50;
   let budget = options.maxEntries ?? 20_000;
-  const excludes = (options.exclude ?? []).map(globToRegExp);
-  const isExcluded = (path: string): boolean =>
-    excludes.some((pattern) => pattern.test(path) || pattern.test(`${path}/`));
+  // The same exclude semantics as the workspace tools.
+  const isExcluded = createExcludeMatcher(options.exclude ?? []);
   const needle = normalized.toLowerCase();
   const prefix: FileSearchResult[] = [];
   const contains: FileSearchResult[] = [];

@@ -6,6 +6,6 @@
 export type { ExitCode } from './exit-codes.js';
 export { EXIT_CODES } from './exit-codes.js';
 export type { FileSearchOptions, FileSearchResult } from './file-search.js';
-export { fileReferencesOf, globToRegExp, searchWorkspaceFiles } from './file-search.js';
+export { fileReferencesOf, searchWorkspaceFiles } from './file-search.js';
 export type { RecordedModel, RecordedModelOptions } from './model-recorded.js';
 export { createRecordedModel } from './model-recorded.js';

@@ -36,7 +36,16 @@ const program = new Command('spine')
     'Spine: a coding agent whose every session is replayable, auditable and recoverable.',
   )
   .version(version, '-V, --version')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    `
+Exit codes: 0 success · 1 internal error · 2 bad usage, invalid configuration or unknown session
+· 3 model or provider failure · 4 a tool call was denied · 5 replay or rerun mismatch
+· 6 step limit reached · 130 aborted (Ctrl-C)
+
+Try it with no key and no network: spine demo`,
+  );
 
 addAgentOptions(program).action(
   act(async () => (await import('./commands/interactive.js')).interactiveCommand),

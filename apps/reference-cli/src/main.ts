@@ -1,7 +1,7 @@
 // The `spine` command line. Every command module is imported lazily, inside its action, so a
 // command pays only for what it uses (cold start is a benchmarked figure).
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { type AgentFlags, addAgentOptions, addStoreOptions } from './cli-options.js';
 import { exitCodeOf, reportError } from './report-error.js';
 
@@ -36,7 +36,9 @@ const program = new Command('spine')
     'Spine: a coding agent whose every session is replayable, auditable and recoverable.',
   )
   .version(version, '-V, --version')
-  .showHelpAfterError()
+  .showHelpAfterError('(spine --help lists the commands and options)')
+  // Usage errors exit 2 (the contract), not commander's default 1.
+  .exitOverride()
   .addHelpText(
     'after',
     `
@@ -113,4 +115,9 @@ program
   .option('--json', 'machine-readable summary')
   .action(act(async () => (await import('./commands/demo.js')).demoCommand));
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof CommanderError)) throw error;
+  process.exitCode = error.exitCode === 0 ? 0 : 2;
+}

@@ -203,6 +203,9 @@ describe('spine run', { timeout: 120_000 }, () => {
     expect(noBase.stderr).toContain('--base-url');
     const badModel = await runCli(['run', '--model', 'nonsense', 'task'], { env });
     expect(badModel.code).toBe(2);
+    const unknownOption = await runCli(['run', '--bogus', 'task'], { env });
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toContain("unknown option '--bogus'");
     const noCwd = await runCli(['run', '--cwd', '/no/such/dir', 'task'], { env });
     expect(noCwd.code).toBe(2);
     expect(noCwd.stderr).toContain('is not a directory');

@@ -102,6 +102,13 @@ async function runTask(options: {
     process.stderr.write(
       style.dim(`${describeTurnEnd(result)} · session ${started.session.id}${cost}\n`),
     );
+    if (result.deniedTools.length && !interactiveApproval && loaded.config.approval === 'ask') {
+      process.stderr.write(
+        style.dim(
+          'nobody could be asked: pass --approval auto-edit or never-ask for unattended runs\n',
+        ),
+      );
+    }
   }
   return exitCodeForTurn(result);
 }

@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolCallPart, ToolDefinition, ToolOutput } from '@spine/protocol';
 import { createMemoryStore, Session } from '@spine/session-log';
-import { createToolRuntime, defineTool, resolveWorkspacePath } from '@spine/tool-runtime';
+import {
+  type ApprovalPolicy,
+  createToolRuntime,
+  defineTool,
+  resolveWorkspacePath,
+} from '@spine/tool-runtime';
 import { z } from 'zod';
 
 const cwd = await mkdtemp(join(tmpdir(), 'spine-tool-'));
@@ -174,6 +179,20 @@ for (const event of session.events({ from: 4 })) {
         : '';
   console.log(`#${event.seq} ${event.type} ${body.toolCallId} ${detail}`);
 }
+// 6. Your own approval policy: decides synchronously from the tool's declared permissions.
+const noWrites: ApprovalPolicy = {
+  specificationVersion: 1,
+  name: 'no-writes',
+  decide: (check) =>
+    check.permissions.writesFiles
+      ? { decision: 'deny', reason: 'this deployment is read-only' }
+      : { decision: 'allow', reason: 'reads are fine' },
+};
+runtime.setApproval(noWrites);
+const [refused] = await runtime.run([
+  call('c7', 'append_line', { path: 'notes.md', line: 'five' }),
+]);
+console.log(`custom policy: ${refused?.outcome}: ${refused?.content}`);
 console.log('notes.md now:', JSON.stringify(await readFile(join(cwd, 'notes.md'), 'utf8')));
 await session.close();
 await rm(cwd, { recursive: true, force: true });

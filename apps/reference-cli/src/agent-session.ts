@@ -7,8 +7,7 @@ import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
 import { totalUsage } from './present/transcript.js';
 import { exitCodeOf } from './report-error.js';
-import { newSessionId } from './session-id.js';
-import { writeSessionIndex } from './session-index.js';
+import { newSessionId, writeSessionIndex } from './session-index.js';
 import { storeFor } from './store.js';
 import { type WiredAgent, wireAgent } from './wire.js';
 

@@ -50,7 +50,7 @@ Try it with no key and no network: spine demo`,
   );
 
 addAgentOptions(program).action(
-  act(async () => (await import('./commands/interactive.js')).interactiveCommand),
+  act(async () => (await import('./interactive/repl.js')).runInteractive),
 );
 
 addAgentOptions(program.command('run').argument('<task...>', 'what the agent should do'))

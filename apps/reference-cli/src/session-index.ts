@@ -1,5 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** A new session id that sorts by time and is a safe file name: `20261130-093412-a1b2c3`. */
+export function newSessionId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
 
 /**
  * Per-session figures the CLI keeps beside the log so `spine sessions` can show cost without

@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { defaultConfig } from '../config/schema.js';
 import { UsageError } from '../errors.js';
-import { findExamplesDir } from '../examples.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { styleFor } from '../present/style.js';
 import { readSessionEvents } from '../store.js';
@@ -93,4 +93,19 @@ export async function demoCommand(flags: { keep?: boolean; json?: boolean }): Pr
   } finally {
     if (!flags.keep) rmSync(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The bundled `examples/` folder (workspace and recorded sessions), found from this module's
+ * location so it works from sources, from `dist/` and from an installed package.
+ */
+export function findExamplesDir(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 4; depth++) {
+    const candidate = join(dir, 'examples');
+    if (existsSync(join(candidate, 'workspace')) && existsSync(join(candidate, 'sessions')))
+      return candidate;
+    dir = dirname(dir);
+  }
+  return undefined;
 }

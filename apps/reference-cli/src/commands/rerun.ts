@@ -8,7 +8,7 @@ import { createRecordedModel, createRecordedSummarizer } from '../model-recorded
 import { attachLiveOutput } from '../present/live.js';
 import { preview, styleFor } from '../present/style.js';
 import { compareToolResults, recordedTurnInputs } from '../rerun-compare.js';
-import { newSessionId } from '../session-id.js';
+import { newSessionId } from '../session-index.js';
 import { readSessionEvents, storeFor } from '../store.js';
 import { fixedModel, wireAgent } from '../wire.js';
 

@@ -146,7 +146,7 @@ export async function runSlashCommand(
         return { kind: 'done' };
       }
       await active.session.flush();
-      const { newSessionId } = await import('../session-id.js');
+      const { newSessionId } = await import('../session-index.js');
       const fork = await active.session.fork(at, { id: newSessionId() });
       const id = fork.id;
       await fork.close();

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { createToolRuntime, defineTool } from '../src/index.js';
 
 const CALLS = 1000;
-const ROUNDS = 200;
+const ROUNDS = 300;
 const noop = defineTool({
   name: 'noop',
   description: 'does nothing',

@@ -14,7 +14,7 @@ import { createRecordedModel } from '../src/model-recorded.js';
 import { fixedModel } from '../src/wire.js';
 
 const EVENTS = 100_000;
-const RUNS = 7;
+const RUNS = 9;
 const root = mkdtempSync(join(tmpdir(), 'spine-bench-resume-'));
 const sessionDir = join(root, 'sessions');
 const workspace = mkdtempSync(join(root, 'ws-'));

@@ -5,7 +5,12 @@ import { defineConfig } from 'vitest/config';
 // Tests never wait for a build: every @spine/* import resolves to the package's source.
 // Subpath exports are listed first and matched exactly.
 const root = fileURLToPath(new URL('.', import.meta.url));
-const subpaths = [{ find: /^@spine\/session-log\/sqlite$/, replacement: `${root}packages/session-log/src/sqlite.ts` }];
+const subpaths = [
+  {
+    find: /^@spine\/session-log\/sqlite$/,
+    replacement: `${root}packages/session-log/src/sqlite.ts`,
+  },
+];
 const packages = readdirSync(`${root}packages`).map((name) => ({
   find: new RegExp(`^@spine/${name}$`),
   replacement: `${root}packages/${name}/src/index.ts`,

@@ -174,6 +174,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       compactionPkg.createModelSummarizer({ model: model.client, modelId: model.modelId }),
     thresholds: { high, soft: Math.min(0.65, high), low: Math.min(0.45, high * 0.6) },
     auto: config.compaction.auto,
+    background: config.compaction.background,
   });
   const compaction = withPreCompactHook(engine, hooks, meter, high);
 

@@ -28,7 +28,7 @@ describe('loadConfig', () => {
     const { config, provenance } = loadConfig({ cwd, env, flags: { maxSteps: 3 } });
     expect(config.model).toBe('deepseek/deepseek-reasoner');
     // Field-level merge: the project file's compaction.auto does not drop the user's threshold.
-    expect(config.compaction).toEqual({ auto: false, threshold: 0.5 });
+    expect(config.compaction).toEqual({ auto: false, threshold: 0.5, background: false });
     expect(config.sandbox).toBe('danger-full-access');
     expect(config.maxSteps).toBe(3);
     expect(config.approval).toBe('ask');
@@ -52,7 +52,7 @@ describe('loadConfig', () => {
     );
     const { config, provenance } = loadConfig({ cwd, env });
     expect(config.maxSteps).toBe(2);
-    expect(config.compaction).toEqual({ auto: false, threshold: 0.8 });
+    expect(config.compaction).toEqual({ auto: false, threshold: 0.8, background: false });
     expect(provenance.get('maxSteps')?.origin).toContain('(profile "fast")');
     expect(config.profile).toBe('fast');
   });

@@ -71,7 +71,11 @@ const layerFields = {
   maxSteps: z.number().int().positive().optional(),
   fsync: z.enum(['always', 'per-turn', 'never']).optional(),
   compaction: z
-    .strictObject({ auto: z.boolean().optional(), threshold: z.number().gt(0).lt(1).optional() })
+    .strictObject({
+      auto: z.boolean().optional(),
+      threshold: z.number().gt(0).lt(1).optional(),
+      background: z.boolean().optional(),
+    })
     .optional(),
   tools: z.strictObject({ exclude: z.array(z.string()).optional() }).optional(),
   web: z.strictObject({ enabled: z.boolean().optional() }).optional(),
@@ -129,8 +133,8 @@ export interface SpineConfig {
   maxSteps: number;
   /** Durability of the JSONL store. */
   fsync: 'always' | 'per-turn' | 'never';
-  /** Automatic compaction and the pressure threshold (fraction of the window). */
-  compaction: { auto: boolean; threshold: number };
+  /** Automatic compaction, the pressure threshold (fraction of the window), background checkpoints. */
+  compaction: { auto: boolean; threshold: number; background: boolean };
   /** Glob patterns hidden from workspace tools and `@path` completion. */
   tools: { exclude: string[] };
   /** Web tools on or off (they still need a configured provider). */
@@ -161,7 +165,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     approval: 'ask',
     maxSteps: 50,
     fsync: 'per-turn',
-    compaction: { auto: true, threshold: 0.8 },
+    compaction: { auto: true, threshold: 0.8, background: false },
     tools: { exclude: ['node_modules/**', '.git/**', 'dist/**'] },
     web: { enabled: true },
     lsp: { enabled: true },

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=compaction-engine.js.map

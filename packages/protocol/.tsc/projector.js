@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=projector.js.map

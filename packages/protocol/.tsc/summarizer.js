@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=summarizer.js.map

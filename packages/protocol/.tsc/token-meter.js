@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=token-meter.js.map

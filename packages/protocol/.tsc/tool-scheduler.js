@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=tool-scheduler.js.map

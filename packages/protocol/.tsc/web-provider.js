@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=web-provider.js.map

@@ -69,7 +69,7 @@ describe('interactive slash commands', () => {
       const [, parent, child] = /forked (\S+) at seq \d+ into (\S+);/.exec(forked)!;
       terminal.type('in the fork');
       await terminal.waitFor(/Answer in the fork\./);
-      await terminal.waitFor(new RegExp(`session ${child}\\n›$`));
+      await terminal.waitFor(/Answer in the fork\.\n.*context .*\n›$/);
       terminal.type(`/resume ${parent}`);
       await terminal.waitFor(new RegExp(`resumed ${parent}; now in ${parent}`));
       terminal.type('/bogus');

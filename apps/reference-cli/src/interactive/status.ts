@@ -43,7 +43,6 @@ export function statusLine(active: AgentSession, style: Style): string {
       `cache hit ${formatTokens(usage.cacheReadTokens)}`,
       `cost ${formatCost(usage.costUsd ?? 0)}`,
       `${active.runtime.sandbox}`,
-      `session ${active.session.id}`,
     ].join(' · '),
   );
 }

@@ -84,5 +84,5 @@ describe('interactive slash commands', () => {
       terminal.close();
       await server.close();
     }
-  }, 90_000);
+  }, 150_000);
 });

@@ -71,5 +71,5 @@ describe('interactive mode in a real terminal', () => {
       terminal.close();
       await server.close();
     }
-  }, 90_000);
+  }, 150_000);
 });

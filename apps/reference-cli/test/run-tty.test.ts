@@ -43,5 +43,5 @@ describe('spine run on a terminal', () => {
       terminal.close();
       await server.close();
     }
-  }, 90_000);
+  }, 150_000);
 });

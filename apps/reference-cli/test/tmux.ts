@@ -46,7 +46,7 @@ export class TmuxTerminal {
     pattern: RegExp,
     options: { timeoutMs?: number; from?: number } = {},
   ): Promise<string> {
-    const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+    const deadline = Date.now() + (options.timeoutMs ?? 45_000);
     for (;;) {
       const screen = this.screen();
       if (pattern.test(screen.slice(options.from ?? 0))) return screen;

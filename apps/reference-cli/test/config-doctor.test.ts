@@ -5,7 +5,7 @@ import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli } from './run-cli.js';
 
-describe('spine config', { timeout: 120_000 }, () => {
+describe('spine config', { timeout: 180_000 }, () => {
   it('prints every effective value with its layer, field by field', async () => {
     const { env } = isolatedEnv({ SPINE_APPROVAL: 'auto-edit' });
     mkdirSync(env.SPINE_CONFIG_HOME!, { recursive: true });
@@ -44,7 +44,7 @@ describe('spine config', { timeout: 120_000 }, () => {
   });
 });
 
-describe('spine doctor', { timeout: 120_000 }, () => {
+describe('spine doctor', { timeout: 180_000 }, () => {
   it('checks the provider, sandbox, language servers, web providers and the session store', async () => {
     const server = await createScriptedModelServer({ replies: [] });
     try {

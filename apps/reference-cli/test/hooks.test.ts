@@ -5,7 +5,7 @@ import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli } from './run-cli.js';
 
-describe('user hooks and project instructions through spine run', { timeout: 120_000 }, () => {
+describe('user hooks and project instructions through spine run', { timeout: 180_000 }, () => {
   it('blocks a tool call from a pre-tool-use hook, fires lifecycle hooks and sends AGENTS.md with its path', async () => {
     const server = await createScriptedModelServer({
       replies: [

@@ -14,7 +14,7 @@ function copies(): { workspace: string; sessions: string } {
   return { workspace: join(root, 'workspace'), sessions: join(root, 'sessions') };
 }
 
-describe('recorded sessions: demo, rerun, replay', { timeout: 120_000 }, () => {
+describe('recorded sessions: demo, rerun, replay', { timeout: 180_000 }, () => {
   it('runs the demo with no key and no network', async () => {
     const { env } = isolatedEnv();
     const result = await runCli(['demo', '--json'], { env });

@@ -48,7 +48,7 @@ export function runCli(
     const child = spawn(process.execPath, [BIN, ...args], spawnOptions);
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
     });

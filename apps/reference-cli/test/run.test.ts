@@ -21,7 +21,7 @@ function modelArgs(baseUrl: string): string[] {
   return ['--model', 'openai-compatible/deepseek-v4-flash', '--base-url', baseUrl];
 }
 
-describe('spine run', { timeout: 120_000 }, () => {
+describe('spine run', { timeout: 180_000 }, () => {
   it('runs a multi-step coding task that edits files and runs the tests, streaming events as NDJSON', async () => {
     const server = await createScriptedModelServer({ replies: EXAMPLE_REPLIES, promptCache: true });
     servers.push(server);

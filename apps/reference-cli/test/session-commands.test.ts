@@ -12,7 +12,7 @@ function withSession(): { env: NodeJS.ProcessEnv; sessionDir: string; id: string
   return { ...setup, id };
 }
 
-describe('session commands', { timeout: 120_000 }, () => {
+describe('session commands', { timeout: 180_000 }, () => {
   it('lists sessions with title, time, size and model, and as JSON', async () => {
     const { env, id } = withSession();
     const text = await runCli(['sessions'], { env });

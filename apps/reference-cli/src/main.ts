@@ -64,6 +64,7 @@ addAgentOptions(program.command('resume').argument('<id>').argument('[task...]')
 addStoreOptions(program.command('sessions'))
   .description('List sessions: title, time, size, model, cost')
   .option('--limit <n>', 'at most this many')
+  .option('--here', 'only sessions of this workspace (--cwd)')
   .option('--json', 'one JSON object per line')
   .action(act(async () => (await import('./commands/sessions.js')).sessionsCommand));
 

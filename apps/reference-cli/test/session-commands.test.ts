@@ -20,6 +20,8 @@ describe('session commands', { timeout: 180_000 }, () => {
     expect(text.stdout).toContain(id);
     expect(text.stdout).toContain('fix the adder');
     expect(text.stdout).toContain('deepseek/deepseek-v4-flash');
+    const here = await runCli(['sessions', '--here', '--cwd', '/tmp'], { env });
+    expect(here.stdout).toContain('No sessions');
     const json = await runCli(['sessions', '--json'], { env });
     expect(JSON.parse(json.stdout.trim())).toMatchObject({ id, title: 'fix the adder' });
   });

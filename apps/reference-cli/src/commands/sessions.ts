@@ -6,15 +6,19 @@ import { readSessionIndex } from '../session-index.js';
 import { storeFor } from '../store.js';
 
 /** `spine sessions`: one line per session from headers only (title, time, size, model, cost). */
-export async function sessionsCommand(flags: AgentFlags & { limit?: string }): Promise<number> {
-  const { loaded } = configForFlags(flags);
+export async function sessionsCommand(
+  flags: AgentFlags & { limit?: string; here?: boolean },
+): Promise<number> {
+  const { loaded, cwd } = configForFlags(flags);
   const { config } = loaded;
   if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) {
     throw new UsageError({ message: `--limit expects a positive integer, got "${flags.limit}"` });
   }
   const store = storeFor(config);
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-  const summaries = await store.list(limit === undefined ? {} : { limit });
+  const all = await store.list(flags.here || limit === undefined ? {} : { limit });
+  const mine = flags.here ? all.filter((summary) => summary.header.cwd === cwd) : all;
+  const summaries = limit === undefined ? mine : mine.slice(0, limit);
   const rows = summaries.map((summary) => {
     const index = readSessionIndex(config.sessionDir, summary.id);
     return {

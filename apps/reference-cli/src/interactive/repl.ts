@@ -227,6 +227,14 @@ class Repl {
     try {
       this.#active = await this.#open(sessionId, previous);
       this.#print(this.#style.dim(`${note}; now in ${sessionId}`));
+      const recordedCwd = this.#active.session.header.cwd;
+      if (recordedCwd && recordedCwd !== this.#cwd) {
+        this.#print(
+          this.#style.yellow(
+            `note: this session was recorded in ${recordedCwd}; tools now work in ${this.#cwd}`,
+          ),
+        );
+      }
     } catch (error) {
       reportError(error);
       this.#active = await this.#open(previous.session.id, previous);

@@ -54,17 +54,7 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
   let consumed = false;
   try {
     const headers = spec.headers();
-    let body: string | Buffer[] | undefined;
-    if (typeof spec.body === 'string') body = spec.body;
-    else {
-      let length = 0;
-      body = [];
-      for (const chunk of spec.body) {
-        length += chunk.length;
-        if (chunk.length > 0) body.push(chunk);
-      }
-      headers['content-length'] = String(length);
-    }
+    const body = typeof spec.body === 'string' ? spec.body : joinChunks(spec.body, headers);
     guard.throwIfStopped();
     try {
       response = await undiciRequest(spec.url, {
@@ -117,7 +107,8 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     const parser = new SseParser();
     const onEvent = (event: SseEvent): void => spec.onEvent(event, out);
     try {
-      for await (const chunk of response.body) {
+      // Leaving the loop at the terminal event must not abort the body: see `release`.
+      for await (const chunk of response.body.iterator({ destroyOnReturn: false })) {
         if (parser.push(chunk as Buffer, onEvent) > 0) guard.touch();
         if (out.length > 0) {
           guard.pause();
@@ -141,7 +132,43 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
   } finally {
     guard.dispose();
     if (response && !consumed) response.body.destroy();
+    else if (response) release(response.body);
   }
+}
+
+/** Bodies up to this size are copied into one buffer: one write instead of one per chunk. */
+const COPY_LIMIT = 256 * 1024;
+
+/**
+ * A small body as one buffer; a large one as its chunks (an iterable body, with the total as
+ * `content-length`), so a multi-megabyte history is written straight from its cache.
+ */
+function joinChunks(chunks: readonly Buffer[], headers: Record<string, string>): Buffer | Buffer[] {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.length;
+  if (length <= COPY_LIMIT) return Buffer.concat(chunks, length);
+  headers['content-length'] = String(length);
+  return chunks.filter((chunk) => chunk.length > 0);
+}
+
+const RELEASE_GRACE_MS = 1000;
+
+/**
+ * Lets a body whose answer is complete end on its own. The terminal SSE event usually arrives
+ * a moment before the end of the HTTP response; destroying the body then would abort the
+ * request (an error with a stack trace on every call, and possibly a lost keep-alive
+ * connection). Whatever is left is read and dropped; a server that keeps the body open longer
+ * than {@link RELEASE_GRACE_MS} has it destroyed.
+ */
+function release(body: Dispatcher.ResponseData['body']): void {
+  if (body.readableEnded || body.destroyed) return;
+  const timer = setTimeout(() => body.destroy(), RELEASE_GRACE_MS);
+  timer.unref?.();
+  const settle = (): void => clearTimeout(timer);
+  body.once('end', settle).once('close', settle);
+  // The answer is already delivered: an error while draining concerns no one.
+  body.on('error', () => {});
+  body.resume();
 }
 
 async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string> {

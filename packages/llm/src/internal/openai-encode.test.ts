@@ -118,4 +118,27 @@ describe('OpenAIRequestEncoder', () => {
     expect(body.reasoning_effort).toBe('low');
     expect(body.thinking).toBeUndefined();
   });
+
+  it('encodes bytes equal to the text, and never rewrites bytes it handed out', () => {
+    const encoder = new OpenAIRequestEncoder(deepseekDialect);
+    const wide = (i: number): Message => ({
+      role: 'user',
+      content: `é 日本 🚀 ${i} ${'x'.repeat(i)}`,
+    });
+    const history = Array.from({ length: 50 }, (_, i) => wide(i));
+    const text = (chunks: Buffer[]): string => Buffer.concat(chunks).toString('utf8');
+    const first = encoder.encodeChunks(base(history));
+    const firstText = text(first);
+    expect(firstText).toBe(encoder.encode(base(history)));
+    // Grow far past the buffer's capacity, one message at a time, then replace the history.
+    let current = history;
+    for (let i = 0; i < 300; i++) {
+      current = [...current, wide(1000 + i)];
+      expect(text(encoder.encodeChunks(base(current)))).toBe(encoder.encode(base(current)));
+    }
+    const replaced = [wide(7), ...current.slice(10)];
+    expect(text(encoder.encodeChunks(base(replaced)))).toBe(encoder.encode(base(replaced)));
+    expect(text(encoder.encodeChunks(base([])))).toBe(encoder.encode(base([])));
+    expect(text(first)).toBe(firstText);
+  });
 });

@@ -131,7 +131,7 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     yield spec.finish();
   } finally {
     guard.dispose();
-    if (response && !consumed) response.body.destroy();
+    if (response && !consumed) discard(response.body);
     else if (response) release(response.body);
   }
 }
@@ -167,9 +167,18 @@ function release(body: Dispatcher.ResponseData['body']): void {
   const settle = (): void => clearTimeout(timer);
   body.once('end', settle).once('close', settle);
   // The answer is already delivered: an error while draining concerns no one.
-  body.on('error', () => {});
+  body.on('error', ignore);
   body.resume();
 }
+
+/** Aborts a body nobody reads any more; the abort error it emits has no one to tell. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  if (body.destroyed) return;
+  body.on('error', ignore);
+  body.destroy();
+}
+
+function ignore(): void {}
 
 async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string> {
   const chunks: Buffer[] = [];

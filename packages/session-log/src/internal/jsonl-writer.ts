@@ -2,6 +2,11 @@ import { closeSync, fdatasyncSync, writeSync } from 'node:fs';
 import type { OpenedSession, SessionEvent } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
+import { encodedLineBytes, encodeJsonLine } from './json-line.js';
+
+/** The pending buffer holds at least this many bytes and at most 16 MiB, whatever `flushBytes` says. */
+const MIN_CAPACITY = 4096;
+const MAX_CAPACITY = 16 * 1024 * 1024;
 
 /** Writers with unwritten events, written synchronously if the process exits without closing them. */
 const live = new Set<JsonlWriter>();
@@ -36,8 +41,11 @@ export interface JsonlWriterInit {
 export class JsonlWriter implements OpenedSession {
   readonly events: readonly SessionEvent[];
   readonly repaired: OpenedSession['repaired'];
-  private pending: string[] = [];
+  /** Encoded lines not yet written: `pending[0..pendingLength)`, allocated on the first append. */
+  private pending: Buffer | undefined;
   private pendingLength = 0;
+  /** Counts write calls, so a failed batch knows whether it can be taken back. */
+  private writes = 0;
   private timer: NodeJS.Timeout | undefined;
   private failure: unknown;
   private closed = false;
@@ -55,15 +63,20 @@ export class JsonlWriter implements OpenedSession {
       });
     }
     if (this.failure) throw this.failure;
-    let text = events.length === 1 ? `${JSON.stringify(events[0])}\n` : '';
-    if (events.length > 1) for (const event of events) text += `${JSON.stringify(event)}\n`;
+    const mark = this.pendingLength;
+    const writes = this.writes;
+    try {
+      for (const event of events) this.encode(event);
+    } catch (error) {
+      // An event that cannot be serialised adds nothing, unless part of the batch is already out.
+      if (this.writes === writes) this.pendingLength = mark;
+      throw error;
+    }
     if (this.init.fsync === 'always') {
-      this.writeText(text);
+      this.writePending();
       fdatasyncSync(this.init.fd);
       return;
     }
-    this.pending.push(text);
-    this.pendingLength += text.length;
     if (this.pendingLength >= this.init.flushBytes) {
       this.writePending();
     } else if (!this.timer) {
@@ -118,30 +131,52 @@ export class JsonlWriter implements OpenedSession {
     }
   }
 
+  /**
+   * Adds one event's line to the pending buffer, writing the buffer first when the line does not
+   * fit; a line larger than the whole buffer is written on its own. Nothing is added when encoding
+   * throws.
+   */
+  private encode(event: SessionEvent): void {
+    const length = encodeJsonLine(event);
+    if (length < 0) {
+      const text = `${JSON.stringify(event)}\n`;
+      this.writePending();
+      this.writeText(text);
+      return;
+    }
+    const capacity = Math.min(Math.max(this.init.flushBytes, MIN_CAPACITY), MAX_CAPACITY);
+    this.pending ??= Buffer.allocUnsafe(capacity);
+    if (this.pendingLength + length > capacity) this.writePending();
+    if (length > capacity) {
+      this.writeBytes(encodedLineBytes(), length);
+      return;
+    }
+    this.pendingLength += encodedLineBytes().copy(this.pending, this.pendingLength, 0, length);
+  }
+
   private writePending(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
     live.delete(this);
-    if (this.pending.length === 0) return;
-    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
-    this.pending = [];
+    if (this.pendingLength === 0) return;
+    const length = this.pendingLength;
     this.pendingLength = 0;
-    this.writeText(text);
+    this.writeBytes(this.pending!, length);
   }
 
   private writeText(text: string): void {
+    const bytes = Buffer.from(text, 'utf8');
+    this.writeBytes(bytes, bytes.length);
+  }
+
+  /** Writes `bytes[0..length)`, continuing after a short write (rare on regular files). */
+  private writeBytes(bytes: Buffer, length: number): void {
     try {
-      // Writing the string directly spares a Buffer per group; a short write (rare on regular
-      // files) falls back to writing the remaining bytes.
-      const written = writeSync(this.init.fd, text);
-      const buffer =
-        written < text.length || written < Buffer.byteLength(text)
-          ? Buffer.from(text, 'utf8')
-          : undefined;
-      let offset = written;
-      while (buffer && offset < buffer.length) offset += writeSync(this.init.fd, buffer, offset);
+      this.writes++;
+      let offset = 0;
+      while (offset < length) offset += writeSync(this.init.fd, bytes, offset, length - offset);
     } catch (error) {
       this.failure = error;
       throw error;

@@ -95,7 +95,8 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
           if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
           return headers;
         },
-        body: encoder.encode(request, streaming),
+        // The bytes `encodeRequest` describes, closed turns straight from their cached bytes.
+        body: encoder.encodeChunks(request, streaming),
         dispatcher: options.dispatcher,
         signal: streamOptions.signal,
         // Non-streaming servers may hold the headers until the answer is complete.

@@ -71,6 +71,27 @@ export class AnthropicRequestEncoder {
 
   /** The exact body text for `request`. */
   encode(request: ModelRequest, stream = true): string {
+    const { before, after } = this.frame(request, stream);
+    return `${before}${this.turns.encode(request.messages, this.options.cache)}${after}`;
+  }
+
+  /**
+   * The UTF-8 bytes of {@link AnthropicRequestEncoder.encode}, byte for byte, as chunks: the
+   * turns before the first cache breakpoint come from cached bytes (never overwritten, so the
+   * chunks stay valid while later requests are encoded); the rest is encoded now.
+   */
+  encodeChunks(request: ModelRequest, stream = true): Buffer[] {
+    const { before, after } = this.frame(request, stream);
+    const turns = this.turns.encodeChunks(request.messages, this.options.cache);
+    return [
+      Buffer.from(`${before}${turns.before}`),
+      turns.cached,
+      Buffer.from(`${turns.after}${after}`),
+    ];
+  }
+
+  /** The body text before and after the `messages` array. */
+  private frame(request: ModelRequest, stream: boolean): { before: string; after: string } {
     const maxTokens = request.maxOutputTokens ?? this.options.defaultMaxTokens(request.model);
     let out = `{"model":${JSON.stringify(request.model)},"max_tokens":${maxTokens}`;
     if (request.system !== '') {
@@ -78,7 +99,7 @@ export class AnthropicRequestEncoder {
       out += `,"system":[${this.options.cache ? withBreakpoint(block) : block}]`;
     }
     if (request.tools.length > 0) out += `,"tools":${this.toolList(request.tools)}`;
-    out += `,"messages":${this.turns.encode(request.messages, this.options.cache)}`;
+    const before = `${out},"messages":`;
     const rest: Record<string, JsonValue> = {};
     if (request.toolChoice !== undefined && request.tools.length > 0) {
       const choice = request.toolChoice;
@@ -100,7 +121,7 @@ export class AnthropicRequestEncoder {
         rest[key] = value;
     }
     const restText = JSON.stringify(rest);
-    return restText === '{}' ? `${out}}` : `${out},${restText.slice(1)}`;
+    return { before, after: restText === '{}' ? '}' : `,${restText.slice(1)}` };
   }
 
   private toolList(tools: readonly ToolSpec[]): string {

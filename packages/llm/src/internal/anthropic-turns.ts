@@ -1,4 +1,5 @@
 import type { Message } from '@spine/protocol';
+import { JoinedBytes } from './joined-bytes.js';
 
 const EPHEMERAL = '"cache_control":{"type":"ephemeral"}';
 
@@ -24,23 +25,13 @@ export class TurnEncoder {
   private readonly turnCache = new WeakMap<Message, { count: number; json: string }>();
   private lastTurns: string[] = [];
   private lastJoined: string[] = [];
+  private readonly stableBytes = new JoinedBytes<string>((text) => text);
 
   constructor(private readonly blocksFor: (message: Message) => readonly string[]) {}
 
   /** The `messages` array text; `breakpoints` puts cache_control on the last and previous user turn. */
   encode(messages: readonly Message[], breakpoints: boolean): string {
-    const turns = groupTurns(messages);
-    const marked = new Set<number>();
-    if (breakpoints && turns.length > 0) {
-      marked.add(turns.length - 1);
-      for (let i = turns.length - 2; i >= 0; i--) {
-        if (turns[i]?.role === 'user') {
-          marked.add(i);
-          break;
-        }
-      }
-    }
-    const texts = turns.map((turn, i) => this.turnJson(messages, turn, marked.has(i)));
+    const texts = this.texts(messages, breakpoints).texts;
     let shared = 0;
     const limit = Math.min(texts.length, this.lastTurns.length);
     while (shared < limit && texts[shared] === this.lastTurns[shared]) shared++;
@@ -52,6 +43,45 @@ export class TurnEncoder {
     this.lastTurns = texts;
     this.lastJoined = joined;
     return `[${joined.at(-1) ?? ''}]`;
+  }
+
+  /**
+   * The UTF-8 bytes of {@link TurnEncoder.encode} as the text before the cached bytes (`[`),
+   * the cached bytes of the closed turns before the first breakpoint, and the text after them
+   * (the last turn and those carrying breakpoints, encoded each time, and `]`).
+   */
+  encodeChunks(
+    messages: readonly Message[],
+    breakpoints: boolean,
+  ): { before: string; cached: Buffer; after: string } {
+    const { texts, firstMarked } = this.texts(messages, breakpoints);
+    const cached = this.stableBytes.join(texts.slice(0, firstMarked));
+    const rest = texts.slice(firstMarked).join(',');
+    const separator = firstMarked > 0 && rest !== '' ? ',' : '';
+    return { before: '[', cached, after: `${separator}${rest}]` };
+  }
+
+  /** Each turn's JSON, and the index of the first turn that is not closed and unmarked. */
+  private texts(
+    messages: readonly Message[],
+    breakpoints: boolean,
+  ): { texts: string[]; firstMarked: number } {
+    const turns = groupTurns(messages);
+    const marked = new Set<number>();
+    // The last turn may still grow (tool results join a user turn), so it is never cached.
+    let firstMarked = Math.max(turns.length - 1, 0);
+    if (breakpoints && turns.length > 0) {
+      marked.add(turns.length - 1);
+      for (let i = turns.length - 2; i >= 0; i--) {
+        if (turns[i]?.role === 'user') {
+          marked.add(i);
+          firstMarked = i;
+          break;
+        }
+      }
+    }
+    const texts = turns.map((turn, i) => this.turnJson(messages, turn, marked.has(i)));
+    return { texts, firstMarked };
   }
 
   private turnJson(messages: readonly Message[], turn: Turn, breakpoint: boolean): string {

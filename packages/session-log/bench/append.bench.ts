@@ -1,15 +1,16 @@
 // Appends with the JSONL store (fsync 'never', 1 KB bodies) against raw fs.writeSync of the same
 // lines one by one. Target (issue 2): Spine's events/s ≥ 1.0 × the raw baseline.
 //
-// Baselines, measured in the same run, alternating with Spine:
-// - per event: serialise the event and writeSync its line, one call per event — what an
-//   unbuffered log does on every append; this is the pass figure;
-// - ready lines: writeSync of lines serialised beforehand (syscalls alone), reported for reference;
+// Baselines, measured in the same run, interleaved with Spine (the order alternates per round):
+// - ready lines: writeSync of lines serialised beforehand, one call per line (syscalls alone) —
+//   the strict reading of the target and the pass figure. Spine's side does everything an append
+//   does (validation, seq, timestamp, surface bookkeeping, serialisation) plus the grouped writes;
+// - per event: serialise the event and writeSync its line, one call per event, for reference;
 // - appendFileSync of ready lines, the figure the issue quotes for another harness, for context.
-// Each figure is the best of several rounds, in wall-clock time and in process CPU time. With
-// fsync 'never' both sides only compute and copy into the page cache, so CPU time measures the
-// same work while staying stable when other processes share the 2 cores; both ratios are printed,
-// and the pass figure is the wall-clock one.
+// Each figure is the best of several rounds (the median is printed too), in wall-clock time and in
+// process CPU time. With fsync 'never' both sides only compute and copy into the page cache, so
+// CPU time measures the same work while staying stable when other processes share the 2 cores;
+// both ratios are printed, and the pass figure is the wall-clock one.
 import { appendFileSync, closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,8 @@ interface Timing {
 
 async function measure(run: () => void | Promise<void>): Promise<Timing> {
   gc();
+  // Let V8's background sweeping after the collection finish, so it does not compete for the cores.
+  await new Promise((resolve) => setTimeout(resolve, 30));
   const cpu = process.cpuUsage();
   const start = performance.now();
   await run();
@@ -57,34 +60,19 @@ const results: Record<'ready' | 'appendFile' | 'perEvent' | 'spine', Timing[]> =
   perEvent: [],
   spine: [],
 };
-for (let round = 0; round < ROUNDS; round++) {
-  const at = new Date().toISOString();
-  const lines = Array.from({ length: EVENTS }, (_, i) => `${JSON.stringify(eventFor(i, at))}\n`);
-  const readyFd = openSync(join(dir, `ready-${round}.jsonl`), 'a');
+async function measureReady(round: number, lines: readonly string[]): Promise<void> {
+  const path = join(dir, `ready-${round}.jsonl`);
+  const fd = openSync(path, 'a');
   results.ready.push(
     await measure(() => {
-      for (const line of lines) writeSync(readyFd, line);
+      for (const line of lines) writeSync(fd, line);
     }),
   );
-  closeSync(readyFd);
+  closeSync(fd);
+  rmSync(path);
+}
 
-  const appendPath = join(dir, `append-file-${round}.jsonl`);
-  results.appendFile.push(
-    await measure(() => {
-      for (const line of lines) appendFileSync(appendPath, line);
-    }),
-  );
-
-  const perEventFd = openSync(join(dir, `per-event-${round}.jsonl`), 'a');
-  results.perEvent.push(
-    await measure(() => {
-      for (let i = 0; i < EVENTS; i++) {
-        writeSync(perEventFd, `${JSON.stringify(eventFor(i, new Date().toISOString()))}\n`);
-      }
-    }),
-  );
-  closeSync(perEventFd);
-
+async function measureSpine(round: number): Promise<void> {
   const session = await Session.create({
     store: createJsonlStore({ dir, fsync: 'never' }),
     id: `spine-${round}`,
@@ -97,23 +85,62 @@ for (let round = 0; round < ROUNDS; round++) {
       await session.close();
     }),
   );
+  rmSync(join(dir, `spine-${round}.jsonl`));
+}
+
+const at = new Date().toISOString();
+const lines = Array.from({ length: EVENTS }, (_, i) => `${JSON.stringify(eventFor(i, at))}\n`);
+for (let round = 0; round < ROUNDS; round++) {
+  if (round % 2 === 0) await measureReady(round, lines);
+  else await measureSpine(round);
+
+  const appendPath = join(dir, `append-file-${round}.jsonl`);
+  results.appendFile.push(
+    await measure(() => {
+      for (const line of lines) appendFileSync(appendPath, line);
+    }),
+  );
+  rmSync(appendPath);
+
+  const perEventPath = join(dir, `per-event-${round}.jsonl`);
+  const perEventFd = openSync(perEventPath, 'a');
+  results.perEvent.push(
+    await measure(() => {
+      for (let i = 0; i < EVENTS; i++) {
+        writeSync(perEventFd, `${JSON.stringify(eventFor(i, new Date().toISOString()))}\n`);
+      }
+    }),
+  );
+  closeSync(perEventFd);
+  rmSync(perEventPath);
+
+  if (round % 2 === 0) await measureSpine(round);
+  else await measureReady(round, lines);
   const last = (name: keyof typeof results) => results[name][round]!.wallMs.toFixed(1);
   console.log(
-    `round ${round + 1}/${ROUNDS} (${EVENTS} events, wall ms): ready lines ${last('ready')}, ` +
+    `round ${round + 1}/${ROUNDS} (${EVENTS} events, wall ms): ready lines writeSync ${last('ready')}, ` +
       `per-event stringify+writeSync ${last('perEvent')}, Session.append+close ${last('spine')}`,
   );
 }
 rmSync(dir, { recursive: true, force: true });
 
+const best = (name: keyof typeof results, key: keyof Timing): number =>
+  Math.min(...results[name].map((timing) => timing[key]));
+const median = (name: keyof typeof results, key: keyof Timing): number => {
+  const sorted = results[name].map((timing) => timing[key]).sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+};
 const rate = (name: keyof typeof results, key: keyof Timing): number =>
-  EVENTS / (Math.min(...results[name].map((timing) => timing[key])) / 1000);
+  EVENTS / (best(name, key) / 1000);
 const ratio = (baseline: keyof typeof results, key: keyof Timing): number =>
-  rate('spine', key) / rate(baseline, key);
-const wallRatio = ratio('perEvent', 'wallMs');
-const cpuRatio = ratio('perEvent', 'cpuMs');
+  best(baseline, key) / best('spine', key);
+const wallRatio = ratio('ready', 'wallMs');
+const cpuRatio = ratio('ready', 'cpuMs');
+const medianRatio = median('ready', 'wallMs') / median('spine', 'wallMs');
 console.log(
-  `Spine ${Math.round(rate('spine', 'wallMs'))} events/s vs per-event writeSync ${Math.round(rate('perEvent', 'wallMs'))}: ` +
-    `${wallRatio.toFixed(2)}x wall, ${cpuRatio.toFixed(2)}x CPU; vs writeSync of ready lines ${ratio('ready', 'wallMs').toFixed(2)}x, ` +
+  `Spine ${Math.round(rate('spine', 'wallMs'))} events/s vs writeSync of ready lines ${Math.round(rate('ready', 'wallMs'))}: ` +
+    `${wallRatio.toFixed(2)}x wall (median ${medianRatio.toFixed(2)}x), ${cpuRatio.toFixed(2)}x CPU; ` +
+    `vs per-event stringify+writeSync ${ratio('perEvent', 'wallMs').toFixed(2)}x, ` +
     `vs appendFileSync of ready lines ${ratio('appendFile', 'wallMs').toFixed(2)}x (wall)`,
 );
 console.log(
@@ -122,13 +149,14 @@ console.log(
     events: EVENTS,
     bodyBytes: 1024,
     spineEventsPerSecond: Math.round(rate('spine', 'wallMs')),
-    perEventWriteSyncEventsPerSecond: Math.round(rate('perEvent', 'wallMs')),
     readyLinesWriteSyncEventsPerSecond: Math.round(rate('ready', 'wallMs')),
-    ratioToPerEventWriteSync: +wallRatio.toFixed(2),
-    cpuRatioToPerEventWriteSync: +cpuRatio.toFixed(2),
-    ratioToReadyLinesWriteSync: +ratio('ready', 'wallMs').toFixed(2),
+    perEventWriteSyncEventsPerSecond: Math.round(rate('perEvent', 'wallMs')),
+    ratioToReadyLinesWriteSync: +wallRatio.toFixed(2),
+    medianRatioToReadyLinesWriteSync: +medianRatio.toFixed(2),
+    cpuRatioToReadyLinesWriteSync: +cpuRatio.toFixed(2),
+    ratioToPerEventWriteSync: +ratio('perEvent', 'wallMs').toFixed(2),
     ratioToReadyLinesAppendFileSync: +ratio('appendFile', 'wallMs').toFixed(2),
-    target: 'ratioToPerEventWriteSync >= 1.0',
+    target: 'ratioToReadyLinesWriteSync >= 1.0',
     pass: wallRatio >= 1.0,
   }),
 );

@@ -1,5 +1,6 @@
 import type { AppendOptions, SurfaceOp } from '@spine/protocol';
 import { IllegalSurfaceOpError, InvalidEventError } from './errors.js';
+import { APPEND_OP } from './internal/event-check.js';
 
 /** Append options after validation, normalised to fresh objects. */
 export interface CheckedAppendOptions {
@@ -8,9 +9,6 @@ export interface CheckedAppendOptions {
   surfaceOp: SurfaceOp | undefined;
   sourceEventSeqs: number[] | undefined;
 }
-
-/** Shared by every appended event with an append op (events are never mutated). */
-const APPEND_OP: SurfaceOp = Object.freeze({ op: 'append' as const });
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;

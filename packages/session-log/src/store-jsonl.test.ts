@@ -185,6 +185,19 @@ describe('JSONL store', () => {
     await session.close();
   });
 
+  it('writes each line as JSON.stringify does, across groups and for lines over the group or arena size', async () => {
+    const store = createJsonlStore({ dir, fsync: 'never', flushBytes: 4096 });
+    const session = await Session.create({ store, id: 'bytes' });
+    const contents = ['plain', 'quote " slash \\ newline \n tab \t', 'é😀\ud800', 'x'.repeat(3000)];
+    contents.push('y'.repeat(2 * 1024 * 1024), ...Array.from({ length: 50 }, (_, i) => `m${i}`));
+    const appended = contents.map((content) =>
+      session.append('user/message', { content, source: 'user' }, surface),
+    );
+    await session.close();
+    const lines = readFileSync(join(dir, 'bytes.jsonl'), 'utf8').split('\n').slice(1, -1);
+    expect(lines).toEqual(appended.map((event) => JSON.stringify(event)));
+  });
+
   it('refuses session ids that are not safe file names', async () => {
     const store = createJsonlStore({ dir });
     await expect(Session.create({ store, id: '../escape' })).rejects.toThrow(/safe file name/);

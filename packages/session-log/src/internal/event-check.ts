@@ -1,4 +1,4 @@
-import type { SessionEvent } from '@spine/protocol';
+import type { SessionEvent, SurfaceOp } from '@spine/protocol';
 
 /**
  * The structural checks a stored event gets on open, instead of schema validation: trusted
@@ -32,8 +32,11 @@ export function structuralProblem(value: unknown, expectedSeq: number): string |
   return undefined;
 }
 
-/** The one `{ op: 'append' }` shared by every stored event that has it, to save memory on open. */
-const APPEND_OP = Object.freeze({ op: 'append' as const });
+/**
+ * The one `{ op: 'append' }` shared by every event that has it: stored events (to save memory on
+ * open) and appended ones; frozen, so the JSONL encoder writes it from cached bytes.
+ */
+export const APPEND_OP: SurfaceOp = Object.freeze({ op: 'append' as const });
 
 /**
  * Shrinks a parsed event in place: repeated strings (`type`) and the append op are shared
@@ -43,5 +46,5 @@ export function compactEvent(event: SessionEvent, types: Map<string, string>): v
   const type = types.get(event.type);
   if (type === undefined) types.set(event.type, event.type);
   else event.type = type;
-  if (event.surfaceOp?.op === 'append') event.surfaceOp = APPEND_OP as SessionEvent['surfaceOp'];
+  if (event.surfaceOp?.op === 'append') event.surfaceOp = APPEND_OP;
 }

@@ -1,105 +1,299 @@
-import { createScanArena, type ScanArena } from './escape-scan.js';
+import { createScanArena } from './escape-scan.js';
+import { APPEND_OP } from './event-check.js';
 
 /** The shared arena one line is encoded into: 1 MiB; longer lines use JSON.stringify. */
 const ARENA_PAGES = 16;
 const MAX_DEPTH = 64;
 /** Escaped object keys (`"key":`) are cached up to this many distinct keys. */
 const MAX_CACHED_KEYS = 4096;
-
-let arena: ScanArena | undefined;
-/** True while a line is being encoded into the arena (a re-entrant call takes the string path). */
-let busy = false;
-let position = 0;
-let limit = 0;
-const keys = new Map<string, Uint8Array>();
 /** Strings up to this long are copied by a JS loop; longer ones by a native copy and the scan. */
 const SHORT = 32;
+
+/**
+ * The UTF-8 of `text` as a plain Uint8Array. Cached fragments are all of this one type (never a
+ * Buffer, a subclass) so the loops copying them stay monomorphic.
+ */
+function utf8Bytes(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text, 'utf8'));
+}
 
 /** Thrown internally when the line outgrows the arena. */
 const FULL = Symbol('arena full');
 
-function room(bytes: number): void {
-  if (position + bytes > limit) throw FULL;
-}
+/** In a for-in loop V8 turns `hasOwnProperty.call` into a map check; `Object.hasOwn` is 4× slower. */
+const ownProperty = Object.prototype.hasOwnProperty;
 
-/** Writes text known to be ASCII (numbers, literals). */
-function writeAscii(text: string): void {
-  room(text.length);
-  const bytes = arena!.bytes;
-  for (let i = 0; i < text.length; i++) bytes[position++] = text.charCodeAt(i);
-}
+/**
+ * Writes JSON into one byte arena. State lives in instance fields rather than module variables:
+ * V8 keeps those in registers and inline caches, which matters at a few bytes per operation.
+ */
+class LineEncoder {
+  readonly bytes: Buffer;
+  readonly dirty: (start: number, end: number) => number;
+  readonly keys = new Map<string, Uint8Array>();
+  /** `,"type":"…"` by event type. */
+  readonly types = new Map<string, Uint8Array>();
+  /** `,"at":"…"` for the last timestamp seen (appends within a millisecond share it). */
+  lastAt = '';
+  lastAtBytes: Uint8Array = new Uint8Array(0);
+  position = 0;
+  busy = false;
 
-/** Writes `text` as a JSON string: its raw UTF-8 between quotes unless it needs escapes. */
-function writeString(text: string): void {
-  const { bytes, dirty } = arena!;
-  room(text.length * 3 + 2);
-  const start = position;
-  bytes[start] = 0x22;
-  if (text.length <= SHORT) {
+  constructor() {
+    const arena = createScanArena(ARENA_PAGES);
+    this.bytes = arena.bytes;
+    this.dirty = arena.dirty;
+  }
+
+  room(count: number): void {
+    if (this.position + count > this.bytes.length) throw FULL;
+  }
+
+  /** Writes text known to be ASCII (numbers, literals). */
+  ascii(text: string): void {
+    this.room(text.length);
+    const bytes = this.bytes;
+    let at = this.position;
+    for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
+    this.position = at;
+  }
+
+  /**
+   * Writes a short `text` between quotes (and room for one more byte) when it is printable ASCII
+   * without `"` or a backslash; returns false, leaving the position unchanged, otherwise.
+   */
+  plainShort(text: string): boolean {
+    this.room(text.length + 3);
+    const bytes = this.bytes;
+    const start = this.position;
     let at = start + 1;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
-      if (code < 0x20 || code === 0x22 || code === 0x5c || code > 0x7e) {
-        at = -1;
-        break;
-      }
+      if (code < 0x20 || code === 0x22 || code === 0x5c || code > 0x7e) return false;
       bytes[at++] = code;
     }
-    if (at >= 0) {
-      bytes[at] = 0x22;
-      position = at + 1;
+    bytes[start] = 0x22;
+    bytes[at] = 0x22;
+    this.position = at + 1;
+    return true;
+  }
+
+  /** Writes `text` as a JSON string: its raw UTF-8 between quotes unless it needs escapes. */
+  string(text: string): void {
+    if (text.length <= SHORT && this.plainShort(text)) return;
+    this.room(text.length * 3 + 2);
+    const bytes = this.bytes;
+    const start = this.position;
+    bytes[start] = 0x22;
+    if (text.length > SHORT) {
+      const written = bytes.write(text, start + 1);
+      // Only a string with non-ASCII characters can hold a lone surrogate, which JSON escapes.
+      const wellFormed =
+        written === text.length || (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+      if (wellFormed && this.dirty(start + 1, start + 1 + written) === 0) {
+        bytes[start + 1 + written] = 0x22;
+        this.position = start + written + 2;
+        return;
+      }
+    }
+    const escaped = JSON.stringify(text);
+    this.room(escaped.length * 3);
+    this.position = start + bytes.write(escaped, start);
+  }
+
+  /** Writes `"name":`, straight from the characters when they need no escapes. */
+  key(name: string): void {
+    if (name.length <= SHORT && this.plainShort(name)) {
+      this.bytes[this.position++] = 0x3a;
       return;
     }
-  } else {
-    const written = bytes.write(text, start + 1);
-    // Only a string with non-ASCII characters can hold a lone surrogate, which JSON escapes.
-    const wellFormed =
-      written === text.length || (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-    if (wellFormed && dirty(start + 1, start + 1 + written) === 0) {
-      bytes[start + 1 + written] = 0x22;
-      position = start + written + 2;
+    let encoded = this.keys.get(name);
+    if (encoded === undefined) {
+      encoded = utf8Bytes(`${JSON.stringify(name)}:`);
+      if (this.keys.size < MAX_CACHED_KEYS) this.keys.set(name, encoded);
+    }
+    this.room(encoded.length);
+    this.bytes.set(encoded, this.position);
+    this.position += encoded.length;
+  }
+
+  /** Anything unusual (class instances, `toJSON`, deep nesting) is left to JSON.stringify. */
+  stringified(value: unknown): void {
+    const text = JSON.stringify(value) ?? 'null';
+    this.room(text.length * 3);
+    this.position += this.bytes.write(text, this.position);
+  }
+
+  /** Writes `value` exactly as `JSON.stringify` would. */
+  value(value: unknown, depth: number): void {
+    const kind = typeof value;
+    if (kind === 'string') this.string(value as string);
+    else if (kind === 'number') {
+      this.ascii(Number.isFinite(value) ? String(value) : 'null');
+    } else if (kind === 'boolean') this.ascii(value ? 'true' : 'false');
+    else if (value === null) this.ascii('null');
+    else if (kind === 'object' && depth < MAX_DEPTH) {
+      if (Array.isArray(value)) this.array(value, depth);
+      else if (isPlainObject(value as object)) this.object(value as Record<string, unknown>, depth);
+      else this.stringified(value);
+    } else this.stringified(value);
+  }
+
+  /**
+   * Writes a session event. One whose own keys are the event fields in the order `Session`
+   * builds them (every event it appends) is written field by field; any other goes the generic way.
+   */
+  event(value: unknown): void {
+    const event = value as Record<string, unknown>;
+    let rank = value !== null && typeof value === 'object' && !Array.isArray(value) ? 0 : -1;
+    if (rank === 0)
+      for (const name in event) {
+        const next = eventKeyRank(name);
+        if (next <= rank || !ownProperty.call(event, name)) {
+          rank = -1;
+          break;
+        }
+        rank = next;
+      }
+    if (rank <= 0 || !isPlainObject(event)) {
+      this.value(event, 0);
       return;
     }
+    let comma: boolean;
+    const { seq, type, at } = event;
+    if (typeof seq === 'number' && typeof type === 'string' && typeof at === 'string') {
+      // The envelope's repeated parts (`,"type":…`, `,"at":…`) are copied from cached bytes.
+      this.raw(SEQ_OPEN);
+      this.ascii(Number.isFinite(seq) ? String(seq) : 'null');
+      let typeBytes = this.types.get(type);
+      if (typeBytes === undefined) {
+        if (this.types.size >= MAX_CACHED_KEYS) this.types.clear();
+        typeBytes = utf8Bytes(`,"type":${JSON.stringify(type)}`);
+        this.types.set(type, typeBytes);
+      }
+      this.raw(typeBytes);
+      if (at !== this.lastAt) {
+        this.lastAt = at;
+        this.lastAtBytes = utf8Bytes(`,"at":${JSON.stringify(at)}`);
+      }
+      this.raw(this.lastAtBytes);
+      comma = true;
+    } else {
+      this.room(1);
+      this.bytes[this.position++] = 0x7b;
+      comma = this.member(EVENT_KEYS[0]!, seq, false);
+      comma = this.member(EVENT_KEYS[1]!, type, comma);
+      comma = this.member(EVENT_KEYS[2]!, at, comma);
+    }
+    comma = this.member(EVENT_KEYS[3]!, event.body, comma);
+    comma = this.member(EVENT_KEYS[4]!, event.turn, comma);
+    comma = this.member(EVENT_KEYS[5]!, event.step, comma);
+    if (event.surfaceOp === APPEND_OP) this.raw(SURFACE_APPEND);
+    else comma = this.member(EVENT_KEYS[6]!, event.surfaceOp, comma);
+    this.member(EVENT_KEYS[7]!, event.sourceEventSeqs, comma);
+    this.room(1);
+    this.bytes[this.position++] = 0x7d;
   }
-  const escaped = JSON.stringify(text);
-  room(escaped.length * 3);
-  position = start + bytes.write(escaped, start);
-}
 
-function writeKey(key: string): void {
-  let encoded = keys.get(key);
-  if (encoded === undefined) {
-    encoded = Buffer.from(`${JSON.stringify(key)}:`, 'utf8');
-    if (keys.size < MAX_CACHED_KEYS) keys.set(key, encoded);
+  /** Copies bytes as they are. */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    if (bytes.length > SHORT) {
+      this.bytes.set(bytes, this.position);
+      this.position += bytes.length;
+      return;
+    }
+    const target = this.bytes;
+    let at = this.position;
+    for (let i = 0; i < bytes.length; i++) target[at++] = bytes[i]!;
+    this.position = at;
   }
-  room(encoded.length);
-  const bytes = arena!.bytes;
-  if (encoded.length > SHORT) {
-    bytes.set(encoded, position);
-    position += encoded.length;
-  } else for (let i = 0; i < encoded.length; i++) bytes[position++] = encoded[i]!;
+
+  /** Writes `,"key":value` (no comma first) unless JSON leaves the value out; says whether it wrote. */
+  member(key: Uint8Array, item: unknown, comma: boolean): boolean {
+    const kind = typeof item;
+    if (kind === 'undefined' || kind === 'function' || kind === 'symbol') return comma;
+    this.room(key.length + 1);
+    const bytes = this.bytes;
+    let at = this.position;
+    if (comma) bytes[at++] = 0x2c;
+    for (let i = 0; i < key.length; i++) bytes[at++] = key[i]!;
+    this.position = at;
+    this.value(item, 1);
+    return true;
+  }
+
+  array(items: readonly unknown[], depth: number): void {
+    this.room(2 + items.length);
+    this.bytes[this.position++] = 0x5b;
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) this.bytes[this.position++] = 0x2c;
+      const item = items[i];
+      const kind = typeof item;
+      if (kind === 'undefined' || kind === 'function' || kind === 'symbol') this.ascii('null');
+      else this.value(item, depth + 1);
+    }
+    this.bytes[this.position++] = 0x5d;
+  }
+
+  object(object: Record<string, unknown>, depth: number): void {
+    this.room(1);
+    this.bytes[this.position++] = 0x7b;
+    let first = true;
+    for (const name in object) {
+      if (!ownProperty.call(object, name)) continue;
+      const item = object[name];
+      const kind = typeof item;
+      if (kind === 'undefined' || kind === 'function' || kind === 'symbol') continue;
+      if (!first) {
+        this.room(1);
+        this.bytes[this.position++] = 0x2c;
+      }
+      first = false;
+      this.key(name);
+      this.value(item, depth + 1);
+    }
+    this.room(1);
+    this.bytes[this.position++] = 0x7d;
+  }
 }
 
-/** Anything unusual (class instances, `toJSON`, deep nesting) is left to JSON.stringify. */
-function writeStringified(value: unknown): void {
-  const text = JSON.stringify(value) ?? 'null';
-  room(text.length * 3);
-  position += arena!.bytes.write(text, position);
-}
+const EVENT_KEYS = [
+  'seq',
+  'type',
+  'at',
+  'body',
+  'turn',
+  'step',
+  'surfaceOp',
+  'sourceEventSeqs',
+].map((name) => utf8Bytes(`"${name}":`));
 
-/** Writes `value` exactly as `JSON.stringify` would. */
-function writeValue(value: unknown, depth: number): void {
-  const kind = typeof value;
-  if (kind === 'string') writeString(value as string);
-  else if (kind === 'number') {
-    writeAscii(Number.isFinite(value) ? String(value) : 'null');
-  } else if (kind === 'boolean') writeAscii(value ? 'true' : 'false');
-  else if (value === null) writeAscii('null');
-  else if (kind === 'object' && depth < MAX_DEPTH) {
-    if (Array.isArray(value)) writeArray(value, depth);
-    else if (isPlainObject(value as object)) writeObject(value as Record<string, unknown>, depth);
-    else writeStringified(value);
-  } else writeStringified(value);
+const SEQ_OPEN = utf8Bytes('{"seq":');
+const SURFACE_APPEND = utf8Bytes(',"surfaceOp":{"op":"append"}');
+
+/** Ranks (from 1) of a session event's keys in the order `Session` builds them; 0 for others. */
+function eventKeyRank(name: string): number {
+  switch (name) {
+    case 'seq':
+      return 1;
+    case 'type':
+      return 2;
+    case 'at':
+      return 3;
+    case 'body':
+      return 4;
+    case 'turn':
+      return 5;
+    case 'step':
+      return 6;
+    case 'surfaceOp':
+      return 7;
+    case 'sourceEventSeqs':
+      return 8;
+    default:
+      return 0;
+  }
 }
 
 /** A plain object without `toJSON`, which JSON.stringify would call. */
@@ -111,41 +305,7 @@ function isPlainObject(value: object): boolean {
   );
 }
 
-function writeArray(items: readonly unknown[], depth: number): void {
-  room(2 + items.length);
-  const bytes = arena!.bytes;
-  bytes[position++] = 0x5b;
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) bytes[position++] = 0x2c;
-    const item = items[i];
-    const kind = typeof item;
-    if (kind === 'undefined' || kind === 'function' || kind === 'symbol') writeAscii('null');
-    else writeValue(item, depth + 1);
-  }
-  bytes[position++] = 0x5d;
-}
-
-function writeObject(object: Record<string, unknown>, depth: number): void {
-  room(1);
-  const bytes = arena!.bytes;
-  bytes[position++] = 0x7b;
-  let first = true;
-  for (const key in object) {
-    if (!Object.hasOwn(object, key)) continue;
-    const item = object[key];
-    const kind = typeof item;
-    if (kind === 'undefined' || kind === 'function' || kind === 'symbol') continue;
-    if (!first) {
-      room(1);
-      bytes[position++] = 0x2c;
-    }
-    first = false;
-    writeKey(key);
-    writeValue(item, depth + 1);
-  }
-  room(1);
-  bytes[position++] = 0x7d;
-}
+let encoder: LineEncoder | undefined;
 
 /**
  * Encodes `value` as one JSONL line (its `JSON.stringify` text and a newline), byte for byte what
@@ -158,26 +318,25 @@ function writeObject(object: Record<string, unknown>, depth: number): void {
  * @throws whatever `JSON.stringify` throws for the value (a cycle, a BigInt).
  */
 export function encodeJsonLine(value: unknown): number {
-  if (busy) return -1;
-  arena ??= createScanArena(ARENA_PAGES);
-  busy = true;
-  position = 0;
-  limit = arena.bytes.length;
+  encoder ??= new LineEncoder();
+  if (encoder.busy) return -1;
+  encoder.busy = true;
+  encoder.position = 0;
   try {
-    writeValue(value, 0);
-    room(1);
-    arena.bytes[position++] = 0x0a;
-    return position;
+    encoder.event(value);
+    encoder.room(1);
+    encoder.bytes[encoder.position++] = 0x0a;
+    return encoder.position;
   } catch (error) {
     if (error === FULL) return -1;
     throw error;
   } finally {
-    busy = false;
+    encoder.busy = false;
   }
 }
 
 /** The arena holding the line last encoded by {@link encodeJsonLine}. */
 export function encodedLineBytes(): Buffer {
-  arena ??= createScanArena(ARENA_PAGES);
-  return arena.bytes;
+  encoder ??= new LineEncoder();
+  return encoder.bytes;
 }

@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createScanArena } from './escape-scan.js';
+import { encodedLineBytes, encodeJsonLine } from './json-line.js';
+
+/** The encoded line as bytes (a copy), or the string the caller is told to write instead. */
+function encoded(value: unknown): Buffer | undefined {
+  const length = encodeJsonLine(value);
+  return length < 0 ? undefined : Buffer.from(encodedLineBytes().subarray(0, length));
+}
+
+const expected = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value)}\n`, 'utf8');
+
+describe('escape scan', () => {
+  it('runs in WebAssembly and flags exactly the bytes JSON escapes, at any position and length', () => {
+    const arena = createScanArena(1);
+    expect(String(arena.dirty)).toContain('native code');
+    for (let length = 0; length <= 40; length++) {
+      arena.bytes.fill(0x61, 0, 64);
+      expect(arena.dirty(3, 3 + length)).toBe(0);
+      for (let at = 0; at < length; at++) {
+        for (const byte of [0x00, 0x0a, 0x1f, 0x22, 0x5c]) {
+          arena.bytes.fill(0x61, 0, 64);
+          arena.bytes[3 + at] = byte;
+          expect(arena.dirty(3, 3 + length)).toBe(1);
+        }
+        arena.bytes.fill(0x61, 0, 64);
+        arena.bytes[3 + at] = 0x7f;
+        arena.bytes[3 + length] = 0x22; // just past the end: not looked at
+        expect(arena.dirty(3, 3 + length)).toBe(0);
+      }
+    }
+  });
+});
+
+describe('encodeJsonLine', () => {
+  it('gives the bytes of JSON.stringify plus a newline for any JSON value', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 80 }),
+      fc.string({ unit: 'grapheme-ascii', minLength: 30, maxLength: 200 }),
+      fc.string({
+        unit: fc.constantFrom('a', '"', '\\', '\n', '\u0001', 'é', '😀', '\ud800'),
+        maxLength: 60,
+      }),
+    );
+    const number = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, 1e21, 5e-324));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        number,
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.dictionary(text, tie('node'), { maxKeys: 4 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, (body) => {
+        const event = { seq: 7, type: 'user/message', at: new Date(0).toISOString(), body };
+        expect(encoded(event)).toEqual(expected(event));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('follows JSON.stringify for values JSON has no place for', () => {
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const cases: unknown[] = [
+      { a: undefined, b: () => 1, c: Symbol('s'), d: 1 },
+      [undefined, () => 1, Symbol('s'), Number.NaN, Number.POSITIVE_INFINITY],
+      { when: new Date(0), point: new Point(2), map: new Map([[1, 2]]) },
+      { custom: { toJSON: () => 'replaced' } },
+      Object.assign(Object.create(null), { bare: true }),
+      { '\u0000key"\\': 'é\ud800', 7: 'numeric keys first' },
+    ];
+    for (const value of cases) expect(encoded(value)).toEqual(expected(value));
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100; i++) deep = { next: deep };
+    expect(encoded(deep)).toEqual(expected(deep));
+  });
+
+  it('throws what JSON.stringify throws and leaves the next line intact', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    for (let i = 0; i < 70; i++) cyclic.self = { wrap: cyclic.self };
+    expect(() => encodeJsonLine(cyclic)).toThrow(TypeError);
+    expect(() => encodeJsonLine({ big: 10n })).toThrow(TypeError);
+    expect(encoded({ ok: 1 })).toEqual(expected({ ok: 1 }));
+  });
+
+  it('asks for JSON.stringify on a line larger than its arena, and when called from a toJSON', () => {
+    expect(encodeJsonLine({ text: 'x'.repeat(2 * 1024 * 1024) })).toBe(-1);
+    let inner = 0;
+    const toJSON = (): string => {
+      inner = encodeJsonLine({ nested: true });
+      return 'v';
+    };
+    const outer = { value: { toJSON } };
+    expect(encoded(outer)).toEqual(expected({ value: 'v' }));
+    expect(inner).toBe(-1);
+  });
+});

@@ -231,7 +231,7 @@ const small = await measure(100, 60, 300);
 console.log(
   `100 messages: step ${small.step.toFixed(2)} ms, client alone ${small.client.toFixed(2)} ms, raw POST ${small.raw.toFixed(2)} ms, body ${small.bytes} bytes`,
 );
-const large = await measure(10_000, 20, 0);
+const large = await measure(10_000, 40, 0);
 console.log(
   `10,000 messages: step ${large.step.toFixed(2)} ms, client alone ${large.client.toFixed(2)} ms, raw POST ${large.raw.toFixed(2)} ms, body ${large.bytes} bytes`,
 );

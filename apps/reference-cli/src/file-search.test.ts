@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileReferencesOf, searchWorkspaceFiles } from './file-search.js';
+import { checkWorkspaceReference, fileReferencesOf, searchWorkspaceFiles } from './file-search.js';
 
 function workspace(): string {
   const root = mkdtempSync(join(tmpdir(), 'spine-search-'));
@@ -42,6 +42,19 @@ describe('searchWorkspaceFiles', () => {
     const all = searchWorkspaceFiles(cwd, '').map((r) => r.path);
     expect(all).not.toContain('escape.txt');
     expect(all).toContain('inside.ts');
+  });
+
+  it('checks one @path reference against the boundary, excludes and the disk', () => {
+    const cwd = workspace();
+    expect(checkWorkspaceReference(cwd, 'src/app.ts')).toBe('ok');
+    expect(checkWorkspaceReference(cwd, 'src/')).toBe('ok');
+    expect(checkWorkspaceReference(cwd, 'src/nope.ts')).toBe('missing');
+    expect(checkWorkspaceReference(cwd, '../secret.txt')).toBe('refused');
+    expect(checkWorkspaceReference(cwd, '/etc/passwd')).toBe('refused');
+    expect(checkWorkspaceReference(cwd, 'escape.txt')).toBe('refused');
+    expect(
+      checkWorkspaceReference(cwd, 'node_modules/pkg/app.js', { exclude: ['node_modules/**'] }),
+    ).toBe('refused');
   });
 
   it('stops at the result limit', () => {

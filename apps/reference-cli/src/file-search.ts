@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { createExcludeMatcher } from '@spine/tool-runtime';
 
@@ -79,6 +79,25 @@ function kindInside(root: string, path: string): FileSearchResult['kind'] | unde
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Checks one `@path` reference: `refused` for `..`, absolute paths, excluded paths and symlinks
+ * that lead outside the workspace; `missing` when nothing is there; else `ok`.
+ */
+export function checkWorkspaceReference(
+  root: string,
+  reference: string,
+  options: { exclude?: readonly string[] } = {},
+): 'ok' | 'missing' | 'refused' {
+  const path = reference.replaceAll('\\', '/').replace(/\/+$/, '');
+  if (path === '' || isAbsolute(path) || path.split('/').includes('..')) return 'refused';
+  if (createExcludeMatcher(options.exclude ?? [])(path)) return 'refused';
+  const realRoot = realpathSync(root);
+  const full = join(realRoot, path);
+  if (!existsSync(full)) return 'missing';
+  const rel = relative(realRoot, realpathSync(full));
+  return rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel) ? 'refused' : 'ok';
 }
 
 /** Finds `@path` references in a line of input (`@src/a.ts`), in order. */

@@ -34,9 +34,10 @@ describe('interactive slash commands', () => {
       await terminal.waitFor(/›$/);
       terminal.type('/reasoning');
       await terminal.waitFor(/reasoning collapsed/);
-      terminal.type('hello');
+      terminal.type('hello, see @missing.txt');
       const first = await terminal.waitFor(/First answer\.[\s\S]*context .*\n›$/);
       expect(first).toContain('thinking… (collapsed; /reasoning shows it)');
+      expect(first).toContain('@missing.txt: no such file in this workspace');
       expect(first).not.toContain('private chain of thought');
 
       terminal.type('/help');

@@ -4,7 +4,7 @@ import { type AgentSession, startAgentSession } from '../agent-session.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import type { SpineConfig } from '../config/schema.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { searchWorkspaceFiles } from '../file-search.js';
+import { checkWorkspaceReference, fileReferencesOf, searchWorkspaceFiles } from '../file-search.js';
 import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
 import { preview, type Style, styleFor } from '../present/style.js';
 import { reportError } from '../report-error.js';
@@ -177,6 +177,7 @@ class Repl {
       this.#active.agent.enqueue(line, 'next-step');
       return;
     }
+    this.#checkReferences(line);
     this.#startTurn(line);
   }
 
@@ -253,6 +254,21 @@ class Repl {
           this.#prompt();
         });
       this.#turn = { controller, done };
+    }
+  }
+
+  /** Warns about `@path` references that are refused (outside, excluded) or do not exist. */
+  #checkReferences(line: string): void {
+    for (const reference of fileReferencesOf(line)) {
+      const verdict = checkWorkspaceReference(this.#cwd, reference, {
+        exclude: this.#config.tools.exclude,
+      });
+      if (verdict === 'missing')
+        this.#print(this.#style.yellow(`@${reference}: no such file in this workspace`));
+      if (verdict === 'refused')
+        this.#print(
+          this.#style.yellow(`@${reference}: refused (outside the workspace or excluded)`),
+        );
     }
   }
 

@@ -36,8 +36,6 @@ interface Timing {
 
 async function measure(run: () => void | Promise<void>): Promise<Timing> {
   gc();
-  // Let V8's background sweeping after the collection finish, so it does not compete for the cores.
-  await new Promise((resolve) => setTimeout(resolve, 30));
   const cpu = process.cpuUsage();
   const start = performance.now();
   await run();

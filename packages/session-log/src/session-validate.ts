@@ -1,5 +1,6 @@
-import type { AppendOptions, SurfaceOp } from '@spine/protocol';
+import type { AppendOptions, SessionEvent, SurfaceOp } from '@spine/protocol';
 import { IllegalSurfaceOpError, InvalidEventError } from './errors.js';
+import { nowIso } from './internal/clock.js';
 import { APPEND_OP } from './internal/event-check.js';
 
 /** Append options after validation, normalised to fresh objects. */
@@ -94,4 +95,27 @@ export function checkAppendOptions(
     sources = [...sourceEventSeqs];
   }
   return { turn, step, surfaceOp: op, sourceEventSeqs: sources };
+}
+
+/**
+ * Builds an appended event with its fields in the stored order. The common shapes are single
+ * object literals, so V8 keeps every field in the object instead of a separately allocated store.
+ */
+export function buildEvent<Body>(
+  seq: number,
+  type: string,
+  body: Body,
+  checked: CheckedAppendOptions,
+): SessionEvent<Body> {
+  const at = nowIso();
+  const { turn, step, surfaceOp, sourceEventSeqs } = checked;
+  if (turn === undefined && step === undefined && sourceEventSeqs === undefined) {
+    return surfaceOp ? { seq, type, at, body, surfaceOp } : { seq, type, at, body };
+  }
+  const event: SessionEvent<Body> = { seq, type, at, body };
+  if (turn !== undefined) event.turn = turn;
+  if (step !== undefined) event.step = step;
+  if (surfaceOp) event.surfaceOp = surfaceOp;
+  if (sourceEventSeqs) event.sourceEventSeqs = sourceEventSeqs;
+  return event;
 }

@@ -21,7 +21,6 @@ import {
   UnknownEventTypeError,
 } from './errors.js';
 import { EventTypeRegistry } from './event-types.js';
-import { nowIso } from './internal/clock.js';
 import { isPlainJson } from './internal/json-check.js';
 import { SessionListeners } from './internal/listeners.js';
 import { createDefaultProjector } from './projector.js';
@@ -29,7 +28,7 @@ import { MessageDeriver } from './session-derive.js';
 import { currentFormatEvents, headerEvent } from './session-format.js';
 import { planRecovery } from './session-recovery.js';
 import { SurfaceState } from './session-surface.js';
-import { checkAppendOptions } from './session-validate.js';
+import { buildEvent, checkAppendOptions } from './session-validate.js';
 import type { SessionCreateOptions, SessionForkOptions, SessionOpenOptions } from './types.js';
 
 interface SessionInit {
@@ -205,26 +204,17 @@ export class Session implements SessionLog {
       lastTurn: this.lastTurn,
       lastStep: this.lastStep,
     });
-    const event: SessionEvent<Body> = {
-      seq: this.log.length + 1,
-      type,
-      at: nowIso(),
-      body,
-    };
-    if (checked.turn !== undefined) event.turn = checked.turn;
-    if (checked.step !== undefined) event.step = checked.step;
+    if (checked.surfaceOp && !entry.surface) {
+      throw new IllegalSurfaceOpError({
+        type,
+        reason: 'this event type does not take part in the surface',
+      });
+    }
+    const event = buildEvent(this.log.length + 1, type, body, checked);
     if (checked.surfaceOp) {
-      if (!entry.surface) {
-        throw new IllegalSurfaceOpError({
-          type,
-          reason: 'this event type does not take part in the surface',
-        });
-      }
-      event.surfaceOp = checked.surfaceOp;
       const illegal = this.surfaceState.check(event, checked.surfaceOp);
       if (illegal) throw new IllegalSurfaceOpError({ type, reason: illegal });
     }
-    if (checked.sourceEventSeqs) event.sourceEventSeqs = checked.sourceEventSeqs;
     try {
       this.writer.append([event]);
     } catch (error) {

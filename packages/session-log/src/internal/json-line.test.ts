@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createScanArena } from './escape-scan.js';
-import { encodedLineBytes, encodeJsonLine } from './json-line.js';
+import { encodeJsonLine, jsonLineArena } from './json-line.js';
 
-/** The encoded line as bytes (a copy), or the string the caller is told to write instead. */
-function encoded(value: unknown): Buffer | undefined {
-  const length = encodeJsonLine(value);
-  return length < 0 ? undefined : Buffer.from(encodedLineBytes().subarray(0, length));
+/** The encoded line as bytes (a copy), or undefined when it does not fit. */
+function encoded(value: unknown, start = 0): Buffer | undefined {
+  const end = encodeJsonLine(value, start);
+  return end < 0 ? undefined : Buffer.from(jsonLineArena().subarray(start, end));
 }
 
 const expected = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value)}\n`, 'utf8');
@@ -86,20 +86,29 @@ describe('encodeJsonLine', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
     for (let i = 0; i < 70; i++) cyclic.self = { wrap: cyclic.self };
-    expect(() => encodeJsonLine(cyclic)).toThrow(TypeError);
-    expect(() => encodeJsonLine({ big: 10n })).toThrow(TypeError);
+    expect(() => encodeJsonLine(cyclic, 0)).toThrow(TypeError);
+    expect(() => encodeJsonLine({ big: 10n }, 0)).toThrow(TypeError);
     expect(encoded({ ok: 1 })).toEqual(expected({ ok: 1 }));
   });
 
-  it('asks for JSON.stringify on a line larger than its arena, and when called from a toJSON', () => {
-    expect(encodeJsonLine({ text: 'x'.repeat(2 * 1024 * 1024) })).toBe(-1);
-    let inner = 0;
+  it('appends after earlier lines without touching them, and reports a line that does not fit', () => {
+    const first = encodeJsonLine({ seq: 1 }, 0);
+    const second = encodeJsonLine({ seq: 2, body: 'x'.repeat(100) }, first);
+    expect(jsonLineArena().subarray(0, second).toString()).toBe(
+      `${JSON.stringify({ seq: 1 })}\n${JSON.stringify({ seq: 2, body: 'x'.repeat(100) })}\n`,
+    );
+    const size = jsonLineArena().length;
+    expect(encodeJsonLine({ text: 'x'.repeat(2 * 1024 * 1024) }, second)).toBe(-1);
+    expect(encodeJsonLine({ text: 'x'.repeat(100) }, size - 50)).toBe(-1);
+    expect(jsonLineArena().subarray(0, second).toString()).toContain('"seq":1');
+  });
+
+  it('refuses to run re-entrantly, from a toJSON called during an encode', () => {
     const toJSON = (): string => {
-      inner = encodeJsonLine({ nested: true });
+      encodeJsonLine({ nested: true }, 0);
       return 'v';
     };
-    const outer = { value: { toJSON } };
-    expect(encoded(outer)).toEqual(expected({ value: 'v' }));
-    expect(inner).toBe(-1);
+    expect(() => encodeJsonLine({ value: { toJSON } }, 0)).toThrow(/not re-entrant/);
+    expect(encoded({ ok: 2 })).toEqual(expected({ ok: 2 }));
   });
 });

@@ -1,7 +1,7 @@
 import { createScanArena } from './escape-scan.js';
 import { APPEND_OP } from './event-check.js';
 
-/** The shared arena one line is encoded into: 1 MiB; longer lines use JSON.stringify. */
+/** The shared arena lines are encoded into: 1 MiB; a longer line is left to JSON.stringify. */
 const ARENA_PAGES = 16;
 const MAX_DEPTH = 64;
 /** Escaped object keys (`"key":`) are cached up to this many distinct keys. */
@@ -310,18 +310,18 @@ let encoder: LineEncoder | undefined;
 /**
  * Encodes `value` as one JSONL line (its `JSON.stringify` text and a newline), byte for byte what
  * `JSON.stringify` gives, in one walk that copies strings instead of escaping them character by
- * character. Returns the line's length in bytes; the line is the start of {@link encodedLineBytes},
- * valid only until the next call, so copy or write it at once. Returns -1 when the caller should
- * use `JSON.stringify` instead: a line larger than the arena, or a re-entrant call (from a `toJSON`
- * during an encode).
+ * character. The line goes into the shared arena ({@link jsonLineArena}) at `start`, leaving the
+ * bytes before it alone, and the end offset is returned; -1 means the line does not fit between
+ * `start` and the end of the arena (nothing before `start` is touched either way).
  *
- * @throws whatever `JSON.stringify` throws for the value (a cycle, a BigInt).
+ * @throws whatever `JSON.stringify` throws for the value (a cycle, a BigInt), and an Error when
+ *   called while an encode is running (from a `toJSON`), which would clobber the arena.
  */
-export function encodeJsonLine(value: unknown): number {
+export function encodeJsonLine(value: unknown, start: number): number {
   encoder ??= new LineEncoder();
-  if (encoder.busy) return -1;
+  if (encoder.busy) throw new Error('JSONL encoding is not re-entrant: do not append from toJSON');
   encoder.busy = true;
-  encoder.position = 0;
+  encoder.position = start;
   try {
     encoder.event(value);
     encoder.room(1);
@@ -335,8 +335,8 @@ export function encodeJsonLine(value: unknown): number {
   }
 }
 
-/** The arena holding the line last encoded by {@link encodeJsonLine}. */
-export function encodedLineBytes(): Buffer {
+/** The shared arena {@link encodeJsonLine} writes into (1 MiB, WebAssembly memory when available). */
+export function jsonLineArena(): Buffer {
   encoder ??= new LineEncoder();
   return encoder.bytes;
 }

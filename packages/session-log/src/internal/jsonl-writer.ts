@@ -2,11 +2,14 @@ import { closeSync, fdatasyncSync, writeSync } from 'node:fs';
 import type { OpenedSession, SessionEvent } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
-import { encodedLineBytes, encodeJsonLine } from './json-line.js';
+import { encodeJsonLine, jsonLineArena } from './json-line.js';
 
-/** The pending buffer holds at least this many bytes and at most 16 MiB, whatever `flushBytes` says. */
-const MIN_CAPACITY = 4096;
-const MAX_CAPACITY = 16 * 1024 * 1024;
+/**
+ * The writer whose pending lines sit at the start of the shared encoder arena. Lines are encoded
+ * straight into the arena and written from it, never copied; when another writer appends, the
+ * owner's pending lines are written out first (an early write, which no fsync policy forbids).
+ */
+let arenaOwner: JsonlWriter | undefined;
 
 /** Writers with unwritten events, written synchronously if the process exits without closing them. */
 const live = new Set<JsonlWriter>();
@@ -41,8 +44,7 @@ export interface JsonlWriterInit {
 export class JsonlWriter implements OpenedSession {
   readonly events: readonly SessionEvent[];
   readonly repaired: OpenedSession['repaired'];
-  /** Encoded lines not yet written: `pending[0..pendingLength)`, allocated on the first append. */
-  private pending: Buffer | undefined;
+  /** Encoded lines not yet written: `jsonLineArena()[0..pendingLength)`, only while the arena owner. */
   private pendingLength = 0;
   /** Counts write calls, so a failed batch knows whether it can be taken back. */
   private writes = 0;
@@ -63,6 +65,7 @@ export class JsonlWriter implements OpenedSession {
       });
     }
     if (this.failure) throw this.failure;
+    if (arenaOwner !== this) this.takeArena();
     const mark = this.pendingLength;
     const writes = this.writes;
     try {
@@ -117,6 +120,8 @@ export class JsonlWriter implements OpenedSession {
       }
     } finally {
       live.delete(this);
+      if (arenaOwner === this) arenaOwner = undefined;
+      this.pendingLength = 0;
       closeSync(this.init.fd);
       this.init.release();
     }
@@ -131,27 +136,36 @@ export class JsonlWriter implements OpenedSession {
     }
   }
 
+  /** Becomes the arena owner, writing out the previous owner's pending lines. */
+  private takeArena(): void {
+    const previous = arenaOwner;
+    if (previous && previous.pendingLength > 0) {
+      try {
+        previous.writePending();
+      } catch {
+        // Recorded as the previous owner's failure, which its next call reports.
+      }
+    }
+    arenaOwner = this;
+    this.pendingLength = 0;
+  }
+
   /**
-   * Adds one event's line to the pending buffer, writing the buffer first when the line does not
-   * fit; a line larger than the whole buffer is written on its own. Nothing is added when encoding
+   * Encodes one event's line after the pending ones, writing those first when the line does not
+   * fit; a line larger than the whole arena is written on its own. Nothing is added when encoding
    * throws.
    */
   private encode(event: SessionEvent): void {
-    const length = encodeJsonLine(event);
-    if (length < 0) {
-      const text = `${JSON.stringify(event)}\n`;
+    let end = encodeJsonLine(event, this.pendingLength);
+    if (end < 0 && this.pendingLength > 0) {
       this.writePending();
-      this.writeText(text);
+      end = encodeJsonLine(event, 0);
+    }
+    if (end < 0) {
+      this.writeText(`${JSON.stringify(event)}\n`);
       return;
     }
-    const capacity = Math.min(Math.max(this.init.flushBytes, MIN_CAPACITY), MAX_CAPACITY);
-    this.pending ??= Buffer.allocUnsafe(capacity);
-    if (this.pendingLength + length > capacity) this.writePending();
-    if (length > capacity) {
-      this.writeBytes(encodedLineBytes(), length);
-      return;
-    }
-    this.pendingLength += encodedLineBytes().copy(this.pending, this.pendingLength, 0, length);
+    this.pendingLength = end;
   }
 
   private writePending(): void {
@@ -163,7 +177,7 @@ export class JsonlWriter implements OpenedSession {
     if (this.pendingLength === 0) return;
     const length = this.pendingLength;
     this.pendingLength = 0;
-    this.writeBytes(this.pending!, length);
+    this.writeBytes(jsonLineArena(), length);
   }
 
   private writeText(text: string): void {

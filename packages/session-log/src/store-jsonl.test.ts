@@ -198,6 +198,27 @@ describe('JSONL store', () => {
     expect(lines).toEqual(appended.map((event) => JSON.stringify(event)));
   });
 
+  it('keeps interleaved sessions apart and in order while they share the encoder arena', async () => {
+    const store = createJsonlStore({ dir, fsync: 'never', flushIntervalMs: 60_000 });
+    const sessions = [
+      await Session.create({ store, id: 'a' }),
+      await Session.create({ store, id: 'b' }),
+    ];
+    for (let i = 0; i < 300; i++) {
+      const content = `${i}:${'z'.repeat(i % 7 === 0 ? 900 : 10)}`;
+      sessions[i % 3 === 0 ? 1 : 0]!.append('user/message', { content, source: 'user' }, surface);
+    }
+    for (const session of sessions) await session.close();
+    for (const [index, id] of ['a', 'b'].entries()) {
+      const lines = readFileSync(join(dir, `${id}.jsonl`), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(1);
+      const expected = sessions[index]!.events({ from: 2 }).map((event) => JSON.stringify(event));
+      expect(lines).toEqual(expected);
+    }
+  });
+
   it('refuses session ids that are not safe file names', async () => {
     const store = createJsonlStore({ dir });
     await expect(Session.create({ store, id: '../escape' })).rejects.toThrow(/safe file name/);

@@ -35,7 +35,7 @@ export interface JsonlStoreOptions {
    * `checkpoint()`, `flush()` and `close()`. `never`: synced only on `flush()`.
    */
   fsync?: FsyncPolicy;
-  /** With buffered policies, write the group once this many characters are pending (default 64 KiB). */
+  /** With buffered policies, write the group once this many bytes are pending (default 64 KiB, at most 1 MiB). */
   flushBytes?: number;
   /** With buffered policies, write pending lines after this many ms (default 20). */
   flushIntervalMs?: number;

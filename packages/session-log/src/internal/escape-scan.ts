@@ -100,10 +100,11 @@ export interface ScanArena {
 
 /**
  * Creates an arena of `pages` × 64 KiB whose `dirty` scan runs in WebAssembly SIMD, or in JS when
- * this runtime cannot compile the module.
+ * this runtime cannot compile the module (or `wasm` is false, for tests).
  */
-export function createScanArena(pages: number): ScanArena {
+export function createScanArena(pages: number, options: { wasm?: boolean } = {}): ScanArena {
   try {
+    if (options.wasm === false) throw new Error('WebAssembly not wanted');
     const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
     const memory = new wasm.Memory({ initial: pages, maximum: pages });
     const instance = new wasm.Instance(new wasm.Module(MODULE_BYTES), { env: { memory } });

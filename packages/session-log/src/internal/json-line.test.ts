@@ -12,26 +12,30 @@ function encoded(value: unknown, start = 0): Buffer | undefined {
 const expected = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value)}\n`, 'utf8');
 
 describe('escape scan', () => {
-  it('runs in WebAssembly and flags exactly the bytes JSON escapes, at any position and length', () => {
-    const arena = createScanArena(1);
-    expect(String(arena.dirty)).toContain('native code');
-    for (let length = 0; length <= 40; length++) {
-      arena.bytes.fill(0x61, 0, 64);
-      expect(arena.dirty(3, 3 + length)).toBe(0);
-      for (let at = 0; at < length; at++) {
-        for (const byte of [0x00, 0x0a, 0x1f, 0x22, 0x5c]) {
-          arena.bytes.fill(0x61, 0, 64);
-          arena.bytes[3 + at] = byte;
-          expect(arena.dirty(3, 3 + length)).toBe(1);
-        }
-        arena.bytes.fill(0x61, 0, 64);
-        arena.bytes[3 + at] = 0x7f;
-        arena.bytes[3 + length] = 0x22; // just past the end: not looked at
-        expect(arena.dirty(3, 3 + length)).toBe(0);
-      }
-    }
+  it('runs in WebAssembly, and like its JS fallback flags exactly the bytes JSON escapes', () => {
+    expect(String(createScanArena(1).dirty)).toContain('native code');
+    for (const wasm of [true, false]) checkScan(createScanArena(1, { wasm }));
   });
 });
+
+/** Checks `dirty` over every position and length up to 40 bytes, for each byte JSON escapes. */
+function checkScan(arena: ReturnType<typeof createScanArena>): void {
+  for (let length = 0; length <= 40; length++) {
+    arena.bytes.fill(0x61, 0, 64);
+    expect(arena.dirty(3, 3 + length)).toBe(0);
+    for (let at = 0; at < length; at++) {
+      for (const byte of [0x00, 0x0a, 0x1f, 0x22, 0x5c]) {
+        arena.bytes.fill(0x61, 0, 64);
+        arena.bytes[3 + at] = byte;
+        expect(arena.dirty(3, 3 + length)).toBe(1);
+      }
+      arena.bytes.fill(0x61, 0, 64);
+      arena.bytes[3 + at] = 0x7f;
+      arena.bytes[3 + length] = 0x22; // just past the end: not looked at
+      expect(arena.dirty(3, 3 + length)).toBe(0);
+    }
+  }
+}
 
 describe('encodeJsonLine', () => {
   it('gives the bytes of JSON.stringify plus a newline for any JSON value', () => {

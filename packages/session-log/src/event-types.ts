@@ -12,6 +12,59 @@ interface EventTypeEntry {
 type Loose = Record<string, unknown>;
 const OUTCOMES: ReadonlySet<string> = new Set(ToolResultBodySchema.shape.outcome.unwrap().options);
 
+function optionalString(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** One assistant part as `AssistantPartSchema` accepts it (text, reasoning or tool call). */
+function isAssistantPart(part: unknown): boolean {
+  if (part === null || typeof part !== 'object') return false;
+  const loose = part as Loose;
+  switch (loose.type) {
+    case 'text':
+      return typeof loose.text === 'string';
+    case 'reasoning':
+      return (
+        typeof loose.text === 'string' &&
+        optionalString(loose.signature) &&
+        optionalString(loose.redactedData)
+      );
+    case 'tool-call':
+      return (
+        typeof loose.id === 'string' &&
+        typeof loose.name === 'string' &&
+        typeof loose.arguments === 'string'
+      );
+    default:
+      return false;
+  }
+}
+
+/** A usage record as `UsageSchema` accepts it (every bucket a non-negative integer). */
+function isUsage(usage: unknown): boolean {
+  if (usage === null || typeof usage !== 'object') return false;
+  const loose = usage as Loose;
+  return (
+    isCount(loose.inputTokens) &&
+    isCount(loose.cacheReadTokens) &&
+    isCount(loose.cacheWriteTokens) &&
+    isCount(loose.outputTokens) &&
+    (loose.reasoningTokens === undefined || isCount(loose.reasoningTokens)) &&
+    (loose.costUsd === undefined ||
+      (typeof loose.costUsd === 'number' && Number.isFinite(loose.costUsd) && loose.costUsd >= 0))
+  );
+}
+
+function isAssistantContent(content: unknown): boolean {
+  if (!Array.isArray(content)) return false;
+  for (let i = 0; i < content.length; i++) if (!isAssistantPart(content[i])) return false;
+  return true;
+}
+
 /**
  * Hand-written checks for the hottest built-in bodies. Each accepts only bodies its zod schema
  * accepts (anything unusual, such as `meta`, falls through to zod), so it is a pure speed-up.
@@ -22,6 +75,14 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
     typeof body.source === 'string' &&
     (body.pinned === undefined || typeof body.pinned === 'boolean') &&
     body.meta === undefined,
+  'assistant/message': (body) =>
+    isAssistantContent(body.content) &&
+    typeof body.finishReason === 'string' &&
+    optionalString(body.rawFinishReason) &&
+    (body.usage === undefined || isUsage(body.usage)) &&
+    optionalString(body.model) &&
+    optionalString(body.provider) &&
+    (body.attempt === undefined || (isCount(body.attempt) && (body.attempt as number) > 0)),
   'tool/result': (body) =>
     typeof body.toolCallId === 'string' &&
     typeof body.toolName === 'string' &&

@@ -1,0 +1,137 @@
+import {
+  AssistantMessageBodySchema,
+  SpineError,
+  ToolResultBodySchema,
+  UserMessageBodySchema,
+} from '@spine/protocol';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Session } from './session.js';
+import { createMemoryStore } from './store-memory.js';
+
+// The hand-written checks of hot built-in bodies must accept exactly what the zod schemas
+// accept: these properties append arbitrary near-valid bodies and compare with safeParse.
+
+const anyValue = fc.oneof(
+  fc.string({ maxLength: 4 }),
+  fc.integer({ min: -3, max: 3 }),
+  fc.constant(1.5),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(2 ** 60),
+);
+const count = fc.oneof(fc.nat({ max: 1000 }), anyValue);
+const part = fc.oneof(
+  fc.record({ type: fc.constant('text'), text: fc.oneof(fc.string(), anyValue) }),
+  fc.record(
+    {
+      type: fc.constant('reasoning'),
+      text: fc.string(),
+      signature: fc.oneof(fc.string(), anyValue),
+      redactedData: fc.string(),
+    },
+    { requiredKeys: ['type'] },
+  ),
+  fc.record(
+    {
+      type: fc.oneof(fc.constant('tool-call'), fc.constant('image')),
+      id: fc.string(),
+      name: fc.oneof(fc.string(), anyValue),
+      arguments: fc.string(),
+    },
+    { requiredKeys: ['type', 'id'] },
+  ),
+  anyValue,
+);
+const usage = fc.record(
+  {
+    inputTokens: count,
+    cacheReadTokens: count,
+    cacheWriteTokens: count,
+    outputTokens: count,
+    reasoningTokens: count,
+    costUsd: fc.oneof(fc.constant(0.25), fc.constant(-1), anyValue),
+  },
+  { requiredKeys: ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens'] },
+);
+const assistantBody = fc.record(
+  {
+    content: fc.oneof(fc.array(part, { maxLength: 3 }), anyValue),
+    finishReason: fc.oneof(fc.constant('stop'), anyValue),
+    rawFinishReason: fc.oneof(fc.string(), anyValue),
+    usage: fc.oneof(usage, anyValue),
+    model: fc.string(),
+    provider: fc.oneof(fc.string(), anyValue),
+    attempt: fc.oneof(fc.integer({ min: -1, max: 4 }), anyValue),
+    extra: fc.string(),
+  },
+  { requiredKeys: [] },
+);
+
+async function agrees(
+  type: string,
+  schema: { safeParse(value: unknown): { success: boolean } },
+  body: unknown,
+): Promise<void> {
+  const session = await Session.create({ store: createMemoryStore(), id: 'check' });
+  let code: string | undefined;
+  try {
+    // A tool result off the surface: the check under test runs before any surface rule.
+    session.append(type, body, type === 'tool/result' ? {} : { surfaceOp: { op: 'append' } });
+  } catch (error) {
+    code = SpineError.isInstance(error) ? error.code : String(error);
+  }
+  const valid = schema.safeParse(body).success;
+  expect(code === undefined ? 'accepted' : code).toBe(valid ? 'accepted' : 'INVALID_EVENT');
+}
+
+describe('built-in body checks', () => {
+  it('accept exactly the assistant/message bodies the schema accepts', async () => {
+    await fc.assert(
+      fc.asyncProperty(assistantBody, (body) =>
+        agrees('assistant/message', AssistantMessageBodySchema, body),
+      ),
+      { numRuns: 600 },
+    );
+  });
+
+  it('accept exactly the user/message and tool/result bodies the schemas accept', async () => {
+    const user = fc.record(
+      {
+        content: fc.oneof(fc.string(), anyValue),
+        source: fc.oneof(fc.constant('user'), anyValue),
+        pinned: fc.oneof(fc.boolean(), anyValue),
+      },
+      { requiredKeys: [] },
+    );
+    const tool = fc.record(
+      {
+        toolCallId: fc.oneof(fc.string(), anyValue),
+        toolName: fc.string(),
+        content: fc.string(),
+        isError: fc.oneof(fc.boolean(), anyValue),
+        outcome: fc.oneof(fc.constant('unknown'), fc.constant('done'), anyValue),
+      },
+      { requiredKeys: ['toolName', 'content'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(user, (body) => agrees('user/message', UserMessageBodySchema, body)),
+      { numRuns: 300 },
+    );
+    await fc.assert(
+      fc.asyncProperty(tool, (body) => agrees('tool/result', ToolResultBodySchema, body)),
+      { numRuns: 300 },
+    );
+  });
+
+  it('name the offending field of a refused assistant message', async () => {
+    const session = await Session.create({ store: createMemoryStore(), id: 'named' });
+    expect(() =>
+      session.append(
+        'assistant/message',
+        { content: [{ type: 'text', text: 'x' }], finishReason: 'stop', attempt: 0 },
+        { surfaceOp: { op: 'append' } },
+      ),
+    ).toThrow(/body\.attempt/);
+  });
+});

@@ -5,6 +5,7 @@ import {
   type SessionLog,
   type ToolResultBody,
   type Usage,
+  type UserMessageBody,
 } from '@spine/protocol';
 import { EventEmitter } from 'eventemitter3';
 import { AgentBusyError } from './errors.js';
@@ -198,12 +199,14 @@ export class Agent extends EventEmitter<AgentEvents> {
     const turn = ++this.#lastTurn;
     this.#running = turn;
     session.append('turn/start', input.item ? { inboxId: input.item.id } : {}, { turn, step: 0 });
-    const meta = input.item ? { inboxId: input.item.id, queue: 'next-turn' } : undefined;
-    session.append(
-      'user/message',
-      { content: input.content, source: 'user', ...(meta ? { meta } : {}) },
-      { turn, step: 0, surfaceOp: { op: 'append' } },
-    );
+    const message: UserMessageBody = input.item
+      ? {
+          content: input.content,
+          source: 'user',
+          meta: { inboxId: input.item.id, queue: 'next-turn' },
+        }
+      : { content: input.content, source: 'user' };
+    session.append('user/message', message, { turn, step: 0, surfaceOp: { op: 'append' } });
     if (input.item) inbox.consumed('next-turn', 1);
     return runTurnLoop(this.#context, { turn, step: 1, attempt: 1, stepStarted: false }, signal);
   }

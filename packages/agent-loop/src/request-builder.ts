@@ -12,7 +12,9 @@ import { resolveSeqs } from './internal/resolve-seqs.js';
 import { toRanges } from './internal/seq-ranges.js';
 import type {
   PrefixChangeCause,
+  PrefixComparison,
   PromptSystemBody,
+  RecordedSeqs,
   RequestContextBody,
   RequestHeaderBody,
   ToolsDefinedBody,
@@ -187,6 +189,14 @@ export class RequestBuilder {
       }
     }
     const breaking = causes.some((cause) => cause !== 'runtime-context-inserted');
+    // Built without spreads: an object literal with a conditional spread takes V8's slow
+    // cloning path, which costs more than everything else here on a cold step.
+    const recordedSeqs: RecordedSeqs = previous
+      ? { base: previous.seq, keep: kept, ranges: toRanges(seqs, kept) }
+      : { ranges: toRanges(seqs, 0) };
+    const prefix: PrefixComparison = previous
+      ? { previous: previous.seq, kept, of: previousSeqs.length, extends: !breaking, causes }
+      : { kept, of: previousSeqs.length, extends: !breaking, causes };
     const header: RequestHeaderBody = {
       turn: input.turn,
       step: input.step,
@@ -197,25 +207,18 @@ export class RequestBuilder {
       toolsHash,
       generation: derived.generation,
       messageCount: messages.length,
-      seqs: previous
-        ? { base: previous.seq, keep: kept, ranges: toRanges(seqs, kept) }
-        : { ranges: toRanges(seqs, 0) },
+      seqs: recordedSeqs,
       addedHashes,
       messagesHash: digest.messagesHash,
       requestHash: digest.requestHash,
-      prefix: {
-        ...(previous ? { previous: previous.seq } : {}),
-        kept,
-        of: previousSeqs.length,
-        extends: !breaking,
-        causes,
-      },
+      prefix,
     };
     if (params.sessionId !== undefined) header.sessionId = params.sessionId;
     if (input.maxOutputTokens !== undefined) header.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) header.reasoning = input.reasoning;
     if (input.estimatedTokens !== undefined) header.estimatedTokens = input.estimatedTokens;
     const event = session.append('request/header', header, at);
+
     const context: RequestContextBody = {
       request: event.seq,
       contexts: { ...snapshot.contexts },

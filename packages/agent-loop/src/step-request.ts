@@ -9,9 +9,12 @@ import {
 } from '@spine/protocol';
 import { Aborted, compact, Failed, type LoopContext } from './loop-context.js';
 import type { AttemptBody, PrefixChangeCause } from './records.js';
+import type { BuildRequestInput } from './request-builder.js';
 import { handleRequestError, type RequestErrorContext } from './request-error.js';
 import { sleep } from './retry.js';
 import type { PromptSnapshot } from './system-prompt.js';
+
+const NO_OPTIONS: { signal?: AbortSignal } = {};
 
 /** The outcome of a step's successful attempt. */
 export interface Streamed {
@@ -49,22 +52,18 @@ export async function attempts(
       system: snapshot.system,
       tools: snapshot.tools,
     });
-    const built = context.builder.buildRequest(
-      {
-        snapshot,
-        modelId: context.modelId,
-        provider: context.model.provider,
-        turn,
-        step,
-        attempt,
-        ...(context.maxOutputTokens !== undefined
-          ? { maxOutputTokens: context.maxOutputTokens }
-          : {}),
-        ...(context.reasoning !== undefined ? { reasoning: context.reasoning } : {}),
-        ...(measure ? { estimatedTokens: measure.tokens } : {}),
-      },
-      signal ? { signal } : {},
-    );
+    const input: BuildRequestInput = {
+      snapshot,
+      modelId: context.modelId,
+      provider: context.model.provider,
+      turn,
+      step,
+      attempt,
+    };
+    if (context.maxOutputTokens !== undefined) input.maxOutputTokens = context.maxOutputTokens;
+    if (context.reasoning !== undefined) input.reasoning = context.reasoning;
+    if (measure) input.estimatedTokens = measure.tokens;
+    const built = context.builder.buildRequest(input, signal ? { signal } : NO_OPTIONS);
     try {
       const streamed = await stream(context, built.request, at, signal);
       if (measure && streamed.usage) {
@@ -74,7 +73,16 @@ export async function attempts(
         });
       }
       const prefixCauses = built.header.prefix.extends ? [] : built.header.prefix.causes;
-      return { ...streamed, headerSeq: built.headerSeq, attempt, prefixCauses };
+      const result: Streamed = {
+        message: streamed.message,
+        finishReason: streamed.finishReason,
+        headerSeq: built.headerSeq,
+        prefixCauses,
+        attempt,
+      };
+      if (streamed.rawFinishReason !== undefined) result.rawFinishReason = streamed.rawFinishReason;
+      if (streamed.usage) result.usage = streamed.usage;
+      return result;
     } catch (error) {
       const record: AttemptBody = {
         request: built.headerSeq,
@@ -138,7 +146,7 @@ async function stream(
   at: { turn: number; step: number },
   signal?: AbortSignal,
 ): Promise<Omit<Streamed, 'headerSeq' | 'attempt' | 'prefixCauses'>> {
-  for await (const event of context.model.stream(request, signal ? { signal } : {})) {
+  for await (const event of context.model.stream(request, signal ? { signal } : NO_OPTIONS)) {
     switch (event.type) {
       case 'text-delta':
         context.emit('text-delta', { ...at, text: event.text });

@@ -42,3 +42,48 @@ describe('SystemPrompt', () => {
     expect(prompt.assemble().system).toBe('');
   });
 });
+
+describe('SystemPrompt snapshots', () => {
+  const read = { name: 'read', description: 'r', parameters: {} };
+  const edit = { name: 'edit', description: 'e', parameters: {} };
+
+  it('returns the previous snapshot while contributions, contexts and tools are unchanged', () => {
+    const prompt = new SystemPrompt('base {{x}}');
+    let branch = 'main';
+    prompt.register({ id: 'ctx', contexts: () => ({ branch }), variables: { x: '1' } });
+    const first = prompt.assemble({ tools: [read, edit] });
+    // A scheduler builds a fresh array each step: the same specs in order count as unchanged.
+    const second = prompt.assemble({ tools: [read, edit] });
+    expect(second).toBe(first);
+    expect(Object.isFrozen(second.contexts)).toBe(true);
+    branch = 'dev';
+    const third = prompt.assemble({ tools: [read, edit] });
+    expect(third).not.toBe(first);
+    expect(third.contexts).toEqual({ branch: 'dev', tools: 'read, edit' });
+    expect(third.tools).toBe(first.tools);
+    expect(third.systemHash).toBe(first.systemHash);
+    const fourth = prompt.assemble({ tools: [edit] });
+    expect(fourth.contexts.tools).toBe('edit');
+    expect(fourth.tools).toEqual([edit]);
+  });
+
+  it('re-renders when variables or contributions change', () => {
+    const prompt = new SystemPrompt('base {{x}}');
+    let x = '1';
+    prompt.register({ id: 'vars', variables: () => ({ x }) });
+    expect(prompt.assemble().system).toBe('base 1');
+    x = '2';
+    expect(prompt.assemble().system).toBe('base 2');
+    const off = prompt.register({ id: 'more', sections: [{ id: 'm', text: 'more' }] });
+    expect(prompt.assemble().system).toBe('base 2\n\nmore');
+    off();
+    expect(prompt.assemble().system).toBe('base 2');
+  });
+
+  it('keeps a context named tools from a contribution over the tool names', () => {
+    const prompt = new SystemPrompt();
+    prompt.register({ id: 'ctx', contexts: () => ({ tools: 'custom' }) });
+    expect(prompt.assemble({ tools: [read] }).contexts.tools).toBe('custom');
+    expect(prompt.assemble({ tools: [read] }).contexts.tools).toBe('custom');
+  });
+});

@@ -58,7 +58,9 @@ export async function runTurnLoop(
       stepStarted = false;
       context.emit('step-start', { turn, step, attempt });
       consumeNextStep(context, at);
-      const snapshot = context.prompt.assemble({ tools: context.tools.specs(context.agentName) });
+
+      const specs0 = context.tools.specs(context.agentName);
+      const snapshot = context.prompt.assemble({ tools: specs0 });
       if (context.compaction) await compact(context, snapshot, 'pressure', at, signal);
 
       const streamed = await attempts(context, snapshot, { turn, step, attempt }, signal);

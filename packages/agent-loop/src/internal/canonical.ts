@@ -1,5 +1,6 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, type Hash, hash as oneShotHash } from 'node:crypto';
 import { canonicalJson, type Message, type ModelRequest } from '@spine/protocol';
+import { canonicalText } from './canonical-text.js';
 
 // The canonical request is the JSON text `{"messages":[m1,m2,…],"params":{…}}` with every
 // object's keys sorted. Messages come first so a running hash over them can be copied and
@@ -12,12 +13,12 @@ const MESSAGES_OPEN = '{"messages":[';
  * once, when it first appears, so a cache would only double the heap held for history.
  */
 export function fragmentOf(message: Message): string {
-  return canonicalJson(message);
+  return canonicalText(message);
 }
 
 /** A short hash of one message's canonical fragment, recorded for messages new to a request. */
 export function fragmentHash(message: Message, fragment = fragmentOf(message)): string {
-  return createHash('sha256').update(fragment).digest('hex').slice(0, 16);
+  return oneShotHash('sha256', fragment, 'hex').slice(0, 16);
 }
 
 /** The parameters of a request besides its messages; their canonical JSON ends the request. */
@@ -37,13 +38,32 @@ export interface RequestDigest {
   messagesHash: string;
 }
 
-function finish(hash: Hash, params: RequestParams): RequestDigest {
+/** The text that closes a canonical request after its messages. */
+function paramsTail(params: RequestParams): string {
+  return `],"params":${canonicalJson(params)}}`;
+}
+
+function finish(hash: Hash, tail: string): RequestDigest {
   const messagesHash = `sha256:${hash.copy().digest('hex')}`;
-  const requestHash = `sha256:${hash
-    .copy()
-    .update(`],"params":${canonicalJson(params)}}`)
-    .digest('hex')}`;
+  const requestHash = `sha256:${hash.copy().update(tail).digest('hex')}`;
   return { requestHash, messagesHash };
+}
+
+/** True when two parameter sets have the same canonical form. */
+function sameParams(a: RequestParams, b: RequestParams): boolean {
+  const x = a.reasoning;
+  const y = b.reasoning;
+  return (
+    (x === undefined
+      ? y === undefined
+      : y !== undefined && canonicalJson(x) === canonicalJson(y)) &&
+    a.model === b.model &&
+    a.provider === b.provider &&
+    a.systemHash === b.systemHash &&
+    a.toolsHash === b.toolsHash &&
+    a.sessionId === b.sessionId &&
+    a.maxOutputTokens === b.maxOutputTokens
+  );
 }
 
 /** Hashes a request from scratch (used by replay, and as the reference in tests). */
@@ -53,7 +73,7 @@ export function digestRequest(messages: readonly Message[], params: RequestParam
     if (i > 0) hash.update(',');
     hash.update(fragmentOf(messages[i] as Message));
   }
-  return finish(hash, params);
+  return finish(hash, paramsTail(params));
 }
 
 /**
@@ -65,6 +85,8 @@ export class IncrementalRequestHash {
   #hash: Hash = createHash('sha256').update(MESSAGES_OPEN);
   #known: Message[] = [];
   #generation: number | undefined;
+  #lastParams: RequestParams | undefined;
+  #lastTail = '';
 
   /**
    * Feeds `messages`; returns how many leading messages were unchanged since the last call,
@@ -99,9 +121,9 @@ export class IncrementalRequestHash {
     for (let i = fed; i < messages.length; i++) {
       const message = messages[i] as Message;
       const fragment = fragmentOf(message);
-      if (i > 0) this.#hash.update(',');
-      this.#hash.update(fragment);
+      this.#hash.update(i > 0 ? `,${fragment}` : fragment);
       hashes.push(fragmentHash(message, fragment));
+
       target.push(message);
     }
     return { kept, fed, hashes };
@@ -109,6 +131,13 @@ export class IncrementalRequestHash {
 
   /** Finishes a copy of the running hash with `params`. */
   digest(params: RequestParams): RequestDigest {
-    return finish(this.#hash, params);
+    // Parameters rarely change between steps: their canonical text is reused while they don't.
+    if (!this.#lastParams || !sameParams(this.#lastParams, params)) {
+      this.#lastTail = paramsTail(params);
+      this.#lastParams = params.reasoning
+        ? { ...params, reasoning: { ...params.reasoning } }
+        : { ...params };
+    }
+    return finish(this.#hash, this.#lastTail);
   }
 }

@@ -58,9 +58,7 @@ export async function runTurnLoop(
       stepStarted = false;
       context.emit('step-start', { turn, step, attempt });
       consumeNextStep(context, at);
-
-      const specs0 = context.tools.specs(context.agentName);
-      const snapshot = context.prompt.assemble({ tools: specs0 });
+      const snapshot = context.prompt.assemble({ tools: context.tools.specs(context.agentName) });
       if (context.compaction) await compact(context, snapshot, 'pressure', at, signal);
 
       const streamed = await attempts(context, snapshot, { turn, step, attempt }, signal);

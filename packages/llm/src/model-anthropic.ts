@@ -9,7 +9,7 @@ import { MissingApiKeyError } from './errors.js';
 import { AnthropicRequestEncoder } from './internal/anthropic-encode.js';
 import { AnthropicStreamState } from './internal/anthropic-stream-state.js';
 import { streamModel } from './internal/transport.js';
-import { createModelTable, lookupModel, type ModelTable, withCost } from './model-table.js';
+import { createModelTable, lookupModel, type ModelTable } from './model-table.js';
 
 /** Options of {@link createAnthropicModel}. */
 export interface AnthropicModelOptions {
@@ -68,6 +68,21 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
   });
   const url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
 
+  const accept = streaming ? 'text/event-stream' : 'application/json';
+  const headers = (): Record<string, string> => {
+    const key = options.apiKey ?? process.env[apiKeyEnv];
+    if (key === undefined || key === '') throw new MissingApiKeyError({ provider, apiKeyEnv });
+    const values: Record<string, string> = {
+      'content-type': 'application/json',
+      accept,
+      'x-api-key': key,
+      'anthropic-version': options.version ?? '2023-06-01',
+    };
+    if (options.headers) Object.assign(values, options.headers);
+    if (options.betas?.length) values['anthropic-beta'] = options.betas.join(',');
+    return values;
+  };
+
   return {
     specificationVersion: 1,
     provider,
@@ -76,25 +91,10 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
       request: ModelRequest,
       streamOptions: ModelStreamOptions = {},
     ): AsyncGenerator<ModelStreamEvent> {
-      const state = new AnthropicStreamState(provider);
-      const price = lookupModel(table, provider, request.model)?.price;
       return streamModel({
         provider,
         url,
-        headers: () => {
-          const key = options.apiKey ?? process.env[apiKeyEnv];
-          if (key === undefined || key === '')
-            throw new MissingApiKeyError({ provider, apiKeyEnv });
-          const headers: Record<string, string> = {
-            'content-type': 'application/json',
-            accept: streaming ? 'text/event-stream' : 'application/json',
-            'x-api-key': key,
-            'anthropic-version': options.version ?? '2023-06-01',
-            ...options.headers,
-          };
-          if (options.betas?.length) headers['anthropic-beta'] = options.betas.join(',');
-          return headers;
-        },
+        headers,
         // The bytes `encodeRequest` describes, closed turns straight from their cached bytes.
         body: encoder.encodeChunks(request, streaming),
         dispatcher: options.dispatcher,
@@ -103,12 +103,8 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
         idleTimeoutMs: streaming ? (options.idleTimeoutMs ?? 120_000) : 0,
         totalTimeoutMs: options.totalTimeoutMs ?? 900_000,
         apiKeyHint: `set ${apiKeyEnv} or the apiKey option`,
-        onEvent: (event, out) => state.handle(event.data, out),
-        onWhole: (text, out) => state.handleWhole(text, out),
-        isDone: () => state.done,
-        isComplete: () => state.isComplete(),
-        warn: (note) => state.warn(note),
-        finish: () => withCost(state.finish(), price),
+        handler: new AnthropicStreamState(provider),
+        price: lookupModel(table, provider, request.model)?.price,
       });
     },
   };

@@ -9,7 +9,7 @@ import { MissingApiKeyError } from './errors.js';
 import { OpenAIRequestEncoder } from './internal/openai-encode.js';
 import { OpenAIStreamState } from './internal/openai-stream-state.js';
 import { streamModel } from './internal/transport.js';
-import { createModelTable, lookupModel, type ModelTable, withCost } from './model-table.js';
+import { createModelTable, lookupModel, type ModelTable } from './model-table.js';
 import type { OpenAIDialect } from './types.js';
 
 /** Options of {@link createOpenAICompatibleModel}. */
@@ -86,6 +86,21 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     return key;
   }
 
+  const accept = streaming ? 'text/event-stream' : 'application/json';
+  const headers = (): Record<string, string> => {
+    const key = apiKey();
+    const values: Record<string, string> = { 'content-type': 'application/json', accept };
+    if (options.headers) Object.assign(values, options.headers);
+    if (key !== undefined) values.authorization = `Bearer ${key}`;
+    return values;
+  };
+  // Non-streaming servers may hold the headers until the answer is complete.
+  const idleTimeoutMs = streaming ? (options.idleTimeoutMs ?? 120_000) : 0;
+  const totalTimeoutMs = options.totalTimeoutMs ?? 900_000;
+  const apiKeyHint = options.apiKeyEnv
+    ? `set ${options.apiKeyEnv} or the apiKey option`
+    : 'set the apiKey option';
+
   return {
     specificationVersion: 1,
     provider,
@@ -94,38 +109,19 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
       request: ModelRequest,
       streamOptions: ModelStreamOptions = {},
     ): AsyncGenerator<ModelStreamEvent> {
-      // The bytes `encodeRequest` describes, the history straight from its cached bytes.
-      const body = encoder.encodeChunks(request, streaming);
-      const state = new OpenAIStreamState(provider);
-      const price = lookupModel(table, provider, request.model)?.price;
       return streamModel({
         provider,
         url,
-        headers: () => {
-          const key = apiKey();
-          const headers: Record<string, string> = {
-            'content-type': 'application/json',
-            accept: streaming ? 'text/event-stream' : 'application/json',
-            ...options.headers,
-          };
-          if (key !== undefined) headers.authorization = `Bearer ${key}`;
-          return headers;
-        },
-        body,
+        headers,
+        // The bytes `encodeRequest` describes, the history straight from its cached bytes.
+        body: encoder.encodeChunks(request, streaming),
         dispatcher: options.dispatcher,
         signal: streamOptions.signal,
-        // Non-streaming servers may hold the headers until the answer is complete.
-        idleTimeoutMs: streaming ? (options.idleTimeoutMs ?? 120_000) : 0,
-        totalTimeoutMs: options.totalTimeoutMs ?? 900_000,
-        apiKeyHint: options.apiKeyEnv
-          ? `set ${options.apiKeyEnv} or the apiKey option`
-          : 'set the apiKey option',
-        onEvent: (event, out) => state.handle(event.data, out),
-        onWhole: (text, out) => state.handleWhole(text, out),
-        isDone: () => state.done,
-        isComplete: () => state.isComplete(),
-        warn: (note) => state.warn(note),
-        finish: () => withCost(state.finish(), price),
+        idleTimeoutMs,
+        totalTimeoutMs,
+        apiKeyHint,
+        handler: new OpenAIStreamState(provider),
+        price: lookupModel(table, provider, request.model)?.price,
       });
     },
   };

@@ -141,4 +141,31 @@ describe('OpenAIRequestEncoder', () => {
     expect(text(encoder.encodeChunks(base([])))).toBe(encoder.encode(base([])));
     expect(text(first)).toBe(firstText);
   });
+
+  it('reuses the bytes around the history only while every field they depend on is unchanged', () => {
+    const encoder = new OpenAIRequestEncoder(deepseekDialect);
+    const text = (chunks: Buffer[]): string => Buffer.concat(chunks).toString('utf8');
+    const tool = { name: 'ls', description: 'list', parameters: { type: 'object' } };
+    const history: Message[] = [{ role: 'user', content: 'hi' }];
+    const variants: ModelRequest[] = [
+      base(history),
+      base(history),
+      base([]),
+      { ...base(history), system: '' },
+      { ...base(history), model: 'other' },
+      { ...base(history), tools: [tool] },
+      { ...base(history), tools: [tool], toolChoice: 'required' },
+      { ...base(history), maxOutputTokens: 10 },
+      { ...base(history), temperature: 0.5 },
+      { ...base(history), reasoning: { enabled: true, effort: 'high' } },
+      { ...base(history), reasoning: { enabled: true, effort: 'max' } },
+      { ...base(history), reasoning: { enabled: false } },
+      { ...base(history), providerOptions: { top_p: 0.9 } },
+      base(history),
+    ];
+    for (const request of variants) {
+      expect(text(encoder.encodeChunks(request))).toBe(encoder.encode(request));
+      expect(text(encoder.encodeChunks(request, false))).toBe(encoder.encode(request, false));
+    }
+  });
 });

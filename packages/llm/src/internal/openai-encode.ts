@@ -36,6 +36,51 @@ function encodeTool(tool: ToolSpec): string {
   return `{"type":"function","function":{"name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"parameters":${JSON.stringify(tool.parameters)}}}`;
 }
 
+/** The bytes around the history of the last request, and the request fields they depend on. */
+interface EncodedFrame {
+  model: string;
+  system: string;
+  tools: readonly ToolSpec[];
+  toolChoice: ModelRequest['toolChoice'];
+  maxOutputTokens: number | undefined;
+  temperature: number | undefined;
+  reasoning: ModelRequest['reasoning'];
+  providerOptions: ModelRequest['providerOptions'];
+  stream: boolean;
+  /** The separator after the system message depends on there being messages. */
+  hasMessages: boolean;
+  cache: FragmentCache<Message>;
+  before: Buffer;
+  after: Buffer;
+}
+
+/**
+ * True when `request` encodes to the same frame: plain fields by value, the tool list and
+ * provider options by identity (requests are immutable once built, as the message caches
+ * already assume), reasoning by value.
+ */
+function sameFrame(frame: EncodedFrame, request: ModelRequest, stream: boolean): boolean {
+  const a = frame.reasoning;
+  const b = request.reasoning;
+  return (
+    frame.model === request.model &&
+    frame.system === request.system &&
+    frame.tools === request.tools &&
+    frame.toolChoice === request.toolChoice &&
+    frame.maxOutputTokens === request.maxOutputTokens &&
+    frame.temperature === request.temperature &&
+    frame.providerOptions === request.providerOptions &&
+    frame.stream === stream &&
+    frame.hasMessages === request.messages.length > 0 &&
+    (a === undefined
+      ? b === undefined
+      : b !== undefined &&
+        a.enabled === b.enabled &&
+        a.effort === b.effort &&
+        a.budgetTokens === b.budgetTokens)
+  );
+}
+
 /**
  * Encodes {@link ModelRequest}s into OpenAI chat-completions bodies, deterministically, with
  * every message, the tool list and the system prompt serialised once and reused by identity.
@@ -49,6 +94,7 @@ export class OpenAIRequestEncoder {
   private readonly toolLists = new WeakMap<readonly ToolSpec[], string>();
   private lastSystem: string | undefined;
   private lastSystemJson = '';
+  private lastFrame: EncodedFrame | undefined;
 
   constructor(private readonly dialect: OpenAIDialect) {}
 
@@ -65,8 +111,28 @@ export class OpenAIRequestEncoder {
    * the text after it. What `stream()` sends: nothing proportional to the history is copied.
    */
   encodeChunks(request: ModelRequest, stream = true): Buffer[] {
-    const { cache, before, after } = this.frame(request, stream);
-    return [Buffer.from(before), cache.joinBytes(request.messages), Buffer.from(after)];
+    let frame = this.lastFrame;
+    if (!frame || !sameFrame(frame, request, stream)) {
+      const { cache, before, after } = this.frame(request, stream);
+      frame = {
+        model: request.model,
+        system: request.system,
+        tools: request.tools,
+        toolChoice: request.toolChoice,
+        maxOutputTokens: request.maxOutputTokens,
+        temperature: request.temperature,
+        reasoning: request.reasoning && { ...request.reasoning },
+        providerOptions: request.providerOptions,
+        stream,
+        hasMessages: request.messages.length > 0,
+        cache,
+        before: Buffer.from(before),
+        after: Buffer.from(after),
+      };
+      this.lastFrame = frame;
+    }
+    // The frame buffers are only ever read, so consecutive requests share them.
+    return [frame.before, frame.cache.joinBytes(request.messages), frame.after];
   }
 
   /** The message cache for `request` and the body text around its joined history. */

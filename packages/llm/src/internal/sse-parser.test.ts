@@ -73,4 +73,40 @@ describe('SseParser', () => {
       { numRuns: 300 },
     );
   });
+
+  it('drops a BOM that opens the stream, keeps a later U+FEFF, and decodes bad bytes as U+FFFD', () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    const rest = new TextEncoder().encode('data: \ufeffx\n\n');
+    const joined = new Uint8Array([...bom, ...rest]);
+    expect(parse([joined]).events).toEqual([{ event: undefined, data: '\ufeffx' }]);
+    // The same with the first chunk ending inside the BOM (the streaming decoder's path).
+    expect(parse([joined.subarray(0, 2), joined.subarray(2)]).events).toEqual([
+      { event: undefined, data: '\ufeffx' },
+    ]);
+    const invalid = new Uint8Array([...new TextEncoder().encode('data: a'), 0xff, 0x0a, 0x0a]);
+    expect(parse([invalid]).events).toEqual([{ event: undefined, data: 'a\ufffd' }]);
+  });
+
+  it('gives the same events however the stream is cut, with a BOM and split characters (property)', () => {
+    const text =
+      '\ufeffdata: \u00e9\ufeff\u2713\n\n: c\ndata: \ud83d\ude00 x\r\n\r\ndata: [DONE]\n\n';
+    const bytes = new TextEncoder().encode(text);
+    const expected = [
+      { event: undefined, data: '\u00e9\ufeff\u2713' },
+      { event: undefined, data: '\ud83d\ude00 x' },
+      { event: undefined, data: '[DONE]' },
+    ];
+    expect(parse([bytes]).events).toEqual(expected);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 12 }),
+        (cuts) => {
+          const sorted = [0, ...cuts.sort((a, b) => a - b), bytes.length];
+          const pieces = sorted.slice(1).map((end, i) => bytes.subarray(sorted[i], end));
+          expect(parse(pieces).events).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

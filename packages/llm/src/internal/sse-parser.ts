@@ -1,3 +1,5 @@
+import { TextDecoder } from 'node:util';
+
 /** One dispatched server-sent event. */
 export interface SseEvent {
   /** The `event:` field, when the server named the event (Anthropic). */
@@ -13,7 +15,9 @@ export interface SseEvent {
  * supported (no provider sends it).
  */
 export class SseParser {
-  private readonly decoder = new TextDecoder('utf-8');
+  /** Created only when a chunk ends inside a UTF-8 sequence (or the stream opens with a BOM). */
+  private decoder: TextDecoder | undefined;
+  private started = false;
   private rest = '';
   private data: string | undefined;
   private event: string | undefined;
@@ -22,14 +26,39 @@ export class SseParser {
 
   /** Feeds bytes; calls `onEvent` per dispatched event; returns how many events had data. */
   push(chunk: Uint8Array, onEvent: (event: SseEvent) => void): number {
-    const text = this.rest + this.decoder.decode(chunk, { stream: true });
+    const text = this.rest + this.decode(chunk);
     return this.lines(text, onEvent, false);
   }
 
   /** Flushes the decoder at end of stream; a final event without its blank line is dispatched. */
   end(onEvent: (event: SseEvent) => void): number {
-    const text = `${this.rest + this.decoder.decode()}\n\n`;
+    const text = `${this.rest + (this.decoder?.decode() ?? '')}\n\n`;
     return this.lines(text, onEvent, true);
+  }
+
+  /**
+   * UTF-8 text of one chunk. A chunk that ends on an ASCII byte leaves no sequence open, so it
+   * is decoded on its own (SSE chunks end with a line break); a streaming decoder, which
+   * costs a converter per request, is set up only when a chunk ends mid-sequence, and then
+   * kept. A BOM opening the stream is dropped, as the event-stream rules say.
+   */
+  private decode(chunk: Uint8Array): string {
+    const first = !this.started;
+    this.started = true;
+    if (
+      this.decoder === undefined &&
+      chunk.length > 0 &&
+      (chunk[chunk.length - 1] as number) < 0x80
+    ) {
+      const bom = first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+      return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length).toString(
+        'utf8',
+        bom ? 3 : 0,
+      );
+    }
+    // A decoder created after the first chunk must not take a later U+FEFF for a BOM.
+    this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: !first });
+    return this.decoder.decode(chunk, { stream: true });
   }
 
   private lines(text: string, onEvent: (event: SseEvent) => void, final: boolean): number {

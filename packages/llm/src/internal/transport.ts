@@ -1,8 +1,32 @@
 import type { ModelStreamEvent } from '@spine/protocol';
 import { type Dispatcher, request as undiciRequest } from 'undici';
 import { classifyError } from '../classify-error.js';
+import { type ModelPrice, withCost } from '../model-table.js';
 import { RequestGuard } from './request-guard.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
+
+/**
+ * A provider's stream state, which turns SSE payloads into stream events. One per request; its
+ * methods are called directly (no per-request closures on the hot path).
+ */
+export interface StreamHandler {
+  /** Handles the data of one SSE event, pushing stream events into `out`. */
+  handle(data: string, out: ModelStreamEvent[]): void;
+  /** Handles a whole JSON body (a server that did not stream). */
+  handleWhole(body: string, out: ModelStreamEvent[]): void;
+  /** True once the terminal event arrived (stop reading). */
+  readonly done: boolean;
+  /**
+   * True once the answer itself is complete (a finish reason arrived) even if the terminal
+   * event did not: a connection lost after that point loses only trailing usage, not content.
+   * `warn` records that in the finish warnings.
+   */
+  isComplete(): boolean;
+  /** Adds a warning to the finish event. */
+  warn(note: string): void;
+  /** The final `finish` event (may throw STREAM_BROKEN). */
+  finish(): ModelStreamEvent;
+}
 
 /** What a provider adapter plugs into {@link streamModel}. */
 export interface StreamSpec {
@@ -15,27 +39,15 @@ export interface StreamSpec {
    * `content-length` (a large cached body is then neither copied nor re-encoded).
    */
   body: string | readonly Buffer[];
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
   idleTimeoutMs: number;
   totalTimeoutMs: number;
   apiKeyHint?: string;
-  /** Handles one SSE event, pushing stream events into `out`. */
-  onEvent(event: SseEvent, out: ModelStreamEvent[]): void;
-  /** Handles a whole JSON body (a server that did not stream). */
-  onWhole(body: string, out: ModelStreamEvent[]): void;
-  /** True once the terminal event arrived (stop reading). */
-  isDone(): boolean;
-  /**
-   * True once the answer itself is complete (a finish reason arrived) even if the terminal
-   * event did not: a connection lost after that point loses only trailing usage, not content.
-   * `note` records that in the finish warnings.
-   */
-  isComplete(): boolean;
-  /** Adds a warning to the finish event. */
-  warn(note: string): void;
-  /** The final `finish` event (may throw STREAM_BROKEN). */
-  finish(): ModelStreamEvent;
+  /** The request's stream state. */
+  handler: StreamHandler;
+  /** Prices the finish event's usage, when the model is in the table. */
+  price: ModelPrice | undefined;
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -45,6 +57,7 @@ const MAX_ERROR_BODY = 64 * 1024;
  * data events only), maps every failure to a ModelError, and never retries.
  */
 export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStreamEvent> {
+  const handler = spec.handler;
   const guard = new RequestGuard(spec.provider, {
     signal: spec.signal,
     idleTimeoutMs: spec.idleTimeoutMs,
@@ -99,13 +112,13 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
         throw guard.classify(error, 'stream', spec.apiKeyHint);
       }
       consumed = true;
-      spec.onWhole(Buffer.concat(chunks).toString('utf8'), out);
+      handler.handleWhole(Buffer.concat(chunks).toString('utf8'), out);
       yield* out;
-      yield spec.finish();
+      yield withCost(handler.finish(), spec.price);
       return;
     }
     const parser = new SseParser();
-    const onEvent = (event: SseEvent): void => spec.onEvent(event, out);
+    const onEvent = (event: SseEvent): void => handler.handle(event.data, out);
     try {
       // Leaving the loop at the terminal event must not abort the body: see `release`.
       for await (const chunk of response.body.iterator({ destroyOnReturn: false })) {
@@ -116,19 +129,19 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
           guard.resume();
           out.length = 0;
         }
-        if (spec.isDone()) break;
+        if (handler.done) break;
       }
-      if (!spec.isDone()) parser.end(onEvent);
+      if (!handler.done) parser.end(onEvent);
     } catch (error) {
-      if (guard.stopped || !spec.isComplete())
+      if (guard.stopped || !handler.isComplete())
         throw guard.classify(error, 'stream', spec.apiKeyHint);
-      spec.warn(
+      handler.warn(
         `the connection closed after the finish reason but before the end of the stream (${String(error)}); usage may be missing`,
       );
     }
     for (const event of out) yield event;
     consumed = true;
-    yield spec.finish();
+    yield withCost(handler.finish(), spec.price);
   } finally {
     guard.dispose();
     if (response && !consumed) discard(response.body);

@@ -185,6 +185,32 @@ describe('JSONL store', () => {
     await session.close();
   });
 
+  it('counts nested message text toward the size threshold and writes through with flushBytes 0', async () => {
+    const store = createJsonlStore({
+      dir,
+      fsync: 'never',
+      flushIntervalMs: 60_000,
+      flushBytes: 1000,
+    });
+    const session = await Session.create({ store, id: 'nested' });
+    const path = join(dir, 'nested.jsonl');
+    session.append('turn/start', {}, { turn: 1 });
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(1);
+    const text = 'y'.repeat(2000);
+    session.append(
+      'assistant/message',
+      { content: [{ type: 'text', text }], finishReason: 'stop' },
+      surface,
+    );
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(3);
+    await session.close();
+    const through = createJsonlStore({ dir, fsync: 'never', flushBytes: 0 });
+    const direct = await Session.create({ store: through, id: 'through' });
+    direct.append('turn/start', {}, { turn: 1 });
+    expect(readFileSync(join(dir, 'through.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(2);
+    await direct.close();
+  });
+
   it('writes each line as JSON.stringify does, across groups and for lines over the group or arena size', async () => {
     const store = createJsonlStore({ dir, fsync: 'never', flushBytes: 4096 });
     const session = await Session.create({ store, id: 'bytes' });

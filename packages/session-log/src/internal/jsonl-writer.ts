@@ -4,13 +4,6 @@ import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
 
-/**
- * The writer whose pending lines sit at the start of the shared encoder arena. Lines are encoded
- * straight into the arena and written from it, never copied; when another writer appends, the
- * owner's pending lines are written out first (an early write, which no fsync policy forbids).
- */
-let arenaOwner: JsonlWriter | undefined;
-
 /** Writers with unwritten events, written synchronously if the process exits without closing them. */
 const live = new Set<JsonlWriter>();
 let exitHookInstalled = false;
@@ -37,24 +30,29 @@ export interface JsonlWriterInit {
 }
 
 /**
- * The writer half of an opened JSONL session. With fsync `always` every append is written and
- * synced before it returns; otherwise lines are buffered and written in groups (on a size
- * threshold, a short timer, a checkpoint, flush or close), which is what makes appends cheap.
+ * The writer half of an opened JSONL session. With fsync `always` (or `flushBytes` 0) every
+ * append is encoded, written (and synced) before it returns. Otherwise appended events are kept
+ * and encoded when they are written, in groups (on a size threshold, a short timer, a
+ * checkpoint, flush or close): an append then costs a push, and the encoding of a step's events
+ * runs once, after the step, instead of inside each append. Events are immutable once appended
+ * (the session hands them out as they are), so encoding them later writes the same bytes.
  */
 export class JsonlWriter implements OpenedSession {
   readonly events: readonly SessionEvent[];
   readonly repaired: OpenedSession['repaired'];
-  /** Encoded lines not yet written: `jsonLineArena()[0..pendingLength)`, only while the arena owner. */
-  private pendingLength = 0;
-  /** Counts write calls, so a failed batch knows whether it can be taken back. */
-  private writes = 0;
+  /** Appended events not yet encoded nor written. */
+  private pending: SessionEvent[] = [];
+  /** A cheap lower bound of the pending events' line bytes, checked against `flushBytes`. */
+  private pendingSize = 0;
   private timer: NodeJS.Timeout | undefined;
   private failure: unknown;
   private closed = false;
+  private readonly immediate: boolean;
 
   constructor(private readonly init: JsonlWriterInit) {
     this.events = init.events;
     this.repaired = init.repaired;
+    this.immediate = init.fsync === 'always' || init.flushBytes <= 0;
   }
 
   append(events: readonly SessionEvent[]): void {
@@ -65,22 +63,18 @@ export class JsonlWriter implements OpenedSession {
       });
     }
     if (this.failure) throw this.failure;
-    if (arenaOwner !== this) this.takeArena();
-    const mark = this.pendingLength;
-    const writes = this.writes;
-    try {
-      for (const event of events) this.encode(event);
-    } catch (error) {
-      // An event that cannot be serialised adds nothing, unless part of the batch is already out.
-      if (this.writes === writes) this.pendingLength = mark;
-      throw error;
+    const pending = this.pending;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as SessionEvent;
+      pending.push(event);
+      this.pendingSize += sizeHint(event.body);
     }
-    if (this.init.fsync === 'always') {
+    if (this.immediate) {
       this.writePending();
-      fdatasyncSync(this.init.fd);
+      if (this.init.fsync === 'always') fdatasyncSync(this.init.fd);
       return;
     }
-    if (this.pendingLength >= this.init.flushBytes) {
+    if (this.pendingSize >= this.init.flushBytes) {
       this.writePending();
     } else if (!this.timer) {
       live.add(this);
@@ -120,8 +114,9 @@ export class JsonlWriter implements OpenedSession {
       }
     } finally {
       live.delete(this);
-      if (arenaOwner === this) arenaOwner = undefined;
-      this.pendingLength = 0;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.pending = [];
       closeSync(this.init.fd);
       this.init.release();
     }
@@ -136,48 +131,38 @@ export class JsonlWriter implements OpenedSession {
     }
   }
 
-  /** Becomes the arena owner, writing out the previous owner's pending lines. */
-  private takeArena(): void {
-    const previous = arenaOwner;
-    if (previous && previous.pendingLength > 0) {
-      try {
-        previous.writePending();
-      } catch {
-        // Recorded as the previous owner's failure, which its next call reports.
-      }
-    }
-    arenaOwner = this;
-    this.pendingLength = 0;
-  }
-
   /**
-   * Encodes one event's line after the pending ones, writing those first when the line does not
-   * fit; a line larger than the whole arena is written on its own. Nothing is added when encoding
-   * throws.
+   * Encodes the pending events into the shared arena and writes them, a group whenever the
+   * arena is full; a line larger than the whole arena is written on its own. The arena is only
+   * used within this call, so sessions sharing it never see each other's lines.
    */
-  private encode(event: SessionEvent): void {
-    let end = encodeJsonLine(event, this.pendingLength);
-    if (end < 0 && this.pendingLength > 0) {
-      this.writePending();
-      end = encodeJsonLine(event, 0);
-    }
-    if (end < 0) {
-      this.writeText(`${JSON.stringify(event)}\n`);
-      return;
-    }
-    this.pendingLength = end;
-  }
-
   private writePending(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
     live.delete(this);
-    if (this.pendingLength === 0) return;
-    const length = this.pendingLength;
-    this.pendingLength = 0;
-    this.writeBytes(jsonLineArena(), length);
+    const events = this.pending;
+    if (events.length === 0) return;
+    this.pending = [];
+    this.pendingSize = 0;
+    let length = 0;
+    try {
+      for (const event of events) {
+        let end = encodeJsonLine(event, length);
+        if (end < 0 && length > 0) {
+          this.writeBytes(jsonLineArena(), length);
+          length = 0;
+          end = encodeJsonLine(event, 0);
+        }
+        if (end < 0) this.writeText(`${JSON.stringify(event)}\n`);
+        else length = end;
+      }
+      if (length > 0) this.writeBytes(jsonLineArena(), length);
+    } catch (error) {
+      this.failure ??= error;
+      throw error;
+    }
   }
 
   private writeText(text: string): void {
@@ -188,7 +173,6 @@ export class JsonlWriter implements OpenedSession {
   /** Writes `bytes[0..length)`, continuing after a short write (rare on regular files). */
   private writeBytes(bytes: Buffer, length: number): void {
     try {
-      this.writes++;
       let offset = 0;
       while (offset < length) offset += writeSync(this.init.fd, bytes, offset, length - offset);
     } catch (error) {
@@ -196,4 +180,23 @@ export class JsonlWriter implements OpenedSession {
       throw error;
     }
   }
+}
+
+/**
+ * A cheap lower bound of a body's line size: the lengths of its strings down to three levels
+ * (message text sits at most that deep), plus a little per value. It only decides when a group
+ * is written early; the timer bounds how long anything waits.
+ */
+function sizeHint(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value === null || typeof value !== 'object' || depth > 2) return 8;
+  let size = 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) size += sizeHint(value[i], depth + 1) + 1;
+    return size;
+  }
+  for (const key in value as Record<string, unknown>) {
+    size += key.length + 4 + sizeHint((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return size;
 }

@@ -113,8 +113,8 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
         provider,
         url,
         headers,
-        // The bytes `encodeRequest` describes, the history straight from its cached bytes.
-        body: encoder.encodeChunks(request, streaming),
+        // The bytes `encodeRequest` describes, framed around the cached history in place.
+        body: encoder.encodeBody(request, streaming),
         dispatcher: options.dispatcher,
         signal: streamOptions.signal,
         idleTimeoutMs,

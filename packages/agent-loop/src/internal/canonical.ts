@@ -118,14 +118,16 @@ export class IncrementalRequestHash {
     const target = this.#known;
     const fed = target.length;
     const hashes: string[] = [];
+    // The new fragments go into the running hash in one call (one native crossing per step).
+    let text = '';
     for (let i = fed; i < messages.length; i++) {
       const message = messages[i] as Message;
       const fragment = fragmentOf(message);
-      this.#hash.update(i > 0 ? `,${fragment}` : fragment);
+      text += i > 0 ? `,${fragment}` : fragment;
       hashes.push(fragmentHash(message, fragment));
-
       target.push(message);
     }
+    if (text !== '') this.#hash.update(text);
     return { kept, fed, hashes };
   }
 

@@ -1,4 +1,4 @@
-import { extendedPrefix, JoinedBytes } from './joined-bytes.js';
+import { extendedPrefix, JoinedBytes, type LeasedBytes } from './joined-bytes.js';
 
 /**
  * Caches the wire JSON of immutable objects by identity and joins arrays of them so that
@@ -47,5 +47,10 @@ export class FragmentCache<T extends object> {
   /** The UTF-8 bytes of `join(items)`; see {@link JoinedBytes}. */
   joinBytes(items: readonly T[]): Buffer {
     return this.bytes.join(items);
+  }
+
+  /** `before`, the UTF-8 of `join(items)` and `after` as one lent buffer; see {@link JoinedBytes.frame}. */
+  frameBytes(items: readonly T[], before: Uint8Array, after: Uint8Array): LeasedBytes {
+    return this.bytes.frame(items, before, after);
   }
 }

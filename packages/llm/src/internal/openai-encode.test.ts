@@ -168,4 +168,55 @@ describe('OpenAIRequestEncoder', () => {
       expect(text(encoder.encodeChunks(request, false))).toBe(encoder.encode(request, false));
     }
   });
+
+  it('lends the body as one buffer framed around the cached history, equal to the text', () => {
+    const encoder = new OpenAIRequestEncoder(deepseekDialect);
+    const wide = (i: number): Message => ({ role: 'user', content: `é 🚀 ${i} ${'x'.repeat(i)}` });
+    let history: Message[] = [];
+    for (let i = 0; i < 400; i++) {
+      history = [...history, wide(i * 7)];
+      const lease = encoder.encodeBody(base(history));
+      expect(lease.bytes.toString('utf8')).toBe(encoder.encode(base(history)));
+      lease.release();
+    }
+    const replaced = [wide(3), ...history.slice(5)];
+    const lease = encoder.encodeBody({ ...base(replaced), maxOutputTokens: 9 });
+    expect(lease.bytes.toString('utf8')).toBe(
+      encoder.encode({ ...base(replaced), maxOutputTokens: 9 }),
+    );
+    lease.release();
+    const empty = encoder.encodeBody(base([]));
+    expect(empty.bytes.toString('utf8')).toBe(encoder.encode(base([])));
+    empty.release();
+  });
+
+  it('never changes a lent body while its lease is out, even as later requests grow the history', () => {
+    const encoder = new OpenAIRequestEncoder(deepseekDialect);
+    const user = (i: number): Message => ({ role: 'user', content: `m${i}` });
+    const history = [user(0), user(1)];
+    const first = encoder.encodeBody(base(history));
+    const firstText = first.bytes.toString('utf8');
+    // A concurrent request on the same encoder: the first lease is still out.
+    const grown = [...history, user(2)];
+    const second = encoder.encodeBody(base(grown));
+    expect(second.bytes.toString('utf8')).toBe(encoder.encode(base(grown)));
+    const chunks = encoder.encodeChunks(base([...grown, user(3)]));
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(encoder.encode(base([...grown, user(3)])));
+    expect(first.bytes.toString('utf8')).toBe(firstText);
+    first.release();
+    first.release();
+    second.release();
+    const third = encoder.encodeBody(base([...grown, user(3), user(4)]));
+    expect(third.bytes.toString('utf8')).toBe(encoder.encode(base([...grown, user(3), user(4)])));
+    expect(first.bytes.toString('utf8')).toBe(firstText);
+    // A stale release of an old lease does not end the current one.
+    first.release();
+    const fourth = encoder.encodeBody(base([...grown, user(3), user(4), user(5)]));
+    expect(fourth.bytes.toString('utf8')).toBe(
+      encoder.encode(base([...grown, user(3), user(4), user(5)])),
+    );
+    expect(third.bytes.toString('utf8')).toBe(encoder.encode(base([...grown, user(3), user(4)])));
+    third.release();
+    fourth.release();
+  });
 });

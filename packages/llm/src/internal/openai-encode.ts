@@ -1,6 +1,7 @@
 import type { JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
 import type { OpenAIDialect } from '../types.js';
 import { FragmentCache } from './fragment-cache.js';
+import type { LeasedBytes } from './joined-bytes.js';
 
 function encodeMessage(message: Message, withReasoning: boolean): string {
   switch (message.role) {
@@ -111,6 +112,22 @@ export class OpenAIRequestEncoder {
    * the text after it. What `stream()` sends: nothing proportional to the history is copied.
    */
   encodeChunks(request: ModelRequest, stream = true): Buffer[] {
+    const frame = this.frameFor(request, stream);
+    // The frame buffers are only ever read, so consecutive requests share them.
+    return [frame.before, frame.cache.joinBytes(request.messages), frame.after];
+  }
+
+  /**
+   * The bytes of {@link OpenAIRequestEncoder.encode} as one buffer lent until `release()`,
+   * written around the cached history without copying it (see `JoinedBytes.frame`).
+   */
+  encodeBody(request: ModelRequest, stream = true): LeasedBytes {
+    const frame = this.frameFor(request, stream);
+    return frame.cache.frameBytes(request.messages, frame.before, frame.after);
+  }
+
+  /** The encoded frame of `request`, reused while the fields it depends on are unchanged. */
+  private frameFor(request: ModelRequest, stream: boolean): EncodedFrame {
     let frame = this.lastFrame;
     if (!frame || !sameFrame(frame, request, stream)) {
       const { cache, before, after } = this.frame(request, stream);
@@ -131,8 +148,7 @@ export class OpenAIRequestEncoder {
       };
       this.lastFrame = frame;
     }
-    // The frame buffers are only ever read, so consecutive requests share them.
-    return [frame.before, frame.cache.joinBytes(request.messages), frame.after];
+    return frame;
   }
 
   /** The message cache for `request` and the body text around its joined history. */

@@ -2,6 +2,7 @@ import type { ModelStreamEvent } from '@spine/protocol';
 import { type Dispatcher, request as undiciRequest } from 'undici';
 import { classifyError } from '../classify-error.js';
 import { type ModelPrice, withCost } from '../model-table.js';
+import type { LeasedBytes } from './joined-bytes.js';
 import { RequestGuard } from './request-guard.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
 
@@ -36,9 +37,10 @@ export interface StreamSpec {
   headers: () => Record<string, string>;
   /**
    * The exact body: text, or chunks of bytes sent one after another with their total as
-   * `content-length` (a large cached body is then neither copied nor re-encoded).
+   * `content-length` (a large cached body is then neither copied nor re-encoded), or bytes
+   * lent for the request, released when it is over.
    */
-  body: string | readonly Buffer[];
+  body: string | readonly Buffer[] | LeasedBytes;
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;
   idleTimeoutMs: number;
@@ -67,7 +69,12 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
   let consumed = false;
   try {
     const headers = spec.headers();
-    const body = typeof spec.body === 'string' ? spec.body : joinChunks(spec.body, headers);
+    const body =
+      typeof spec.body === 'string'
+        ? spec.body
+        : isLeased(spec.body)
+          ? spec.body.bytes
+          : joinChunks(spec.body, headers);
     guard.throwIfStopped();
     try {
       response = await undiciRequest(spec.url, {
@@ -143,10 +150,15 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     consumed = true;
     yield withCost(handler.finish(), spec.price);
   } finally {
+    if (typeof spec.body !== 'string' && isLeased(spec.body)) spec.body.release();
     guard.dispose();
     if (response && !consumed) discard(response.body);
     else if (response) release(response.body);
   }
+}
+
+function isLeased(body: readonly Buffer[] | LeasedBytes): body is LeasedBytes {
+  return !Array.isArray(body);
 }
 
 /** Bodies up to this size are copied into one buffer: one write instead of one per chunk. */

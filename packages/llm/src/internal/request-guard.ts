@@ -15,9 +15,10 @@ export class RequestGuard {
   private stopReason: StopReason | undefined;
   private lastDataAt = Date.now();
   private paused = false;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private totalTimer: NodeJS.Timeout | undefined;
-  private readonly onAbort = (): void => this.stop('aborted');
+  /** One timer serves both limits: it fires at the nearer deadline and re-arms for the next. */
+  private timer: NodeJS.Timeout | undefined;
+  private readonly startedAt = this.lastDataAt;
+  private onAbort: (() => void) | undefined;
 
   constructor(
     private readonly provider: string,
@@ -27,13 +28,13 @@ export class RequestGuard {
       totalTimeoutMs: number;
     },
   ) {
-    if (options.signal?.aborted) this.stopReason = 'aborted';
-    options.signal?.addEventListener('abort', this.onAbort, { once: true });
-    if (options.idleTimeoutMs > 0) this.armIdle(options.idleTimeoutMs);
-    if (options.totalTimeoutMs > 0) {
-      this.totalTimer = setTimeout(() => this.stop('total'), options.totalTimeoutMs);
-      this.totalTimer.unref?.();
+    const signal = options.signal;
+    if (signal) {
+      if (signal.aborted) this.stopReason = 'aborted';
+      this.onAbort = (): void => this.stop('aborted');
+      signal.addEventListener('abort', this.onAbort, { once: true });
     }
+    this.arm(options.idleTimeoutMs, options.totalTimeoutMs);
   }
 
   /** The signal to hand to the transport. */
@@ -79,18 +80,40 @@ export class RequestGuard {
 
   /** Clears the timers and the listener; call in `finally`. */
   dispose(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.totalTimer);
-    this.options.signal?.removeEventListener('abort', this.onAbort);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.onAbort) this.options.signal?.removeEventListener('abort', this.onAbort);
   }
 
-  private armIdle(delay: number): void {
-    this.idleTimer = setTimeout(() => {
-      const idleFor = this.paused ? 0 : Date.now() - this.lastDataAt;
-      if (idleFor >= this.options.idleTimeoutMs) this.stop('idle');
-      else this.armIdle(this.options.idleTimeoutMs - idleFor);
-    }, delay);
-    this.idleTimer.unref?.();
+  /** Arms the timer for the nearer of the idle and total deadlines still ahead (0 disables one). */
+  private arm(idleLeft: number, totalLeft: number): void {
+    const { idleTimeoutMs, totalTimeoutMs } = this.options;
+    const delay =
+      idleTimeoutMs > 0 && totalTimeoutMs > 0
+        ? Math.min(idleLeft, totalLeft)
+        : idleTimeoutMs > 0
+          ? idleLeft
+          : totalLeft;
+    if (idleTimeoutMs <= 0 && totalTimeoutMs <= 0) return;
+    this.timer = setTimeout(() => this.check(), Math.max(delay, 1));
+    this.timer.unref?.();
+  }
+
+  private check(): void {
+    this.timer = undefined;
+    const { idleTimeoutMs, totalTimeoutMs } = this.options;
+    const now = Date.now();
+    const totalLeft = totalTimeoutMs - (now - this.startedAt);
+    if (totalTimeoutMs > 0 && totalLeft <= 0) {
+      this.stop('total');
+      return;
+    }
+    const idleLeft = idleTimeoutMs - (this.paused ? 0 : now - this.lastDataAt);
+    if (idleTimeoutMs > 0 && idleLeft <= 0) {
+      this.stop('idle');
+      return;
+    }
+    this.arm(idleLeft, totalLeft);
   }
 
   private stop(reason: StopReason): void {

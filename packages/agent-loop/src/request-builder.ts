@@ -221,8 +221,11 @@ export class RequestBuilder {
 
     const context: RequestContextBody = {
       request: event.seq,
-      contexts: { ...snapshot.contexts },
-      variables: { ...snapshot.variables },
+      // SystemPrompt snapshots are frozen: those are recorded as they are, others copied.
+      contexts: Object.isFrozen(snapshot.contexts) ? snapshot.contexts : { ...snapshot.contexts },
+      variables: Object.isFrozen(snapshot.variables)
+        ? snapshot.variables
+        : { ...snapshot.variables },
     };
     session.append('request/context', context, at);
 

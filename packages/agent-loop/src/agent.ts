@@ -60,9 +60,8 @@ export class Agent extends EventEmitter<AgentEvents> {
       builder: new RequestBuilder(session),
       projection: new RuntimeContextProjection(session),
       inbox: new Inbox(session),
-      emit: (name, ...args) => {
-        (this.emit as (event: string, ...values: unknown[]) => boolean)(name, ...args);
-      },
+      // Bound once: no rest-parameter array per live event.
+      emit: this.emit.bind(this) as unknown as LoopContext['emit'],
       addUsage: (usage) => {
         this.#usage = addUsage(this.#usage, usage);
       },

@@ -55,13 +55,12 @@ export class JoinedBytes<T> {
     bytes.set(before, start);
     bytes.set(after, this.length);
     this.leased = true;
-    const lease = ++this.lease;
-    return {
-      bytes: bytes.subarray(start, this.length + after.length),
-      release: () => {
-        if (this.lease === lease) this.leased = false;
-      },
-    };
+    return new Lease(this, ++this.lease, bytes.subarray(start, this.length + after.length));
+  }
+
+  /** Ends lease number `lease` if it is still the current one. */
+  endLease(lease: number): void {
+    if (this.lease === lease) this.leased = false;
   }
 
   /** Brings the buffer up to `items`, with `spare` bytes of room after them. */
@@ -106,6 +105,19 @@ export class JoinedBytes<T> {
 const EMPTY = Buffer.alloc(0);
 
 function noop(): void {}
+
+/** A lease on a {@link JoinedBytes} buffer (a class: no closure per request). */
+class Lease implements LeasedBytes {
+  constructor(
+    private readonly owner: { endLease(lease: number): void },
+    private readonly id: number,
+    readonly bytes: Buffer,
+  ) {}
+
+  release(): void {
+    this.owner.endLease(this.id);
+  }
+}
 
 /** `previous.length` when `items` starts with exactly the items of `previous`, else 0. */
 export function extendedPrefix<T>(previous: readonly T[], items: readonly T[]): number {

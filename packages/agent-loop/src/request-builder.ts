@@ -188,7 +188,8 @@ export class RequestBuilder {
         if (!causes.includes('runtime-context-inserted')) causes.push('runtime-context-inserted');
       }
     }
-    const breaking = causes.some((cause) => cause !== 'runtime-context-inserted');
+    let breaking = false;
+    for (const cause of causes) if (cause !== 'runtime-context-inserted') breaking = true;
     // Built without spreads: an object literal with a conditional spread takes V8's slow
     // cloning path, which costs more than everything else here on a cold step.
     const recordedSeqs: RecordedSeqs = previous

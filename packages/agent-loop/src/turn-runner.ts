@@ -39,17 +39,6 @@ export async function runTurnLoop(
   let usage = EMPTY_USAGE;
   let text = '';
   const deniedTools: string[] = [];
-  const finish = (reason: TurnResult['reason'], error?: SpineError): TurnResult => {
-    const body: TurnEndBody = { reason, steps, usage };
-    if (error) body.error = { code: error.code, message: error.message };
-    if (deniedTools.length > 0) body.deniedTools = deniedTools;
-    session.append('turn/end', body, { turn, step });
-    const result: TurnResult = { reason, turn, steps, usage, text, deniedTools };
-    if (error) result.error = error;
-    context.emit('turn-end', result);
-    return result;
-  };
-
   try {
     for (;;) {
       if (signal?.aborted) throw new Aborted('pre-step');
@@ -110,8 +99,10 @@ export async function runTurnLoop(
       });
       steps++;
       if (signal?.aborted) throw new Aborted('tools');
-      if (calls.length === 0 && context.inbox.size('next-step') === 0) return finish('completed');
-      if (steps >= context.maxSteps) return finish('max-steps');
+      if (calls.length === 0 && context.inbox.size('next-step') === 0)
+        return endTurn(context, { turn, step, steps, usage, text, deniedTools }, 'completed');
+      if (steps >= context.maxSteps)
+        return endTurn(context, { turn, step, steps, usage, text, deniedTools }, 'max-steps');
       step++;
     }
   } catch (error) {
@@ -122,11 +113,51 @@ export async function runTurnLoop(
       if (reason !== undefined)
         body.reason = reason instanceof Error ? reason.message : String(reason);
       session.append('agent/aborted', body, { turn, step });
-      return finish('aborted', new TurnAbortedError({ turn, step, phase }));
+      return endTurn(
+        context,
+        { turn, step, steps, usage, text, deniedTools },
+        'aborted',
+        new TurnAbortedError({ turn, step, phase }),
+      );
     }
-    if (error instanceof Failed) return finish('error', error.error);
+    if (error instanceof Failed) {
+      return endTurn(
+        context,
+        { turn, step, steps, usage, text, deniedTools },
+        'error',
+        error.error,
+      );
+    }
     throw error;
   }
+}
+
+/** Where a turn stands when it ends. */
+interface TurnState {
+  turn: number;
+  step: number;
+  steps: number;
+  usage: Usage;
+  text: string;
+  deniedTools: string[];
+}
+
+/** Records `turn/end` and reports the result (a plain function: no closure per turn). */
+function endTurn(
+  context: LoopContext,
+  state: TurnState,
+  reason: TurnResult['reason'],
+  error?: SpineError,
+): TurnResult {
+  const { turn, step, steps, usage, text, deniedTools } = state;
+  const body: TurnEndBody = { reason, steps, usage };
+  if (error) body.error = { code: error.code, message: error.message };
+  if (deniedTools.length > 0) body.deniedTools = deniedTools;
+  context.session.append('turn/end', body, { turn, step });
+  const result: TurnResult = { reason, turn, steps, usage, text, deniedTools };
+  if (error) result.error = error;
+  context.emit('turn-end', result);
+  return result;
 }
 
 /** Writes the `next-step` inbox as user messages, then records their consumption. */

@@ -95,11 +95,12 @@ export class RequestGuard {
           ? idleLeft
           : totalLeft;
     if (idleTimeoutMs <= 0 && totalTimeoutMs <= 0) return;
-    this.timer = setTimeout(() => this.check(), Math.max(delay, 1));
+    this.timer = setTimeout(checkGuard, Math.max(delay, 1), this);
     this.timer.unref?.();
   }
 
-  private check(): void {
+  /** Runs when the timer fires: stops on a passed deadline, otherwise re-arms. */
+  check(): void {
     this.timer = undefined;
     const { idleTimeoutMs, totalTimeoutMs } = this.options;
     const now = Date.now();
@@ -150,4 +151,9 @@ export class RequestGuard {
         );
     }
   }
+}
+
+/** The guard timer's callback (module level: no closure per request). */
+function checkGuard(guard: RequestGuard): void {
+  guard.check();
 }

@@ -25,15 +25,19 @@ export class SseParser {
   comments = 0;
 
   /** Feeds bytes; calls `onEvent` per dispatched event; returns how many events had data. */
-  push(chunk: Uint8Array, onEvent: (event: SseEvent) => void): number {
+  push<C = undefined>(
+    chunk: Uint8Array,
+    onEvent: (event: SseEvent, context: C) => void,
+    context?: C,
+  ): number {
     const text = this.rest + this.decode(chunk);
-    return this.lines(text, onEvent, false);
+    return this.lines(text, onEvent, false, context as C);
   }
 
   /** Flushes the decoder at end of stream; a final event without its blank line is dispatched. */
-  end(onEvent: (event: SseEvent) => void): number {
+  end<C = undefined>(onEvent: (event: SseEvent, context: C) => void, context?: C): number {
     const text = `${this.rest + (this.decoder?.decode() ?? '')}\n\n`;
-    return this.lines(text, onEvent, true);
+    return this.lines(text, onEvent, true, context as C);
   }
 
   /**
@@ -61,7 +65,12 @@ export class SseParser {
     return this.decoder.decode(chunk, { stream: true });
   }
 
-  private lines(text: string, onEvent: (event: SseEvent) => void, final: boolean): number {
+  private lines<C>(
+    text: string,
+    onEvent: (event: SseEvent, context: C) => void,
+    final: boolean,
+    context: C,
+  ): number {
     let dispatched = 0;
     let start = 0;
     for (;;) {
@@ -71,7 +80,7 @@ export class SseParser {
       if (end > start && text.charCodeAt(end - 1) === 13) end--;
       if (end === start) {
         if (this.data !== undefined) {
-          onEvent({ event: this.event, data: this.data });
+          onEvent({ event: this.event, data: this.data }, context);
           dispatched++;
         }
         this.data = undefined;

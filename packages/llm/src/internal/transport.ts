@@ -125,11 +125,11 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
       return;
     }
     const parser = new SseParser();
-    const onEvent = (event: SseEvent): void => handler.handle(event.data, out);
+    const sink: EventSink = { handler, out };
     try {
       // Leaving the loop at the terminal event must not abort the body: see `release`.
       for await (const chunk of response.body.iterator({ destroyOnReturn: false })) {
-        if (parser.push(chunk as Buffer, onEvent) > 0) guard.touch();
+        if (parser.push(chunk as Buffer, dispatch, sink) > 0) guard.touch();
         if (out.length > 0) {
           guard.pause();
           for (const event of out) yield event;
@@ -138,7 +138,7 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
         }
         if (handler.done) break;
       }
-      if (!handler.done) parser.end(onEvent);
+      if (!handler.done) parser.end(dispatch, sink);
     } catch (error) {
       if (guard.stopped || !handler.isComplete())
         throw guard.classify(error, 'stream', spec.apiKeyHint);
@@ -155,6 +155,17 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     if (response && !consumed) discard(response.body);
     else if (response) release(response.body);
   }
+}
+
+/** Where parsed SSE events go: the request's handler, collecting into `out`. */
+interface EventSink {
+  handler: StreamHandler;
+  out: ModelStreamEvent[];
+}
+
+/** Hands one SSE event to its sink's handler (module level: no closure per request). */
+function dispatch(event: SseEvent, sink: EventSink): void {
+  sink.handler.handle(event.data, sink.out);
 }
 
 function isLeased(body: readonly Buffer[] | LeasedBytes): body is LeasedBytes {
@@ -187,13 +198,17 @@ const RELEASE_GRACE_MS = 1000;
  */
 function release(body: Dispatcher.ResponseData['body']): void {
   if (body.readableEnded || body.destroyed) return;
-  const timer = setTimeout(() => body.destroy(), RELEASE_GRACE_MS);
+  const timer = setTimeout(destroyBody, RELEASE_GRACE_MS, body);
   timer.unref?.();
-  const settle = (): void => clearTimeout(timer);
+  const settle = clearTimeout.bind(null, timer);
   body.once('end', settle).once('close', settle);
   // The answer is already delivered: an error while draining concerns no one.
   body.on('error', ignore);
   body.resume();
+}
+
+function destroyBody(body: Dispatcher.ResponseData['body']): void {
+  body.destroy();
 }
 
 /** Aborts a body nobody reads any more; the abort error it emits has no one to tell. */

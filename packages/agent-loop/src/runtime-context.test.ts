@@ -64,4 +64,32 @@ describe('RuntimeContextProjection', () => {
     );
     await session.close();
   });
+
+  it('settles a frozen snapshot handed out again, until compaction removes its message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spine-rc-'));
+    dirs.push(dir);
+    const session = await Session.create({ store: createJsonlStore({ dir, fsync: 'never' }) });
+    const projection = new RuntimeContextProjection(session);
+    const contexts = Object.freeze({ cwd: '/w' });
+    const written = projection.project(contexts, { turn: 1, step: 1 });
+    expect(written).toBeDefined();
+    expect(projection.project(contexts, { turn: 1, step: 2 })).toBeUndefined();
+    const user = session.append(
+      'user/message',
+      { content: 'hi', source: 'user' },
+      { turn: 1, step: 2, surfaceOp: { op: 'append' } },
+    );
+    session.append(
+      'user/message',
+      { content: 'checkpoint', source: 'compact-checkpoint' },
+      { turn: 1, step: 3, surfaceOp: { op: 'replace', start: written?.seq ?? 0, end: user.seq } },
+    );
+    const again = projection.project(contexts, { turn: 1, step: 4 });
+    expect((again?.body as UserMessageBody | undefined)?.content).toBe(
+      '<runtime-context>\ncwd: /w\n</runtime-context>',
+    );
+    expect(projection.project(Object.freeze({ cwd: '/x' }), { turn: 1, step: 5 })).toBeDefined();
+    expect(projection.project(contexts, { turn: 1, step: 6 })).toBeDefined();
+    await session.close();
+  });
 });

@@ -22,6 +22,8 @@ export class RuntimeContextProjection {
   #last: Record<string, string> | undefined;
   #lastSeq: number | undefined;
   #checkedGeneration: number;
+  /** A frozen contexts object already found equal to `#last` (or just written). */
+  #settled: Readonly<Record<string, string>> | undefined;
 
   /** Restores the last written snapshot from `session`. */
   constructor(session: SessionLog) {
@@ -57,6 +59,8 @@ export class RuntimeContextProjection {
     options: AppendOptions = {},
   ): SessionEvent | undefined {
     this.#dropIfCompactedAway();
+    // The frozen snapshot SystemPrompt hands out again while nothing changed: settled already.
+    if (contexts === this.#settled) return undefined;
     const previous = this.#last;
     const changed: string[] = [];
     const removed: string[] = [];
@@ -65,8 +69,10 @@ export class RuntimeContextProjection {
     }
     if (previous)
       for (const key of Object.keys(previous)) if (!(key in contexts)) removed.push(key);
-    if (previous && changed.length === 0 && removed.length === 0) return undefined;
-    if (!previous && changed.length === 0) return undefined;
+    if (changed.length === 0 && removed.length === 0) {
+      if (Object.isFrozen(contexts)) this.#settled = contexts;
+      return undefined;
+    }
 
     const full = previous === undefined;
     const lines = changed.map((key) => `${key}: ${contexts[key]}`);
@@ -86,6 +92,7 @@ export class RuntimeContextProjection {
     });
     this.#last = snapshot;
     this.#lastSeq = event.seq;
+    this.#settled = Object.isFrozen(contexts) ? contexts : undefined;
     return event;
   }
 
@@ -96,6 +103,7 @@ export class RuntimeContextProjection {
     if (this.#lastSeq !== undefined && !this.#session.surface().includes(this.#lastSeq)) {
       this.#last = undefined;
       this.#lastSeq = undefined;
+      this.#settled = undefined;
     }
   }
 }

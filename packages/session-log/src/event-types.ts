@@ -10,7 +10,15 @@ interface EventTypeEntry {
 }
 
 type Loose = Record<string, unknown>;
-const OUTCOMES: ReadonlySet<string> = new Set(ToolResultBodySchema.shape.outcome.unwrap().options);
+// The outcome values, read from the schema whether it is a zod enum (`options`) or a literal
+// union (`values`); should neither be there, every outcome simply goes through zod.
+const outcomeSchema = ToolResultBodySchema.shape.outcome.unwrap() as unknown as {
+  options?: readonly string[];
+  values?: ReadonlySet<string>;
+};
+const OUTCOMES: ReadonlySet<string> = new Set(
+  outcomeSchema.options ?? (outcomeSchema.values ? [...outcomeSchema.values] : []),
+);
 
 function optionalString(value: unknown): boolean {
   return value === undefined || typeof value === 'string';

@@ -119,7 +119,7 @@ export const ToolResultBodySchema = z.object({
   content: z.string(),
   isError: z.boolean(),
   outcome: z
-    .enum([
+    .literal([
       'ok',
       'error',
       'denied',
@@ -149,10 +149,10 @@ export type ToolStartedBody = z.infer<typeof ToolStartedBodySchema>;
 export const ToolApprovalBodySchema = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
-  decision: z.enum(['allow', 'deny']),
+  decision: z.literal(['allow', 'deny']),
   by: z.string(),
   reason: z.string().optional(),
-  scope: z.enum(['once', 'session', 'rule', 'policy']).optional(),
+  scope: z.literal(['once', 'session', 'rule', 'policy']).optional(),
   escalation: z.record(z.string(), JsonValueSchema).optional(),
 });
 /** Body of `tool/approval`. */

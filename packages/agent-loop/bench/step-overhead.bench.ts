@@ -6,6 +6,10 @@
 // Method: every round times step, client alone and raw POST back to back on one keep-alive
 // pool; figures are medians over rounds (ratios are medians of the per-round ratios). The code
 // is warmed on a separate session first, and no GC is forced between operations (see measure).
+// The JSONL store (fsync 'never', as in the loopback setting) writes appended events in
+// groups, encoding them when a group is written: on its 20 ms timer or past 64 KiB, i.e. about
+// once per 20-60 rounds, inside whichever operation it lands in. That work is the agent's too;
+// medians leave those rounds out, as a real agent does it while waiting for the model.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -123,6 +123,8 @@ export class Agent extends EventEmitter<AgentEvents> {
     try {
       if (this.#open) this.#closeInterrupted(this.#open);
       const result = await this.#newTurn({ content: input }, options.signal);
+      // Nothing queued (the usual case): no further turn, and no extra async layer.
+      if (this.#context.inbox.size('next-turn') === 0) return result;
       return await this.#drain(result, options.signal);
     } finally {
       this.#running = undefined;
@@ -190,7 +192,8 @@ export class Agent extends EventEmitter<AgentEvents> {
     return last;
   }
 
-  async #newTurn(
+  /** Records the turn's start and input, then runs it (not async itself: one layer fewer). */
+  #newTurn(
     input: { content: string; item?: InboxItem },
     signal?: AbortSignal,
   ): Promise<TurnResult> {

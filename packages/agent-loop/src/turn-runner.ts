@@ -2,8 +2,8 @@ import {
   type AssistantMessageBody,
   addUsage,
   type SpineError,
+  type ToolCallPart,
   textOf,
-  toolCallsOf,
   type Usage,
 } from '@spine/protocol';
 import { TurnAbortedError } from './errors.js';
@@ -83,7 +83,7 @@ export async function runTurnLoop(
       const stepText = textOf(streamed.message);
       if (stepText) text = stepText;
 
-      const calls = toolCallsOf(streamed.message);
+      const calls = callsOf(streamed.message.content);
       for (const call of calls) context.emit('tool-call', { turn, step, call });
       if (calls.length > 0) await runTools(context, calls, at, deniedTools, signal);
       session.append(
@@ -130,6 +130,13 @@ export async function runTurnLoop(
     }
     throw error;
   }
+}
+
+/** The tool calls of an assistant message, in order (a loop: no callback per step). */
+function callsOf(content: AssistantMessageBody['content']): ToolCallPart[] {
+  const calls: ToolCallPart[] = [];
+  for (const part of content) if (part.type === 'tool-call') calls.push(part);
+  return calls;
 }
 
 /** Where a turn stands when it ends. */

@@ -62,6 +62,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       inbox: new Inbox(session),
       // Bound once: no rest-parameter array per live event.
       emit: this.emit.bind(this) as unknown as LoopContext['emit'],
+      listens: (name) => this.listenerCount(name) > 0,
       addUsage: (usage) => {
         this.#usage = addUsage(this.#usage, usage);
       },

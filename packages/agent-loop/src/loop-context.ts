@@ -39,6 +39,8 @@ export interface LoopContext {
   projection: RuntimeContextProjection;
   inbox: Inbox;
   emit: <K extends keyof AgentEvents>(name: K, ...args: Parameters<AgentEvents[K]>) => void;
+  /** True when someone listens to `name` (frequent events skip building their payload otherwise). */
+  listens(name: keyof AgentEvents): boolean;
   addUsage(usage: Usage): void;
 }
 

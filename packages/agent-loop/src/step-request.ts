@@ -149,10 +149,12 @@ async function stream(
   for await (const event of context.model.stream(request, signal ? { signal } : NO_OPTIONS)) {
     switch (event.type) {
       case 'text-delta':
-        context.emit('text-delta', { ...at, text: event.text });
+        if (context.listens('text-delta')) context.emit('text-delta', { ...at, text: event.text });
         break;
       case 'reasoning-delta':
-        context.emit('reasoning-delta', { ...at, text: event.text });
+        if (context.listens('reasoning-delta')) {
+          context.emit('reasoning-delta', { ...at, text: event.text });
+        }
         break;
       case 'finish': {
         if (event.finishReason === 'context-overflow' && event.message.content.length === 0) {

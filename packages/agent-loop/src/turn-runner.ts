@@ -45,7 +45,7 @@ export async function runTurnLoop(
       const at = { turn, step };
       if (!stepStarted) session.append('step/start', {}, at);
       stepStarted = false;
-      context.emit('step-start', { turn, step, attempt });
+      if (context.listens('step-start')) context.emit('step-start', { turn, step, attempt });
       consumeNextStep(context, at);
       const snapshot = context.prompt.assemble({ tools: context.tools.specs(context.agentName) });
       if (context.compaction) await compact(context, snapshot, 'pressure', at, signal);
@@ -91,12 +91,14 @@ export async function runTurnLoop(
         { finishReason: streamed.finishReason, toolCalls: calls.length },
         at,
       );
-      context.emit('step-end', {
-        turn,
-        step,
-        finishReason: streamed.finishReason,
-        toolCalls: calls.length,
-      });
+      if (context.listens('step-end')) {
+        context.emit('step-end', {
+          turn,
+          step,
+          finishReason: streamed.finishReason,
+          toolCalls: calls.length,
+        });
+      }
       steps++;
       if (signal?.aborted) throw new Aborted('tools');
       if (calls.length === 0 && context.inbox.size('next-step') === 0)

@@ -63,7 +63,7 @@ export class Failed {
   constructor(readonly error: SpineError) {}
 }
 
-/** Runs the compaction engine (if any) and reports a compaction to live listeners. */
+/** Runs the compaction engine (if any) and reports outcomes the user should see to live listeners. */
 export async function compact(
   context: LoopContext,
   snapshot: PromptSnapshot,
@@ -85,6 +85,10 @@ export async function compact(
   if (signal) request.signal = signal;
   const outcome = await engine.compact(request);
   if (signal?.aborted) throw new Aborted('compaction');
-  if (outcome.status === 'compacted') context.emit('compaction', { ...at, outcome });
+  // Failures and a tripped breaker reach the user too. Silent: 'not-needed', and 'disabled' at the
+  // pre-step check (it would repeat every step; on overflow it explains why the turn fails).
+  const silent =
+    outcome.status === 'not-needed' || (outcome.status === 'disabled' && reason === 'pressure');
+  if (!silent) context.emit('compaction', { ...at, outcome });
   return outcome;
 }

@@ -112,7 +112,7 @@ export interface AgentEvents {
       reason: string;
     },
   ) => void;
-  /** Compaction replaced a region of the surface. */
+  /** A compaction ran: it replaced a region, failed (surface unchanged) or tripped the breaker. */
   compaction: (event: StepPosition & { outcome: CompactionOutcome }) => void;
   /** An input was queued. */
   queued: (event: { queue: InboxQueue; item: InboxItem; size: number }) => void;

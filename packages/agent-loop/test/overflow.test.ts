@@ -115,4 +115,16 @@ describe('context overflow', () => {
     expect(result.error?.message).toMatch(/no compaction engine is configured/);
     expect(harness.events('llm/retry')).toHaveLength(0);
   });
+
+  it('tells live listeners when compaction is switched off on the overflow path', async () => {
+    const compaction = createCompactionEngine({ meter: createTokenMeter(), auto: false });
+    harness = await createHarness({ replies: [OVERFLOW], compaction });
+    const outcomes: { status: string; message?: string }[] = [];
+    harness.agent.on('compaction', ({ outcome }) => outcomes.push(outcome));
+    const result = await harness.agent.run('Too much.');
+    expect(result.reason).toBe('error');
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['disabled']);
+    expect(outcomes[0]?.message).toBeTruthy();
+    expect(harness.events('llm/retry')).toHaveLength(0);
+  });
 });

@@ -143,3 +143,21 @@ class CallExecution implements ExecutedCall {
 }
 
 const EMPTY_OUTPUT: ToolOutput = Object.freeze({ content: '' });
+
+/**
+ * One idle execution kept for the life of the module. V8 reaches the map a class instance ends up
+ * with only through weak transitions from the class's initial map: when a full GC finds no live
+ * instance, the map dies and every optimised function that checks for it is deoptimised. A batch's
+ * executions all die between batches, so without an anchor each full GC sent the whole pipeline
+ * back to the interpreter for the next batch.
+ */
+export const EXECUTION_SHAPE_ANCHOR: ExecutedCall = new CallExecution(
+  undefined as unknown as PipelineState,
+  { context: {}, entry: { tool: {} } } as unknown as PreparedCall,
+  undefined as unknown as BatchContext,
+  undefined as unknown as ExecutionListener,
+  -1,
+);
+// Real durations are fractional: give the anchor one too, so it holds the map with a double field
+// (a whole number would leave it on the map that the first real execution deprecates).
+EXECUTION_SHAPE_ANCHOR.durationMs = 0.5;

@@ -5,7 +5,12 @@
 // until it must wait (pool full, barrier, asynchronous approval), and every completion or commit
 // calls it again. No promise is created per call for waiting.
 import { setMaxListeners } from 'node:events';
-import type { ToolCallPart, ToolResultBody, ToolRunOptions } from '@spine/protocol';
+import type {
+  ToolCallPart,
+  ToolResultBody,
+  ToolRunEvent,
+  ToolRunOptions,
+} from '@spine/protocol';
 import { type ExecutionListener, executeCall } from './execute.js';
 import { finalizeCall } from './finalize.js';
 import {
@@ -35,14 +40,22 @@ export function runBatch(
   });
 }
 
-class Batch implements ExecutionListener {
+// The batch is itself the `BatchContext` and the `ExecutionListener`: its methods live on the
+// prototype, so optimised code that calls `emit`, `track` or `executed` calls one long-lived
+// function. Per-batch closures at those call sites made V8 record a call target that the next full
+// GC collected, which deoptimised the whole pipeline after every GC (see the bench's notes).
+class Batch implements ExecutionListener, BatchContext {
+  readonly agent: string | undefined;
+  readonly signal: AbortSignal;
+  readonly approve: BatchContext['approve'];
+  aborted = false;
   private readonly total: number;
   private readonly results: ToolResultBody[];
   private readonly slots: Array<Slot | undefined>;
   private readonly controller = new AbortController();
   private readonly executions: Array<{ abort(): void } | undefined>;
-  private readonly context: BatchContext;
-  private readonly forward: () => void;
+  private readonly onEvent: ToolRunOptions['onEvent'];
+  private readonly external: AbortSignal | undefined;
   private emitFailure: { error: unknown } | undefined;
   /** Next call to prepare or start; `pending` holds it once prepared. */
   private next = 0;
@@ -60,7 +73,7 @@ class Batch implements ExecutionListener {
   constructor(
     private readonly state: PipelineState,
     private readonly calls: readonly ToolCallPart[],
-    private readonly options: ToolRunOptions,
+    options: ToolRunOptions,
     private readonly maxConcurrency: number,
     private readonly resolve: (results: ToolResultBody[]) => void,
     private readonly reject: (error: unknown) => void,
@@ -69,39 +82,50 @@ class Batch implements ExecutionListener {
     this.results = new Array(this.total);
     this.slots = new Array(this.total);
     this.executions = new Array(this.total);
+    this.agent = options.agent;
+    this.approve = options.approve;
+    this.onEvent = options.onEvent;
     const signal = this.controller.signal;
+    this.signal = signal;
     setMaxListeners(0, signal);
-    signal.addEventListener('abort', () => {
-      this.context.aborted = true;
-      for (const target of this.executions.slice()) target?.abort();
-    });
-    const onEvent = options.onEvent;
-    this.context = {
-      agent: options.agent,
-      signal,
-      approve: options.approve,
-      emit: (event) => {
-        if (!onEvent) return;
-        try {
-          onEvent(event);
-        } catch (error) {
-          // The caller could not record an event: stop the batch, rethrow once it settles.
-          this.emitFailure ??= { error };
-          this.controller.abort(error);
-        }
-      },
-      aborted: false,
-      track: (index, target) => {
-        this.executions[index] = target;
-      },
-      untrack: (index) => {
-        this.executions[index] = undefined;
-      },
-    };
+    // Both listeners are objects with `handleEvent` (this batch), not closures.
+    signal.addEventListener('abort', this);
     const external = options.signal;
-    this.forward = () => this.controller.abort(external?.reason);
-    if (external?.aborted) this.forward();
-    else external?.addEventListener('abort', this.forward, { once: true });
+    this.external = external;
+    if (external?.aborted) this.controller.abort(external.reason);
+    else external?.addEventListener('abort', this, { once: true });
+  }
+
+  /** Hears an abort: the external signal is forwarded, the batch's own stops every running call. */
+  handleEvent(event: Event): void {
+    if (event.target !== this.signal) {
+      this.controller.abort(this.external?.reason);
+      return;
+    }
+    this.aborted = true;
+    for (const target of this.executions.slice()) target?.abort();
+  }
+
+  /** Hands an event to the caller; a throwing `onEvent` stops the batch (rethrown once it settles). */
+  emit(event: ToolRunEvent): void {
+    const onEvent = this.onEvent;
+    if (!onEvent) return;
+    try {
+      onEvent(event);
+    } catch (error) {
+      this.emitFailure ??= { error };
+      this.controller.abort(error);
+    }
+  }
+
+  /** Registers running call `index` to be told when the batch aborts. */
+  track(index: number, target: { abort(): void }): void {
+    this.executions[index] = target;
+  }
+
+  /** Unregisters it. */
+  untrack(index: number): void {
+    this.executions[index] = undefined;
   }
 
   /** Prepares and starts calls until something must be waited for. */
@@ -113,14 +137,14 @@ class Batch implements ExecutionListener {
       const index = this.next;
       const call = this.calls[index]!;
       if (!this.pending) {
-        if (this.context.aborted) {
+        if (this.aborted) {
           this.next++;
           this.settle(index, errorResult(call, 'not-started', NOT_STARTED));
           continue;
         }
         let prepared: ReturnType<typeof prepareCall>;
         try {
-          prepared = prepareCall(this.state, call, this.context);
+          prepared = prepareCall(this.state, call, this);
         } catch (error) {
           // A visibility rule or a custom policy threw: answer the call, keep the batch going.
           prepared = errorResult(
@@ -154,11 +178,11 @@ class Batch implements ExecutionListener {
       if (ready.safe ? this.running >= this.maxConcurrency : this.cursor !== index) break;
       this.pending = undefined;
       this.next++;
-      if (this.context.aborted) {
+      if (this.aborted) {
         this.settle(index, errorResult(call, 'not-started', NOT_STARTED, { params: ready.args }));
         continue;
       }
-      this.context.emit({
+      this.emit({
         type: 'started',
         toolCallId: call.id,
         toolName: call.name,
@@ -171,7 +195,7 @@ class Batch implements ExecutionListener {
       }
       this.running++;
       if (!ready.safe) this.barrier = index;
-      executeCall(this.state, ready, this.context, this, index);
+      executeCall(this.state, ready, this, this, index);
     }
     this.advancing = false;
     this.finishIfDone();
@@ -230,14 +254,25 @@ class Batch implements ExecutionListener {
   private commit(body: ToolResultBody): void {
     this.results[this.cursor] = body;
     this.cursor++;
-    this.context.emit({ type: 'result', body });
+    this.emit({ type: 'result', body });
   }
 
   private finishIfDone(): void {
     if (this.finished || this.cursor < this.total || this.next < this.total) return;
     this.finished = true;
-    this.options.signal?.removeEventListener('abort', this.forward);
+    this.external?.removeEventListener('abort', this);
     if (this.emitFailure) this.reject(this.emitFailure.error);
     else this.resolve(this.results);
   }
 }
+
+// One idle batch kept for the life of the module so the map (hidden class) every batch ends up
+// with stays alive across full GCs; see the note in execute.ts on `SHAPE_ANCHOR`.
+export const BATCH_SHAPE_ANCHOR: unknown = new Batch(
+  undefined as unknown as PipelineState,
+  [],
+  {},
+  1,
+  () => undefined,
+  () => undefined,
+);

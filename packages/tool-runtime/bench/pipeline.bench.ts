@@ -90,14 +90,21 @@ for (let round = 0; round < ROUNDS; round++) {
       `round ${round + 1}/${ROUNDS}: baseline ${base.at(-1)!.toFixed(2)} ms, pipeline ${full.at(-1)!.toFixed(2)} ms`,
     );
 }
-// The first rounds warm up the JIT. On a shared machine other processes stretch some rounds
-// several-fold, so the fastest warm round of each side is the estimate of its own cost; medians are
-// reported beside it.
+// The first rounds warm up the JIT. The pass figure is the MEDIAN warm round of each side: a full
+// GC runs before every round, as between the batches of a real session, so the median shows what a
+// typical batch costs after one (an earlier version deoptimised the whole pipeline after every full
+// GC: the median was 5x the best round). The fastest warm round is reported beside it.
 const warmBase = base.slice(ROUNDS >> 2);
 const warmFull = full.slice(ROUNDS >> 2);
 const baseMs = Math.min(...warmBase);
 const fullMs = Math.min(...warmFull);
 const ratio = fullMs / baseMs;
+const medianBaseMs = median(warmBase);
+const medianFullMs = median(warmFull);
+const medianRatio = medianFullMs / medianBaseMs;
+console.log(
+  `median: baseline ${((medianBaseMs / CALLS) * 1000).toFixed(2)} us/call, pipeline ${((medianFullMs / CALLS) * 1000).toFixed(2)} us/call, ${medianRatio.toFixed(2)}x; best: ${ratio.toFixed(2)}x`,
+);
 console.log(
   JSON.stringify({
     bench: 'tool-runtime/pipeline',
@@ -109,10 +116,13 @@ console.log(
     perCallPipelineUs: Number(((fullMs / CALLS) * 1000).toFixed(2)),
     perCallOverheadUs: Number((((fullMs - baseMs) / CALLS) * 1000).toFixed(2)),
     ratio: Number(ratio.toFixed(2)),
-    medianBaselineMs: Number(median(warmBase).toFixed(3)),
-    medianPipelineMs: Number(median(warmFull).toFixed(3)),
-    medianRatio: Number((median(warmFull) / median(warmBase)).toFixed(2)),
+    medianBaselineMs: Number(medianBaseMs.toFixed(3)),
+    medianPipelineMs: Number(medianFullMs.toFixed(3)),
+    medianPerCallBaselineUs: Number(((medianBaseMs / CALLS) * 1000).toFixed(2)),
+    medianPerCallPipelineUs: Number(((medianFullMs / CALLS) * 1000).toFixed(2)),
+    medianPerCallOverheadUs: Number((((medianFullMs - medianBaseMs) / CALLS) * 1000).toFixed(2)),
+    medianRatio: Number(medianRatio.toFixed(2)),
     target: 3,
-    pass: ratio <= 3,
+    pass: medianRatio <= 3,
   }),
 );

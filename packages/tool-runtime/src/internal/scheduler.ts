@@ -5,12 +5,7 @@
 // until it must wait (pool full, barrier, asynchronous approval), and every completion or commit
 // calls it again. No promise is created per call for waiting.
 import { setMaxListeners } from 'node:events';
-import type {
-  ToolCallPart,
-  ToolResultBody,
-  ToolRunEvent,
-  ToolRunOptions,
-} from '@spine/protocol';
+import type { ToolCallPart, ToolResultBody, ToolRunEvent, ToolRunOptions } from '@spine/protocol';
 import { type ExecutionListener, executeCall } from './execute.js';
 import { finalizeCall } from './finalize.js';
 import {

@@ -1,4 +1,4 @@
-import { ModelError, type RetryDecision, type RetryPolicy, SpineError } from '@spine/protocol';
+import { isModelError, type RetryDecision, type RetryPolicy } from '@spine/protocol';
 
 /** Options of {@link createFallbackRetryPolicy}. */
 export interface FallbackRetryPolicyOptions {
@@ -21,20 +21,18 @@ export function createFallbackRetryPolicy(options: FallbackRetryPolicyOptions = 
   const cap = options.maxDelayMs ?? 8_000;
   return {
     decide(error: unknown, attempt: number): RetryDecision {
-      const retryable =
-        error instanceof ModelError || (SpineError.isInstance(error) && 'retryable' in error);
-      if (!retryable || (error as ModelError).retryable !== true) {
+      if (!isModelError(error) || !error.retryable) {
         return { retry: false, reason: 'not a transient error' };
       }
       if (attempt >= maxAttempts)
         return { retry: false, reason: `gave up after ${attempt} attempts` };
-      const after = (error as ModelError).retryAfterMs;
+      const after = error.retryAfterMs;
       const delayMs =
         after !== undefined ? Math.min(after, cap * 4) : Math.min(cap, base * 2 ** (attempt - 1));
       return {
         retry: true,
         delayMs,
-        reason: `${(error as ModelError).code}, attempt ${attempt} of ${maxAttempts}`,
+        reason: `${error.code}, attempt ${attempt} of ${maxAttempts}`,
       };
     },
   };

@@ -1,6 +1,7 @@
 import {
   type AssistantMessage,
   type FinishReason,
+  isModelError,
   ModelError,
   type ModelRequest,
   promptTokensOf,
@@ -91,7 +92,7 @@ export async function attempts(
       };
       if (SpineError.isInstance(error)) record.code = error.code;
       record.message = error instanceof Error ? error.message : String(error);
-      if (error instanceof ModelError) {
+      if (isModelError(error)) {
         record.retryable = error.retryable;
         if (error.status !== undefined) record.status = error.status;
       }

@@ -46,6 +46,8 @@ export type CompactionFailureStage =
 export class CompactionFailedError extends SpineError {
   /** Where the transaction stopped. */
   readonly stage: CompactionFailureStage;
+  /** What went wrong, without the framing of the message. */
+  readonly detail: string;
 
   constructor(options: { stage: CompactionFailureStage; detail: string; cause?: unknown }) {
     super({
@@ -54,6 +56,7 @@ export class CompactionFailedError extends SpineError {
       cause: options.cause,
     });
     this.stage = options.stage;
+    this.detail = options.detail;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ModelError, ModelErrorCode } from '@spine/protocol';
-import { isModelError, modelError } from './errors.js';
+import { isModelError } from '@spine/protocol';
+import { modelError } from './errors.js';
 
 /** An HTTP error response, as seen before any body was streamed (or an in-stream error payload). */
 export interface HttpFailure {

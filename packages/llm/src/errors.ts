@@ -64,8 +64,3 @@ export const RETRYABLE_CODES: ReadonlySet<ModelErrorCode> = new Set<ModelErrorCo
   'STREAM_IDLE',
   'REQUEST_TIMEOUT',
 ]);
-
-/** True when `value` is a `ModelError` from any copy of @spine/protocol. */
-export function isModelError(value: unknown): value is ModelError {
-  return SpineError.isInstance(value) && 'retryable' in value && 'provider' in value;
-}

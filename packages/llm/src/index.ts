@@ -1,8 +1,9 @@
 // Public API of @spine/llm. Every export here is a semver promise.
 
+export { isModelError } from '@spine/protocol';
 export type { ClassifyErrorOptions, HttpFailure } from './classify-error.js';
 export { classifyError, isContextOverflowMessage, retryAfterMs } from './classify-error.js';
-export { isModelError, MissingApiKeyError, ModelConfigError } from './errors.js';
+export { MissingApiKeyError, ModelConfigError } from './errors.js';
 export type { ListRemoteModelsOptions } from './list-remote-models.js';
 export { listRemoteModels } from './list-remote-models.js';
 export type { AnthropicModelOptions } from './model-anthropic.js';

@@ -1,5 +1,5 @@
 import type { RetryDecision, RetryPolicy } from '@spine/protocol';
-import { isModelError } from './errors.js';
+import { isModelError } from '@spine/protocol';
 
 /** Options of {@link createRetryPolicy}. */
 export interface RetryPolicyOptions {

@@ -76,7 +76,7 @@ export type {
   RetryDecision,
   RetryPolicy,
 } from './model-client.js';
-export { ModelError } from './model-client.js';
+export { isModelError, ModelError } from './model-client.js';
 export type { EventTypeDefinition, Projector } from './projector.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
 export type { OpenedSession, SessionStore, SessionSummary } from './session-store.js';

@@ -150,6 +150,14 @@ export class ModelError extends SpineError {
   }
 }
 
+/**
+ * True when `value` is a {@link ModelError} from any copy of this package (brand check, not
+ * `instanceof`, so duplicate installs agree).
+ */
+export function isModelError(value: unknown): value is ModelError {
+  return SpineError.isInstance(value) && 'retryable' in value && 'provider' in value;
+}
+
 /** A retry decision for one failed attempt. */
 export type RetryDecision =
   | { retry: true; delayMs: number; reason: string }

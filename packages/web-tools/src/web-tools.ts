@@ -104,7 +104,7 @@ export function formatFetchResult(result: WebFetchResult): string {
  * @example
  * ```ts
  * const tools = createWebTools(createWebRuntime({ providers: webProvidersFromEnv() }));
- * registry.register(...tools);
+ * for (const tool of tools) runtime.register(tool); // a @spine/tool-runtime ToolRuntime
  * ```
  */
 export function createWebTools(

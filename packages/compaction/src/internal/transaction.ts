@@ -136,7 +136,12 @@ export async function runTransaction(input: TransactionInput): Promise<Transacti
         : input.signal?.aborted
           ? 'aborted'
           : stage;
-    const message = error instanceof Error ? error.message : String(error);
+    const message =
+      error instanceof CompactionFailedError
+        ? error.detail
+        : error instanceof Error
+          ? error.message
+          : String(error);
     try {
       session.append(
         'compaction/failed',

@@ -1,6 +1,7 @@
 import type { ModelError } from '@spine/protocol';
+import { isModelError } from '@spine/protocol';
 import { classifyError } from '../classify-error.js';
-import { isModelError, modelError } from '../errors.js';
+import { modelError } from '../errors.js';
 
 /** Why the guard cancelled the request. */
 type StopReason = 'aborted' | 'idle' | 'total';

@@ -86,7 +86,7 @@ export function createClangdServer(options: PathServerOptions = {}): LanguageSer
       },
       command: 'clangd',
       args: [],
-      installHint: 'install clangd from your system packages (apt-get install clangd)',
+      installHint: 'apt-get install clangd',
     },
     options,
   );

@@ -35,10 +35,9 @@ export function runBatch(
   });
 }
 
-// The batch is itself the `BatchContext` and the `ExecutionListener`: its methods live on the
-// prototype, so optimised code that calls `emit`, `track` or `executed` calls one long-lived
-// function. Per-batch closures at those call sites made V8 record a call target that the next full
-// GC collected, which deoptimised the whole pipeline after every GC (see the bench's notes).
+// The batch is itself the `BatchContext` and the `ExecutionListener` (and its abort listener, via
+// `handleEvent`): its methods live on the prototype, so no closure is made per batch and optimised
+// code never records a call target that dies with the batch.
 class Batch implements ExecutionListener, BatchContext {
   readonly agent: string | undefined;
   readonly signal: AbortSignal;
@@ -261,8 +260,10 @@ class Batch implements ExecutionListener, BatchContext {
   }
 }
 
-// One idle batch kept for the life of the module so the map (hidden class) every batch ends up
-// with stays alive across full GCs; see the note in execute.ts on `SHAPE_ANCHOR`.
+/**
+ * One idle batch kept for the life of the module, so the map (hidden class) every batch ends up with
+ * survives full GCs between batches; see `EXECUTION_SHAPE_ANCHOR` in execute.ts for why.
+ */
 export const BATCH_SHAPE_ANCHOR: unknown = new Batch(
   undefined as unknown as PipelineState,
   [],

@@ -27,7 +27,9 @@ export function executeCall(
 class CallExecution implements ExecutedCall {
   output: ToolOutput = EMPTY_OUTPUT;
   outcome: ToolOutcome = 'ok';
-  durationMs = 0;
+  // NaN, not 0: the field holds a double from the start, so the first fractional duration does
+  // not change its representation (which would give executions a new map; see the anchor below).
+  durationMs = Number.NaN;
   readonly context: ToolExecutionContext;
   private readonly started = performance.now();
   private readonly timeoutMs: number | undefined;
@@ -158,6 +160,3 @@ export const EXECUTION_SHAPE_ANCHOR: ExecutedCall = new CallExecution(
   undefined as unknown as ExecutionListener,
   -1,
 );
-// Real durations are fractional: give the anchor one too, so it holds the map with a double field
-// (a whole number would leave it on the map that the first real execution deprecates).
-EXECUTION_SHAPE_ANCHOR.durationMs = 0.5;

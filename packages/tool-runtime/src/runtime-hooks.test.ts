@@ -1,65 +1,9 @@
-import type { ApprovalRequest, ToolCallPart, ToolRunEvent } from '@spine/protocol';
+import type { ToolRunEvent } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { call, cwd, ran, recorder, tools } from '../test/approval-fixtures.js';
 import { defineTool } from './define-tool.js';
 import { createToolRuntime } from './runtime.js';
-
-const cwd = process.cwd();
-let ids = 0;
-const call = (name: string, args: unknown = {}): ToolCallPart => ({
-  type: 'tool-call',
-  id: `a${++ids}`,
-  name,
-  arguments: JSON.stringify(args),
-});
-const ran: string[] = [];
-const look = defineTool({
-  name: 'look',
-  description: 'reads',
-  parameters: { type: 'object' },
-  isConcurrencySafe: true,
-  execute: async () => {
-    ran.push('look');
-    return { content: 'seen' };
-  },
-});
-const change = defineTool({
-  name: 'change',
-  description: 'writes',
-  parameters: { type: 'object' },
-  permissions: { writesFiles: true },
-  execute: async () => {
-    ran.push('change');
-    return { content: 'changed' };
-  },
-});
-const shell = defineTool({
-  name: 'shell',
-  description: 'runs',
-  parameters: z.object({
-    command: z.string(),
-    escalation: z
-      .object({ justification: z.string(), permissions: z.object({ network: z.boolean() }) })
-      .optional(),
-  }),
-  permissions: { executes: true },
-  execute: async ({ command }, context) => {
-    ran.push(`shell:${command}:${JSON.stringify(context.grantedPermissions ?? null)}`);
-    return { content: 'ran' };
-  },
-});
-const tools = [look, change, shell];
-
-function recorder(answer: 'once' | 'always' | 'deny') {
-  const asked: ApprovalRequest[] = [];
-  return {
-    asked,
-    approve: async (request: ApprovalRequest) => {
-      asked.push(request);
-      return answer;
-    },
-  };
-}
 
 describe('hook chains', () => {
   it('pre-execute deny wins and is recorded; ask goes to the person; allow skips asking', async () => {

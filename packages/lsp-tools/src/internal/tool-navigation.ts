@@ -13,6 +13,8 @@ import { maxArg, runLspTool, TARGET_PROPERTIES, targetArgs } from './tool-kit.js
 
 const READ_ONLY = { isConcurrencySafe: true, permissions: {}, timeoutMs: 90_000 } as const;
 
+type ListingWords = { one: string; many: string; noun: string };
+
 function heading(manager: LspManager, target: Target, reader: LineReader): string {
   const name = wordAt(reader, target.path, target.position.line, target.position.column);
   const at = where(manager.cwd, {
@@ -29,7 +31,7 @@ function listing(
   target: Target,
   locations: LspLocation[],
   max: number,
-  words: { one: string; many: string; noun: string },
+  words: ListingWords,
 ): { content: string; truncated: boolean } {
   const { noun } = words;
   const reader = new LineReader();
@@ -48,6 +50,26 @@ function listing(
   return { content: lines.join('\n'), truncated: selection.hidden > 0 };
 }
 
+/** The shared `execute` of the two lookups: locate the target, ask the server, list what it found. */
+function lookupExecutor(
+  manager: LspManager,
+  lookup: 'definition' | 'references',
+  words: ListingWords,
+): ToolDefinition['execute'] {
+  return (args, context) =>
+    runLspTool(args, context, async () => {
+      const reader = new LineReader();
+      const target = await locateTarget(manager, targetArgs(args), reader, context.signal);
+      const locations = await manager[lookup](target.path, target.position, {
+        signal: context.signal,
+      });
+      return {
+        ...listing(manager, target, locations, maxArg(args), words),
+        provider: manager.serverFor(target.path),
+      };
+    });
+}
+
 /** `lsp_definition`: where a symbol is defined. */
 export function createDefinitionTool(manager: LspManager): ToolDefinition {
   return {
@@ -62,22 +84,11 @@ export function createDefinitionTool(manager: LspManager): ToolDefinition {
       },
     },
     ...READ_ONLY,
-    execute: (args, context) =>
-      runLspTool(args, context, async () => {
-        const reader = new LineReader();
-        const target = await locateTarget(manager, targetArgs(args), reader, context.signal);
-        const locations = await manager.definition(target.path, target.position, {
-          signal: context.signal,
-        });
-        return {
-          ...listing(manager, target, locations, maxArg(args), {
-            one: 'definition of',
-            many: 'definitions of',
-            noun: 'definitions',
-          }),
-          provider: manager.serverFor(target.path),
-        };
-      }),
+    execute: lookupExecutor(manager, 'definition', {
+      one: 'definition of',
+      many: 'definitions of',
+      noun: 'definitions',
+    }),
   };
 }
 
@@ -103,21 +114,10 @@ export function createReferencesTool(manager: LspManager): ToolDefinition {
       },
     },
     ...READ_ONLY,
-    execute: (args, context) =>
-      runLspTool(args, context, async () => {
-        const reader = new LineReader();
-        const target = await locateTarget(manager, targetArgs(args), reader, context.signal);
-        const locations = await manager.references(target.path, target.position, {
-          signal: context.signal,
-        });
-        return {
-          ...listing(manager, target, locations, maxArg(args), {
-            one: 'reference to',
-            many: 'references to',
-            noun: 'references',
-          }),
-          provider: manager.serverFor(target.path),
-        };
-      }),
+    execute: lookupExecutor(manager, 'references', {
+      one: 'reference to',
+      many: 'references to',
+      noun: 'references',
+    }),
   };
 }

@@ -34,17 +34,46 @@ async function pressure(engine: ReturnType<typeof createCompactionEngine>, sessi
   });
 }
 
+/** An engine preparing candidates in the background with a summariser that takes 2 s. */
+async function slowBackground(firstMessage: string) {
+  const summarizer = scriptedSummarizer({ delayMs: 2000 });
+  const engine = createCompactionEngine({
+    meter: createTokenMeter(),
+    summarizer,
+    background: true,
+    thresholds,
+  });
+  const session = await newSession();
+  say(session, firstMessage, { turn: 1 });
+  return { summarizer, engine, session };
+}
+
+/** Adds tool steps until the engine starts a background candidate; returns the next step index. */
+async function stepUntilCandidate(
+  engine: ReturnType<typeof createCompactionEngine>,
+  session: SessionLog,
+): Promise<number> {
+  let index = 1;
+  while (engine.state(session).candidate === undefined) {
+    step(session, index++);
+    await pressure(engine, session);
+  }
+  return index;
+}
+
+/** Adds tool steps until the context reaches the hard mark; returns the next step index. */
+function stepToHardMark(session: SessionLog, from: number): number {
+  let index = from;
+  while (createTokenMeter().measure({ session, system: 'S', tools: [] }).tokens < WINDOW * 0.8)
+    step(session, index++);
+  return index;
+}
+
 describe('background checkpoints with a summariser that takes 2 s', () => {
   it('prepares a candidate above the soft mark and commits it at the hard mark without waiting', async () => {
-    const summarizer = scriptedSummarizer({ delayMs: 2000 });
-    const engine = createCompactionEngine({
-      meter: createTokenMeter(),
-      summarizer,
-      background: true,
-      thresholds,
-    });
-    const session = await newSession();
-    say(session, 'Refactor the loader. Never delete fixtures.', { turn: 1 });
+    const { summarizer, engine, session } = await slowBackground(
+      'Refactor the loader. Never delete fixtures.',
+    );
     let index = 1;
     let started = false;
     while (!started) {
@@ -72,20 +101,8 @@ describe('background checkpoints with a summariser that takes 2 s', () => {
   }, 20_000);
 
   it('discards a stale candidate and falls back to a synchronous compaction', async () => {
-    const summarizer = scriptedSummarizer({ delayMs: 2000 });
-    const engine = createCompactionEngine({
-      meter: createTokenMeter(),
-      summarizer,
-      background: true,
-      thresholds,
-    });
-    const session = await newSession();
-    say(session, 'Refactor the loader.', { turn: 1 });
-    let index = 1;
-    while (engine.state(session).candidate === undefined) {
-      step(session, index++);
-      await pressure(engine, session);
-    }
+    const { engine, session } = await slowBackground('Refactor the loader.');
+    let index = await stepUntilCandidate(engine, session);
     // Something else replaces part of the surface while the candidate is being written.
     const surface = session.surface();
     session.append(
@@ -109,22 +126,8 @@ describe('background checkpoints with a summariser that takes 2 s', () => {
   }, 30_000);
 
   it('stops waiting for an in-flight candidate when the step is aborted, changing nothing', async () => {
-    const summarizer = scriptedSummarizer({ delayMs: 2000 });
-    const engine = createCompactionEngine({
-      meter: createTokenMeter(),
-      summarizer,
-      background: true,
-      thresholds,
-    });
-    const session = await newSession();
-    say(session, 'Refactor the loader.', { turn: 1 });
-    let index = 1;
-    while (engine.state(session).candidate === undefined) {
-      step(session, index++);
-      await pressure(engine, session);
-    }
-    while (createTokenMeter().measure({ session, system: 'S', tools: [] }).tokens < WINDOW * 0.8)
-      step(session, index++);
+    const { engine, session } = await slowBackground('Refactor the loader.');
+    stepToHardMark(session, await stepUntilCandidate(engine, session));
     const surface = [...session.surface()];
     const outcome = await engine.compact({
       session,
@@ -145,22 +148,8 @@ describe('background checkpoints with a summariser that takes 2 s', () => {
   }, 20_000);
 
   it('waits for an in-flight candidate at the hard mark instead of starting over', async () => {
-    const summarizer = scriptedSummarizer({ delayMs: 2000 });
-    const engine = createCompactionEngine({
-      meter: createTokenMeter(),
-      summarizer,
-      background: true,
-      thresholds,
-    });
-    const session = await newSession();
-    say(session, 'Refactor the loader.', { turn: 1 });
-    let index = 1;
-    while (engine.state(session).candidate === undefined) {
-      step(session, index++);
-      await pressure(engine, session);
-    }
-    while (createTokenMeter().measure({ session, system: 'S', tools: [] }).tokens < WINDOW * 0.8)
-      step(session, index++);
+    const { summarizer, engine, session } = await slowBackground('Refactor the loader.');
+    stepToHardMark(session, await stepUntilCandidate(engine, session));
     const outcome = await pressure(engine, session);
     expect(outcome.status).toBe('compacted');
     expect(summarizer.calls).toHaveLength(1);

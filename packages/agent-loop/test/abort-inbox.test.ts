@@ -2,17 +2,13 @@ import type { ToolResultBody, UserMessageBody } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../src/index.js';
-import { createHarness, type Harness, wireMessages } from './harness.js';
+import { createHarness, type Harness, replayThenClose, wireMessages } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
-  // Every test session must replay: each recorded request rebuilt from the log alone.
-  try {
-    harness?.replayOk(undefined, { allowNone: true });
-  } finally {
-    await harness?.close();
-    harness = undefined;
-  }
+  const finished = harness;
+  harness = undefined;
+  await replayThenClose(finished);
 });
 
 const echo = (id: string, ms: number) => ({

@@ -3,17 +3,13 @@ import { join } from 'node:path';
 import type { AssistantMessageBody, UserMessageBody } from '@spine/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEnvironmentContribution, type RequestHeaderBody } from '../src/index.js';
-import { createHarness, type Harness, wireMessages } from './harness.js';
+import { createHarness, type Harness, replayThenClose, wireMessages } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
-  // Every test session must replay: each recorded request rebuilt from the log alone.
-  try {
-    harness?.replayOk(undefined, { allowNone: true });
-  } finally {
-    await harness?.close();
-    harness = undefined;
-  }
+  const finished = harness;
+  harness = undefined;
+  await replayThenClose(finished);
 });
 
 describe('context assembly end to end', () => {

@@ -160,3 +160,15 @@ export function wireMessages(request: {
     request.body as { messages: Array<{ role: string; content?: string; tool_call_id?: string }> }
   ).messages;
 }
+
+/**
+ * Ends a test's harness: every recorded request must rebuild from the log alone, and the harness
+ * closes even when that check fails.
+ */
+export async function replayThenClose(harness: Harness | undefined): Promise<void> {
+  try {
+    harness?.replayOk(undefined, { allowNone: true });
+  } finally {
+    await harness?.close();
+  }
+}

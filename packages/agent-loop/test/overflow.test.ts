@@ -1,17 +1,13 @@
 import { createCompactionEngine, createTokenMeter } from '@spine/compaction';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestHeaderBody } from '../src/index.js';
-import { createHarness, type Harness, wireMessages } from './harness.js';
+import { createHarness, type Harness, replayThenClose, wireMessages } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
-  // Every test session must replay: each recorded request rebuilt from the log alone.
-  try {
-    harness?.replayOk(undefined, { allowNone: true });
-  } finally {
-    await harness?.close();
-    harness = undefined;
-  }
+  const finished = harness;
+  harness = undefined;
+  await replayThenClose(finished);
 });
 
 const OVERFLOW = {

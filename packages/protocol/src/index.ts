@@ -1,5 +1,6 @@
 // Public API of @spine/protocol. Every export here is a semver promise.
 
+export { isAppendOnly, markAppendOnly } from './append-only.js';
 export type {
   CompactionContext,
   CompactionEngine,

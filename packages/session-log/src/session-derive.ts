@@ -1,4 +1,9 @@
-import type { DerivedMessages, Message, SessionEvent } from '@spine/protocol';
+import {
+  type DerivedMessages,
+  type Message,
+  markAppendOnly,
+  type SessionEvent,
+} from '@spine/protocol';
 import type { SurfaceState } from './session-surface.js';
 
 /**
@@ -8,7 +13,8 @@ import type { SurfaceState } from './session-surface.js';
  * the surface prefix no replace touched are copied over rather than projected again.
  */
 export class MessageDeriver {
-  private messages: Message[] = [];
+  /** Marked append-only: encoders may trust that items they saw are still in place. */
+  private messages: Message[] = markAppendOnly<Message>([]);
   private seqs: number[] = [];
   /** `ends[i]`: the number of messages once surface entry i is projected. */
   private ends: number[] = [];
@@ -31,7 +37,7 @@ export class MessageDeriver {
           ? 0
           : Math.min(this.projected, surface.unchangedPrefix(this.generation));
       const kept = keep === 0 ? 0 : this.ends[keep - 1]!;
-      this.messages = this.messages.slice(0, kept);
+      this.messages = markAppendOnly(this.messages.slice(0, kept));
       this.seqs = this.seqs.slice(0, kept);
       this.ends = this.ends.slice(0, keep);
       this.projected = keep;

@@ -1,4 +1,11 @@
-import { extendedPrefix, JoinedBytes, type LeasedBytes } from './joined-bytes.js';
+import {
+  extendedPrefix,
+  JoinedBytes,
+  type LeasedBytes,
+  NOTHING_SEEN,
+  type SeenList,
+  seeList,
+} from './joined-bytes.js';
 
 /**
  * Caches the wire JSON of immutable objects by identity and joins arrays of them so that
@@ -15,7 +22,7 @@ import { extendedPrefix, JoinedBytes, type LeasedBytes } from './joined-bytes.js
  */
 export class FragmentCache<T extends object> {
   private readonly fragments = new WeakMap<T, string>();
-  private lastItems: readonly T[] = [];
+  private lastItems: SeenList<T> = NOTHING_SEEN;
   private lastJoined = '';
   private readonly bytes = new JoinedBytes<T>((item) => this.fragment(item));
 
@@ -39,7 +46,7 @@ export class FragmentCache<T extends object> {
       const item = items[i] as T;
       body = i === 0 ? this.fragment(item) : `${body},${this.fragment(item)}`;
     }
-    this.lastItems = items.slice();
+    this.lastItems = seeList(items);
     this.lastJoined = body;
     return body;
   }

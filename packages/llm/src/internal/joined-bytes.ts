@@ -1,3 +1,5 @@
+import { isAppendOnly } from '@spine/protocol';
+
 /** Bytes lent to one request: valid until `release()`, after which the lender may reuse them. */
 export interface LeasedBytes {
   /** The bytes to send. */
@@ -23,7 +25,7 @@ const HEADROOM = 4096;
  * while a lease is out every change moves to a new buffer instead.
  */
 export class JoinedBytes<T> {
-  private items: readonly T[] = [];
+  private seen: SeenList<T> = NOTHING_SEEN;
   private bytes: Buffer = Buffer.alloc(0);
   /** End of the list's bytes, which start at {@link HEADROOM}. */
   private length = HEADROOM;
@@ -65,7 +67,7 @@ export class JoinedBytes<T> {
 
   /** Brings the buffer up to `items`, with `spare` bytes of room after them. */
   private append(items: readonly T[], spare: number): void {
-    const shared = extendedPrefix(this.items, items);
+    const shared = extendedPrefix(this.seen, items);
     let needed = 0;
     for (let i = shared; i < items.length; i++) {
       needed += Buffer.byteLength(this.text(items[i] as T)) + (i > 0 ? 1 : 0);
@@ -98,7 +100,7 @@ export class JoinedBytes<T> {
     }
     this.bytes = bytes;
     this.length = length;
-    this.items = items.slice();
+    this.seen = seeList(items);
   }
 }
 
@@ -119,9 +121,33 @@ class Lease implements LeasedBytes {
   }
 }
 
-/** `previous.length` when `items` starts with exactly the items of `previous`, else 0. */
-export function extendedPrefix<T>(previous: readonly T[], items: readonly T[]): number {
-  if (previous.length === 0 || previous.length > items.length) return 0;
-  for (let i = 0; i < previous.length; i++) if (previous[i] !== items[i]) return 0;
-  return previous.length;
+/**
+ * What a list held when an encoder last saw it: the array and its length then. An array marked
+ * append-only (`markAppendOnly` in @spine/protocol) is kept by reference, since its first
+ * `count` items never change; any other array is copied.
+ */
+export interface SeenList<T> {
+  readonly items: readonly T[];
+  readonly count: number;
+}
+
+/** The empty {@link SeenList}. */
+export const NOTHING_SEEN: SeenList<never> = { items: [], count: 0 };
+
+/** Remembers `items` as they are now; see {@link SeenList}. */
+export function seeList<T>(items: readonly T[]): SeenList<T> {
+  return { items: isAppendOnly(items) ? items : items.slice(), count: items.length };
+}
+
+/**
+ * `seen.count` when `items` starts with exactly the items seen, else 0. The same append-only
+ * array is trusted without a scan (the scan of a long history is what made a cold step slow).
+ */
+export function extendedPrefix<T>(seen: SeenList<T>, items: readonly T[]): number {
+  const count = seen.count;
+  if (count === 0 || count > items.length) return 0;
+  const previous = seen.items;
+  if (previous === items && isAppendOnly(items)) return count;
+  for (let i = 0; i < count; i++) if (previous[i] !== items[i]) return 0;
+  return count;
 }

@@ -1,9 +1,8 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('interactive slash commands', () => {
@@ -15,8 +14,7 @@ describe('interactive slash commands', () => {
         { text: 'Answer in the fork.' },
       ],
     });
-    const workspace = join(mkdtempSync(join(tmpdir(), 'spine-slash-')), 'workspace');
-    cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+    const workspace = exampleWorkspace('spine-slash-');
     mkdirSync(join(workspace, '.spine'));
     writeFileSync(
       join(workspace, '.spine', 'config.json'),

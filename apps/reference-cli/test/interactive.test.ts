@@ -1,9 +1,8 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('interactive mode in a real terminal', () => {
@@ -22,8 +21,7 @@ describe('interactive mode in a real terminal', () => {
         },
       ],
     });
-    const workspace = join(mkdtempSync(join(tmpdir(), 'spine-tty-')), 'workspace');
-    cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+    const workspace = exampleWorkspace('spine-tty-');
     const { env } = isolatedEnv();
     const command = spineCommand(BIN, env, [
       '--model',

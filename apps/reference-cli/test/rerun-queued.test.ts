@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAICompatibleModel } from '@spine/llm';
@@ -8,13 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { rerunSession } from '../src/commands/rerun.js';
 import { defaultConfig } from '../src/config/schema.js';
 import { fixedModel, wireAgent } from '../src/wire.js';
-import { APP_DIR } from './run-cli.js';
-
-function workspace(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'spine-rerun-q-')), 'workspace');
-  cpSync(join(APP_DIR, 'examples', 'workspace'), dir, { recursive: true });
-  return dir;
-}
+import { exampleWorkspace } from './run-cli.js';
 
 describe('rerun of a session with input queued during a step', () => {
   it('queues the input again at the same step and matches the recording', async () => {
@@ -26,7 +20,7 @@ describe('rerun of a session with input queued during a step', () => {
       ],
     });
     try {
-      const cwd = workspace();
+      const cwd = exampleWorkspace('spine-rerun-q-');
       const config = {
         ...defaultConfig({}),
         sessionDir: join(cwd, '..', 'sessions'),
@@ -69,7 +63,7 @@ describe('rerun of a session with input queued during a step', () => {
 
       const outDir = mkdtempSync(join(tmpdir(), 'spine-rerun-out-'));
       const summary = await rerunSession(recorded, {
-        cwd: workspace(),
+        cwd: exampleWorkspace('spine-rerun-q-'),
         config,
         json: true,
         outDir,

@@ -1,10 +1,40 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { APP_DIR, BIN, isolatedEnv, runCli } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+
+/**
+ * Starts `spine run` with `args`, waits until the server has received `requests` requests (at most
+ * 30 s) plus 300 ms, sends `signal`, and returns the exit code and everything printed to stdout.
+ */
+async function runThenSignal(
+  args: string[],
+  options: {
+    env: NodeJS.ProcessEnv;
+    server: { requests: readonly unknown[] };
+    requests: number;
+    signal: NodeJS.Signals;
+  },
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [BIN, 'run', ...args], {
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const deadline = Date.now() + 30_000;
+  while (options.server.requests.length < options.requests && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  child.kill(options.signal);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, output };
+}
 
 describe('spine resume after a crash', () => {
   it('continues the interrupted turn of a killed run and finishes it', async () => {
@@ -16,31 +46,14 @@ describe('spine resume after a crash', () => {
       ],
     });
     try {
-      const cwd = join(mkdtempSync(join(tmpdir(), 'spine-crash-')), 'workspace');
-      cpSync(join(APP_DIR, 'examples', 'workspace'), cwd, { recursive: true });
+      const cwd = exampleWorkspace('spine-crash-');
       const { env, sessionDir } = isolatedEnv();
-      const model = [
-        '--model',
-        'openai-compatible/deepseek-v4-flash',
-        '--base-url',
-        server.baseUrl,
-      ];
-      const child = spawn(
-        process.execPath,
-        [BIN, 'run', ...model, '--cwd', cwd, '--json', '--approval', 'never-ask', 'fix it'],
-        { env, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-      });
+      const model = modelArgs(server.baseUrl);
       // Kill it hard while the second request is stalled mid-stream.
-      const deadline = Date.now() + 30_000;
-      while (server.requests.length < 2 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      child.kill('SIGKILL');
-      await new Promise((resolve) => child.on('close', resolve));
+      const { output } = await runThenSignal(
+        [...model, '--cwd', cwd, '--json', '--approval', 'never-ask', 'fix it'],
+        { env, server, requests: 2, signal: 'SIGKILL' },
+      );
       const id = JSON.parse(output.split('\n')[0]!).body.sessionId as string;
 
       const resumed = await runCli(['resume', id, ...model, '--cwd', cwd, '--json'], { env });
@@ -69,38 +82,11 @@ describe('spine resume after a crash', () => {
     });
     try {
       const { env } = isolatedEnv();
-      const model = [
-        '--model',
-        'openai-compatible/deepseek-v4-flash',
-        '--base-url',
-        server.baseUrl,
-      ];
-      const child = spawn(
-        process.execPath,
-        [
-          BIN,
-          'run',
-          ...model,
-          '--cwd',
-          mkdtempSync(join(tmpdir(), 'spine-term-')),
-          '--json',
-          'work',
-        ],
-        {
-          env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
+      const model = modelArgs(server.baseUrl);
+      const { code, output } = await runThenSignal(
+        [...model, '--cwd', mkdtempSync(join(tmpdir(), 'spine-term-')), '--json', 'work'],
+        { env, server, requests: 1, signal: 'SIGTERM' },
       );
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-      });
-      const deadline = Date.now() + 30_000;
-      while (server.requests.length < 1 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      child.kill('SIGTERM');
-      const code = await new Promise((resolve) => child.on('close', resolve));
       expect(code).toBe(130);
       const events = output
         .trim()

@@ -1,5 +1,5 @@
 import { type SpawnOptions, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,18 @@ import { fileURLToPath } from 'node:url';
 /** The app directory and the `spine` binary, run from sources (no build needed). */
 export const APP_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 export const BIN = join(APP_DIR, 'bin', 'spine.js');
+
+/** A fresh copy of the example workspace in a temp folder named after `prefix`. */
+export function exampleWorkspace(prefix: string): string {
+  const workspace = join(mkdtempSync(join(tmpdir(), prefix)), 'workspace');
+  cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+  return workspace;
+}
+
+/** The `--model` and `--base-url` flags that point the CLI at a scripted model server. */
+export function modelArgs(baseUrl: string): string[] {
+  return ['--model', 'openai-compatible/deepseek-v4-flash', '--base-url', baseUrl];
+}
 
 /** What one CLI invocation produced. */
 export interface CliResult {

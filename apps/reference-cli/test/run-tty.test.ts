@@ -1,9 +1,8 @@
-import { cpSync, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { APP_DIR, BIN, isolatedEnv } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('spine run on a terminal', () => {
@@ -18,8 +17,7 @@ describe('spine run on a terminal', () => {
         { text: 'Understood, I will not run it.' },
       ],
     });
-    const workspace = join(mkdtempSync(join(tmpdir(), 'spine-runtty-')), 'workspace');
-    cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
+    const workspace = exampleWorkspace('spine-runtty-');
     const { env } = isolatedEnv();
     const command = spineCommand(BIN, env, [
       'run',

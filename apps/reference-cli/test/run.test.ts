@@ -1,32 +1,21 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXAMPLE_REPLIES, EXAMPLE_TASK } from '../scripts/example-task.js';
-import { APP_DIR, isolatedEnv, runCli } from './run-cli.js';
+import { exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
 
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-function exampleWorkspace(): string {
-  const workspace = join(mkdtempSync(join(tmpdir(), 'spine-run-')), 'workspace');
-  cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
-  return workspace;
-}
-
-function modelArgs(baseUrl: string): string[] {
-  return ['--model', 'openai-compatible/deepseek-v4-flash', '--base-url', baseUrl];
-}
-
 describe('spine run', { timeout: 180_000 }, () => {
   it('runs a multi-step coding task that edits files and runs the tests, streaming events as NDJSON', async () => {
     const server = await createScriptedModelServer({ replies: EXAMPLE_REPLIES, promptCache: true });
     servers.push(server);
     const { env, sessionDir } = isolatedEnv();
-    const cwd = exampleWorkspace();
+    const cwd = exampleWorkspace('spine-run-');
     const result = await runCli(
       [
         'run',
@@ -70,7 +59,7 @@ describe('spine run', { timeout: 180_000 }, () => {
     const server = await createScriptedModelServer({ replies: [{ text: 'Hello there.' }] });
     servers.push(server);
     const { env, sessionDir } = isolatedEnv({ SECRET_KEY_VAR: 'sk-very-secret-123' });
-    const cwd = exampleWorkspace();
+    const cwd = exampleWorkspace('spine-run-');
     const result = await runCli(
       [
         'run',
@@ -96,7 +85,7 @@ describe('spine run', { timeout: 180_000 }, () => {
     });
     servers.push(failing);
     const { env } = isolatedEnv();
-    const cwd = exampleWorkspace();
+    const cwd = exampleWorkspace('spine-run-');
     const model = await runCli(['run', ...modelArgs(failing.baseUrl), '--cwd', cwd, 'task'], {
       env,
     });
@@ -132,7 +121,7 @@ describe('spine run', { timeout: 180_000 }, () => {
     });
     servers.push(server);
     const { env } = isolatedEnv();
-    const cwd = exampleWorkspace();
+    const cwd = exampleWorkspace('spine-run-');
     mkdirSync(join(cwd, '.spine'));
     const models = [
       {
@@ -173,7 +162,7 @@ describe('spine run', { timeout: 180_000 }, () => {
     });
     servers.push(server);
     const { env } = isolatedEnv();
-    const cwd = exampleWorkspace();
+    const cwd = exampleWorkspace('spine-run-');
     const first = await runCli(
       ['run', ...modelArgs(server.baseUrl), '--cwd', cwd, '--json', 'one'],
       { env },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli } from './run-cli.js';
+import { isolatedEnv, modelArgs, runCli } from './run-cli.js';
 
 describe('spine config', { timeout: 180_000 }, () => {
   it('prints every effective value with its layer, field by field', async () => {
@@ -49,17 +49,7 @@ describe('spine doctor', { timeout: 180_000 }, () => {
     const server = await createScriptedModelServer({ replies: [] });
     try {
       const { env } = isolatedEnv();
-      const result = await runCli(
-        [
-          'doctor',
-          '--json',
-          '--model',
-          'openai-compatible/deepseek-v4-flash',
-          '--base-url',
-          server.baseUrl,
-        ],
-        { env },
-      );
+      const result = await runCli(['doctor', '--json', ...modelArgs(server.baseUrl)], { env });
       const checks = JSON.parse(result.stdout) as {
         area: string;
         name: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli } from './run-cli.js';
+import { isolatedEnv, modelArgs, runCli } from './run-cli.js';
 
 describe('user hooks and project instructions through spine run', { timeout: 180_000 }, () => {
   it('blocks a tool call from a pre-tool-use hook, fires lifecycle hooks and sends AGENTS.md with its path', async () => {
@@ -38,10 +38,7 @@ describe('user hooks and project instructions through spine run', { timeout: 180
       const result = await runCli(
         [
           'run',
-          '--model',
-          'openai-compatible/deepseek-v4-flash',
-          '--base-url',
-          server.baseUrl,
+          ...modelArgs(server.baseUrl),
           '--cwd',
           cwd,
           '--approval',

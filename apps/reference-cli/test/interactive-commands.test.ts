@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('interactive slash commands', () => {
@@ -21,12 +21,7 @@ describe('interactive slash commands', () => {
       JSON.stringify({ hooks: { 'pre-compact': ['cat > pre-compact.json'] } }),
     );
     const { env, sessionDir } = isolatedEnv();
-    const command = spineCommand(BIN, env, [
-      '--model',
-      'openai-compatible/deepseek-v4-flash',
-      '--base-url',
-      server.baseUrl,
-    ]);
+    const command = spineCommand(BIN, env, modelArgs(server.baseUrl));
     const terminal = new TmuxTerminal(command, { cwd: workspace });
     try {
       await terminal.waitFor(/›$/);

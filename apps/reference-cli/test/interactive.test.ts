@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('interactive mode in a real terminal', () => {
@@ -23,14 +23,7 @@ describe('interactive mode in a real terminal', () => {
     });
     const workspace = exampleWorkspace('spine-tty-');
     const { env } = isolatedEnv();
-    const command = spineCommand(BIN, env, [
-      '--model',
-      'openai-compatible/deepseek-v4-flash',
-      '--base-url',
-      server.baseUrl,
-      '--approval',
-      'ask',
-    ]);
+    const command = spineCommand(BIN, env, [...modelArgs(server.baseUrl), '--approval', 'ask']);
     const terminal = new TmuxTerminal(command, { cwd: workspace });
     try {
       await terminal.waitFor(/›$/);

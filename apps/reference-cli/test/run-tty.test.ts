@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('spine run on a terminal', () => {
@@ -21,10 +21,7 @@ describe('spine run on a terminal', () => {
     const { env } = isolatedEnv();
     const command = spineCommand(BIN, env, [
       'run',
-      '--model',
-      'openai-compatible/deepseek-v4-flash',
-      '--base-url',
-      server.baseUrl,
+      ...modelArgs(server.baseUrl),
       '--approval',
       'ask',
       'make a file',

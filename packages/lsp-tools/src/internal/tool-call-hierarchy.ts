@@ -2,7 +2,14 @@ import type { ToolDefinition } from '@spine/protocol';
 import type { LspCallHierarchy, LspLocation, LspManager } from '../types.js';
 import { LineReader, omissionNotes, selectLocations, where } from './format.js';
 import { locateTarget } from './locate.js';
-import { maxArg, runLspTool, TARGET_PROPERTIES, targetArgs } from './tool-kit.js';
+import {
+  maxArg,
+  maxProperty,
+  READ_ONLY_TOOL,
+  runLspTool,
+  TARGET_PROPERTIES,
+  targetArgs,
+} from './tool-kit.js';
 
 type Direction = 'incoming' | 'outgoing' | 'both';
 
@@ -72,19 +79,12 @@ export function createCallHierarchyTool(manager: LspManager): ToolDefinition {
             enum: ['incoming', 'outgoing', 'both'],
             description: 'Default both.',
           },
-          max: {
-            type: 'integer',
-            minimum: 1,
-            maximum: 500,
-            description: 'Most calls to list per direction (default 50).',
-          },
+          max: maxProperty('Most calls to list per direction (default 50).'),
         },
         additionalProperties: false,
       },
     },
-    isConcurrencySafe: true,
-    permissions: {},
-    timeoutMs: 90_000,
+    ...READ_ONLY_TOOL,
     execute: (args, context) =>
       runLspTool(args, context, async () => {
         const direction: Direction =

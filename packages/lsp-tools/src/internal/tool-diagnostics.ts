@@ -3,7 +3,7 @@ import type { ToolDefinition } from '@spine/protocol';
 import type { LspDiagnostic, LspManager } from '../types.js';
 import { countSeverities, LineReader, renderDiagnostics } from './format.js';
 import { displayPath } from './paths.js';
-import { maxArg, runLspTool } from './tool-kit.js';
+import { maxArg, maxProperty, READ_ONLY_TOOL, runLspTool } from './tool-kit.js';
 
 /** Renders one file's diagnostics: a summary line, then one entry per problem. */
 export function describeFileDiagnostics(
@@ -48,19 +48,12 @@ export function createDiagnosticsTool(manager: LspManager): ToolDefinition {
             type: 'boolean',
             description: 'Also list hints such as unused variables (default false).',
           },
-          max: {
-            type: 'integer',
-            minimum: 1,
-            maximum: 500,
-            description: 'Most diagnostics per file (default 50).',
-          },
+          max: maxProperty('Most diagnostics per file (default 50).'),
         },
         additionalProperties: false,
       },
     },
-    isConcurrencySafe: true,
-    permissions: {},
-    timeoutMs: 90_000,
+    ...READ_ONLY_TOOL,
     execute: (args, context) =>
       runLspTool(args, context, async () => {
         const includeHints = args.includeHints === true;

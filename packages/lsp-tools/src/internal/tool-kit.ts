@@ -7,6 +7,18 @@ import { ToolInputProblem } from './locate.js';
 /** Default cap on listed results. */
 export const DEFAULT_MAX_RESULTS = 50;
 
+/** Settings every LSP tool shares: read-only, safe to run alongside others, 90 s to answer. */
+export const READ_ONLY_TOOL = {
+  isConcurrencySafe: true,
+  permissions: {},
+  timeoutMs: 90_000,
+} as const;
+
+/** The schema of a `max` argument: a whole number from 1 to 500. */
+export function maxProperty(description: string): JsonSchema {
+  return { type: 'integer', minimum: 1, maximum: 500, description };
+}
+
 /** JSON Schema properties shared by the position-based tools. */
 export const TARGET_PROPERTIES: { [key: string]: JsonSchema } = {
   path: { type: 'string', description: 'File path relative to the workspace root.' },

@@ -9,9 +9,14 @@ import {
   wordAt,
 } from './format.js';
 import { locateTarget, type Target } from './locate.js';
-import { maxArg, runLspTool, TARGET_PROPERTIES, targetArgs } from './tool-kit.js';
-
-const READ_ONLY = { isConcurrencySafe: true, permissions: {}, timeoutMs: 90_000 } as const;
+import {
+  maxArg,
+  maxProperty,
+  READ_ONLY_TOOL,
+  runLspTool,
+  TARGET_PROPERTIES,
+  targetArgs,
+} from './tool-kit.js';
 
 type ListingWords = { one: string; many: string; noun: string };
 
@@ -83,7 +88,7 @@ export function createDefinitionTool(manager: LspManager): ToolDefinition {
         additionalProperties: false,
       },
     },
-    ...READ_ONLY,
+    ...READ_ONLY_TOOL,
     execute: lookupExecutor(manager, 'definition', {
       one: 'definition of',
       many: 'definitions of',
@@ -103,17 +108,12 @@ export function createReferencesTool(manager: LspManager): ToolDefinition {
         type: 'object',
         properties: {
           ...TARGET_PROPERTIES,
-          max: {
-            type: 'integer',
-            minimum: 1,
-            maximum: 500,
-            description: 'Most results to list (default 50).',
-          },
+          max: maxProperty('Most results to list (default 50).'),
         },
         additionalProperties: false,
       },
     },
-    ...READ_ONLY,
+    ...READ_ONLY_TOOL,
     execute: lookupExecutor(manager, 'references', {
       one: 'reference to',
       many: 'references to',

@@ -2,7 +2,7 @@ import type { ToolDefinition } from '@spine/protocol';
 import type { LspManager, LspSymbol } from '../types.js';
 import { LineReader, omissionNotes, selectLocations, where } from './format.js';
 import { nameLocation } from './locate.js';
-import { maxArg, runLspTool } from './tool-kit.js';
+import { maxArg, maxProperty, READ_ONLY_TOOL, runLspTool } from './tool-kit.js';
 
 function rank(symbol: LspSymbol, query: string): number {
   if (symbol.name === query) return 0;
@@ -30,20 +30,13 @@ export function createSymbolsTool(manager: LspManager): ToolDefinition {
             type: 'string',
             description: 'Only this server id, e.g. typescript or python.',
           },
-          max: {
-            type: 'integer',
-            minimum: 1,
-            maximum: 500,
-            description: 'Most results (default 50).',
-          },
+          max: maxProperty('Most results (default 50).'),
         },
         required: ['query'],
         additionalProperties: false,
       },
     },
-    isConcurrencySafe: true,
-    permissions: {},
-    timeoutMs: 90_000,
+    ...READ_ONLY_TOOL,
     execute: (args, context) =>
       runLspTool(args, context, async () => {
         const query = String(args.query ?? '');

@@ -22,7 +22,7 @@ import {
 } from './internal/convert.js';
 import { settledDiagnostics } from './internal/diagnostics-wait.js';
 import { resolveInWorkspace } from './internal/paths.js';
-import { ServerPool } from './internal/server-pool.js';
+import { ServerPool, type ServerSession } from './internal/server-pool.js';
 import { defaultServers } from './server-path.js';
 import type {
   LspCallHierarchy,
@@ -85,6 +85,19 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     timeoutMs: requestTimeoutMs,
   };
   const resolvePath = (path: string): string => resolveInWorkspace(cwd, path);
+  /** Runs `work` on the server for `path` once that file is open and in sync (`uri` is its URI). */
+  const withFile = <T>(
+    path: string,
+    signal: AbortSignal | undefined,
+    work: (session: ServerSession, uri: string, file: string) => Promise<T>,
+  ): Promise<T> => {
+    const file = resolvePath(path);
+    return pool.runForPath(
+      file,
+      async (session) => work(session, await session.sync(file), file),
+      signal,
+    );
+  };
 
   return {
     cwd,
@@ -99,36 +112,24 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     serverFor: (path) => pool.configFor(path)?.id,
 
     async definition(path, position, { signal }: LspQueryOptions = {}) {
-      const file = resolvePath(path);
-      return pool.runForPath(
-        file,
-        async (session) => {
-          const uri = await session.sync(file);
-          const result = await session.client.request<
-            unknown,
-            Location | Location[] | LocationLink[] | null
-          >({ method: 'textDocument/definition' }, positionParams(uri, position), { signal });
-          return fromDefinition(result);
-        },
-        signal,
-      );
+      return withFile(path, signal, async (session, uri) => {
+        const result = await session.client.request<
+          unknown,
+          Location | Location[] | LocationLink[] | null
+        >({ method: 'textDocument/definition' }, positionParams(uri, position), { signal });
+        return fromDefinition(result);
+      });
     },
 
     async references(path, position, { signal }: LspQueryOptions = {}) {
-      const file = resolvePath(path);
-      return pool.runForPath(
-        file,
-        async (session) => {
-          const uri = await session.sync(file);
-          const result = await session.client.request<unknown, Location[] | null>(
-            { method: 'textDocument/references' },
-            { ...positionParams(uri, position), context: { includeDeclaration: true } },
-            { signal },
-          );
-          return fromLocations(result);
-        },
-        signal,
-      );
+      return withFile(path, signal, async (session, uri) => {
+        const result = await session.client.request<unknown, Location[] | null>(
+          { method: 'textDocument/references' },
+          { ...positionParams(uri, position), context: { includeDeclaration: true } },
+          { signal },
+        );
+        return fromLocations(result);
+      });
     },
 
     async workspaceSymbols(
@@ -161,86 +162,68 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     },
 
     async documentSymbols(path, { signal }: LspQueryOptions = {}) {
-      const file = resolvePath(path);
-      return pool.runForPath(
-        file,
-        async (session) => {
-          const uri = await session.sync(file);
-          const result = await session.client.request<
-            unknown,
-            (DocumentSymbol | SymbolInformation)[] | null
-          >({ method: 'textDocument/documentSymbol' }, { textDocument: { uri } }, { signal });
-          return fromDocumentSymbols(file, result);
-        },
-        signal,
-      );
+      return withFile(path, signal, async (session, uri, file) => {
+        const result = await session.client.request<
+          unknown,
+          (DocumentSymbol | SymbolInformation)[] | null
+        >({ method: 'textDocument/documentSymbol' }, { textDocument: { uri } }, { signal });
+        return fromDocumentSymbols(file, result);
+      });
     },
 
     async diagnostics(path, { signal }: LspQueryOptions = {}) {
-      const file = resolvePath(path);
-      return pool.runForPath(
-        file,
-        async (session) => {
-          await session.sync(file);
-          const items = await settledDiagnostics(session, file, { ...settle, signal });
-          return items.map((item) => fromDiagnostic(file, item));
-        },
-        signal,
-      );
+      return withFile(path, signal, async (session, _uri, file) => {
+        const items = await settledDiagnostics(session, file, { ...settle, signal });
+        return items.map((item) => fromDiagnostic(file, item));
+      });
     },
 
     async callHierarchy(path, position, { signal }: LspQueryOptions = {}) {
-      const file = resolvePath(path);
-      return pool.runForPath(
-        file,
-        async (session) => {
-          const uri = await session.sync(file);
-          const request = <R>(method: string, params: unknown) =>
-            session.client.request<unknown, R>({ method }, params, { signal });
-          const items =
-            (await request<CallHierarchyItem[] | null>(
-              'textDocument/prepareCallHierarchy',
-              positionParams(uri, position),
-            )) ?? [];
-          const out: LspCallHierarchy[] = [];
-          for (const item of items) {
-            const converted = fromCallItem(item);
-            if (!converted) continue;
-            const [incoming, outgoing] = await Promise.all([
-              request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', { item }),
-              request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', { item }),
-            ]);
-            out.push({
-              item: converted,
-              incoming: (incoming ?? []).flatMap((call) => {
-                const from = fromCallItem(call.from);
-                const callerPath = pathOfUri(call.from.uri);
-                if (!from || !callerPath) return [];
-                return [
-                  {
-                    from,
-                    callSites: call.fromRanges.map((range) => toLocation(callerPath, range)),
-                  },
-                ];
-              }),
-              outgoing: (outgoing ?? []).flatMap((call) => {
-                const to: LspCallItem | undefined = fromCallItem(call.to);
-                if (!to) return [];
-                return [
-                  {
-                    to,
-                    callSites: call.fromRanges.map((range) =>
-                      toLocation(converted.location.path, range),
-                    ),
-                  },
-                ];
-              }),
-            });
-          }
-          return out;
-        },
-        signal,
-      );
+      return withFile(path, signal, async (session, uri) => {
+        const request = <R>(method: string, params: unknown) =>
+          session.client.request<unknown, R>({ method }, params, { signal });
+        const items =
+          (await request<CallHierarchyItem[] | null>(
+            'textDocument/prepareCallHierarchy',
+            positionParams(uri, position),
+          )) ?? [];
+        const out: LspCallHierarchy[] = [];
+        for (const item of items) {
+          const converted = fromCallItem(item);
+          if (!converted) continue;
+          const [incoming, outgoing] = await Promise.all([
+            request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', { item }),
+            request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', { item }),
+          ]);
+          out.push({
+            item: converted,
+            incoming: (incoming ?? []).flatMap((call) => {
+              const from = fromCallItem(call.from);
+              const callerPath = pathOfUri(call.from.uri);
+              if (!from || !callerPath) return [];
+              return [
+                {
+                  from,
+                  callSites: call.fromRanges.map((range) => toLocation(callerPath, range)),
+                },
+              ];
+            }),
+            outgoing: (outgoing ?? []).flatMap((call) => {
+              const to: LspCallItem | undefined = fromCallItem(call.to);
+              if (!to) return [];
+              return [
+                {
+                  to,
+                  callSites: call.fromRanges.map((range) =>
+                    toLocation(converted.location.path, range),
+                  ),
+                },
+              ];
+            }),
+          });
+        }
+        return out;
+      });
     },
 
     markChanged(path) {

@@ -6,30 +6,12 @@ import {
   textOf,
   type Usage,
 } from '@spine/protocol';
-import type { AppendItem } from '@spine/session-log';
 import { TurnAbortedError } from './errors.js';
 import { Aborted, compact, Failed, type LoopContext, type LoopStart } from './loop-context.js';
 import type { AbortedBody, AttemptBody, TurnEndBody } from './records.js';
 import { attempts } from './step-request.js';
 import { runTools } from './step-tools.js';
 import type { TurnResult } from './types.js';
-
-const APPEND = { op: 'append' } as const;
-
-/** A session log that can append a group of events at once (session-log's `Session`). */
-interface GroupAppender {
-  appendMany(items: readonly AppendItem[]): unknown;
-}
-
-/** Appends `group` as one batch when the log supports it, else one event at a time. */
-function appendGroup(session: LoopContext['session'], group: AppendItem[]): void {
-  const batch = (session as Partial<GroupAppender>).appendMany;
-  if (typeof batch === 'function') {
-    batch.call(session, group);
-    return;
-  }
-  for (const item of group) session.append(item.type, item.body, item.options);
-}
 
 const EMPTY_USAGE: Usage = {
   inputTokens: 0,
@@ -79,11 +61,15 @@ export async function runTurnLoop(
       };
       if (streamed.rawFinishReason !== undefined) body.rawFinishReason = streamed.rawFinishReason;
       if (streamed.usage) body.usage = streamed.usage;
+      const messageEvent = session.append('assistant/message', body, {
+        ...at,
+        surfaceOp: { op: 'append' },
+      });
       const outcome: AttemptBody = {
         request: streamed.headerSeq,
         attempt: streamed.attempt,
         outcome: 'ok',
-        messageSeq: session.lastSeq + 1,
+        messageSeq: messageEvent.seq,
       };
       if (streamed.prefixCauses.length > 0) outcome.prefixCauses = streamed.prefixCauses;
       if (streamed.usage) {
@@ -93,36 +79,18 @@ export async function runTurnLoop(
         usage = addUsage(usage, streamed.usage);
         context.addUsage(streamed.usage);
       }
+      session.append('assistant/attempt', outcome, at);
       const stepText = textOf(streamed.message);
       if (stepText) text = stepText;
-      const calls = callsOf(streamed.message.content);
-      const stepEnd = { finishReason: streamed.finishReason, toolCalls: calls.length };
-      // The events written back to back after the response go to the log as one group.
-      const group: AppendItem[] = [
-        { type: 'assistant/message', body, options: { turn, step, surfaceOp: APPEND } },
-        { type: 'assistant/attempt', body: outcome, options: at },
-      ];
-      // With no tool calls and nothing able to run before the turn's end (no step-end listener,
-      // no queued next-step input, no abort), turn/end joins the group as well.
-      const ends =
-        calls.length === 0 &&
-        !context.listens('step-end') &&
-        context.inbox.size('next-step') === 0 &&
-        !signal?.aborted;
-      if (calls.length === 0) group.push({ type: 'step/end', body: stepEnd, options: at });
-      if (ends) {
-        const state = { turn, step, steps: steps + 1, usage, text, deniedTools };
-        group.push({ type: 'turn/end', body: turnEndBody(state, 'completed'), options: at });
-        appendGroup(session, group);
-        return turnEnded(context, state, 'completed');
-      }
-      appendGroup(session, group);
 
+      const calls = callsOf(streamed.message.content);
       for (const call of calls) context.emit('tool-call', { turn, step, call });
-      if (calls.length > 0) {
-        await runTools(context, calls, at, deniedTools, signal);
-        session.append('step/end', stepEnd, at);
-      }
+      if (calls.length > 0) await runTools(context, calls, at, deniedTools, signal);
+      session.append(
+        'step/end',
+        { finishReason: streamed.finishReason, toolCalls: calls.length },
+        at,
+      );
       if (context.listens('step-end')) {
         context.emit('step-end', {
           turn,
@@ -190,33 +158,11 @@ function endTurn(
   reason: TurnResult['reason'],
   error?: SpineError,
 ): TurnResult {
-  context.session.append('turn/end', turnEndBody(state, reason, error), {
-    turn: state.turn,
-    step: state.step,
-  });
-  return turnEnded(context, state, reason, error);
-}
-
-/** The body of the `turn/end` event that closes a turn in `state`. */
-function turnEndBody(
-  state: TurnState,
-  reason: TurnResult['reason'],
-  error?: SpineError,
-): TurnEndBody {
-  const body: TurnEndBody = { reason, steps: state.steps, usage: state.usage };
+  const { turn, step, steps, usage, text, deniedTools } = state;
+  const body: TurnEndBody = { reason, steps, usage };
   if (error) body.error = { code: error.code, message: error.message };
-  if (state.deniedTools.length > 0) body.deniedTools = state.deniedTools;
-  return body;
-}
-
-/** The result of a turn whose `turn/end` is in the log; tells `turn-end` listeners. */
-function turnEnded(
-  context: LoopContext,
-  state: TurnState,
-  reason: TurnResult['reason'],
-  error?: SpineError,
-): TurnResult {
-  const { turn, steps, usage, text, deniedTools } = state;
+  if (deniedTools.length > 0) body.deniedTools = deniedTools;
+  context.session.append('turn/end', body, { turn, step });
   const result: TurnResult = { reason, turn, steps, usage, text, deniedTools };
   if (error) result.error = error;
   context.emit('turn-end', result);

@@ -22,7 +22,6 @@ export { createJsonlStore } from './store-jsonl.js';
 export type { MemoryStoreOptions } from './store-memory.js';
 export { createMemoryStore } from './store-memory.js';
 export type {
-  AppendItem,
   FsyncPolicy,
   SessionCreateOptions,
   SessionForkOptions,

@@ -1,5 +1,3 @@
-// Over 400 lines: the Session class keeps append, appendMany and the validation they share in one
-// place, since both must assign seqs and check events identically against the same private state.
 import { randomUUID } from 'node:crypto';
 import type {
   AppendOptions,
@@ -31,12 +29,7 @@ import { currentFormatEvents, headerEvent } from './session-format.js';
 import { planRecovery } from './session-recovery.js';
 import { SurfaceState } from './session-surface.js';
 import { buildEvent, checkAppendOptions } from './session-validate.js';
-import type {
-  AppendItem,
-  SessionCreateOptions,
-  SessionForkOptions,
-  SessionOpenOptions,
-} from './types.js';
+import type { SessionCreateOptions, SessionForkOptions, SessionOpenOptions } from './types.js';
 
 interface SessionInit {
   id: string;
@@ -184,75 +177,6 @@ export class Session implements SessionLog {
     body: Body,
     options: AppendOptions = {},
   ): SessionEvent<Body> {
-    const event = this.prepare(type, body, options, {
-      lastSeq: this.log.length,
-      lastTurn: this.lastTurn,
-      lastStep: this.lastStep,
-    });
-    try {
-      this.writer.append([event]);
-    } catch (error) {
-      this.state = 'failed';
-      throw error;
-    }
-    this.commit(event);
-    this.listeners.emit(event);
-    return event;
-  }
-
-  /**
-   * Validates and appends several events written back to back, as one group: the same events,
-   * seqs and checks as calling `append` for each in order, but written to the store together and
-   * passed to listeners after the whole group is in the log. All or nothing: when any item is
-   * rejected, nothing is appended. At most one item may carry a `surfaceOp`.
-   *
-   * @throws {InvalidEventError} {UnknownEventTypeError} {IllegalSurfaceOpError} {SessionClosedError}
-   * @example
-   * session.appendMany([
-   *   { type: 'step/end', body: { finishReason: 'stop', toolCalls: 0 }, options: { turn: 1, step: 1 } },
-   *   { type: 'turn/end', body: { reason: 'completed', steps: 1 }, options: { turn: 1, step: 1 } },
-   * ]);
-   */
-  appendMany(items: readonly AppendItem[]): SessionEvent[] {
-    const events: SessionEvent[] = [];
-    const at = { lastSeq: this.log.length, lastTurn: this.lastTurn, lastStep: this.lastStep };
-    let surfaceOps = 0;
-    for (const item of items) {
-      const options = item.options ?? {};
-      if (options.surfaceOp && ++surfaceOps > 1) {
-        throw new IllegalSurfaceOpError({
-          type: item.type,
-          reason: 'a batch takes at most one surface op; append the others separately',
-        });
-      }
-      const event = this.prepare(item.type, item.body, options, at);
-      events.push(event);
-      at.lastSeq = event.seq;
-      if (event.turn !== undefined && event.turn > at.lastTurn) {
-        at.lastTurn = event.turn;
-        at.lastStep = -1;
-      }
-      if (event.step !== undefined && event.step > at.lastStep) at.lastStep = event.step;
-    }
-    if (events.length === 0) return events;
-    try {
-      this.writer.append(events);
-    } catch (error) {
-      this.state = 'failed';
-      throw error;
-    }
-    for (const event of events) this.commit(event);
-    for (const event of events) this.listeners.emit(event);
-    return events;
-  }
-
-  /** Validates one event against the given log position and builds it (no side effects). */
-  private prepare<Body>(
-    type: string,
-    body: Body,
-    options: AppendOptions,
-    at: { lastSeq: number; lastTurn: number; lastStep: number },
-  ): SessionEvent<Body> {
     if (this.state !== 'open' || this.readOnly) {
       throw new SessionClosedError({
         sessionId: this.id,
@@ -275,19 +199,31 @@ export class Session implements SessionLog {
     }
     const invalid = entry.validate?.(body);
     if (invalid) throw new InvalidEventError({ type, reason: invalid });
-    const checked = checkAppendOptions(type, options, at);
+    const checked = checkAppendOptions(type, options, {
+      lastSeq: this.log.length,
+      lastTurn: this.lastTurn,
+      lastStep: this.lastStep,
+    });
     if (checked.surfaceOp && !entry.surface) {
       throw new IllegalSurfaceOpError({
         type,
         reason: 'this event type does not take part in the surface',
       });
     }
-    const event = buildEvent(at.lastSeq + 1, type, body, checked);
+    const event = buildEvent(this.log.length + 1, type, body, checked);
     if (checked.surfaceOp) {
       const illegal = this.surfaceState.check(event, checked.surfaceOp);
       if (illegal) throw new IllegalSurfaceOpError({ type, reason: illegal });
     }
-    return event as SessionEvent<Body>;
+    try {
+      this.writer.append([event]);
+    } catch (error) {
+      this.state = 'failed';
+      throw error;
+    }
+    this.commit(event);
+    this.listeners.emit(event);
+    return event;
   }
 
   /** The event with this seq, if any. */

@@ -1,10 +1,4 @@
-import type {
-  AppendOptions,
-  EventTypeDefinition,
-  JsonObject,
-  Projector,
-  SessionStore,
-} from '@spine/protocol';
+import type { EventTypeDefinition, JsonObject, Projector, SessionStore } from '@spine/protocol';
 
 /** Options of `Session.create`. */
 export interface SessionCreateOptions {
@@ -56,13 +50,3 @@ export interface SessionForkOptions {
 
 /** When appended events reach the disk: on every append, at turn boundaries, or only on flush. */
 export type FsyncPolicy = 'always' | 'per-turn' | 'never';
-
-/** One event for `Session.appendMany`: the arguments `append` takes, as an object. */
-export interface AppendItem {
-  /** The event type. */
-  type: string;
-  /** The event body (plain JSON). */
-  body: unknown;
-  /** Turn, step, surface op and sources, as for `append`. */
-  options?: AppendOptions;
-}

@@ -58,12 +58,23 @@ export interface RequestHeaderBody {
   messageCount: number;
   /** The seqs the messages came from. */
   seqs: RecordedSeqs;
-  /** Short hashes of the canonical form of each message after the kept prefix. */
+  /**
+   * One short hash (16 hex digits) per message after the kept prefix: with `hashing: 'chain/1'`
+   * the message's chain value (so the first differing one names the first differing message),
+   * in legacy headers the hash of the message's canonical JSON alone.
+   */
   addedHashes: string[];
-  /** Hash of the messages part of the canonical request. */
+  /** `sha256:<hex>` of the messages: the last chain value, or the legacy running hash. */
   messagesHash: string;
-  /** Hash of the canonical request (messages then params). */
+  /** `sha256:<hex>` of the request: the last chain value with the canonical params. */
   requestHash: string;
+  /**
+   * How the hashes were computed. `chain/1`: c_0 = sha256("spine/message-chain/1"),
+   * c_i = sha256(c_{i-1} + "\n" + canonical JSON of message i), messagesHash = c_n,
+   * requestHash = sha256(c_n + "\n" + canonical JSON of the params). Absent in headers written
+   * before the chain: a running SHA-256 over `{"messages":[…],"params":{…}}`. Replay checks both.
+   */
+  hashing?: 'chain/1';
   /** The output token cap sent, if any. */
   maxOutputTokens?: number;
   /** The reasoning control sent, if any. */

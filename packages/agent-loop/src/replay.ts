@@ -8,8 +8,16 @@ import type {
   ToolSpec,
 } from '@spine/protocol';
 import { createDefaultProjector } from '@spine/session-log';
-import { fragmentHash, IncrementalRequestHash, type RequestParams } from './internal/canonical.js';
+import { CHAIN_SCHEME, IncrementalRequestHash, type RequestParams } from './internal/canonical.js';
+import { LegacyIncrementalRequestHash } from './internal/canonical-legacy.js';
 import { sha256 } from './internal/hash.js';
+import {
+  checkChain,
+  checkLegacy,
+  type RebuiltRequest,
+  type RecordedChain,
+  recordedChainOf,
+} from './internal/replay-check.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
 import type { PromptSystemBody, RequestHeaderBody, ToolsDefinedBody } from './records.js';
 import { hashTools } from './request-builder.js';
@@ -24,7 +32,7 @@ export interface ReplayOptions {
 
 /** The first field of a recorded request that the log no longer reproduces. */
 export interface ReplayMismatch {
-  /** `system`, `tools`, `seqs`, `messages[i]`, `messages`, `params`. */
+  /** `system`, `tools`, `seqs`, `hashing`, `messages[i]`, `messages`, `params`. */
   field: string;
   /** The seq of the event behind the differing message, when known. */
   eventSeq?: number;
@@ -80,9 +88,13 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
   const systems = new Map<string, string>();
   const toolLists = new Map<string, ToolSpec[]>();
   const projected = new Map<number, readonly Message[]>();
-  // Replay's own running hash over the messages it projected itself (cached per seq, so the
-  // prefix is recognised by identity): independent of the recorder, linear in the log.
+  // Replay's own message chain over the messages it projected itself (cached per seq, so the
+  // prefix is recognised by identity): independent of the recorder, linear in the log. Headers
+  // written before the chain (no `hashing`) are checked with the legacy running hash.
   const hasher = new IncrementalRequestHash();
+  let legacyHasher: LegacyIncrementalRequestHash | undefined;
+  // The short chain values recorded for every message of the last request.
+  let last: RecordedChain | undefined;
   const resolved = new Map<number, number[]>();
   const surface: number[] = [];
   const requests: ReplayedRequest[] = [];
@@ -121,6 +133,13 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
       entry.ok = false;
       entry.mismatch = mismatch;
     };
+    const chained = header.hashing === CHAIN_SCHEME;
+    const recorded = recordedChainOf(header, chained, last);
+    last = { seq: event.seq, recorded };
+    if (header.hashing !== undefined && !chained) {
+      fail({ field: 'hashing', expected: CHAIN_SCHEME, actual: String(header.hashing) });
+      continue;
+    }
     const recordedSeqs = resolveSeqs(session, event.seq, resolved);
     resolved.clear();
     resolved.set(event.seq, recordedSeqs);
@@ -171,31 +190,13 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     if (header.sessionId !== undefined) params.sessionId = header.sessionId;
     if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
     if (header.reasoning !== undefined) params.reasoning = header.reasoning;
-    hasher.update(messages);
-    const digest = hasher.digest(params);
-    if (digest.messagesHash !== header.messagesHash || messages.length !== header.messageCount) {
-      const kept = header.prefix.kept;
-      let found = false;
-      for (let i = kept; i < messages.length; i++) {
-        const actual = fragmentHash(messages[i] as Message);
-        const expected = header.addedHashes[i - kept];
-        if (actual !== expected) {
-          fail({
-            field: `messages[${i}]`,
-            eventSeq: messageSeqs[i] as number,
-            expected: expected ?? 'none',
-            actual,
-          });
-          found = true;
-          break;
-        }
-      }
-      if (!found)
-        fail({ field: 'messages', expected: header.messagesHash, actual: digest.messagesHash });
-      continue;
-    }
-    if (digest.requestHash !== header.requestHash) {
-      fail({ field: 'params', expected: header.requestHash, actual: digest.requestHash });
+    const rebuilt: RebuiltRequest = { messages, messageSeqs, params, header, recorded };
+    if (!chained && !legacyHasher) legacyHasher = new LegacyIncrementalRequestHash();
+    const mismatch = chained
+      ? checkChain(hasher, rebuilt)
+      : checkLegacy(legacyHasher as LegacyIncrementalRequestHash, rebuilt);
+    if (mismatch) {
+      fail(mismatch);
       continue;
     }
     if (options.model?.encodeRequest) {

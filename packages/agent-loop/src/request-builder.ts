@@ -6,7 +6,12 @@ import {
   type SessionLog,
   type ToolSpec,
 } from '@spine/protocol';
-import { fragmentHash, IncrementalRequestHash, type RequestParams } from './internal/canonical.js';
+import {
+  CHAIN_SCHEME,
+  IncrementalRequestHash,
+  type RequestParams,
+  SHORT_CHAIN_LENGTH,
+} from './internal/canonical.js';
 import { sha256 } from './internal/hash.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
 import { toRanges } from './internal/seq-ranges.js';
@@ -140,7 +145,8 @@ export class RequestBuilder {
     const derived = session.deriveMessages();
     const messages = derived.messages;
     const seqs = derived.seqs;
-    const fed = this.#hash.update(messages, derived.generation);
+    const hasher = this.#hash;
+    hasher.update(messages, derived.generation);
     const params: RequestParams = {
       model: input.modelId,
       provider: input.provider,
@@ -150,7 +156,7 @@ export class RequestBuilder {
     if (session.id) params.sessionId = session.id;
     if (input.maxOutputTokens !== undefined) params.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) params.reasoning = input.reasoning;
-    const digest = this.#hash.digest(params);
+    const digest = hasher.digest(params);
 
     const previous = this.#previous;
     const previousSeqs = previous?.seqs ?? [];
@@ -180,10 +186,11 @@ export class RequestBuilder {
         );
       }
     }
+    // Each added message's chain value, shortened: the kept prefix's are in earlier headers.
     const addedHashes: string[] = [];
     for (let i = kept; i < messages.length; i++) {
       const message = messages[i] as Message;
-      addedHashes.push(i >= fed.fed ? (fed.hashes[i - fed.fed] as string) : fragmentHash(message));
+      addedHashes.push(hasher.chainValue(i).slice(0, SHORT_CHAIN_LENGTH));
       if (message.role === 'user' && message.source === RUNTIME_CONTEXT_SOURCE && previous) {
         if (!causes.includes('runtime-context-inserted')) causes.push('runtime-context-inserted');
       }
@@ -212,6 +219,7 @@ export class RequestBuilder {
       addedHashes,
       messagesHash: digest.messagesHash,
       requestHash: digest.requestHash,
+      hashing: CHAIN_SCHEME,
       prefix,
     };
     if (params.sessionId !== undefined) header.sessionId = params.sessionId;

@@ -1,101 +1,86 @@
-import { createHash, type Hash, hash as oneShotHash } from 'node:crypto';
-import { canonicalJson, type Message, type ModelRequest } from '@spine/protocol';
+import { hash as oneShotHash } from 'node:crypto';
+import type { Message } from '@spine/protocol';
 import { canonicalText } from './canonical-text.js';
+import {
+  copyParams,
+  type RequestDigest,
+  type RequestParams,
+  sameParams,
+  tailText,
+} from './request-params.js';
 
-// The canonical request is the JSON text `{"messages":[m1,m2,…],"params":{…}}` with every
-// object's keys sorted. Messages come first so a running hash over them can be copied and
-// finished with the params at each step: old messages are never serialised or hashed again.
+// Recorded requests are hashed with a per-message SHA-256 chain (header `hashing: 'chain/1'`):
+//   f_i = canonical JSON of message i (keys sorted, byte-equal to protocol's canonicalJson)
+//   c_0 = sha256hex("spine/message-chain/1"),  c_i = sha256hex(c_{i-1} + "\n" + f_i)
+//   messagesHash = "sha256:" + c_n,  requestHash = "sha256:" + sha256hex(c_n + "\n" + params)
+// where params is the canonical JSON of the request's parameters. A chain value depends only
+// on the messages up to it, so anyone can verify one request alone, a step hashes only its new
+// messages (one one-shot hash each, plus one for the request), and the first chain value that
+// differs from the recorded ones names the first differing message.
 
-const MESSAGES_OPEN = '{"messages":[';
+/** The `hashing` value of headers written with this scheme. */
+export const CHAIN_SCHEME = 'chain/1';
 
-/**
- * The canonical JSON of one message. Not cached: the running hash serialises each message
- * once, when it first appears, so a cache would only double the heap held for history.
- */
-export function fragmentOf(message: Message): string {
-  return canonicalText(message);
+/** c_0, the chain value of an empty message list. */
+export const CHAIN_SEED: string = oneShotHash('sha256', 'spine/message-chain/1', 'hex');
+
+/** Hex digits of a chain value recorded per added message in `addedHashes`. */
+export const SHORT_CHAIN_LENGTH = 16;
+
+/** c_i from c_{i-1} and message i. */
+export function chainNext(previous: string, message: Message): string {
+  return oneShotHash('sha256', `${previous}\n${canonicalText(message)}`, 'hex');
 }
 
-/** A short hash of one message's canonical fragment, recorded for messages new to a request. */
-export function fragmentHash(message: Message, fragment = fragmentOf(message)): string {
-  return oneShotHash('sha256', fragment, 'hex').slice(0, 16);
+/** The request hash of a request whose messages end the chain at `chain`. */
+function requestHashOf(chain: string, paramsText: string): string {
+  return `sha256:${oneShotHash('sha256', `${chain}\n${paramsText}`, 'hex')}`;
 }
 
-/** The parameters of a request besides its messages; their canonical JSON ends the request. */
-export interface RequestParams {
-  model: string;
-  provider: string;
-  systemHash: string;
-  toolsHash: string;
-  sessionId?: string;
-  maxOutputTokens?: number;
-  reasoning?: ModelRequest['reasoning'];
-}
-
-/** Hashes of one request: the whole canonical request, and the messages part alone. */
-export interface RequestDigest {
-  requestHash: string;
-  messagesHash: string;
-}
-
-/** The text that closes a canonical request after its messages. */
-function paramsTail(params: RequestParams): string {
-  return `],"params":${canonicalJson(params)}}`;
-}
-
-function finish(hash: Hash, tail: string): RequestDigest {
-  const messagesHash = `sha256:${hash.copy().digest('hex')}`;
-  const requestHash = `sha256:${hash.copy().update(tail).digest('hex')}`;
-  return { requestHash, messagesHash };
-}
-
-/** True when two parameter sets have the same canonical form. */
-function sameParams(a: RequestParams, b: RequestParams): boolean {
-  const x = a.reasoning;
-  const y = b.reasoning;
-  return (
-    (x === undefined
-      ? y === undefined
-      : y !== undefined && canonicalJson(x) === canonicalJson(y)) &&
-    a.model === b.model &&
-    a.provider === b.provider &&
-    a.systemHash === b.systemHash &&
-    a.toolsHash === b.toolsHash &&
-    a.sessionId === b.sessionId &&
-    a.maxOutputTokens === b.maxOutputTokens
-  );
-}
-
-/** Hashes a request from scratch (used by replay, and as the reference in tests). */
-export function digestRequest(messages: readonly Message[], params: RequestParams): RequestDigest {
-  const hash = createHash('sha256').update(MESSAGES_OPEN);
+/** Every chain value c_1…c_n of `messages`, from scratch. */
+export function chainOf(messages: readonly Message[]): string[] {
+  const chain: string[] = [];
+  let value = CHAIN_SEED;
   for (let i = 0; i < messages.length; i++) {
-    if (i > 0) hash.update(',');
-    hash.update(fragmentOf(messages[i] as Message));
+    value = chainNext(value, messages[i] as Message);
+    chain.push(value);
   }
-  return finish(hash, paramsTail(params));
+  return chain;
+}
+
+/** Hashes a request from scratch (the reference in tests, and for third-party checks). */
+export function digestRequest(messages: readonly Message[], params: RequestParams): RequestDigest {
+  const chain = chainOf(messages);
+  const last = chain.length > 0 ? (chain[chain.length - 1] as string) : CHAIN_SEED;
+  return { messagesHash: `sha256:${last}`, requestHash: requestHashOf(last, tailText(params)) };
 }
 
 /**
- * A running hash over the messages of successive requests. `update` compares the new list
- * with the last one by identity (cheap) and hashes only the appended messages; a changed
- * earlier message (compaction) restarts from scratch.
+ * The message chain over successive requests. `update` compares the new list with the last one
+ * by identity (cheap) and hashes only the messages after the unchanged prefix: appended ones,
+ * or, when an earlier message changed (compaction), those from the first changed index on; the
+ * chain values of the kept prefix stay valid. It holds one chain value per message and the
+ * messages themselves (for the identity check), never their text.
  */
 export class IncrementalRequestHash {
-  #hash: Hash = createHash('sha256').update(MESSAGES_OPEN);
   #known: Message[] = [];
+  #chain: string[] = [];
   #generation: number | undefined;
   #lastParams: RequestParams | undefined;
   #lastTail = '';
+  #lastChain = '';
+  #lastRequestHash = '';
+
+  /** How many messages the chain covers. */
+  get length(): number {
+    return this.#chain.length;
+  }
 
   /**
-   * Feeds `messages`; returns how many leading messages were unchanged since the last call,
-   * and the short hash of each message fed now.
+   * Feeds `messages` and returns how many leading messages were unchanged since the last call.
+   * `generation` (the surface generation of a session-log derived list) enables a fast path.
    */
-  update(
-    messages: readonly Message[],
-    generation?: number,
-  ): { kept: number; fed: number; hashes: string[] } {
+  update(messages: readonly Message[], generation?: number): number {
     const known = this.#known;
     const limit = Math.min(known.length, messages.length);
     let kept = 0;
@@ -111,35 +96,45 @@ export class IncrementalRequestHash {
       kept = limit;
     }
     if (kept === 0) while (kept < limit && known[kept] === messages[kept]) kept++;
+    const chain = this.#chain;
     if (kept < known.length) {
-      this.#hash = createHash('sha256').update(MESSAGES_OPEN);
-      this.#known = [];
+      known.length = kept;
+      chain.length = kept;
     }
-    const target = this.#known;
-    const fed = target.length;
-    const hashes: string[] = [];
-    // The new fragments go into the running hash in one call (one native crossing per step).
-    let text = '';
-    for (let i = fed; i < messages.length; i++) {
+    let value = kept > 0 ? (chain[kept - 1] as string) : CHAIN_SEED;
+    for (let i = kept; i < messages.length; i++) {
       const message = messages[i] as Message;
-      const fragment = fragmentOf(message);
-      text += i > 0 ? `,${fragment}` : fragment;
-      hashes.push(fragmentHash(message, fragment));
-      target.push(message);
+      value = chainNext(value, message);
+      chain.push(value);
+      known.push(message);
     }
-    if (text !== '') this.#hash.update(text);
-    return { kept, fed, hashes };
+    return kept;
   }
 
-  /** Finishes a copy of the running hash with `params`. */
+  /** The chain value after message `index` (c_{index+1}), 64 hex digits. */
+  chainValue(index: number): string {
+    const value = this.#chain[index];
+    if (value === undefined) throw new RangeError(`no chain value for message ${index}`);
+    return value;
+  }
+
+  /** The hashes of the request made of the fed messages and `params`. */
   digest(params: RequestParams): RequestDigest {
-    // Parameters rarely change between steps: their canonical text is reused while they don't.
+    const chain = this.#chain;
+    const last = chain.length > 0 ? (chain[chain.length - 1] as string) : CHAIN_SEED;
+    // Parameters rarely change between steps: their canonical text is reused while they don't,
+    // and a retry of the same request reuses its hash.
     if (!this.#lastParams || !sameParams(this.#lastParams, params)) {
-      this.#lastTail = paramsTail(params);
-      this.#lastParams = params.reasoning
-        ? { ...params, reasoning: { ...params.reasoning } }
-        : { ...params };
+      this.#lastTail = tailText(params);
+      this.#lastParams = copyParams(params);
+      this.#lastChain = '';
     }
-    return finish(this.#hash, this.#lastTail);
+    if (last !== this.#lastChain) {
+      this.#lastRequestHash = requestHashOf(last, this.#lastTail);
+      this.#lastChain = last;
+    }
+    return { messagesHash: `sha256:${last}`, requestHash: this.#lastRequestHash };
   }
 }
+
+export type { RequestDigest, RequestParams } from './request-params.js';

@@ -1,0 +1,102 @@
+import type { Message } from '@spine/protocol';
+import type { RequestHeaderBody } from '../records.js';
+import type { ReplayMismatch } from '../replay.js';
+import {
+  type IncrementalRequestHash,
+  type RequestParams,
+  SHORT_CHAIN_LENGTH,
+} from './canonical.js';
+import { type LegacyIncrementalRequestHash, legacyMessageHash } from './canonical-legacy.js';
+
+// How replay checks one rebuilt request against its header, for both hashing schemes: the
+// message chain (`hashing: 'chain/1'`) and the legacy running hash (headers without `hashing`).
+// With the chain, a mismatch names the first message whose chain value differs from the one
+// the headers recorded; the legacy scheme can only compare the messages a header added.
+
+/** The short chain values recorded for each message of one request, by its header's seq. */
+export interface RecordedChain {
+  seq: number;
+  /** Undefined where unknown (legacy headers record per-message hashes instead). */
+  recorded: Array<string | undefined>;
+}
+
+/** One request rebuilt from the log, with what its header recorded. */
+export interface RebuiltRequest {
+  messages: readonly Message[];
+  messageSeqs: readonly number[];
+  params: RequestParams;
+  header: RequestHeaderBody;
+  recorded: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * The short chain value recorded for each message of a request: a header records those of its
+ * added messages, the kept ones are in the previous request's (when that is `previous`).
+ */
+export function recordedChainOf(
+  header: RequestHeaderBody,
+  chained: boolean,
+  previous: RecordedChain | undefined,
+): Array<string | undefined> {
+  const kept = header.prefix.kept;
+  const known = previous && previous.seq === header.prefix.previous ? previous.recorded : [];
+  const recorded = known.slice(0, kept);
+  while (recorded.length < kept) recorded.push(undefined);
+  for (const value of header.addedHashes) recorded.push(chained ? value : undefined);
+  return recorded;
+}
+
+function messageMismatch(
+  request: RebuiltRequest,
+  index: number,
+  values: { expected: string | undefined; actual: string },
+): ReplayMismatch {
+  return {
+    field: `messages[${index}]`,
+    eventSeq: request.messageSeqs[index] as number,
+    expected: values.expected ?? 'none',
+    actual: values.actual,
+  };
+}
+
+/** Checks a `chain/1` header; names the first message whose chain value differs. */
+export function checkChain(
+  hasher: IncrementalRequestHash,
+  request: RebuiltRequest,
+): ReplayMismatch | undefined {
+  const { messages, header, recorded } = request;
+  hasher.update(messages);
+  const digest = hasher.digest(request.params);
+  if (digest.messagesHash === header.messagesHash && messages.length === header.messageCount) {
+    if (digest.requestHash === header.requestHash) return undefined;
+    return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
+  }
+  for (let i = 0; i < messages.length; i++) {
+    const expected = recorded[i];
+    const actual = hasher.chainValue(i).slice(0, SHORT_CHAIN_LENGTH);
+    if (i >= recorded.length || (expected !== undefined && expected !== actual))
+      return messageMismatch(request, i, { expected, actual });
+  }
+  return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
+}
+
+/** Checks a legacy header; names the first added message whose own hash differs. */
+export function checkLegacy(
+  hasher: LegacyIncrementalRequestHash,
+  request: RebuiltRequest,
+): ReplayMismatch | undefined {
+  const { messages, header } = request;
+  hasher.update(messages);
+  const digest = hasher.digest(request.params);
+  if (digest.messagesHash === header.messagesHash && messages.length === header.messageCount) {
+    if (digest.requestHash === header.requestHash) return undefined;
+    return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
+  }
+  const kept = header.prefix.kept;
+  for (let i = kept; i < messages.length; i++) {
+    const actual = legacyMessageHash(messages[i] as Message);
+    const expected = header.addedHashes[i - kept];
+    if (actual !== expected) return messageMismatch(request, i, { expected, actual });
+  }
+  return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
+}

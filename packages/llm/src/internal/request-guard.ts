@@ -7,12 +7,14 @@ import { modelError } from '../errors.js';
 type StopReason = 'aborted' | 'idle' | 'total';
 
 /**
- * Owns the timers and the internal AbortController of one request: an idle timer that only
- * data events reset (SSE comments and keep-alives do not), a total ceiling, and the caller's
- * signal. Turns whatever the transport throws into a classified `ModelError`.
+ * Owns the timers of one request and listens to the caller's signal: an idle timer that only
+ * data events reset (SSE comments and keep-alives do not), a total ceiling, and the abort.
+ * When one fires it calls {@link RequestGuard.onStop} (the transport aborts the request).
+ * Turns whatever the transport throws into a classified `ModelError`.
  */
 export class RequestGuard {
-  private readonly controller = new AbortController();
+  /** Called once when the guard stops the request, with the reason as an error. */
+  onStop: ((reason: Error) => void) | undefined;
   private stopReason: StopReason | undefined;
   private lastDataAt = Date.now();
   private paused = false;
@@ -36,11 +38,6 @@ export class RequestGuard {
       signal.addEventListener('abort', this.onAbort, { once: true });
     }
     this.arm(options.idleTimeoutMs, options.totalTimeoutMs);
-  }
-
-  /** The signal to hand to the transport. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
   }
 
   /** True once the guard cancelled the request (abort, idle or total timeout). */
@@ -121,7 +118,7 @@ export class RequestGuard {
   private stop(reason: StopReason): void {
     if (this.stopReason !== undefined) return;
     this.stopReason = reason;
-    this.controller.abort(new Error(`request stopped: ${reason}`));
+    this.onStop?.(new Error(`request stopped: ${reason}`));
   }
 
   private stoppedError(cause: unknown): ModelError {

@@ -1,10 +1,9 @@
 import type { ModelStreamEvent } from '@spine/protocol';
-import { type Dispatcher, request as undiciRequest } from 'undici';
-import { classifyError } from '../classify-error.js';
+import { type Dispatcher, getGlobalDispatcher } from 'undici';
 import { type ModelPrice, withCost } from '../model-table.js';
+import { Exchange } from './exchange.js';
 import type { LeasedBytes } from './joined-bytes.js';
 import { RequestGuard } from './request-guard.js';
-import { type SseEvent, SseParser } from './sse-parser.js';
 
 /**
  * A provider's stream state, which turns SSE payloads into stream events. One per request; its
@@ -52,11 +51,11 @@ export interface StreamSpec {
   price: ModelPrice | undefined;
 }
 
-const MAX_ERROR_BODY = 64 * 1024;
-
 /**
- * Sends one request with undici and yields its stream events. Owns the timers (idle counts
- * data events only), maps every failure to a ModelError, and never retries.
+ * Sends one request through undici's dispatcher API and yields its stream events. Owns the
+ * timers (idle counts data events only), maps every failure to a ModelError, and never
+ * retries. The response is parsed as it arrives by an {@link Exchange}; this generator only
+ * hands its events on, so a step pays for no Readable stream and no AbortSignal of its own.
  */
 export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStreamEvent> {
   const handler = spec.handler;
@@ -65,108 +64,80 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     idleTimeoutMs: spec.idleTimeoutMs,
     totalTimeoutMs: spec.totalTimeoutMs,
   });
-  let response: Dispatcher.ResponseData | undefined;
-  let consumed = false;
+  const leased = typeof spec.body !== 'string' && isLeased(spec.body) ? spec.body : undefined;
+  let dispatched = false;
+  const exchange = new Exchange({
+    provider: spec.provider,
+    apiKeyHint: spec.apiKeyHint,
+    handler,
+    guard,
+    settle: leased ? () => leased.release() : noop,
+  });
   try {
     const headers = spec.headers();
     const body =
       typeof spec.body === 'string'
         ? spec.body
-        : isLeased(spec.body)
-          ? spec.body.bytes
-          : joinChunks(spec.body, headers);
+        : leased
+          ? leased.bytes
+          : joinChunks(spec.body as readonly Buffer[], headers);
     guard.throwIfStopped();
+    guard.onStop = (reason) => exchange.stop(reason);
     try {
-      response = await undiciRequest(spec.url, {
-        method: 'POST',
-        headers,
-        // undici documents Iterable bodies (Dispatcher.md, `body`); its typings omit them.
-        body: body as unknown as Dispatcher.RequestOptions['body'],
-        dispatcher: spec.dispatcher,
-        signal: guard.signal,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
+      const target = targetOf(spec.url);
+      const dispatcher = spec.dispatcher ?? getGlobalDispatcher();
+      dispatcher.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: 'POST',
+          headers,
+          // undici documents Iterable bodies (Dispatcher.md, `body`); its typings omit them.
+          body: body as unknown as Dispatcher.DispatchOptions['body'],
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        exchange,
+      );
+      dispatched = true;
     } catch (error) {
       throw guard.classify(error, 'connect', spec.apiKeyHint);
     }
-    const responseHeaders = response.headers as Record<string, string | string[] | undefined>;
-    if (response.statusCode >= 400) {
-      let text: string;
-      try {
-        text = await readBounded(response.body);
-      } catch (error) {
-        throw guard.classify(error, 'stream', spec.apiKeyHint);
+    for (;;) {
+      if (exchange.out.length > 0) {
+        const events = exchange.take();
+        // A consumer holding an event is not an idle server: the idle clock waits for it.
+        guard.pause();
+        for (const event of events) yield event;
+        guard.resume();
+        continue;
       }
-      consumed = true;
-      throw classifyError(
-        { status: response.statusCode, body: text, headers: responseHeaders },
-        { provider: spec.provider, apiKeyHint: spec.apiKeyHint },
-      );
+      if (exchange.failure) throw exchange.failure;
+      if (exchange.answered) break;
+      await exchange.next();
     }
-    const contentType = String(responseHeaders['content-type'] ?? '');
-    const out: ModelStreamEvent[] = [];
-    if (contentType.includes('application/json')) {
-      // A whole body has no data events: every received byte (DeepSeek's keep-alive blank lines
-      // included) counts as progress here.
-      const chunks: Buffer[] = [];
-      try {
-        for await (const chunk of response.body) {
-          chunks.push(chunk as Buffer);
-          guard.touch();
-        }
-      } catch (error) {
-        throw guard.classify(error, 'stream', spec.apiKeyHint);
-      }
-      consumed = true;
-      handler.handleWhole(Buffer.concat(chunks).toString('utf8'), out);
-      yield* out;
-      yield withCost(handler.finish(), spec.price);
-      return;
-    }
-    const parser = new SseParser();
-    const sink: EventSink = { handler, out };
-    try {
-      // Leaving the loop at the terminal event must not abort the body: see `release`.
-      for await (const chunk of response.body.iterator({ destroyOnReturn: false })) {
-        if (parser.push(chunk as Buffer, dispatch, sink) > 0) guard.touch();
-        if (out.length > 0) {
-          guard.pause();
-          for (const event of out) yield event;
-          guard.resume();
-          out.length = 0;
-        }
-        if (handler.done) break;
-      }
-      if (!handler.done) parser.end(dispatch, sink);
-    } catch (error) {
-      if (guard.stopped || !handler.isComplete())
-        throw guard.classify(error, 'stream', spec.apiKeyHint);
-      handler.warn(
-        `the connection closed after the finish reason but before the end of the stream (${String(error)}); usage may be missing`,
-      );
-    }
-    for (const event of out) yield event;
-    consumed = true;
     yield withCost(handler.finish(), spec.price);
   } finally {
-    if (typeof spec.body !== 'string' && isLeased(spec.body)) spec.body.release();
     guard.dispose();
-    if (response && !consumed) discard(response.body);
-    else if (response) release(response.body);
+    if (dispatched) exchange.close();
+    else leased?.release();
   }
 }
 
-/** Where parsed SSE events go: the request's handler, collecting into `out`. */
-interface EventSink {
-  handler: StreamHandler;
-  out: ModelStreamEvent[];
+/** Origin and path of a request URL; the adapters send to a handful of URLs, parsed once. */
+const targets = new Map<string, { origin: string; path: string }>();
+
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size < 64) targets.set(url, target);
+  }
+  return target;
 }
 
-/** Hands one SSE event to its sink's handler (module level: no closure per request). */
-function dispatch(event: SseEvent, sink: EventSink): void {
-  sink.handler.handle(event.data, sink.out);
-}
+function noop(): void {}
 
 function isLeased(body: readonly Buffer[] | LeasedBytes): body is LeasedBytes {
   return !Array.isArray(body);
@@ -185,48 +156,4 @@ function joinChunks(chunks: readonly Buffer[], headers: Record<string, string>):
   if (length <= COPY_LIMIT) return Buffer.concat(chunks, length);
   headers['content-length'] = String(length);
   return chunks.filter((chunk) => chunk.length > 0);
-}
-
-const RELEASE_GRACE_MS = 1000;
-
-/**
- * Lets a body whose answer is complete end on its own. The terminal SSE event usually arrives
- * a moment before the end of the HTTP response; destroying the body then would abort the
- * request (an error with a stack trace on every call, and possibly a lost keep-alive
- * connection). Whatever is left is read and dropped; a server that keeps the body open longer
- * than {@link RELEASE_GRACE_MS} has it destroyed.
- */
-function release(body: Dispatcher.ResponseData['body']): void {
-  if (body.readableEnded || body.destroyed) return;
-  const timer = setTimeout(destroyBody, RELEASE_GRACE_MS, body);
-  timer.unref?.();
-  const settle = clearTimeout.bind(null, timer);
-  body.once('end', settle).once('close', settle);
-  // The answer is already delivered: an error while draining concerns no one.
-  body.on('error', ignore);
-  body.resume();
-}
-
-function destroyBody(body: Dispatcher.ResponseData['body']): void {
-  body.destroy();
-}
-
-/** Aborts a body nobody reads any more; the abort error it emits has no one to tell. */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  if (body.destroyed) return;
-  body.on('error', ignore);
-  body.destroy();
-}
-
-function ignore(): void {}
-
-async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    if (size < MAX_ERROR_BODY) chunks.push(buffer);
-    size += buffer.length;
-  }
-  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
 }

@@ -1,6 +1,7 @@
 import type { ModelError, ModelStreamEvent } from '@spine/protocol';
 import type { Dispatcher } from 'undici';
 import { classifyError } from '../classify-error.js';
+import type { LeasedBytes } from './joined-bytes.js';
 import type { RequestGuard } from './request-guard.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
 import type { StreamHandler } from './transport.js';
@@ -19,14 +20,14 @@ const MAX_ERROR_BODY = 64 * 1024;
  */
 const RELEASE_GRACE_MS = 1000;
 
-/** What one exchange needs besides its dispatcher options. */
+/** What one exchange needs besides its dispatch options. */
 export interface ExchangeInit {
   provider: string;
   apiKeyHint: string | undefined;
   handler: StreamHandler;
   guard: RequestGuard;
-  /** Called once undici is done with the request (its body may then be reused). */
-  settle: () => void;
+  /** Lent body bytes, returned once undici is done with the request. */
+  lease: LeasedBytes | undefined;
 }
 
 /**
@@ -55,7 +56,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   private waiter: (() => void) | undefined;
   private grace: NodeJS.Timeout | undefined;
 
-  /** @param init - the request's provider, stream state, guard and settle hook. */
+  /** @param init - the request's provider, stream state, guard and lent body. */
   constructor(readonly init: ExchangeInit) {}
 
   /** Resolves when something changed (events, failure or end); resolves at once if it did. */
@@ -200,7 +201,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     if (this.grace) clearTimeout(this.grace);
-    this.init.settle();
+    this.init.lease?.release();
   }
 
   private wake(): void {

@@ -9,12 +9,12 @@ type StopReason = 'aborted' | 'idle' | 'total';
 /**
  * Owns the timers of one request and listens to the caller's signal: an idle timer that only
  * data events reset (SSE comments and keep-alives do not), a total ceiling, and the abort.
- * When one fires it calls {@link RequestGuard.onStop} (the transport aborts the request).
+ * When one fires it tells its {@link RequestGuard.target} (the transport aborts the request).
  * Turns whatever the transport throws into a classified `ModelError`.
  */
 export class RequestGuard {
-  /** Called once when the guard stops the request, with the reason as an error. */
-  onStop: ((reason: Error) => void) | undefined;
+  /** Told once when the guard stops the request, with the reason as an error. */
+  target: { stop(reason: Error): void } | undefined;
   private stopReason: StopReason | undefined;
   private lastDataAt = Date.now();
   private paused = false;
@@ -118,7 +118,7 @@ export class RequestGuard {
   private stop(reason: StopReason): void {
     if (this.stopReason !== undefined) return;
     this.stopReason = reason;
-    this.onStop?.(new Error(`request stopped: ${reason}`));
+    this.target?.stop(new Error(`request stopped: ${reason}`));
   }
 
   private stoppedError(cause: unknown): ModelError {

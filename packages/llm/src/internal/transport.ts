@@ -71,7 +71,7 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     apiKeyHint: spec.apiKeyHint,
     handler,
     guard,
-    settle: leased ? () => leased.release() : noop,
+    lease: leased,
   });
   try {
     const headers = spec.headers();
@@ -82,7 +82,7 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
           ? leased.bytes
           : joinChunks(spec.body as readonly Buffer[], headers);
     guard.throwIfStopped();
-    guard.onStop = (reason) => exchange.stop(reason);
+    guard.target = exchange;
     try {
       const target = targetOf(spec.url);
       const dispatcher = spec.dispatcher ?? getGlobalDispatcher();
@@ -136,8 +136,6 @@ function targetOf(url: string): { origin: string; path: string } {
   }
   return target;
 }
-
-function noop(): void {}
 
 function isLeased(body: readonly Buffer[] | LeasedBytes): body is LeasedBytes {
   return !Array.isArray(body);

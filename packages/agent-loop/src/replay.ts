@@ -32,7 +32,7 @@ export interface ReplayOptions {
 
 /** The first field of a recorded request that the log no longer reproduces. */
 export interface ReplayMismatch {
-  /** `system`, `tools`, `seqs`, `hashing`, `messages[i]`, `messages`, `params`. */
+  /** `system`, `tools`, `seqs`, `hashing`, `messages[i]`, `messages`, `addedHashes[i]`, `params`. */
   field: string;
   /** The seq of the event behind the differing message, when known. */
   eventSeq?: number;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SessionLog, ToolSpec } from '@spine/protocol';
 import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
 import { afterEach, describe, expect, it } from 'vitest';
-import { digestRequest } from './internal/canonical.js';
+import { chainOf, digestRequest } from './internal/canonical.js';
 import type { RequestHeaderBody } from './records.js';
 import { replay } from './replay.js';
 import { RequestBuilder } from './request-builder.js';
@@ -53,6 +53,11 @@ describe('RequestBuilder', () => {
         maxOutputTokens: 100,
       });
       expect(built.header.requestHash).toBe(fresh.requestHash);
+      expect(built.header.messagesHash).toBe(fresh.messagesHash);
+      expect(built.header.hashing).toBe('chain/1');
+      // Each added message is recorded with its chain value (16 hex digits).
+      const chain = chainOf(built.request.messages).map((value) => value.slice(0, 16));
+      expect(built.header.addedHashes).toEqual(chain.slice(built.header.prefix.kept));
       expect(built.header.prefix.extends).toBe(true);
       if (step > 1) expect(built.header.seqs).toMatchObject({ keep: (step - 1) * 2 });
       expect(built.header.addedHashes).toHaveLength(step === 1 ? 2 : 2);

@@ -59,7 +59,11 @@ function messageMismatch(
   };
 }
 
-/** Checks a `chain/1` header; names the first message whose chain value differs. */
+/**
+ * Checks a `chain/1` header. When the messages do not hash as recorded, names the first message
+ * whose chain value differs from the recorded one; when they do, still checks the header's own
+ * `addedHashes`, then the parameters.
+ */
 export function checkChain(
   hasher: IncrementalRequestHash,
   request: RebuiltRequest,
@@ -67,17 +71,23 @@ export function checkChain(
   const { messages, header, recorded } = request;
   hasher.update(messages);
   const digest = hasher.digest(request.params);
-  if (digest.messagesHash === header.messagesHash && messages.length === header.messageCount) {
-    if (digest.requestHash === header.requestHash) return undefined;
-    return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
-  }
-  for (let i = 0; i < messages.length; i++) {
+  const same =
+    digest.messagesHash === header.messagesHash && messages.length === header.messageCount;
+  const kept = header.prefix.kept;
+  // Values before `kept` were checked with the request that added them.
+  for (let i = same ? kept : 0; i < messages.length; i++) {
     const expected = recorded[i];
     const actual = hasher.chainValue(i).slice(0, SHORT_CHAIN_LENGTH);
-    if (i >= recorded.length || (expected !== undefined && expected !== actual))
-      return messageMismatch(request, i, { expected, actual });
+    if (i < recorded.length && (expected === undefined || expected === actual)) continue;
+    if (!same) return messageMismatch(request, i, { expected, actual });
+    return addedMismatch(header, i - kept, actual);
   }
-  return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
+  if (!same)
+    return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
+  if (header.addedHashes.length !== messages.length - kept)
+    return addedMismatch(header, messages.length - kept, 'none');
+  if (digest.requestHash === header.requestHash) return undefined;
+  return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
 }
 
 /** Checks a legacy header; names the first added message whose own hash differs. */
@@ -88,15 +98,25 @@ export function checkLegacy(
   const { messages, header } = request;
   hasher.update(messages);
   const digest = hasher.digest(request.params);
-  if (digest.messagesHash === header.messagesHash && messages.length === header.messageCount) {
-    if (digest.requestHash === header.requestHash) return undefined;
-    return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
-  }
+  const same =
+    digest.messagesHash === header.messagesHash && messages.length === header.messageCount;
   const kept = header.prefix.kept;
   for (let i = kept; i < messages.length; i++) {
     const actual = legacyMessageHash(messages[i] as Message);
     const expected = header.addedHashes[i - kept];
-    if (actual !== expected) return messageMismatch(request, i, { expected, actual });
+    if (actual === expected) continue;
+    if (!same) return messageMismatch(request, i, { expected, actual });
+    return addedMismatch(header, i - kept, actual);
   }
-  return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
+  if (!same)
+    return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
+  if (header.addedHashes.length !== messages.length - kept)
+    return addedMismatch(header, messages.length - kept, 'none');
+  if (digest.requestHash === header.requestHash) return undefined;
+  return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
+}
+
+/** The header's own `addedHashes[index]` is not what its (verified) messages give. */
+function addedMismatch(header: RequestHeaderBody, index: number, actual: string): ReplayMismatch {
+  return { field: `addedHashes[${index}]`, expected: header.addedHashes[index] ?? 'none', actual };
 }

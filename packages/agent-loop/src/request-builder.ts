@@ -79,8 +79,8 @@ const toolFragments = new WeakMap<ToolSpec, string>();
  * Builds every model request from `session.deriveMessages()` and records it: `prompt/system`
  * and `tools/defined` once per content hash, then `request/header` (ids, hashes, message seqs,
  * prefix attribution) and `request/context`. Per step it costs in proportion to what is new:
- * messages are compared by identity, hashed incrementally, and their seqs recorded relative to
- * the previous request.
+ * messages are compared by identity, only new ones enter the per-message hash chain
+ * (`hashing: 'chain/1'`), and their seqs are recorded relative to the previous request.
  *
  * @example
  * ```ts

@@ -4,19 +4,22 @@
 import { readFileSync } from 'node:fs';
 import TurndownService from 'turndown';
 import { Agent, request } from 'undici';
-import { checkUrl, htmlToMarkdown } from '../src/index.js';
+import { checkUrl, type HttpFetchOptions, htmlToMarkdown } from '../src/index.js';
 import { HOSTILE_CORPUS } from '../test/hostile-corpus.js';
 import { fetchHarness } from '../test/support/fetch-harness.js';
 import { startHttpsServer, testCertificate } from '../test/support/servers.js';
 
 const log = (line: string): void => console.log(line);
 
-async function corpus(): Promise<{ size: number; refused: number; connections: number }> {
+async function corpus(
+  extra: HttpFetchOptions = {},
+): Promise<{ size: number; refused: number; connections: number }> {
   let refused = 0;
   let connections = 0;
   for (const entry of HOSTILE_CORPUS) {
     const { provider } = fetchHarness(entry.answers ?? {}, {
       ...entry.options,
+      ...extra,
       onConnect: () => {
         connections += 1;
         throw new Error('connection attempted');
@@ -101,6 +104,15 @@ const refusals = await corpus();
 log(
   `corpus: ${refusals.refused}/${refusals.size} refused, ${refusals.connections} connections attempted`,
 );
+// The same corpus with a proxy configured and NO_PROXY=*: every host goes direct and must meet
+// every check; the proxy (a closed port) is never contacted.
+const bypassed = await corpus({
+  useEnvProxy: true,
+  env: { HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '*' },
+});
+log(
+  `corpus with HTTPS_PROXY and NO_PROXY=*: ${bypassed.refused}/${bypassed.size} refused, ${bypassed.connections} connections attempted`,
+);
 const checks = urlChecks();
 log(`checkUrl: ${checks.checkUrlPerSecond}/s vs new URL(): ${checks.urlParsePerSecond}/s`);
 const fetched = await fetches();
@@ -115,6 +127,8 @@ const pass =
   refusals.refused === refusals.size &&
   refusals.size >= 60 &&
   refusals.connections === 0 &&
+  bypassed.refused === bypassed.size &&
+  bypassed.connections === 0 &&
   fetched.ok;
 console.log(
   JSON.stringify({
@@ -122,6 +136,8 @@ console.log(
     corpusSize: refusals.size,
     refused: refusals.refused,
     connectionsAttempted: refusals.connections,
+    noProxyAllRefused: bypassed.refused,
+    noProxyAllConnectionsAttempted: bypassed.connections,
     checkUrlPerSecond: checks.checkUrlPerSecond,
     urlParsePerSecond: checks.urlParsePerSecond,
     checkCostRatio: Number((checks.urlParsePerSecond / checks.checkUrlPerSecond).toFixed(2)),

@@ -3,6 +3,7 @@ import { type IpRange, isRefusedAddress, parseTrustedRanges } from './address-po
 import { WebConfigError } from './errors.js';
 import type { ConnectAttempt } from './internal/dispatcher.js';
 import { type FetchConfig, fetchWithPolicy } from './internal/fetch-pipeline.js';
+import { type NoProxyList, parseNoProxy } from './internal/no-proxy.js';
 import { parseHostLiteral } from './ip-address.js';
 import { type Resolver, systemResolver } from './resolver.js';
 import { DEFAULT_MAX_URL_LENGTH } from './url-policy.js';
@@ -71,11 +72,25 @@ export interface HttpFetchOptions {
   trustedRanges?: string[];
   /**
    * HTTPS proxy URL (`http://proxy:3128`). The proxy resolves host names, so the address checks on
-   * resolved names are skipped; scheme, credential, IP-literal and limit checks still apply. Off
-   * by default.
+   * resolved names are skipped for proxied hosts; scheme, credential, IP-literal and limit checks
+   * still apply. Hosts listed in `noProxy` go direct with every check. Off by default.
    */
   proxy?: string;
-  /** Take the proxy from `HTTPS_PROXY` / `https_proxy` in `env`. Off by default. */
+  /**
+   * Hosts that skip the proxy and are fetched directly, under the full address policy (DNS
+   * answers checked, private and loopback ranges refused, trusted ranges honoured), as curl reads
+   * NO_PROXY: `'*'` (every host), `'example.com'` or `'.example.com'` (the name and its
+   * subdomains, case-insensitive), `'example.com:8443'` (one port), `'203.0.113.7'`,
+   * `'2001:db8::1'` or `'[2001:db8::1]:443'` (IP-literal hosts, exactly) and CIDR ranges
+   * (`'10.0.0.0/8'`, `'fd00::/8'`) for IP-literal hosts. Decided for every redirect hop by that
+   * hop's host. Takes precedence over `NO_PROXY` from `env`. Default: none.
+   */
+  noProxy?: string[];
+  /**
+   * Take the proxy from `HTTPS_PROXY` / `https_proxy` in `env`, and the hosts that skip it from
+   * `NO_PROXY` / `no_proxy` (same syntax as `noProxy`; entries that cannot
+   * be read are ignored, as curl does). Off by default.
+   */
   useEnvProxy?: boolean;
   /** Environment read by `useEnvProxy`. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -132,6 +147,20 @@ function checkProxy(proxy: string): string {
   return parsed.href;
 }
 
+function noProxyOf(options: HttpFetchOptions, env: NodeJS.ProcessEnv): NoProxyList | undefined {
+  if (options.noProxy !== undefined) {
+    const list = parseNoProxy(options.noProxy);
+    if (list.invalid.length > 0) {
+      throw new WebConfigError({
+        detail: `noProxy entry ${list.invalid.map((entry) => `"${entry}"`).join(', ')} is not a host name, host:port, IP address or CIDR range; fix or remove it`,
+      });
+    }
+    return list;
+  }
+  const fromEnv = options.useEnvProxy ? env.NO_PROXY || env.no_proxy : undefined;
+  return fromEnv ? parseNoProxy(fromEnv) : undefined;
+}
+
 /**
  * Creates the hardened HTTPS fetch provider. Every hop is checked before any connection: https
  * only, no credentials, no obfuscated or non-public IP literals, every resolved address public
@@ -154,6 +183,7 @@ export function createHttpFetchProvider(options: HttpFetchOptions = {}): WebFetc
     ? env.HTTPS_PROXY || env.https_proxy || undefined
     : undefined;
   const proxyText = options.proxy ?? envProxy;
+  const noProxy = noProxyOf(options, env);
   const maxRedirects = options.maxRedirects ?? DEFAULT_FETCH_LIMITS.maxRedirects;
   if (!Number.isInteger(maxRedirects) || maxRedirects < 0 || maxRedirects > 20) {
     throw new WebConfigError({ detail: 'maxRedirects must be an integer from 0 to 20' });
@@ -193,6 +223,7 @@ export function createHttpFetchProvider(options: HttpFetchOptions = {}): WebFetc
     resolver: options.resolver ?? systemResolver,
     userAgent: options.userAgent ?? 'spine-web-fetch/0.1',
     ...(proxyText ? { proxy: checkProxy(proxyText) } : {}),
+    ...(noProxy && noProxy.entries.length > 0 ? { noProxy } : {}),
     ...(options.onConnect ? { onConnect: options.onConnect } : {}),
     ...(options.unsafeTestSeam ? { seam: checkSeam(options.unsafeTestSeam) } : {}),
   };

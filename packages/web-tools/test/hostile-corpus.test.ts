@@ -35,6 +35,32 @@ describe('hostile corpus', () => {
   );
 });
 
+// With a proxy configured, a host that NO_PROXY sends direct must get every check a provider
+// without a proxy applies. The proxy address is never contacted: routing a case through it would
+// call onConnect, which fails the case.
+const BYPASS_LISTS = [
+  '*',
+  '.example, .nip.io, localtest.me, 10.0.0.0/8, 127.0.0.0/8, 169.254.0.0/16, ::1, fd00::/8, 0.0.0.0/0, ::/0',
+];
+
+describe.each(BYPASS_LISTS)('hostile corpus with HTTPS_PROXY set and NO_PROXY=%s', (noProxy) => {
+  it.each(HOSTILE_CORPUS.map((entry) => [entry.why, entry] as const))(
+    'refuses %s before any connection',
+    async (_why, entry) => {
+      const attempts: unknown[] = [];
+      const { provider } = fetchHarness(entry.answers ?? {}, {
+        ...entry.options,
+        useEnvProxy: true,
+        env: { HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: noProxy },
+        ...forbidConnections(attempts),
+      });
+      const error = await provider.fetch(entry.url).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(UrlRefusedError);
+      expect(attempts).toEqual([]);
+    },
+  );
+});
+
 describe('pinning to the validated address', () => {
   it('resolves once and pins the socket to the checked public address', async () => {
     const attempts: { address?: string }[] = [];

@@ -10,6 +10,7 @@ import {
   createPinnedDispatcher,
   createProxyDispatcher,
 } from './dispatcher.js';
+import { bypassesProxy, type NoProxyList } from './no-proxy.js';
 import { discardBody } from './read-body.js';
 
 /** Validated configuration of the fetch provider. */
@@ -28,6 +29,8 @@ export interface FetchConfig {
   resolver: Resolver;
   userAgent: string;
   proxy?: string;
+  /** Hosts that skip `proxy` and go direct under the full address policy. */
+  noProxy?: NoProxyList;
   onConnect?: (attempt: ConnectAttempt) => void;
   seam?: { loopbackHost: string; address: string; ca: string | Buffer };
 }
@@ -172,7 +175,12 @@ export async function fetchWithPolicy(
         ...(config.onConnect ? { onConnect: config.onConnect } : {}),
       };
       const target = { hostname: current.hostname, port: portOf(url) };
-      if (config.proxy) {
+      // Each hop's own host decides the route; a bypassed host gets the same resolution, address
+      // checks and pinning as a provider without a proxy.
+      const viaProxy =
+        config.proxy !== undefined &&
+        !(config.noProxy && bypassesProxy(config.noProxy, target.hostname, target.port));
+      if (config.proxy && viaProxy) {
         dispatcher = createProxyDispatcher(config.proxy, target, settings);
       } else {
         const pinned = await pinAddress(current, config, signal);

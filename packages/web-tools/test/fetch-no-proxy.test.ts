@@ -173,6 +173,7 @@ describe('NO_PROXY configuration', () => {
       [{ env: { HTTPS_PROXY: proxy.url, NO_PROXY: 'x.example', no_proxy: 'fixture.test' } }, false],
       [{ env: { HTTPS_PROXY: proxy.url, no_proxy: 'fixture.test' } }, true],
       [{ env: { HTTPS_PROXY: proxy.url, NO_PROXY: '*' }, noProxy: ['x.example'] }, false],
+      [{ env: { HTTPS_PROXY: proxy.url, NO_PROXY: '*' }, noProxy: [] }, false],
       [{ env: { NO_PROXY: '*' }, proxy: proxy.url, useEnvProxy: false }, false],
     ];
     for (const [options, bypassed] of cases) {

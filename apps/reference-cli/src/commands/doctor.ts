@@ -16,7 +16,8 @@ export interface DoctorCheck {
 const DEFAULT_BASE_URLS: Record<string, string> = {
   deepseek: 'https://api.deepseek.com',
   openai: 'https://api.openai.com/v1',
-  anthropic: 'https://api.anthropic.com/v1',
+  // Like the Anthropic client's base URL: without /v1 (listRemoteModels appends /v1/models).
+  anthropic: 'https://api.anthropic.com',
 };
 
 /**
@@ -58,7 +59,7 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
     });
   }
   const baseUrl = config.baseUrl ?? DEFAULT_BASE_URLS[provider];
-  if (baseUrl && provider !== 'anthropic' && (key || provider === 'openai-compatible')) {
+  if (baseUrl && (key || provider === 'openai-compatible')) {
     const { listRemoteModels } = await import('@spine/llm');
     try {
       const models = await listRemoteModels(baseUrl, key, {

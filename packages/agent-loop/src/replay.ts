@@ -15,8 +15,7 @@ import {
   checkChain,
   checkLegacy,
   type RebuiltRequest,
-  type RecordedChain,
-  recordedChainOf,
+  RecordedChain,
 } from './internal/replay-check.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
 import type { PromptSystemBody, RequestHeaderBody, ToolsDefinedBody } from './records.js';
@@ -93,8 +92,7 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
   // written before the chain (no `hashing`) are checked with the legacy running hash.
   const hasher = new IncrementalRequestHash();
   let legacyHasher: LegacyIncrementalRequestHash | undefined;
-  // The short chain values recorded for every message of the last request.
-  let last: RecordedChain | undefined;
+  const recordedChain = new RecordedChain();
   const resolved = new Map<number, number[]>();
   const surface: number[] = [];
   const requests: ReplayedRequest[] = [];
@@ -134,8 +132,7 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
       entry.mismatch = mismatch;
     };
     const chained = header.hashing === CHAIN_SCHEME;
-    const recorded = recordedChainOf(header, chained, last);
-    last = { seq: event.seq, recorded };
+    recordedChain.advance(header, event.seq);
     if (header.hashing !== undefined && !chained) {
       fail({ field: 'hashing', expected: CHAIN_SCHEME, actual: String(header.hashing) });
       continue;
@@ -190,6 +187,7 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     if (header.sessionId !== undefined) params.sessionId = header.sessionId;
     if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
     if (header.reasoning !== undefined) params.reasoning = header.reasoning;
+    const recorded = recordedChain.values;
     const rebuilt: RebuiltRequest = { messages, messageSeqs, params, header, recorded };
     if (!chained && !legacyHasher) legacyHasher = new LegacyIncrementalRequestHash();
     const mismatch = chained

@@ -2,6 +2,7 @@ import type { Message } from '@spine/protocol';
 import type { RequestHeaderBody } from '../records.js';
 import type { ReplayMismatch } from '../replay.js';
 import {
+  CHAIN_SCHEME,
   type IncrementalRequestHash,
   type RequestParams,
   SHORT_CHAIN_LENGTH,
@@ -13,11 +14,29 @@ import { type LegacyIncrementalRequestHash, legacyMessageHash } from './canonica
 // With the chain, a mismatch names the first message whose chain value differs from the one
 // the headers recorded; the legacy scheme can only compare the messages a header added.
 
-/** The short chain values recorded for each message of one request, by its header's seq. */
-export interface RecordedChain {
-  seq: number;
-  /** Undefined where unknown (legacy headers record per-message hashes instead). */
-  recorded: Array<string | undefined>;
+/**
+ * The short chain values the headers recorded for each message of the last request, updated in
+ * place per header (replay stays linear in the log). A header records the values of its added
+ * messages; those of its kept prefix are the previous request's, when that is the one before it.
+ * A value is undefined where unknown (legacy headers record per-message hashes instead).
+ */
+export class RecordedChain {
+  #seq: number | undefined;
+  /** One entry per message of the last request. */
+  readonly values: Array<string | undefined> = [];
+
+  /** Moves to the request whose header is `header`, at `seq`. */
+  advance(header: RequestHeaderBody, seq: number): void {
+    const values = this.values;
+    const kept = header.prefix?.kept ?? 0;
+    if (this.#seq === undefined || this.#seq !== header.prefix?.previous) values.length = 0;
+    if (values.length > kept) values.length = kept;
+    while (values.length < kept) values.push(undefined);
+    const chained = header.hashing === CHAIN_SCHEME;
+    const added = Array.isArray(header.addedHashes) ? header.addedHashes : [];
+    for (const value of added) values.push(chained ? value : undefined);
+    this.#seq = seq;
+  }
 }
 
 /** One request rebuilt from the log, with what its header recorded. */
@@ -27,23 +46,6 @@ export interface RebuiltRequest {
   params: RequestParams;
   header: RequestHeaderBody;
   recorded: ReadonlyArray<string | undefined>;
-}
-
-/**
- * The short chain value recorded for each message of a request: a header records those of its
- * added messages, the kept ones are in the previous request's (when that is `previous`).
- */
-export function recordedChainOf(
-  header: RequestHeaderBody,
-  chained: boolean,
-  previous: RecordedChain | undefined,
-): Array<string | undefined> {
-  const kept = header.prefix.kept;
-  const known = previous && previous.seq === header.prefix.previous ? previous.recorded : [];
-  const recorded = known.slice(0, kept);
-  while (recorded.length < kept) recorded.push(undefined);
-  for (const value of header.addedHashes) recorded.push(chained ? value : undefined);
-  return recorded;
 }
 
 function messageMismatch(
@@ -73,7 +75,7 @@ export function checkChain(
   const digest = hasher.digest(request.params);
   const same =
     digest.messagesHash === header.messagesHash && messages.length === header.messageCount;
-  const kept = header.prefix.kept;
+  const kept = header.prefix?.kept ?? 0;
   // Values before `kept` were checked with the request that added them.
   for (let i = same ? kept : 0; i < messages.length; i++) {
     const expected = recorded[i];
@@ -100,7 +102,7 @@ export function checkLegacy(
   const digest = hasher.digest(request.params);
   const same =
     digest.messagesHash === header.messagesHash && messages.length === header.messageCount;
-  const kept = header.prefix.kept;
+  const kept = header.prefix?.kept ?? 0;
   for (let i = kept; i < messages.length; i++) {
     const actual = legacyMessageHash(messages[i] as Message);
     const expected = header.addedHashes[i - kept];

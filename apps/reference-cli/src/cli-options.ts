@@ -47,7 +47,7 @@ export function addAgentOptions(command: Command): Command {
     )
     .option(
       '--base-url <url>',
-      'endpoint; for openai-compatible the URL /chat/completions is appended to',
+      'endpoint; the URL /chat/completions (openai-compatible) or /v1/messages (anthropic) is appended to',
     )
     .option('--api-key-env <NAME>', 'variable holding the key')
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access')

@@ -41,7 +41,8 @@ export function parseModelName(name: string): { provider: string; modelId: strin
  * Builds the model client for a configuration. Keys are read from environment variables at
  * request time; only the variable's name is kept.
  *
- * @throws {UsageError} for an unknown provider or a missing `--base-url` for openai-compatible.
+ * @throws {UsageError} for an unknown provider, a missing `--base-url` for openai-compatible, or
+ *   an anthropic base URL ending in `/v1` (the client appends `/v1/messages`).
  * @throws {MissingKeyError} with `requireKey` when the key variable is unset.
  */
 export async function resolveModel(
@@ -101,6 +102,13 @@ export async function resolveModel(
       return { ...base, client };
     }
     case 'anthropic': {
+      // The client appends /v1/messages; a base ending in /v1 would post to /v1/v1/messages and
+      // get a bare 404 that does not say why.
+      if (config.baseUrl && /\/v1\/*$/.test(config.baseUrl)) {
+        throw new UsageError({
+          message: `anthropic base URL ${config.baseUrl} ends with /v1, but /v1/messages is appended to it: pass --base-url ${config.baseUrl.replace(/\/v1\/*$/, '')} (the URL /v1/messages is appended to)`,
+        });
+      }
       const client = llm.createAnthropicModel({
         apiKeyEnv,
         models,

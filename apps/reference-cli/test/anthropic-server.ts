@@ -6,6 +6,7 @@ import {
   writeInPieces,
   writeSseHead,
 } from '@spine/test-utils';
+import { invalidMessagesRequest } from './anthropic-validate.js';
 
 /** A tool call the scripted model makes; `input` is streamed as `input_json_delta` pieces. */
 export interface AnthropicToolUse {
@@ -50,7 +51,7 @@ export interface AnthropicRequest {
 export interface AnthropicServer extends LoopbackServer {
   /** Every authenticated `POST /v1/messages`, in arrival order (rejected ones are not recorded). */
   requests: AnthropicRequest[];
-  /** Requests refused for a bad key or a missing `anthropic-version`, with the reason. */
+  /** Requests refused (bad key, no `anthropic-version`, a broken Messages API rule), with the reason. */
   refused: string[];
 }
 
@@ -168,11 +169,12 @@ function sendError(
 }
 
 /**
- * Starts a scripted Anthropic Messages API server on 127.0.0.1: `GET /v1/models` lists
- * {@link MODELS}; `POST /v1/messages` checks
- * `x-api-key` against `apiKey` (both routes) and that `anthropic-version` is present (401 / 400 in Anthropic's
- * error shape otherwise), records the request, and answers the next scripted reply as an SSE
- * stream written in small pieces (or as an error with its headers, e.g. 529 with `retry-after`).
+ * Starts a scripted Anthropic Messages API server on 127.0.0.1. `GET /v1/models` lists
+ * {@link MODELS}. Both routes check `x-api-key` against `apiKey` and that `anthropic-version` is
+ * present (401 / 400 in Anthropic's error shape otherwise); `POST /v1/messages` also checks the
+ * Messages API's request rules (400 naming the broken rule, see `anthropic-validate.ts`), records
+ * the request and answers the next scripted reply as an SSE stream written in small pieces (or as
+ * an error with its headers, e.g. 529 with `retry-after`).
  * When the script is exhausted it answers 500 saying so.
  */
 export async function createAnthropicServer(options: {
@@ -217,6 +219,12 @@ export async function createAnthropicServer(options: {
       body = JSON.parse(raw);
     } catch {
       sendError(response, 400, 'invalid_request_error', 'the body is not JSON');
+      return;
+    }
+    const invalid = invalidMessagesRequest(body);
+    if (invalid !== undefined) {
+      refused.push(invalid);
+      sendError(response, 400, 'invalid_request_error', invalid);
       return;
     }
     requests.push({ path, headers, raw, body });

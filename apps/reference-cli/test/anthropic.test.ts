@@ -55,11 +55,14 @@ describe('spine run against an Anthropic Messages API server', { timeout: 60_000
           ],
         },
         {
+          thinking: { text: 'Now check it.', signature: 'c2lnbmF0dXJlLTI=' },
           toolUses: [
             { id: 'toolu_02CatHello', name: 'bash', input: { command: 'cat notes/hello.txt' } },
           ],
         },
         { text: 'Done: notes/hello.txt greets you from Anthropic.' },
+        // For `spine resume` below: a new turn on the history read back from the log.
+        { text: 'It still says hello.' },
       ],
     });
     ({ env, sessionDir } = isolatedEnv({ ANTHROPIC_API_KEY: KEY }));
@@ -148,6 +151,33 @@ describe('spine run against an Anthropic Messages API server', { timeout: 60_000
     expect(wire.messages[1].content[0].signature).toBe(SIGNATURE);
     expect(wire.messages[2].content[0].tool_use_id).toBe('toolu_01WriteHello');
     expect(second.stdout.trim()).toBe(server.requests[1]?.raw);
+  });
+
+  it('resumes the session with a new task: the history read from the log carries the signed thinking unchanged', async () => {
+    const [id] = sessionIds(sessionDir);
+    const resumed = await runCli(
+      ['resume', id!, '--base-url', server.baseUrl, '--cwd', cwd, 'Still there?'],
+      { env },
+    );
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('It still says hello.');
+    expect(server.refused).toEqual([]);
+    const messages = server.requests[3]?.body.messages;
+    expect(messages[1].content[0]).toEqual({
+      type: 'thinking',
+      thinking: THINKING,
+      signature: SIGNATURE,
+    });
+    expect(messages.at(-1).content.at(-1)).toMatchObject({ type: 'text', text: 'Still there?' });
+    // The resumed request starts with the last recorded request's messages, byte for byte (cache
+    // breakpoints aside: they move to the new tail).
+    const messagesText = (raw: string): string => {
+      const body = raw.replaceAll(',"cache_control":{"type":"ephemeral"}', '');
+      return body.slice(body.indexOf('"messages":['), body.indexOf('],"thinking":'));
+    };
+    const before = messagesText(server.requests[2]!.raw);
+    expect(before.length).toBeGreaterThan(1000);
+    expect(messagesText(server.requests[3]!.raw).startsWith(before)).toBe(true);
   });
 });
 

@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AnthropicServer, createAnthropicServer, MODELS } from './anthropic-server.js';
 import { exampleWorkspace, isolatedEnv, runCli } from './run-cli.js';
@@ -5,10 +6,34 @@ import { exampleWorkspace, isolatedEnv, runCli } from './run-cli.js';
 const KEY = 'sk-ant-loopback-0123456789';
 const MODEL = 'anthropic/claude-sonnet-4-5';
 
-describe('spine run with a rejected Anthropic key', { timeout: 60_000 }, () => {
+describe('spine run with a misconfigured Anthropic key or endpoint', { timeout: 60_000 }, () => {
   const servers: AnthropicServer[] = [];
   afterAll(async () => {
     for (const server of servers) await server.close();
+  });
+
+  it('refuses a base URL ending in /v1 with exit 2 before any request, saying what to pass', async () => {
+    const server = await createAnthropicServer({ apiKey: KEY, replies: [{ text: 'unused' }] });
+    servers.push(server);
+    const { env, sessionDir } = isolatedEnv({ ANTHROPIC_API_KEY: KEY });
+    const cwd = exampleWorkspace('spine-anthropic-');
+    const args = [
+      'run',
+      '--model',
+      MODEL,
+      '--cwd',
+      cwd,
+      '--base-url',
+      `${server.baseUrl}/v1/`,
+      'task',
+    ];
+    const refused = await runCli(args, { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `pass --base-url ${server.baseUrl} (the URL /v1/messages is appended to)`,
+    );
+    expect(server.requests).toHaveLength(0);
+    expect(existsSync(sessionDir) ? readdirSync(sessionDir) : []).toEqual([]);
   });
 
   it('exits 3 naming the key variable when the server rejects the key', async () => {

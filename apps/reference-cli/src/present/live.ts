@@ -1,6 +1,13 @@
 import type { Agent, TurnResult } from '@spine/agent-loop';
 import { preview, type Style, summarizeArguments } from './style.js';
 
+/** Notices for steps that ended without a complete answer; the turn itself still completes. */
+const STOP_NOTICES: Readonly<Record<string, string>> = {
+  length: 'the answer was cut at the output-token limit; ask the model to continue',
+  refusal: 'the model declined to answer (refusal)',
+  'content-filter': "the provider's content filter stopped the answer",
+};
+
 /** Where live output goes: the answer text, and everything else (tool lines, notices). */
 export interface LiveStreams {
   text: NodeJS.WritableStream;
@@ -9,7 +16,8 @@ export interface LiveStreams {
 
 /**
  * Prints an agent's live events for a person: streamed text, reasoning dimmed, each tool call
- * with its arguments summarised, each result with a preview, retries and compactions. Returns a
+ * with its arguments summarised, each result with a preview, retries, compactions, and a notice
+ * when a step's answer was cut short (output-token limit, refusal, content filter). Returns a
  * function that detaches the listeners.
  */
 export function attachLiveOutput(
@@ -93,6 +101,13 @@ export function attachLiveOutput(
       ),
     );
   };
+  const onStepEnd = ({ finishReason }: { finishReason: string }): void => {
+    const notice = STOP_NOTICES[finishReason];
+    if (notice === undefined) return;
+    inReasoning = false;
+    newline();
+    write(streams.notices, style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
+  };
   const onTurnEnd = (): void => {
     inReasoning = false;
     newline();
@@ -103,6 +118,7 @@ export function attachLiveOutput(
   agent.on('tool-result', onToolResult);
   agent.on('retry', onRetry);
   agent.on('compaction', onCompaction);
+  agent.on('step-end', onStepEnd);
   agent.on('turn-end', onTurnEnd);
   return () => {
     agent.off('reasoning-delta', onReasoning);
@@ -111,6 +127,7 @@ export function attachLiveOutput(
     agent.off('tool-result', onToolResult);
     agent.off('retry', onRetry);
     agent.off('compaction', onCompaction);
+    agent.off('step-end', onStepEnd);
     agent.off('turn-end', onTurnEnd);
   };
 }

@@ -39,7 +39,7 @@ export class ModelRequestFailedError extends SpineError {
     const detail = options.cause instanceof Error ? options.cause.message : String(options.cause);
     super({
       code,
-      message: `the model request failed after ${options.attempts} attempt(s): ${detail} (${options.reason}); check the provider's status and your configuration, then run agent.resume() or send the input again`,
+      message: `the model request failed after ${options.attempts} attempt(s): ${detail} (${options.reason}); check the provider's status and your configuration, then resume the turn (Agent.resume(), or "spine resume <session>" in the CLI) or send the input again`,
       cause: options.cause,
     });
   }
@@ -50,7 +50,7 @@ export class TurnAbortedError extends SpineError {
   constructor(options: { turn: number; step: number; phase: string }) {
     super({
       code: 'ABORTED',
-      message: `turn ${options.turn} was aborted at step ${options.step} (${options.phase}); start a new turn or call agent.resume() to continue`,
+      message: `turn ${options.turn} was aborted at step ${options.step} (${options.phase}); start a new turn, or resume this one (Agent.resume(), or "spine resume <session>" in the CLI)`,
     });
   }
 }

@@ -51,3 +51,78 @@ describe('AnthropicRequestEncoder.encodeChunks', () => {
     });
   }
 });
+
+describe('AnthropicRequestEncoder: history from other providers, thinking budgets', () => {
+  const encoder = () =>
+    new AnthropicRequestEncoder({ cache: false, defaultMaxTokens: () => 32000 });
+  const body = (request: Partial<ModelRequest>): Record<string, unknown> =>
+    JSON.parse(
+      encoder().encode({
+        model: 'claude-sonnet-4-5',
+        system: '',
+        messages: [],
+        tools: [],
+        ...request,
+      }),
+    ) as Record<string, unknown>;
+  const toolTurn = (id: string, thinking: boolean): Message[] => [
+    { role: 'user', content: 'read it' },
+    {
+      role: 'assistant',
+      content: [
+        ...(thinking
+          ? [{ type: 'reasoning' as const, text: 'hmm', signature: 'sig+/=' }]
+          : [{ type: 'text' as const, text: 'reading' }]),
+        { type: 'tool-call', id, name: 'read', arguments: '{"path":"a"}' },
+      ],
+    },
+    { role: 'tool', toolCallId: id, toolName: 'read', content: 'A' },
+  ];
+  type Block = { type: string; id?: string; tool_use_id?: string };
+  const blocks = (sent: Record<string, unknown>): Block[] =>
+    (sent.messages as { content: Block[] }[]).flatMap((turn) => turn.content);
+
+  it('rewrites tool ids Anthropic refuses, the same way in tool_use and tool_result', () => {
+    for (const id of ['functions.read:0', '', 'call 1/2', 'ok_id-1']) {
+      const sent = blocks(body({ messages: toolTurn(id, false) }));
+      const use = sent.find((block) => block.type === 'tool_use');
+      const result = sent.find((block) => block.type === 'tool_result');
+      expect(use?.id).toMatch(/^[a-zA-Z0-9_-]+$/);
+      expect(result?.tool_use_id).toBe(use?.id);
+      if (id === 'ok_id-1') expect(use?.id).toBe(id);
+    }
+    const a = blocks(body({ messages: toolTurn('f.read:0', false) })).find((b) => b.id);
+    const b = blocks(body({ messages: toolTurn('f.read_0', false) })).find((b) => b.id);
+    expect(a?.id).not.toBe(b?.id);
+  });
+
+  it('scales the thinking budget with the effort, and an explicit budget wins', () => {
+    const budget = (reasoning: ModelRequest['reasoning']): number =>
+      (
+        body({ messages: [{ role: 'user', content: 'hi' }], reasoning }).thinking as {
+          budget_tokens: number;
+        }
+      ).budget_tokens;
+    const budgets = (['low', 'medium', 'high', 'max'] as const).map((effort) =>
+      budget({ enabled: true, effort }),
+    );
+    expect(budgets).toEqual([4000, 8000, 16000, 24000]);
+    expect(budget({ enabled: true })).toBe(16000);
+    expect(budget({ enabled: true, effort: 'low', budgetTokens: 2048 })).toBe(2048);
+  });
+
+  it('sends no thinking while a tool turn that opened without a thinking block continues', () => {
+    const reasoning = { enabled: true } as const;
+    expect(body({ messages: toolTurn('c1', false), reasoning, temperature: 0.2 })).toMatchObject({
+      temperature: 0.2,
+    });
+    expect(body({ messages: toolTurn('c1', false), reasoning }).thinking).toBeUndefined();
+    expect(body({ messages: toolTurn('c1', true), reasoning }).thinking).toBeDefined();
+    const next: Message[] = [
+      ...toolTurn('c1', false),
+      { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+      { role: 'user', content: 'again' },
+    ];
+    expect(body({ messages: next, reasoning }).thinking).toBeDefined();
+  });
+});

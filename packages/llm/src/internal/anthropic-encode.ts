@@ -1,5 +1,22 @@
+import { hash } from 'node:crypto';
 import type { AssistantMessage, JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
 import { TurnEncoder, withBreakpoint } from './anthropic-turns.js';
+
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * A tool call id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`). Ids from other providers
+ * (`functions.read:0`, empty ones) are rewritten the same way every time, in the `tool_use` and
+ * its `tool_result` alike: other characters become `_`, plus a short hash of the original so
+ * that distinct ids stay distinct. The recorded messages keep the original id.
+ */
+export function anthropicToolId(id: string): string {
+  if (TOOL_ID.test(id)) return id;
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_')}_${hash('sha256', id, 'hex').slice(0, 8)}`;
+}
+
+/** The thinking budget for an effort level, as a share of the output cap (at least 1,024). */
+const EFFORT_SHARE = { low: 1 / 8, medium: 1 / 4, high: 1 / 2, max: 3 / 4 } as const;
 
 function assistantBlocks(message: AssistantMessage): string[] {
   const blocks: string[] = [];
@@ -19,7 +36,7 @@ function assistantBlocks(message: AssistantMessage): string[] {
       }
     } else {
       blocks.push(
-        `{"type":"tool_use","id":${JSON.stringify(part.id)},"name":${JSON.stringify(part.name)},"input":${toolInput(part.arguments)}}`,
+        `{"type":"tool_use","id":${JSON.stringify(anthropicToolId(part.id))},"name":${JSON.stringify(part.name)},"input":${toolInput(part.arguments)}}`,
       );
     }
   }
@@ -46,7 +63,7 @@ function blocksOf(message: Message): string[] {
       return [`{"type":"text","text":${JSON.stringify(message.content)}}`];
     case 'tool':
       return [
-        `{"type":"tool_result","tool_use_id":${JSON.stringify(message.toolCallId)},"content":${JSON.stringify(message.content)}${message.isError ? ',"is_error":true' : ''}}`,
+        `{"type":"tool_result","tool_use_id":${JSON.stringify(anthropicToolId(message.toolCallId))},"content":${JSON.stringify(message.content)}${message.isError ? ',"is_error":true' : ''}}`,
       ];
     default:
       return assistantBlocks(message);
@@ -108,12 +125,14 @@ export class AnthropicRequestEncoder {
           ? { type: 'tool', name: choice.name }
           : { type: choice === 'required' ? 'any' : choice };
     }
-    if (request.reasoning?.enabled) {
-      const budget = request.reasoning.budgetTokens ?? Math.max(1024, Math.floor(maxTokens / 2));
+    const thinking = request.reasoning?.enabled === true && this.thinkingAllowed(request.messages);
+    if (thinking) {
+      const share = EFFORT_SHARE[request.reasoning?.effort ?? 'high'];
+      const budget =
+        request.reasoning?.budgetTokens ?? Math.max(1024, Math.floor(maxTokens * share));
       rest.thinking = { type: 'enabled', budget_tokens: budget };
     }
-    if (request.temperature !== undefined && !request.reasoning?.enabled)
-      rest.temperature = request.temperature;
+    if (request.temperature !== undefined && !thinking) rest.temperature = request.temperature;
     if (request.sessionId !== undefined) rest.metadata = { user_id: request.sessionId };
     rest.stream = stream;
     for (const [key, value] of Object.entries(request.providerOptions ?? {})) {
@@ -122,6 +141,24 @@ export class AnthropicRequestEncoder {
     }
     const restText = JSON.stringify(rest);
     return { before, after: restText === '{}' ? '}' : `,${restText.slice(1)}` };
+  }
+
+  /**
+   * Anthropic refuses thinking in a tool loop whose assistant turn does not open with a thinking
+   * block (history from another provider, or from a request without thinking). While the
+   * request continues such a turn (it ends with tool results), it is sent without thinking.
+   */
+  private thinkingAllowed(messages: readonly Message[]): boolean {
+    if (messages.at(-1)?.role !== 'tool') return true;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const message = messages[i] as Message;
+      if (message.role !== 'assistant') continue;
+      const first = this.blocksFor(message)[0] ?? '';
+      return (
+        first.startsWith('{"type":"thinking"') || first.startsWith('{"type":"redacted_thinking"')
+      );
+    }
+    return true;
   }
 
   private toolList(tools: readonly ToolSpec[]): string {

@@ -27,6 +27,12 @@ export interface ReplayOptions {
   model?: ModelClient;
   /** Projects surface events to messages; default: session-log's default projector. */
   projector?: Projector;
+  /**
+   * Receives each rebuilt request with its verdict, in log order: when `verdict.ok`, exactly
+   * what the model was sent (provider-neutral; `model.encodeRequest` gives its wire body).
+   * Requests whose system prompt or tool list is missing are not rebuilt and not passed.
+   */
+  onRequest?: (request: ModelRequest, verdict: ReplayedRequest) => void;
 }
 
 /** The first field of a recorded request that the log no longer reproduces. */
@@ -193,19 +199,18 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     const mismatch = chained
       ? checkChain(hasher, rebuilt)
       : checkLegacy(legacyHasher as LegacyIncrementalRequestHash, rebuilt);
-    if (mismatch) {
-      fail(mismatch);
-      continue;
-    }
-    if (options.model?.encodeRequest) {
-      const request: ModelRequest = { model: header.model, system, messages, tools };
-      if (header.sessionId !== undefined) request.sessionId = header.sessionId;
-      if (header.maxOutputTokens !== undefined) request.maxOutputTokens = header.maxOutputTokens;
-      if (header.reasoning !== undefined) request.reasoning = header.reasoning;
+    if (mismatch) fail(mismatch);
+    if (!options.onRequest && (mismatch || !options.model?.encodeRequest)) continue;
+    const request: ModelRequest = { model: header.model, system, messages, tools };
+    if (header.sessionId !== undefined) request.sessionId = header.sessionId;
+    if (header.maxOutputTokens !== undefined) request.maxOutputTokens = header.maxOutputTokens;
+    if (header.reasoning !== undefined) request.reasoning = header.reasoning;
+    if (!mismatch && options.model?.encodeRequest) {
       const wire = options.model.encodeRequest(request);
       entry.wireBytes = Buffer.byteLength(wire);
       entry.wireHash = `sha256:${createHash('sha256').update(wire).digest('hex')}`;
     }
+    options.onRequest?.(request, entry);
   }
   const firstMismatch = requests.find((request) => !request.ok);
   return firstMismatch ? { ok: false, requests, firstMismatch } : { ok: true, requests };

@@ -70,6 +70,26 @@ describe('agent loop, end to end against a loopback model server', () => {
         (request) => `sha256:${createHash('sha256').update(request.raw).digest('hex')}`,
       ),
     );
+    // "What exactly did the model see at step N": the rebuilt requests themselves, verified.
+    const seen: { step: number; ok: boolean; wire: string; last: string }[] = [];
+    replay(harness.session, {
+      onRequest: (request, verdict) =>
+        seen.push({
+          step: verdict.step,
+          ok: verdict.ok,
+          wire: harness.model.encodeRequest?.(request) ?? '',
+          last: JSON.stringify(request.messages.at(-1)),
+        }),
+    });
+    expect(seen.map(({ step, ok }) => [step, ok])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
+    expect(seen.map(({ wire }) => wire)).toEqual(
+      harness.server.requests.map((request) => request.raw),
+    );
+    expect(seen[2]?.last).toContain('hello spine');
   });
 
   it('commits parallel tool calls in call order although they finish in reverse', async () => {

@@ -8,7 +8,7 @@ import type {
   ToolSpec,
 } from '@spine/protocol';
 import { createDefaultProjector } from '@spine/session-log';
-import { CHAIN_SCHEME, IncrementalRequestHash, type RequestParams } from './internal/canonical.js';
+import { CHAIN_SCHEME, IncrementalRequestHash } from './internal/canonical.js';
 import { LegacyIncrementalRequestHash } from './internal/canonical-legacy.js';
 import { sha256 } from './internal/hash.js';
 import {
@@ -17,6 +17,7 @@ import {
   type RebuiltRequest,
   RecordedChain,
 } from './internal/replay-check.js';
+import { paramsOfHeader } from './internal/request-params.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
 import type { PromptSystemBody, RequestHeaderBody, ToolsDefinedBody } from './records.js';
 import { hashTools } from './request-builder.js';
@@ -184,15 +185,7 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
       fail({ field: 'seqs', expected, actual: String(messageSeqs[seqDiff] ?? 'end') });
       continue;
     }
-    const params: RequestParams = {
-      model: header.model,
-      provider: header.provider,
-      systemHash: header.systemHash,
-      toolsHash: header.toolsHash,
-    };
-    if (header.sessionId !== undefined) params.sessionId = header.sessionId;
-    if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
-    if (header.reasoning !== undefined) params.reasoning = header.reasoning;
+    const params = paramsOfHeader(header);
     const recorded = recordedChain.values;
     const rebuilt: RebuiltRequest = { messages, messageSeqs, params, header, recorded };
     if (!chained && !legacyHasher) legacyHasher = new LegacyIncrementalRequestHash();

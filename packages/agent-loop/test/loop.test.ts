@@ -72,12 +72,13 @@ describe('agent loop, end to end against a loopback model server', () => {
     );
     // "What exactly did the model see at step N": the rebuilt requests themselves, verified.
     const seen: { step: number; ok: boolean; wire: string; last: string }[] = [];
+    const { model } = harness;
     replay(harness.session, {
       onRequest: (request, verdict) =>
         seen.push({
           step: verdict.step,
           ok: verdict.ok,
-          wire: harness.model.encodeRequest?.(request) ?? '',
+          wire: model.encodeRequest?.(request) ?? '',
           last: JSON.stringify(request.messages.at(-1)),
         }),
     });

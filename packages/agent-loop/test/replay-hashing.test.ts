@@ -13,7 +13,7 @@ import {
 } from '../src/index.js';
 import { digestRequest } from '../src/internal/canonical.js';
 import { legacyDigestRequest, legacyMessageHash } from '../src/internal/canonical-legacy.js';
-import type { RequestParams } from '../src/internal/request-params.js';
+import { paramsOfHeader, type RequestParams } from '../src/internal/request-params.js';
 
 // Replay against real JSONL files for both hashing schemes: headers written now (`chain/1`),
 // headers in the legacy form (no `hashing`, running hash), and the recorded example session
@@ -137,16 +137,7 @@ async function replayEdited(
 }
 
 function paramsOf(header: RequestHeaderBody): RequestParams {
-  const params: RequestParams = {
-    model: header.model,
-    provider: header.provider,
-    systemHash: header.systemHash,
-    toolsHash: header.toolsHash,
-  };
-  if (header.sessionId !== undefined) params.sessionId = header.sessionId;
-  if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
-  if (header.reasoning !== undefined) params.reasoning = header.reasoning;
-  return params;
+  return paramsOfHeader(header);
 }
 
 /** Rewrites `chain/1` headers into the legacy form, as sessions recorded before the chain are. */

@@ -4,6 +4,7 @@ import type { ReplayMismatch } from '../replay.js';
 import {
   CHAIN_SCHEME,
   type IncrementalRequestHash,
+  type RequestDigest,
   type RequestParams,
   SHORT_CHAIN_LENGTH,
 } from './canonical.js';
@@ -84,12 +85,7 @@ export function checkChain(
     if (!same) return messageMismatch(request, i, { expected, actual });
     return addedMismatch(header, i - kept, actual);
   }
-  if (!same)
-    return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
-  if (header.addedHashes.length !== messages.length - kept)
-    return addedMismatch(header, messages.length - kept, 'none');
-  if (digest.requestHash === header.requestHash) return undefined;
-  return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
+  return checkTotals(header, digest, messages.length - kept, same);
 }
 
 /** Checks a legacy header; names the first added message whose own hash differs. */
@@ -110,10 +106,19 @@ export function checkLegacy(
     if (!same) return messageMismatch(request, i, { expected, actual });
     return addedMismatch(header, i - kept, actual);
   }
+  return checkTotals(header, digest, messages.length - kept, same);
+}
+
+/** The checks after the per-message ones: the messages hash, the added count, the params. */
+function checkTotals(
+  header: RequestHeaderBody,
+  digest: RequestDigest,
+  added: number,
+  same: boolean,
+): ReplayMismatch | undefined {
   if (!same)
     return { field: 'messages', expected: header.messagesHash, actual: digest.messagesHash };
-  if (header.addedHashes.length !== messages.length - kept)
-    return addedMismatch(header, messages.length - kept, 'none');
+  if (header.addedHashes.length !== added) return addedMismatch(header, added, 'none');
   if (digest.requestHash === header.requestHash) return undefined;
   return { field: 'params', expected: header.requestHash, actual: digest.requestHash };
 }

@@ -20,6 +20,28 @@ export interface RequestDigest {
   messagesHash: string;
 }
 
+/** The parameters a recorded `request/header` carries (what replay hashes after the messages). */
+export function paramsOfHeader(header: {
+  model: string;
+  provider: string;
+  systemHash: string;
+  toolsHash: string;
+  sessionId?: string;
+  maxOutputTokens?: number;
+  reasoning?: ModelRequest['reasoning'];
+}): RequestParams {
+  const params: RequestParams = {
+    model: header.model,
+    provider: header.provider,
+    systemHash: header.systemHash,
+    toolsHash: header.toolsHash,
+  };
+  if (header.sessionId !== undefined) params.sessionId = header.sessionId;
+  if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
+  if (header.reasoning !== undefined) params.reasoning = header.reasoning;
+  return params;
+}
+
 /** The canonical JSON of `params`. */
 export function tailText(params: RequestParams): string {
   return canonicalJson(params);

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+import type { RequestHeaderBody } from '@spine/agent-loop';
 import type { ModelClient } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
+import type { SpineConfig } from '../config/schema.js';
 import { SessionNotFoundError, UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { resolveModel } from '../model-config.js';
@@ -29,8 +32,16 @@ export async function replayCommand(
   const session = await Session.open({ store, id, readOnly: true });
   try {
     const { replay } = await import('@spine/agent-loop');
-    const encoder = await encoderFor(config, session.header.model);
-    const report = replay(session, encoder ? { model: encoder } : {});
+    // A session can switch provider on resume: each request is encoded by its own provider.
+    const encoders = await encodersFor(config, session);
+    const report = replay(session, {
+      onRequest: (request, entry) => {
+        const wire = entry.ok ? encoders.get(entry.seq)?.encodeRequest?.(request) : undefined;
+        if (wire === undefined) return;
+        entry.wireBytes = Buffer.byteLength(wire);
+        entry.wireHash = `sha256:${createHash('sha256').update(wire).digest('hex')}`;
+      },
+    });
     if (flags.request !== undefined) {
       const entry = report.requests[Number(flags.request) - 1];
       if (!entry) {
@@ -39,7 +50,7 @@ export async function replayCommand(
         });
       }
       const request = rebuildRequest(session, entry.seq);
-      const wire = encoder?.encodeRequest ? encoder.encodeRequest(request) : undefined;
+      const wire = encoders.get(entry.seq)?.encodeRequest?.(request);
       if (flags.json)
         process.stdout.write(`${JSON.stringify({ ...entry, request, wire }, null, 2)}\n`);
       else process.stdout.write(`${wire ?? JSON.stringify(request, null, 2)}\n`);
@@ -77,16 +88,36 @@ export async function replayCommand(
   }
 }
 
-/** A client of the recorded provider, only to encode wire bodies (no key, no network). */
-async function encoderFor(
-  config: import('../config/schema.js').SpineConfig,
-  recorded: string | undefined,
-): Promise<ModelClient | undefined> {
+/**
+ * The client that encodes each recorded request's wire body (no key, no network), by the seq of
+ * its `request/header`: the provider and model the header names, else the session's model.
+ */
+async function encodersFor(
+  config: SpineConfig,
+  session: Session,
+): Promise<Map<number, ModelClient>> {
+  const byName = new Map<string, ModelClient | undefined>();
+  const bySeq = new Map<number, ModelClient>();
+  for (const event of session.events()) {
+    if (event.type !== 'request/header') continue;
+    const header = event.body as Partial<RequestHeaderBody>;
+    const name =
+      header.provider && header.model
+        ? `${header.provider}/${header.model}`
+        : (session.header.model ?? config.model);
+    if (!byName.has(name)) byName.set(name, await encoderFor(config, name));
+    const encoder = byName.get(name);
+    if (encoder) bySeq.set(event.seq, encoder);
+  }
+  return bySeq;
+}
+
+/** A client of `name` (`provider/model`), only to encode wire bodies; the endpoint plays no part. */
+async function encoderFor(config: SpineConfig, name: string): Promise<ModelClient | undefined> {
   try {
-    const name = recorded ?? config.model;
-    const baseUrl =
-      config.baseUrl ?? (name.startsWith('openai-compatible/') ? 'http://127.0.0.1' : undefined);
-    const model = await resolveModel({ ...config, model: name, ...(baseUrl ? { baseUrl } : {}) });
+    const { baseUrl: _unused, ...rest } = config;
+    const baseUrl = name.startsWith('openai-compatible/') ? 'http://127.0.0.1' : undefined;
+    const model = await resolveModel({ ...rest, model: name, ...(baseUrl ? { baseUrl } : {}) });
     return model.client;
   } catch {
     return undefined;

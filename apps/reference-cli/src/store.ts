@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEvent, SessionHeaderBody, SessionStore } from '@spine/protocol';
 import { createJsonlStore } from '@spine/session-log';
@@ -46,5 +46,64 @@ export function readStoredHeader(dir: string, id: string): SessionHeaderBody | u
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The `provider/model` of the last recorded request of a stored JSONL session, found by reading
+ * the file backwards (at most `maxBytes` from its end), so a session resumed on another provider
+ * is resumed again on the one it last used. Undefined when no request is found in that span.
+ */
+export function readLastRequestModel(
+  dir: string,
+  id: string,
+  maxBytes = 4 * 1024 * 1024,
+): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(join(dir, `${id}.jsonl`), 'r');
+    let end = fstatSync(fd).size;
+    const stop = Math.max(0, end - maxBytes);
+    // Bytes of the line cut at the start of the previous chunk; a newline byte never occurs
+    // inside a UTF-8 sequence, so splitting bytes on it is safe.
+    let carry = Buffer.alloc(0);
+    while (end > stop) {
+      const start = Math.max(stop, end - 64 * 1024);
+      const chunk = Buffer.alloc(end - start);
+      readSync(fd, chunk, 0, chunk.length, start);
+      const text = Buffer.concat([chunk, carry]);
+      let whole = text;
+      if (start > 0) {
+        // The bytes before the first newline may be the end of a line that starts earlier.
+        const newline = text.indexOf(0x0a);
+        carry = newline === -1 ? text : text.subarray(0, newline);
+        whole = newline === -1 ? Buffer.alloc(0) : text.subarray(newline + 1);
+      }
+      const lines = whole.toString('utf8').split('\n');
+      for (let index = lines.length - 1; index >= 0; index--) {
+        const model = requestModelOf(lines[index] as string);
+        if (model !== undefined) return model;
+      }
+      end = start;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function requestModelOf(line: string): string | undefined {
+  if (!line.includes('"request/header"')) return undefined;
+  try {
+    const event = JSON.parse(line) as SessionEvent<{ provider?: unknown; model?: unknown }>;
+    const { provider, model } = event.body;
+    if (event.type !== 'request/header') return undefined;
+    return typeof provider === 'string' && typeof model === 'string' && provider && model
+      ? `${provider}/${model}`
+      : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -123,6 +123,8 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
           ],
         },
         { thinking: { text: 'Two.', signature: 'c2lnLTI=' }, text: 'The list has 2 lines.' },
+        // For a later `spine resume` without --model: it stays on Anthropic.
+        { text: 'Still two lines.' },
       ],
     });
     ({ env } = isolatedEnv({ ANTHROPIC_API_KEY: KEY }));
@@ -188,6 +190,19 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
     expect(verified.stderr).toBe('');
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain('verified: all 5 requests');
+  });
+
+  it('resumes again without --model on the provider the session last used, not the one it began with', async () => {
+    const again = await runCli(
+      ['resume', id, '--base-url', anthropic.baseUrl, '--cwd', cwd, 'Still?'],
+      { env },
+    );
+    expect(again.stderr).toContain('anthropic/claude-sonnet-4-5');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Still two lines.');
+    expect(anthropic.requests).toHaveLength(3);
+    expect(anthropic.refused).toEqual([]);
+    expect(openai.requests).toHaveLength(3);
   });
 });
 

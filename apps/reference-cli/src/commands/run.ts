@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { createLineApprover } from '../interactive/approval.js';
 import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
 import { styleFor } from '../present/style.js';
-import { readStoredHeader } from '../store.js';
+import { readLastRequestModel, readStoredHeader } from '../store.js';
 
 /**
  * `spine run [options] "task"`: one task, no questions asked (an `ask` approval is denied
@@ -35,9 +35,12 @@ async function runTask(options: {
 }): Promise<number> {
   const { flags } = options;
   const { loaded, cwd } = configForFlags(flags);
-  // A resumed session keeps the model it was recorded with unless one is chosen explicitly.
+  // A resumed session keeps the model it last sent a request to (it may have been resumed on
+  // another provider before), else the one it was created with, unless one is chosen explicitly.
   if (options.resumeId !== undefined && loaded.provenance.get('model')?.layer === 'default') {
-    const recorded = readStoredHeader(loaded.config.sessionDir, options.resumeId)?.model;
+    const dir = loaded.config.sessionDir;
+    const recorded =
+      readLastRequestModel(dir, options.resumeId) ?? readStoredHeader(dir, options.resumeId)?.model;
     if (recorded) loaded.config.model = recorded;
   }
   const style = styleFor(process.stderr);

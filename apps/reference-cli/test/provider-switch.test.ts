@@ -192,7 +192,7 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
     expect(verified.stdout).toContain('verified: all 5 requests');
   });
 
-  it('resumes again without --model on the provider the session last used, not the one it began with', async () => {
+  it('resumes again without --model on the provider last used, and reruns the mixed session offline', async () => {
     const again = await runCli(
       ['resume', id, '--base-url', anthropic.baseUrl, '--cwd', cwd, 'Still?'],
       { env },
@@ -203,6 +203,19 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
     expect(anthropic.requests).toHaveLength(3);
     expect(anthropic.refused).toEqual([]);
     expect(openai.requests).toHaveLength(3);
+    // The mixed session reruns with its recorded outputs (no key, no network), all tools alike.
+    const rerun = await runCli(
+      ['rerun', id, '--cwd', exampleWorkspace('spine-switch-rerun-'), '--json'],
+      { env: { ...env, ANTHROPIC_API_KEY: '' } },
+    );
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({
+      turns: 3,
+      modelOutputs: { recorded: 6, replayed: 6 },
+      toolResults: { recorded: 3, same: 3 },
+      requestsVerified: { ok: true, count: 6 },
+      ok: true,
+    });
   });
 });
 

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createScriptedModelServer } from '@spine/test-utils';
+import { describe, expect, it } from 'vitest';
+import { type AnthropicRequest, createAnthropicServer } from './anthropic-server.js';
+import {
+  ANTHROPIC,
+  blocks,
+  DEEPSEEK_THOUGHT,
+  expectWellFormedToolIds,
+  KEY,
+  replayEach,
+  runThenKill,
+  SIGNED,
+  TODO,
+  workspaceWithReasoning,
+} from './provider-switch-fixtures.js';
+import { isolatedEnv, modelArgs, runCli } from './run-cli.js';
+
+describe('spine resume on Anthropic of a tool turn left open on another provider', {
+  timeout: 60_000,
+}, () => {
+  it('continues the open turn without thinking (accepted), then thinks again on the next task', async () => {
+    const openai = await createScriptedModelServer({
+      replies: [
+        {
+          reasoning: DEEPSEEK_THOUGHT,
+          toolCalls: [
+            {
+              id: 'functions.write:0',
+              name: 'write',
+              arguments: JSON.stringify({ path: 'notes/todo.txt', content: TODO }),
+            },
+          ],
+        },
+        { stallAfterChunks: 2, text: 'Checking the list for a long while…' },
+      ],
+    });
+    const anthropic = await createAnthropicServer({
+      apiKey: KEY,
+      replies: [
+        {
+          text: 'Checking it.',
+          toolUses: [{ id: 'toolu_01Cat', name: 'bash', input: { command: 'cat notes/todo.txt' } }],
+        },
+        { text: 'The interrupted task is done.' },
+        { thinking: SIGNED, text: 'Nothing else to do.' },
+      ],
+    });
+    try {
+      const { env } = isolatedEnv({ ANTHROPIC_API_KEY: KEY });
+      const cwd = workspaceWithReasoning('spine-switch-crash-');
+      const common = ['--cwd', cwd, '--approval', 'never-ask'];
+      // Killed while the second request (after the tool ran) is stalled mid-stream.
+      const output = await runThenKill(
+        [...modelArgs(openai.baseUrl), ...common, '--json', 'Write my todo list.'],
+        env,
+        openai,
+        2,
+      );
+      const id = JSON.parse(output.split('\n')[0]!).body.sessionId as string;
+      expect(readFileSync(join(cwd, 'notes', 'todo.txt'), 'utf8')).toBe(TODO);
+
+      const resumed = await runCli(
+        ['resume', id, ...ANTHROPIC, '--base-url', anthropic.baseUrl, ...common, 'Anything else?'],
+        { env },
+      );
+      expect(resumed.stderr).not.toContain('error');
+      expect(resumed.code).toBe(0);
+      expect(anthropic.refused).toEqual([]);
+      expect(anthropic.requests).toHaveLength(3);
+      expect(resumed.stdout).toContain('The interrupted task is done.');
+      expect(resumed.stdout).toContain('Nothing else to do.');
+      const [continued, next, newTask] = anthropic.requests as [
+        AnthropicRequest,
+        AnthropicRequest,
+        AnthropicRequest,
+      ];
+      // The open turn (opened on the other provider, without a signed thinking block) continues
+      // without thinking, on both of its Anthropic steps.
+      expect(continued.body.thinking).toBeUndefined();
+      expect(
+        blocks(continued)
+          .at(-1)!
+          .map((block) => block.type),
+      ).toEqual(['tool_result']);
+      expect(next.body.thinking).toBeUndefined();
+      // A new turn may think again.
+      expect(newTask.body.thinking).toMatchObject({ type: 'enabled' });
+      for (const request of anthropic.requests) {
+        expect(request.raw).not.toContain('DS_');
+        expect(request.raw).not.toContain('functions.');
+      }
+      expect(expectWellFormedToolIds(newTask)).toHaveLength(2);
+
+      const sent = [...openai.requests.map((r) => r.raw), ...anthropic.requests.map((r) => r.raw)];
+      const verified = await replayEach(id, env, sent);
+      expect(verified.code).toBe(0);
+      expect(verified.stdout).toContain('verified: all 5 requests');
+    } finally {
+      await openai.close();
+      await anthropic.close();
+    }
+  });
+});

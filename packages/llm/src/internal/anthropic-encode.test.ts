@@ -118,6 +118,9 @@ describe('AnthropicRequestEncoder: history from other providers, thinking budget
     });
     expect(body({ messages: toolTurn('c1', false), reasoning }).thinking).toBeUndefined();
     expect(body({ messages: toolTurn('c1', true), reasoning }).thinking).toBeDefined();
+    // New user text after the tool result joins the same user turn: the loop still continues.
+    const queued: Message[] = [...toolTurn('c1', false), { role: 'user', content: 'and then?' }];
+    expect(body({ messages: queued, reasoning }).thinking).toBeUndefined();
     const next: Message[] = [
       ...toolTurn('c1', false),
       { role: 'assistant', content: [{ type: 'text', text: 'done' }] },

@@ -146,13 +146,16 @@ export class AnthropicRequestEncoder {
   /**
    * Anthropic refuses thinking in a tool loop whose assistant turn does not open with a thinking
    * block (history from another provider, or from a request without thinking). While the
-   * request continues such a turn (it ends with tool results), it is sent without thinking.
+   * request continues such a turn (a tool result follows the last assistant message, with or
+   * without user text after it), it is sent without thinking.
    */
   private thinkingAllowed(messages: readonly Message[]): boolean {
-    if (messages.at(-1)?.role !== 'tool') return true;
+    let continues = false;
     for (let i = messages.length - 1; i >= 0; i--) {
       const message = messages[i] as Message;
+      if (message.role === 'tool') continues = true;
       if (message.role !== 'assistant') continue;
+      if (!continues) return true;
       const first = this.blocksFor(message)[0] ?? '';
       return (
         first.startsWith('{"type":"thinking"') || first.startsWith('{"type":"redacted_thinking"')

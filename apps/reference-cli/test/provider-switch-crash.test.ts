@@ -102,4 +102,59 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
       await anthropic.close();
     }
   });
+
+  it('sends a new task after a tool loop aborted on another provider without thinking (accepted)', async () => {
+    const openai = await createScriptedModelServer({
+      replies: [
+        {
+          reasoning: DEEPSEEK_THOUGHT,
+          toolCalls: [
+            {
+              id: 'functions.write:0',
+              name: 'write',
+              arguments: JSON.stringify({ path: 'notes/todo.txt', content: TODO }),
+            },
+          ],
+        },
+        { stallAfterChunks: 2, text: 'Checking the list for a long while…' },
+      ],
+    });
+    const anthropic = await createAnthropicServer({
+      apiKey: KEY,
+      replies: [{ text: 'Started over: the list is written.' }],
+    });
+    try {
+      const { env } = isolatedEnv({ ANTHROPIC_API_KEY: KEY });
+      const cwd = workspaceWithReasoning('spine-switch-abort-');
+      const common = ['--cwd', cwd, '--approval', 'never-ask'];
+      // SIGTERM aborts the turn cleanly (agent/aborted, turn/end) after its tool result.
+      const output = await runThenKill(
+        [...modelArgs(openai.baseUrl), ...common, '--json', 'Write my todo list.'],
+        env,
+        openai,
+        2,
+        'SIGTERM',
+      );
+      const id = JSON.parse(output.split('\n')[0]!).body.sessionId as string;
+      const resumed = await runCli(
+        ['resume', id, ...ANTHROPIC, '--base-url', anthropic.baseUrl, ...common, 'Is it done?'],
+        { env },
+      );
+      expect(resumed.code).toBe(0);
+      expect(anthropic.refused).toEqual([]);
+      const [request] = anthropic.requests as [AnthropicRequest];
+      // The new text joins the user turn that holds the tool result: the tool loop that opened
+      // without a thinking block is still the last one, so no thinking is sent.
+      expect(
+        blocks(request)
+          .at(-1)!
+          .map((block) => block.type),
+      ).toEqual(['tool_result', 'text']);
+      expect(request.body.thinking).toBeUndefined();
+      expect(resumed.stdout).toContain('Started over: the list is written.');
+    } finally {
+      await openai.close();
+      await anthropic.close();
+    }
+  });
 });

@@ -94,12 +94,13 @@ export async function replayEach(
   return verified;
 }
 
-/** Starts `spine run`, waits until `server` has `requests` requests plus 300 ms, then SIGKILLs it. */
+/** Starts `spine run`, waits until `server` has `requests` requests plus 300 ms, then kills it. */
 export async function runThenKill(
   args: string[],
   env: NodeJS.ProcessEnv,
   server: ScriptedModelServer,
   requests: number,
+  signal: NodeJS.Signals = 'SIGKILL',
 ): Promise<string> {
   const child = spawn(process.execPath, [BIN, 'run', ...args], {
     env,
@@ -113,7 +114,7 @@ export async function runThenKill(
   while (server.requests.length < requests && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 50));
   await new Promise((resolve) => setTimeout(resolve, 300));
-  child.kill('SIGKILL');
+  child.kill(signal);
   await new Promise((resolve) => child.on('close', resolve));
   return output;
 }

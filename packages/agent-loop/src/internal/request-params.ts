@@ -21,15 +21,7 @@ export interface RequestDigest {
 }
 
 /** The parameters a recorded `request/header` carries (what replay hashes after the messages). */
-export function paramsOfHeader(header: {
-  model: string;
-  provider: string;
-  systemHash: string;
-  toolsHash: string;
-  sessionId?: string;
-  maxOutputTokens?: number;
-  reasoning?: ModelRequest['reasoning'];
-}): RequestParams {
+export function paramsOfHeader(header: RequestParams): RequestParams {
   const params: RequestParams = {
     model: header.model,
     provider: header.provider,

@@ -1,17 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type AnthropicRequest, createAnthropicServer } from './anthropic-server.js';
 import {
   ANTHROPIC,
   blocks,
-  DEEPSEEK_THOUGHT,
   expectWellFormedToolIds,
   KEY,
   replayEach,
   runThenKill,
   SIGNED,
+  stallingToolLoopServer,
   TODO,
   workspaceWithReasoning,
 } from './provider-switch-fixtures.js';
@@ -21,21 +20,7 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
   timeout: 60_000,
 }, () => {
   it('continues the open turn without thinking (accepted), then thinks again on the next task', async () => {
-    const openai = await createScriptedModelServer({
-      replies: [
-        {
-          reasoning: DEEPSEEK_THOUGHT,
-          toolCalls: [
-            {
-              id: 'functions.write:0',
-              name: 'write',
-              arguments: JSON.stringify({ path: 'notes/todo.txt', content: TODO }),
-            },
-          ],
-        },
-        { stallAfterChunks: 2, text: 'Checking the list for a long while…' },
-      ],
-    });
+    const openai = await stallingToolLoopServer();
     const anthropic = await createAnthropicServer({
       apiKey: KEY,
       replies: [
@@ -104,21 +89,7 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
   });
 
   it('sends a new task after a tool loop aborted on another provider without thinking (accepted)', async () => {
-    const openai = await createScriptedModelServer({
-      replies: [
-        {
-          reasoning: DEEPSEEK_THOUGHT,
-          toolCalls: [
-            {
-              id: 'functions.write:0',
-              name: 'write',
-              arguments: JSON.stringify({ path: 'notes/todo.txt', content: TODO }),
-            },
-          ],
-        },
-        { stallAfterChunks: 2, text: 'Checking the list for a long while…' },
-      ],
-    });
+    const openai = await stallingToolLoopServer();
     const anthropic = await createAnthropicServer({
       apiKey: KEY,
       replies: [{ text: 'Started over: the list is written.' }],

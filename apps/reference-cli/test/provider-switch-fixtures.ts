@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScriptedModelServer } from '@spine/test-utils';
+import { createScriptedModelServer, type ScriptedModelServer } from '@spine/test-utils';
 import { expect } from 'vitest';
 import type { AnthropicRequest } from './anthropic-server.js';
 import { BIN, type CliResult, exampleWorkspace, runCli } from './run-cli.js';
@@ -117,4 +117,26 @@ export async function runThenKill(
   child.kill(signal);
   await new Promise((resolve) => child.on('close', resolve));
   return output;
+}
+
+/**
+ * An OpenAI-compatible server whose first reply writes the todo list (Kimi-style tool id,
+ * DeepSeek reasoning) and whose second reply stalls mid-stream, leaving the tool turn open.
+ */
+export function stallingToolLoopServer(): Promise<ScriptedModelServer> {
+  return createScriptedModelServer({
+    replies: [
+      {
+        reasoning: DEEPSEEK_THOUGHT,
+        toolCalls: [
+          {
+            id: 'functions.write:0',
+            name: 'write',
+            arguments: JSON.stringify({ path: 'notes/todo.txt', content: TODO }),
+          },
+        ],
+      },
+      { stallAfterChunks: 2, text: 'Checking the list for a long while…' },
+    ],
+  });
 }

@@ -7,20 +7,38 @@ import { EXIT_CODES } from '../exit-codes.js';
 import { createRecordedModel, createRecordedSummarizer } from '../model-recorded.js';
 import { attachLiveOutput } from '../present/live.js';
 import { preview, styleFor } from '../present/style.js';
+import {
+  completedCompactions,
+  type RecordedManualCompaction,
+  recordedManualCompactions,
+} from '../rerun-compactions.js';
 import { compareToolResults, recordedTurnInputs } from '../rerun-compare.js';
 import { newSessionId } from '../session-index.js';
 import { readSessionEvents, storeFor } from '../store.js';
-import { fixedModel, wireAgent } from '../wire.js';
+import { fixedModel, type WiredAgent, wireAgent } from '../wire.js';
 
 /** What `spine rerun` found, also printed with `--json`. */
 export interface RerunSummary {
+  /** The recorded session. */
   sessionId: string;
+  /** The session the rerun wrote (kept with `--out-dir`). */
   rerunSessionId: string;
+  /** Recorded turns re-executed. */
   turns: number;
+  /** Recorded model outputs, and how many the rerun consumed. */
   modelOutputs: { recorded: number; replayed: number };
+  /** Tool results of the recording and the rerun, and how many are identical. */
   toolResults: { recorded: number; rerun: number; same: number };
+  /** The tool results that differ. */
   differences: ReturnType<typeof compareToolResults>['differences'];
+  /** Whether every request of the rerun is rebuilt exactly from its log. */
   requestsVerified: { ok: boolean; count: number };
+  /**
+   * Completed compactions (`compaction/end`) in the recording and in the rerun (a difference is
+   * a mismatch), and how many recorded manual compactions (`/compact`) the rerun issued again.
+   */
+  compactions: { recorded: number; rerun: number; manual: number };
+  /** Whether the rerun matches the recording. */
   ok: boolean;
 }
 
@@ -95,6 +113,16 @@ export async function rerunSession(
   });
   const detach = attachLiveOutput(wired.agent, { text: out, notices: out }, style);
   const inputs = recordedTurnInputs(recorded);
+  const manual = recordedManualCompactions(recorded);
+  let issued = 0;
+  // Issues, in order, the recorded manual compactions placed before `turn` (all left: no turn).
+  const compactUpTo = async (turn?: number): Promise<void> => {
+    while (issued < manual.length && isBefore(manual[issued]!, turn)) {
+      out.write(style.dim('rerun: /compact (recorded manual compaction)\n'));
+      await compactManually(wired, session);
+      issued++;
+    }
+  };
   out.write(
     style.dim(
       `rerun of ${header.sessionId}: ${inputs.length} turn(s), ${model.total} recorded model outputs, workspace ${options.cwd}\n`,
@@ -102,6 +130,7 @@ export async function rerunSession(
   );
   try {
     for (const input of inputs) {
+      await compactUpTo(input.turn);
       out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`);
       // Inputs typed during the recorded turn are queued again at the step they entered.
       const onStepEnd = ({ step }: { step: number }): void => {
@@ -116,6 +145,7 @@ export async function rerunSession(
       if (result.reason === 'error')
         out.write(style.red(`turn failed: ${result.error?.message ?? ''}\n`));
     }
+    await compactUpTo();
   } finally {
     detach();
   }
@@ -127,7 +157,16 @@ export async function rerunSession(
   });
   await wired.close();
   await session.close();
-  const ok = comparison.differences.length === 0 && model.served === model.total && verified.ok;
+  const compactions = {
+    recorded: completedCompactions(recorded),
+    rerun: completedCompactions(session.events()),
+    manual: issued,
+  };
+  const ok =
+    comparison.differences.length === 0 &&
+    model.served === model.total &&
+    verified.ok &&
+    compactions.recorded === compactions.rerun;
   const summary: RerunSummary = {
     sessionId: header.sessionId,
     rerunSessionId: session.id,
@@ -136,11 +175,30 @@ export async function rerunSession(
     toolResults: { recorded: comparison.recorded, rerun: comparison.rerun, same: comparison.same },
     differences: comparison.differences,
     requestsVerified: { ok: verified.ok, count: verified.requests.length },
+    compactions,
     ok,
   };
   if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else printSummary(summary, style);
   return summary;
+}
+
+function isBefore(compaction: RecordedManualCompaction, turn: number | undefined): boolean {
+  return (
+    turn === undefined || (compaction.beforeTurn !== undefined && compaction.beforeTurn <= turn)
+  );
+}
+
+/** Runs a manual compaction exactly as the interactive `/compact` does (without a focus). */
+async function compactManually(wired: WiredAgent, session: Session): Promise<void> {
+  const snapshot = wired.prompt.assemble({ tools: wired.runtime.specs() });
+  await wired.compaction.compact({
+    session,
+    reason: 'manual',
+    contextWindow: wired.model.contextWindow,
+    system: snapshot.system,
+    tools: snapshot.tools,
+  });
 }
 
 function recordedApprovals(events: readonly SessionEvent[]): Map<string, ApprovalAnswer> {
@@ -160,6 +218,15 @@ function printSummary(summary: RerunSummary, style: ReturnType<typeof styleFor>)
     `tool results identical: ${summary.toolResults.same}/${summary.toolResults.recorded} (rerun produced ${summary.toolResults.rerun})`,
     `requests of the rerun verified from its log: ${summary.requestsVerified.count} ${summary.requestsVerified.ok ? 'ok' : 'MISMATCH'}`,
   ];
+  const { compactions } = summary;
+  const counts = `${compactions.rerun}/${compactions.recorded} (${compactions.manual} manual issued again)`;
+  lines.push(
+    compactions.rerun === compactions.recorded
+      ? `compactions completed: ${counts}`
+      : style.red(
+          `compactions completed: ${counts} MISMATCH: the rerun completed ${compactions.rerun}, the recording ${compactions.recorded}`,
+        ),
+  );
   for (const difference of summary.differences.slice(0, 5)) {
     lines.push(
       style.red(

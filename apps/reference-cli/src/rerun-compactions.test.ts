@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
-import { completedCompactions, recordedManualCompactions } from './rerun-compactions.js';
+import { completedCompactions, isBefore, recordedManualCompactions } from './rerun-compactions.js';
 
 const at = '2026-11-30T00:00:00.000Z';
 
@@ -86,5 +86,15 @@ describe('recordedManualCompactions', () => {
       { afterTurns: 1, beforeTurn: 4, seq: 6, outcome: 'completed' },
     ]);
     expect(completedCompactions(events)).toBe(2);
+  });
+});
+
+describe('isBefore', () => {
+  it('places a compaction before its next turn and later ones, and everything before no turn', () => {
+    const between = { afterTurns: 1, beforeTurn: 2, seq: 4, outcome: 'completed' as const };
+    const last = { afterTurns: 2, seq: 9, outcome: 'completed' as const };
+    expect([1, 2, 3].map((turn) => isBefore(between, turn))).toEqual([false, true, true]);
+    expect([1, 2, 3].map((turn) => isBefore(last, turn))).toEqual([false, false, false]);
+    expect(isBefore(last, undefined)).toBe(true);
   });
 });

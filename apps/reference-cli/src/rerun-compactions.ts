@@ -1,4 +1,5 @@
-import type { SessionEvent } from '@spine/protocol';
+import type { SessionEvent, SessionLog } from '@spine/protocol';
+import type { WiredAgent } from './wire.js';
 
 /** A manual compaction (`/compact`) of a recording and where it ran between turns. */
 export interface RecordedManualCompaction {
@@ -71,4 +72,23 @@ export function recordedManualCompactions(
 /** How many compactions completed (`compaction/end` events) in a session. */
 export function completedCompactions(events: readonly SessionEvent[]): number {
   return events.filter((event) => event.type === 'compaction/end').length;
+}
+
+/** Whether a recorded manual compaction runs before the turn numbered `turn` (any, when absent). */
+export function isBefore(compaction: RecordedManualCompaction, turn: number | undefined): boolean {
+  return (
+    turn === undefined || (compaction.beforeTurn !== undefined && compaction.beforeTurn <= turn)
+  );
+}
+
+/** Runs a manual compaction exactly as the interactive `/compact` does (without a focus). */
+export async function compactManually(wired: WiredAgent, session: SessionLog): Promise<void> {
+  const snapshot = wired.prompt.assemble({ tools: wired.runtime.specs() });
+  await wired.compaction.compact({
+    session,
+    reason: 'manual',
+    contextWindow: wired.model.contextWindow,
+    system: snapshot.system,
+    tools: snapshot.tools,
+  });
 }

@@ -8,14 +8,15 @@ import { createRecordedModel, createRecordedSummarizer } from '../model-recorded
 import { attachLiveOutput } from '../present/live.js';
 import { preview, styleFor } from '../present/style.js';
 import {
+  compactManually,
   completedCompactions,
-  type RecordedManualCompaction,
+  isBefore,
   recordedManualCompactions,
 } from '../rerun-compactions.js';
 import { compareToolResults, recordedTurnInputs } from '../rerun-compare.js';
 import { newSessionId } from '../session-index.js';
 import { readSessionEvents, storeFor } from '../store.js';
-import { fixedModel, type WiredAgent, wireAgent } from '../wire.js';
+import { fixedModel, wireAgent } from '../wire.js';
 
 /** What `spine rerun` found, also printed with `--json`. */
 export interface RerunSummary {
@@ -181,24 +182,6 @@ export async function rerunSession(
   if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else printSummary(summary, style);
   return summary;
-}
-
-function isBefore(compaction: RecordedManualCompaction, turn: number | undefined): boolean {
-  return (
-    turn === undefined || (compaction.beforeTurn !== undefined && compaction.beforeTurn <= turn)
-  );
-}
-
-/** Runs a manual compaction exactly as the interactive `/compact` does (without a focus). */
-async function compactManually(wired: WiredAgent, session: Session): Promise<void> {
-  const snapshot = wired.prompt.assemble({ tools: wired.runtime.specs() });
-  await wired.compaction.compact({
-    session,
-    reason: 'manual',
-    contextWindow: wired.model.contextWindow,
-    system: snapshot.system,
-    tools: snapshot.tools,
-  });
 }
 
 function recordedApprovals(events: readonly SessionEvent[]): Map<string, ApprovalAnswer> {

@@ -105,8 +105,10 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
         await wired.hooks.fire('stop', { reason });
         const usage = totalUsage(session.events());
         const turns = session.events().filter((event) => event.type === 'turn/end').length;
+        const model = lastRequestModel(session.events());
         writeSessionIndex(config.sessionDir, session.id, {
           ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
+          ...(model === undefined ? {} : { model }),
           tokens:
             usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens,
           turns,
@@ -119,6 +121,17 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       }
     },
   };
+}
+
+/** `provider/model` of the last `request/header` in `events`, if any. */
+function lastRequestModel(events: readonly SessionEvent[]): string | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as SessionEvent;
+    if (event.type !== 'request/header') continue;
+    const { provider, model } = event.body as { provider?: string; model?: string };
+    return provider && model ? `${provider}/${model}` : undefined;
+  }
+  return undefined;
 }
 
 /** The exit code for a turn's outcome (see {@link EXIT_CODES}). */

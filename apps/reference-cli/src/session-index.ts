@@ -22,6 +22,8 @@ export interface SessionIndexEntry {
   turns: number;
   /** ISO time of the last update. */
   updatedAt: string;
+  /** `provider/model` of the last recorded request (a session may switch models). */
+  model?: string;
 }
 
 function indexPath(dir: string, id: string): string {

@@ -144,6 +144,14 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
     expect(anthropic.requests).toHaveLength(3);
     expect(anthropic.refused).toEqual([]);
     expect(openai.requests).toHaveLength(3);
+    // The session list shows the model last used, not the one the session began with.
+    const listed = await runCli(['sessions', '--json'], { env });
+    const row = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; model: string })
+      .find((entry) => entry.id === id);
+    expect(row?.model).toBe('anthropic/claude-sonnet-4-5');
     // The mixed session reruns with its recorded outputs (no key, no network), all tools alike.
     const rerun = await runCli(
       ['rerun', id, '--cwd', exampleWorkspace('spine-switch-rerun-'), '--json'],

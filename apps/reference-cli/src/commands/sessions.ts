@@ -27,7 +27,8 @@ export async function sessionsCommand(
       createdAt: summary.header.createdAt,
       updatedAt: index?.updatedAt ?? summary.updatedAt ?? summary.header.createdAt,
       sizeBytes: summary.sizeBytes,
-      model: summary.header.model ?? '',
+      // The model last used (kept in the index; a session may switch), else the one it began with.
+      model: index?.model ?? summary.header.model ?? '',
       costUsd: index?.costUsd,
       parent: summary.header.parent?.sessionId,
     };

@@ -57,6 +57,17 @@ console.log(`\n${result.reason} after ${result.steps} steps`);
 console.log('hello.py:', JSON.stringify(await readFile(join(cwd, 'hello.py'), 'utf8')));
 const report = replay(session, { model });
 console.log('replay:', report.ok, `${report.requests.length} requests verified`);
+// What exactly did the model see at step 2? Rebuilt from the log, verified, as wire bytes.
+replay(session, {
+  onRequest: (request, verdict) => {
+    if (verdict.step !== 2 || !verdict.ok) return;
+    const last = request.messages.at(-1);
+    const bytes = Buffer.byteLength(model.encodeRequest?.(request) ?? '');
+    console.log(
+      `step 2: ${request.messages.length} messages, ${bytes} bytes, last from ${last?.role}`,
+    );
+  },
+});
 console.log('log:', join('.spine', 'sessions', `${session.id}.jsonl`), `${session.lastSeq} events`);
 await session.close();
 await server.close();

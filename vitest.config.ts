@@ -10,6 +10,10 @@ const subpaths = [
     find: /^@spine\/session-log\/sqlite$/,
     replacement: `${root}packages/session-log/src/sqlite.ts`,
   },
+  {
+    find: /^@spine\/session-log\/testing$/,
+    replacement: `${root}packages/session-log/src/testing.ts`,
+  },
 ];
 const packages = readdirSync(`${root}packages`).map((name) => ({
   find: new RegExp(`^@spine/${name}$`),

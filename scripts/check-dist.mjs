@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // After `turbo run build`: every published package's dist imports only its declared
 // dependencies and Node built-ins (so `npm i @spine/session-log` never pulls in undici),
-// and its entry point loads.
+// and every entry point it exports loads.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -46,8 +46,13 @@ for (const group of ['packages', 'apps']) {
         }
       }
     }
-    const entry = pkg.exports?.['.']?.import ?? pkg.main;
-    if (entry) {
+    // Every entry point loads: the main one and each subpath (`./sqlite`, `./testing`, …).
+    const entries = pkg.exports
+      ? Object.values(pkg.exports)
+          .map((target) => (typeof target === 'string' ? target : target?.import))
+          .filter((target) => typeof target === 'string' && target.endsWith('.js'))
+      : [pkg.main].filter(Boolean);
+    for (const entry of entries) {
       try {
         await import(pathToFileURL(resolve(root, entry)).href);
       } catch (error) {

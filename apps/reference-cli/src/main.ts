@@ -109,6 +109,11 @@ addAgentOptions(program.command('config'))
   .option('--effective', 'every value with the layer it came from')
   .action(act(async () => (await import('./commands/config.js')).configCommand));
 
+addStoreOptions(program.command('memory'))
+  .description('Show the user and project memory files and their facts')
+  .option('--json', 'as one JSON object')
+  .action(act(async () => (await import('./commands/memory.js')).memoryCommand));
+
 program
   .command('demo')
   .description('Rerun and verify the bundled example session (no key, no network)')

@@ -7,6 +7,8 @@ export interface LazyToolRuntimeOptions {
   sandbox: SandboxMode;
   /** Builds the real runtime with every tool registered. Called once, on first use. */
   build: () => ToolRuntime;
+  /** Applied to every policy passed to `setApproval` (e.g. the user-memory approval rule). */
+  mapApproval?: (policy: ApprovalPolicyName | ApprovalPolicy) => ApprovalPolicy;
 }
 
 /** A {@link ToolRuntime} whose construction waits for first use, and whether it happened. */
@@ -47,7 +49,8 @@ export function createLazyToolRuntime(options: LazyToolRuntimeOptions): LazyTool
       runtime?.setSandbox(mode);
       sandbox = mode;
     },
-    setApproval(policy) {
+    setApproval(requested) {
+      const policy = options.mapApproval ? options.mapApproval(requested) : requested;
       runtime?.setApproval(policy);
       approval = policy;
     },

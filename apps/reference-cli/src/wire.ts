@@ -50,16 +50,18 @@ export interface WiredAgent {
   compaction: CompactionEngine;
   hooks: ShellHooks;
   model: ResolvedModel;
-  /** Names of the tool families that loaded (`workspace`, `web`, `lsp`, `recall`). */
+  /** Names of the tool families that loaded (`workspace`, `recall`, `memory`, `web`, `lsp`). */
   families: string[];
+  /** Cross-session memory, when `memory.enabled`: the files and what the session loaded. */
+  memory?: import('./memory/memory-wiring.js').WiredMemory;
   /** Shuts language servers down. The session stays open (the caller closes it). */
   close(): Promise<void>;
 }
 
 /**
- * Builds the agent for a session from configuration: tool runtime with workspace, web, LSP and
- * recall tools, user hooks on the runtime's hook chains, project instructions and the
- * environment in the system prompt, token meter and compaction.
+ * Builds the agent for a session from configuration: tool runtime with workspace, web, LSP,
+ * recall and memory tools, user hooks on the runtime's hook chains, project instructions,
+ * cross-session memory and the environment in the system prompt, token meter and compaction.
  *
  * @throws {SpineError} when a required part (tool runtime, agent) cannot be built.
  */
@@ -92,6 +94,16 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
 
   // Tool families load now (module imports); their objects are built on first use.
   const families: string[] = ['workspace', 'recall'];
+  // Memory files are read once, here: writes during the session apply from the next one.
+  const memory = config.memory.enabled
+    ? (await import('./memory/memory-wiring.js')).wireMemory({
+        cwd,
+        userFile: config.memory.userFile,
+        sessionId: () => session.id,
+        approval: config.approval,
+      })
+    : undefined;
+  if (memory) families.push('memory');
   let webTools: typeof import('@spine/web-tools') | undefined;
   if (options.web ?? config.web.enabled) {
     try {
@@ -114,6 +126,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
   const runtime = createLazyToolRuntime({
     sandbox: config.sandbox,
+    ...(memory ? { mapApproval: memory.approval.wrap } : {}),
     build: () => {
       const tools: ToolDefinition<never>[] = [
         ...(toolRuntime.createWorkspaceTools({
@@ -122,11 +135,12 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         }) as ToolDefinition<never>[]),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as ToolDefinition<never>,
       ];
+      if (memory) tools.push(memory.tool as unknown as ToolDefinition<never>);
       const built = toolRuntime.createToolRuntime({
         cwd,
         tools,
         sandbox: config.sandbox,
-        approval: config.approval,
+        approval: memory ? memory.approval.wrap(config.approval) : config.approval,
         hooks: hooks.toolHooks,
         ...(backend ? { sandboxBackend: backend } : {}),
       });
@@ -151,6 +165,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
           warn(`language-server tools not registered: ${(error as Error).message}`);
         }
       }
+      // After the user's pre-tool-use hooks: a user-memory write asks even if one allowed it.
+      if (memory) built.hooks.preExecute.push(memory.approval.hook);
       return built;
     },
   });
@@ -164,6 +180,11 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     if (text)
       prompt.register({ id: 'instructions', sections: [{ id: 'agents-md', text, order: 50 }] });
   }
+  if (memory?.section)
+    prompt.register({
+      id: 'memory',
+      sections: [{ id: 'memory', text: memory.section, order: 60 }],
+    });
 
   const meter = compactionPkg.createTokenMeter();
   const high = config.compaction.threshold;
@@ -210,6 +231,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     hooks,
     model,
     families,
+    ...(memory ? { memory } : {}),
     async close() {
       await lspManager?.shutdown();
     },

@@ -4,6 +4,7 @@ import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { scratchUserMemory } from '../memory/memory-wiring.js';
 import { createRecordedModel, createRecordedSummarizer } from '../model-recorded.js';
 import { attachLiveOutput } from '../present/live.js';
 import { preview, styleFor } from '../present/style.js';
@@ -95,13 +96,15 @@ export async function rerunSession(
     parent: { sessionId: header.sessionId, atSeq: 0 },
   });
   const answers = recordedApprovals(recorded);
+  // A rerun never touches the person's real user memory: it starts from an empty temporary file.
+  const scratch = scratchUserMemory(options.config);
   const definedTools = recorded
     .filter((event) => event.type === 'tools/defined')
     .flatMap((event) =>
       (event.body as { tools: { name: string }[] }).tools.map((tool) => tool.name),
     );
   const wired = await wireAgent({
-    config: options.config,
+    config: scratch.config,
     cwd: options.cwd,
     session,
     model: fixedModel(model, modelId, await recordedContextWindow(options.config, header.model)),
@@ -149,6 +152,7 @@ export async function rerunSession(
     await compactUpTo();
   } finally {
     detach();
+    scratch.dispose();
   }
   const { replay } = await import('@spine/agent-loop');
   const verified = replay(session);

@@ -58,6 +58,7 @@ export const ENV_VARIABLES: Readonly<
   SPINE_FSYNC: { key: 'fsync', type: 'string' },
   SPINE_PROFILE: { key: 'profile', type: 'string' },
   SPINE_COMPACTION_AUTO: { key: 'compaction.auto', type: 'boolean' },
+  SPINE_MEMORY: { key: 'memory.enabled', type: 'boolean' },
 };
 
 interface Layer {
@@ -225,7 +226,7 @@ function mergeLayer(
 }
 
 function isPathKey(key: string): boolean {
-  return key === 'sessionDir' || key === 'instructions.userFile';
+  return key === 'sessionDir' || key === 'instructions.userFile' || key === 'memory.userFile';
 }
 
 function resolvePath(path: string, base: string): string {

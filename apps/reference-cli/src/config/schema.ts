@@ -83,6 +83,9 @@ const layerFields = {
   instructions: z
     .strictObject({ enabled: z.boolean().optional(), userFile: z.string().min(1).optional() })
     .optional(),
+  memory: z
+    .strictObject({ enabled: z.boolean().optional(), userFile: z.string().min(1).optional() })
+    .optional(),
   hooks: z
     .strictObject({
       'session-start': hookList,
@@ -143,6 +146,11 @@ export interface SpineConfig {
   lsp: { enabled: boolean };
   /** Project instruction files (AGENTS.md) and the user-level file. */
   instructions: { enabled: boolean; userFile: string };
+  /**
+   * Cross-session memory: project memory (`<workspace>/.spine/memory.md`) and the user memory file
+   * enter the system prompt, and the `remember` tool appends facts to them.
+   */
+  memory: { enabled: boolean; userFile: string };
   /** User hooks per event. */
   hooks: { [K in HookEvent]: HookCommand[] };
   /** The profile applied, if any. */
@@ -170,6 +178,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     web: { enabled: true },
     lsp: { enabled: true },
     instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },
+    memory: { enabled: true, userFile: join(configHome(env), 'memory.md') },
     hooks: {
       'session-start': [],
       'pre-tool-use': [],

@@ -23,6 +23,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/resume': '<id> continue another session',
   '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
   '/cost': 'tokens and cost so far',
+  '/memory': 'the memory files and their facts (edits apply next session)',
   '/reasoning': "show or collapse the model's reasoning",
   '/help': 'this list',
   '/quit': 'end the session',
@@ -64,6 +65,15 @@ export async function runSlashCommand(
     }
     case '/reasoning':
       return { kind: 'toggle-reasoning' };
+    case '/memory': {
+      if (!active.memory) {
+        print('memory is off (memory.enabled is false): no memory section, no remember tool');
+        return { kind: 'done' };
+      }
+      const { formatMemoryReport, memoryReport } = await import('../memory/memory-report.js');
+      out.write(formatMemoryReport(memoryReport(active.memory.files, true)));
+      return { kind: 'done' };
+    }
     case '/context':
       print(contextReport(active));
       return { kind: 'done' };

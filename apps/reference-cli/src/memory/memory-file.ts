@@ -1,0 +1,163 @@
+import { appendFileSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Which memory a fact belongs to: this workspace, or the person across every workspace. */
+export type MemoryScope = 'project' | 'user';
+
+/** One memory file: where it is and how tool results name it. */
+export interface MemoryFile {
+  /** `project` (`<workspace>/.spine/memory.md`) or `user` (`<configHome>/memory.md`). */
+  scope: MemoryScope;
+  /** Absolute path. */
+  path: string;
+  /**
+   * How tool results name the file: no absolute path, so a rerun in another workspace (or with
+   * another user file) renders the same result.
+   */
+  label: string;
+}
+
+/** One remembered fact: a `- ` bullet line, with the provenance Spine wrote after it, if any. */
+export interface MemoryFact {
+  /** The fact as written (without the bullet and the provenance comment). */
+  text: string;
+  /** The session that remembered it (absent for hand-written lines). */
+  sessionId?: string;
+  /** The day it was remembered (`YYYY-MM-DD`). */
+  date?: string;
+}
+
+/** A memory file as read at the start of a session. */
+export interface LoadedMemory {
+  file: MemoryFile;
+  /** Whether the file exists. */
+  exists: boolean;
+  /** The text that enters the prompt (cut at {@link MAX_MEMORY_BYTES}, with a note naming the file). */
+  text: string;
+  /** True when the file is longer than the cap and was cut. */
+  cut: boolean;
+  /** The facts in `text`. */
+  facts: MemoryFact[];
+}
+
+/** Each memory file is read (and grown by `remember`) up to this many bytes. */
+export const MAX_MEMORY_BYTES = 16 * 1024;
+
+/** The longest fact `remember` accepts, in characters. */
+export const MAX_FACT_CHARS = 500;
+
+/** The first line of a memory file Spine creates: what the file is and how to edit it. */
+export const MEMORY_FILE_HEADER =
+  '<!-- Spine memory: one fact per "- " line, each followed by the session that remembered it. Edit or delete lines freely (deleting one forgets it); changes apply from the next session. -->\n';
+
+const PROVENANCE = /\s*<!--\s*spine:\s*session\s+([^,\s]+),\s*(\d{4}-\d{2}-\d{2})\s*-->\s*$/;
+
+/** The two memory files of a workspace: user memory first, then project memory. */
+export function memoryFiles(cwd: string, options: { userFile: string }): MemoryFile[] {
+  return [
+    { scope: 'user', path: options.userFile, label: 'user memory' },
+    {
+      scope: 'project',
+      path: join(cwd, '.spine', 'memory.md'),
+      label: 'project memory (.spine/memory.md)',
+    },
+  ];
+}
+
+/** A fact's identity for de-duplication: case- and whitespace-insensitive. */
+export function normalizeFact(text: string): string {
+  return text.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** The facts in a memory file's text: every `- ` (or `* `) bullet line, provenance split off. */
+export function parseMemoryFacts(text: string): MemoryFact[] {
+  const facts: MemoryFact[] = [];
+  for (const line of text.split('\n')) {
+    const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
+    if (!bullet) continue;
+    const provenance = PROVENANCE.exec(bullet[1]!);
+    const fact: MemoryFact = {
+      text: (provenance ? bullet[1]!.slice(0, provenance.index) : bullet[1]!).trim(),
+    };
+    if (provenance) {
+      fact.sessionId = provenance[1]!;
+      fact.date = provenance[2]!;
+    }
+    if (fact.text) facts.push(fact);
+  }
+  return facts;
+}
+
+/** Renders one fact as Spine writes it: the bullet, then its provenance comment. */
+export function formatFact(fact: string, provenance: { sessionId: string; date: string }): string {
+  return `- ${fact.trim()} <!-- spine: session ${provenance.sessionId}, ${provenance.date} -->\n`;
+}
+
+/**
+ * Reads a memory file for the prompt. A missing file is empty; a file longer than
+ * {@link MAX_MEMORY_BYTES} is cut at the last whole line before the cap, with a note naming it.
+ */
+export function readMemory(file: MemoryFile): LoadedMemory {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file.path);
+  } catch {
+    return { file, exists: false, text: '', cut: false, facts: [] };
+  }
+  const cut = bytes.length > MAX_MEMORY_BYTES;
+  let text = bytes.toString('utf8');
+  if (cut) {
+    const head = bytes.subarray(0, MAX_MEMORY_BYTES);
+    const lastNewline = head.lastIndexOf(0x0a);
+    text = `${head.subarray(0, lastNewline > 0 ? lastNewline : MAX_MEMORY_BYTES).toString('utf8')}\n[cut: ${file.path} is ${bytes.length} bytes, over the ${MAX_MEMORY_BYTES}-byte cap; the rest was not loaded. Ask the person to prune it.]`;
+  }
+  return { file, exists: true, text, cut, facts: parseMemoryFacts(text) };
+}
+
+/** What {@link appendFact} did. */
+export type AppendFactResult =
+  | { status: 'added'; created: boolean }
+  | { status: 'duplicate' }
+  | { status: 'full'; bytes: number };
+
+/**
+ * Appends one fact with its provenance, creating the file (and its folder) when missing. An
+ * identical fact already in the file (case- and whitespace-insensitive) is not added again; a
+ * file that would pass {@link MAX_MEMORY_BYTES} is left as it is. Hand-written lines are kept.
+ *
+ * @throws {Error} when the file cannot be read or written (the tool reports it to the model).
+ */
+export function appendFact(
+  file: MemoryFile,
+  fact: string,
+  provenance: { sessionId: string; date: string },
+): AppendFactResult {
+  let current: string | undefined;
+  try {
+    current = readFileSync(file.path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = normalizeFact(fact);
+  if (current !== undefined && parseMemoryFacts(current).some((f) => normalizeFact(f.text) === key))
+    return { status: 'duplicate' };
+  const separator = current === undefined || current === '' || current.endsWith('\n') ? '' : '\n';
+  const addition = `${current === undefined ? MEMORY_FILE_HEADER : separator}${formatFact(fact, provenance)}`;
+  const bytes = Buffer.byteLength(current ?? '') + Buffer.byteLength(addition);
+  if (bytes > MAX_MEMORY_BYTES) return { status: 'full', bytes: Buffer.byteLength(current ?? '') };
+  mkdirSync(dirname(file.path), { recursive: true });
+  appendFileSync(file.path, addition);
+  return { status: 'added', created: current === undefined };
+}
+
+/** True when `path` or its folder is a symbolic link (a project file must not lead elsewhere). */
+export function isLinked(path: string): boolean {
+  for (const candidate of [path, dirname(path)]) {
+    try {
+      if (lstatSync(candidate).isSymbolicLink()) return true;
+    } catch {
+      // Missing: created as a plain file or folder.
+    }
+  }
+  return false;
+}

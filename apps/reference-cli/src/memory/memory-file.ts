@@ -29,6 +29,7 @@ export interface MemoryFact {
 
 /** A memory file as read at the start of a session. */
 export interface LoadedMemory {
+  /** The file read. */
   file: MemoryFile;
   /** Whether the file exists. */
   exists: boolean;

@@ -2,12 +2,15 @@ import { MAX_MEMORY_BYTES, type MemoryFact, type MemoryFile, readMemory } from '
 
 /** One memory file as `/memory` and `spine memory` show it. */
 export interface MemoryFileReport {
+  /** `user` or `project`. */
   scope: MemoryFile['scope'];
   /** Absolute path. */
   path: string;
+  /** Whether the file exists yet. */
   exists: boolean;
   /** True when the file is over the cap and only its first part is loaded. */
   cut: boolean;
+  /** The facts, in file order, with their provenance. */
   facts: MemoryFact[];
 }
 

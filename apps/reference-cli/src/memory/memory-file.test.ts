@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,7 @@ describe('memory files', () => {
       exists: false,
       text: '',
       cut: false,
+      linked: false,
       facts: [],
     });
     expect(project.label).toBe('project memory (.spine/memory.md)');
@@ -111,6 +112,18 @@ describe('memory files', () => {
     expect(kept[0]).toBe('fact number 0');
     expect(lines).toContain(`- ${kept.at(-1)}`);
     expect(kept.length).toBeLessThan(2000);
+  });
+
+  it('does not read a project memory file that is a symbolic link (user memory may be one)', () => {
+    const { root, user, project } = files();
+    const outside = join(root, 'outside.md');
+    writeFileSync(outside, '- a secret from outside the workspace\n');
+    mkdirSync(join(project.path, '..'));
+    symlinkSync(outside, project.path);
+    expect(readMemory(project)).toMatchObject({ exists: true, linked: true, text: '', facts: [] });
+    mkdirSync(join(user.path, '..'));
+    symlinkSync(outside, user.path);
+    expect(readMemory(user).facts).toEqual([{ text: 'a secret from outside the workspace' }]);
   });
 
   it('renders one section, user memory first, each file under its path and scope', () => {

@@ -1,4 +1,13 @@
-import { appendFileSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Which memory a fact belongs to: this workspace, or the person across every workspace. */
@@ -37,6 +46,8 @@ export interface LoadedMemory {
   text: string;
   /** True when the file is longer than the cap and was cut. */
   cut: boolean;
+  /** True for a project file that is (or sits in) a symbolic link: it is not read. */
+  linked: boolean;
   /** The facts in `text`. */
   facts: MemoryFact[];
 }
@@ -95,24 +106,36 @@ export function formatFact(fact: string, provenance: { sessionId: string; date: 
 }
 
 /**
- * Reads a memory file for the prompt. A missing file is empty; a file longer than
- * {@link MAX_MEMORY_BYTES} is cut at the last whole line before the cap, with a note naming it.
+ * Reads a memory file for the prompt (at most {@link MAX_MEMORY_BYTES} of it). A missing file is
+ * empty; a longer one is cut at the last whole line before the cap, with a note naming it. A
+ * project file that is a symbolic link (or inside a linked `.spine/`) is not read: it could
+ * bring a file from outside the workspace into the prompt.
  */
 export function readMemory(file: MemoryFile): LoadedMemory {
-  let bytes: Buffer;
+  const empty = { file, text: '', cut: false, facts: [] };
+  if (file.scope === 'project' && isLinked(file.path))
+    return { ...empty, exists: true, linked: true };
+  let head: Buffer;
+  let size: number;
   try {
-    bytes = readFileSync(file.path);
+    const fd = openSync(file.path, 'r');
+    try {
+      size = fstatSync(fd).size;
+      head = Buffer.alloc(Math.min(size, MAX_MEMORY_BYTES));
+      head = head.subarray(0, readSync(fd, head, 0, head.length, 0));
+    } finally {
+      closeSync(fd);
+    }
   } catch {
-    return { file, exists: false, text: '', cut: false, facts: [] };
+    return { ...empty, exists: false, linked: false };
   }
-  const cut = bytes.length > MAX_MEMORY_BYTES;
-  let text = bytes.toString('utf8');
+  const cut = size > MAX_MEMORY_BYTES;
+  let text = head.toString('utf8');
   if (cut) {
-    const head = bytes.subarray(0, MAX_MEMORY_BYTES);
     const lastNewline = head.lastIndexOf(0x0a);
-    text = `${head.subarray(0, lastNewline > 0 ? lastNewline : MAX_MEMORY_BYTES).toString('utf8')}\n[cut: ${file.path} is ${bytes.length} bytes, over the ${MAX_MEMORY_BYTES}-byte cap; the rest was not loaded. Ask the person to prune it.]`;
+    text = `${head.subarray(0, lastNewline > 0 ? lastNewline : head.length).toString('utf8')}\n[cut: ${file.path} is ${size} bytes, over the ${MAX_MEMORY_BYTES}-byte cap; the rest was not loaded. Ask the person to prune it.]`;
   }
-  return { file, exists: true, text, cut, facts: parseMemoryFacts(text) };
+  return { file, exists: true, text, cut, linked: false, facts: parseMemoryFacts(text) };
 }
 
 /** What {@link appendFact} did. */

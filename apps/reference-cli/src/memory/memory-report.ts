@@ -10,6 +10,8 @@ export interface MemoryFileReport {
   exists: boolean;
   /** True when the file is over the cap and only its first part is loaded. */
   cut: boolean;
+  /** True for a project file that is a symbolic link (not read). */
+  linked: boolean;
   /** The facts, in file order, with their provenance. */
   facts: MemoryFact[];
 }
@@ -38,6 +40,7 @@ export function memoryReport(files: readonly MemoryFile[], enabled: boolean): Me
         path: file.path,
         exists: loaded.exists,
         cut: loaded.cut,
+        linked: loaded.linked,
         facts: loaded.facts,
       };
     }),
@@ -53,7 +56,9 @@ export function formatMemoryReport(report: MemoryReport): string {
   for (const file of report.files) {
     const state = !file.exists
       ? 'no file yet'
-      : `${file.facts.length} fact${file.facts.length === 1 ? '' : 's'}${file.cut ? `, over the ${MAX_MEMORY_BYTES}-byte cap: only the first part loads` : ''}`;
+      : file.linked
+        ? 'a symbolic link: not read; replace it with a plain file'
+        : `${file.facts.length} fact${file.facts.length === 1 ? '' : 's'}${file.cut ? `, over the ${MAX_MEMORY_BYTES}-byte cap: only the first part loads` : ''}`;
     lines.push(`${file.scope} memory: ${file.path} (${state})`);
     for (const fact of file.facts) {
       const source = fact.sessionId ? `session ${fact.sessionId}, ${fact.date}` : 'hand-written';

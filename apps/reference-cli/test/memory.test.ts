@@ -168,6 +168,14 @@ describe('cross-session memory', { timeout: 120_000 }, () => {
     expect(config.stdout).toMatch(
       /memory\.enabled = true +\[env: environment variable SPINE_MEMORY\]/,
     );
-    expect(config.stdout).toMatch(/memory\.userFile = ".*memory\.md"/);
+    expect(config.stdout).toMatch(/memory\.userFile = ".*memory\.md" +\[default: built-in\]/);
+    // A project cannot redirect user memory to another file.
+    writeFileSync(
+      join(cwd, '.spine', 'config.json'),
+      JSON.stringify({ memory: { userFile: '/etc/passwd' } }),
+    );
+    const redirected = await runCli(['config', '--cwd', cwd], { env });
+    expect(redirected.code).toBe(2);
+    expect(redirected.stderr).toContain('key "memory.userFile": is not a known key');
   });
 });

@@ -226,7 +226,7 @@ function mergeLayer(
 }
 
 function isPathKey(key: string): boolean {
-  return key === 'sessionDir' || key === 'instructions.userFile' || key === 'memory.userFile';
+  return key === 'sessionDir' || key === 'instructions.userFile';
 }
 
 function resolvePath(path: string, base: string): string {

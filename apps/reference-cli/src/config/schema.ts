@@ -83,9 +83,9 @@ const layerFields = {
   instructions: z
     .strictObject({ enabled: z.boolean().optional(), userFile: z.string().min(1).optional() })
     .optional(),
-  memory: z
-    .strictObject({ enabled: z.boolean().optional(), userFile: z.string().min(1).optional() })
-    .optional(),
+  // No `userFile` here: a project's configuration must not redirect user memory (a file every
+  // session reads into the prompt and `remember` appends to) to some other file of the person's.
+  memory: z.strictObject({ enabled: z.boolean().optional() }).optional(),
   hooks: z
     .strictObject({
       'session-start': hookList,
@@ -148,7 +148,8 @@ export interface SpineConfig {
   instructions: { enabled: boolean; userFile: string };
   /**
    * Cross-session memory: project memory (`<workspace>/.spine/memory.md`) and the user memory file
-   * enter the system prompt, and the `remember` tool appends facts to them.
+   * enter the system prompt, and the `remember` tool appends facts to them. `userFile` is always
+   * `<configHome>/memory.md` (no layer sets it; `spine rerun` points it at a scratch file).
    */
   memory: { enabled: boolean; userFile: string };
   /** User hooks per event. */

@@ -140,7 +140,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         cwd,
         tools,
         sandbox: config.sandbox,
-        approval: memory ? memory.approval.wrap(config.approval) : config.approval,
+        // The policy in force: `/approval` may have changed it before the runtime was built.
+        approval: memory ? memory.approval.policy : config.approval,
         hooks: hooks.toolHooks,
         ...(backend ? { sandboxBackend: backend } : {}),
       });

@@ -31,8 +31,13 @@ function asksPerson(policyName: string): boolean {
 
 /** The approval rule for user memory, applied to whichever policy is in force. */
 export interface MemoryApproval {
-  /** Wraps a policy so a user-memory write asks the person (except under `never-ask`). */
+  /**
+   * Wraps a policy so a user-memory write asks the person (except under `never-ask`); the result
+   * becomes {@link MemoryApproval.policy}, the one the hook follows.
+   */
   wrap(policy: ApprovalPolicyName | ApprovalPolicy): ApprovalPolicy;
+  /** The policy last wrapped (at first, the initial one): the one to build a runtime with. */
+  readonly policy: ApprovalPolicy;
   /**
    * A pre-execute hook saying `ask` for a user-memory write under the same policies. A hook's
    * `ask` also bypasses answers remembered for the session, so an `always` given to a
@@ -49,12 +54,11 @@ export interface MemoryApproval {
  * `write` and `edit`.
  */
 export function createMemoryApproval(initial: ApprovalPolicyName): MemoryApproval {
-  let current: string = initial;
-  return {
+  let current: ApprovalPolicy;
+  const approval: MemoryApproval = {
     wrap(policy) {
       const base = typeof policy === 'string' ? createApprovalPolicy(policy) : policy;
-      current = base.name;
-      return {
+      current = {
         specificationVersion: 1,
         name: base.name,
         decide: (check) =>
@@ -62,8 +66,16 @@ export function createMemoryApproval(initial: ApprovalPolicyName): MemoryApprova
             ? ASK
             : base.decide(check),
       };
+      return current;
+    },
+    get policy() {
+      return current;
     },
     hook: (call) =>
-      asksPerson(current) && isUserMemoryWrite(call.toolName, call.args) ? HOOK_ASK : undefined,
+      asksPerson(current.name) && isUserMemoryWrite(call.toolName, call.args)
+        ? HOOK_ASK
+        : undefined,
   };
+  current = approval.wrap(initial);
+  return approval;
 }

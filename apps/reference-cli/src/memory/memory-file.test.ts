@@ -76,14 +76,16 @@ describe('memory files', () => {
   it('does not add a fact already remembered, ignoring case and whitespace', () => {
     const { user } = files();
     mkdirSync(join(user.path, '..'), { recursive: true });
-    writeFileSync(user.path, '- I prefer  short answers\n');
+    writeFileSync(user.path, '- I prefer  short answers\r\n* Written on Windows\r\n');
     expect(appendFact(user, 'i PREFER short   answers', provenance)).toEqual({
       status: 'duplicate',
     });
+    expect(appendFact(user, 'written on windows', provenance)).toEqual({ status: 'duplicate' });
     appendFact(user, 'Run lint first', provenance);
     expect(appendFact(user, ' run LINT first ', provenance)).toEqual({ status: 'duplicate' });
     expect(readMemory(user).facts.map((fact) => fact.text)).toEqual([
       'I prefer  short answers',
+      'Written on Windows',
       'Run lint first',
     ]);
   });

@@ -84,7 +84,7 @@ export function normalizeFact(text: string): string {
 /** The facts in a memory file's text: every `- ` (or `* `) bullet line, provenance split off. */
 export function parseMemoryFacts(text: string): MemoryFact[] {
   const facts: MemoryFact[] = [];
-  for (const line of text.split('\n')) {
+  for (const line of text.split(/\r?\n/)) {
     const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
     if (!bullet) continue;
     const provenance = PROVENANCE.exec(bullet[1]!);

@@ -98,6 +98,12 @@ describe('memory files', () => {
     const result = appendFact(project, 'x'.repeat(100), provenance);
     expect(result).toEqual({ status: 'full', bytes: Buffer.byteLength(full) });
     expect(readFileSync(project.path, 'utf8')).toBe(full);
+    const over = `${full}${'- more\n'.repeat(500)}`;
+    writeFileSync(project.path, over);
+    expect(appendFact(project, 'x', provenance)).toEqual({
+      status: 'full',
+      bytes: Buffer.byteLength(over),
+    });
   });
 
   it('cuts a file over the cap at a whole line when loading, with a note naming the file', () => {

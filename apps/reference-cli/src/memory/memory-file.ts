@@ -7,6 +7,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  statSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -158,6 +159,9 @@ export function appendFact(
 ): AppendFactResult {
   let current: string | undefined;
   try {
+    // A file already over the cap is full: no need to read all of it.
+    const size = statSync(file.path).size;
+    if (size > MAX_MEMORY_BYTES) return { status: 'full', bytes: size };
     current = readFileSync(file.path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

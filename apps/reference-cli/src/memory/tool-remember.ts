@@ -34,7 +34,7 @@ const RememberArguments = z.object({
     .enum(['project', 'user'])
     .default('project')
     .describe(
-      '"project" (default): this workspace\'s .spine/memory.md. "user": the person\'s own memory, for every project; needs their approval.',
+      '"project" (default): this workspace\'s .spine/memory.md. "user": the person\'s own memory, for every project; they are asked first unless they chose never to be asked.',
     ),
 });
 
@@ -62,7 +62,7 @@ export function createRememberTool(
   return defineTool({
     name: REMEMBER_TOOL,
     description:
-      'Remember one fact for future sessions (not this one: the system prompt of this session does not change). Use it for what will still hold later: the user\'s preferences, project conventions, lessons learned. Never store secrets or task-specific details. scope "project" (default) is for this workspace; "user" is for every project and needs the person\'s approval.',
+      'Remember one fact for future sessions (not this one: the system prompt of this session does not change). Use it for what will still hold later: the user\'s preferences, project conventions, lessons learned. Never store secrets or task-specific details. scope "project" (default) is for this workspace; "user" is for every project, and the person is asked first unless they chose never to be asked.',
     parameters: RememberArguments as ZodType<RememberToolArguments>,
     permissions: { writesFiles: true },
     mutatedPaths: (args) => [fileOf(args.scope).path],

@@ -11,7 +11,7 @@ import {
   runThenKill,
   SIGNED,
   stallingToolLoopServer,
-  TODO,
+  TASK_LIST,
   workspaceWithReasoning,
 } from './provider-switch-fixtures.js';
 import { isolatedEnv, modelArgs, runCli } from './run-cli.js';
@@ -44,7 +44,7 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
         2,
       );
       const id = JSON.parse(output.split('\n')[0]!).body.sessionId as string;
-      expect(readFileSync(join(cwd, 'notes', 'todo.txt'), 'utf8')).toBe(TODO);
+      expect(readFileSync(join(cwd, 'notes', 'todo.txt'), 'utf8')).toBe(TASK_LIST);
 
       const resumed = await runCli(
         ['resume', id, ...ANTHROPIC, '--base-url', anthropic.baseUrl, ...common, 'Anything else?'],

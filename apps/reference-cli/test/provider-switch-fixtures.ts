@@ -19,7 +19,7 @@ export const ANTHROPIC = ['--model', 'anthropic/claude-sonnet-4-5'];
 /** Unsigned DeepSeek-style reasoning: never to be sent to Anthropic (every such text has `DS_`). */
 export const DEEPSEEK_THOUGHT = 'DS_UNSIGNED_THOUGHT: write the file, then read it back';
 /** What the first provider's `write` call puts in notes/todo.txt. */
-export const TODO = 'buy milk\nship the release\n';
+export const TASK_LIST = 'buy milk\nship the release\n';
 /** A signed Anthropic thinking block. */
 export const SIGNED = {
   text: 'The file exists; count its lines.',
@@ -132,7 +132,7 @@ export function stallingToolLoopServer(): Promise<ScriptedModelServer> {
           {
             id: 'functions.write:0',
             name: 'write',
-            arguments: JSON.stringify({ path: 'notes/todo.txt', content: TODO }),
+            arguments: JSON.stringify({ path: 'notes/todo.txt', content: TASK_LIST }),
           },
         ],
       },

@@ -11,7 +11,7 @@ import {
   KEY,
   replayEach,
   SIGNED,
-  TODO,
+  TASK_LIST,
   workspaceWithReasoning,
 } from './provider-switch-fixtures.js';
 import { type CliResult, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
@@ -40,7 +40,7 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
             {
               id: 'functions.write:0',
               name: 'write',
-              arguments: JSON.stringify({ path: 'notes/todo.txt', content: TODO }),
+              arguments: JSON.stringify({ path: 'notes/todo.txt', content: TASK_LIST }),
             },
           ],
         },
@@ -88,7 +88,7 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
 
   it('records a real tool loop on the OpenAI-compatible server with its own tool call ids', () => {
     expect(first.code).toBe(0);
-    expect(readFileSync(join(cwd, 'notes', 'todo.txt'), 'utf8')).toBe(TODO);
+    expect(readFileSync(join(cwd, 'notes', 'todo.txt'), 'utf8')).toBe(TASK_LIST);
     expect(openai.requests).toHaveLength(3);
     const last = openai.requests[2]!.body.messages;
     const results = last.filter((message: { role: string }) => message.role === 'tool');

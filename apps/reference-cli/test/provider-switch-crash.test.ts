@@ -26,7 +26,7 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
       replies: [
         {
           text: 'Checking it.',
-          toolUses: [{ id: 'toolu_01Cat', name: 'bash', input: { command: 'cat notes/todo.txt' } }],
+          toolUses: [{ id: 'toolu_01Cat', name: 'bash', input: { command: 'cat notes/tasks.txt' } }],
         },
         { text: 'The interrupted task is done.' },
         { thinking: SIGNED, text: 'Nothing else to do.' },
@@ -38,13 +38,13 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
       const common = ['--cwd', cwd, '--approval', 'never-ask'];
       // Killed while the second request (after the tool ran) is stalled mid-stream.
       const output = await runThenKill(
-        [...modelArgs(openai.baseUrl), ...common, '--json', 'Write my todo list.'],
+        [...modelArgs(openai.baseUrl), ...common, '--json', 'Write my task list.'],
         env,
         openai,
         2,
       );
       const id = JSON.parse(output.split('\n')[0]!).body.sessionId as string;
-      expect(readFileSync(join(cwd, 'notes', 'todo.txt'), 'utf8')).toBe(TASK_LIST);
+      expect(readFileSync(join(cwd, 'notes', 'tasks.txt'), 'utf8')).toBe(TASK_LIST);
 
       const resumed = await runCli(
         ['resume', id, ...ANTHROPIC, '--base-url', anthropic.baseUrl, ...common, 'Anything else?'],
@@ -100,7 +100,7 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
       const common = ['--cwd', cwd, '--approval', 'never-ask'];
       // SIGTERM aborts the turn cleanly (agent/aborted, turn/end) after its tool result.
       const output = await runThenKill(
-        [...modelArgs(openai.baseUrl), ...common, '--json', 'Write my todo list.'],
+        [...modelArgs(openai.baseUrl), ...common, '--json', 'Write my task list.'],
         env,
         openai,
         2,

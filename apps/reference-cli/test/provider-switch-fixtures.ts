@@ -18,7 +18,7 @@ export const KEY = 'sk-ant-loopback-switch-42';
 export const ANTHROPIC = ['--model', 'anthropic/claude-sonnet-4-5'];
 /** Unsigned DeepSeek-style reasoning: never to be sent to Anthropic (every such text has `DS_`). */
 export const DEEPSEEK_THOUGHT = 'DS_UNSIGNED_THOUGHT: write the file, then read it back';
-/** What the first provider's `write` call puts in notes/todo.txt. */
+/** What the first provider's `write` call puts in notes/tasks.txt. */
 export const TASK_LIST = 'buy milk\nship the release\n';
 /** A signed Anthropic thinking block. */
 export const SIGNED = {
@@ -120,7 +120,7 @@ export async function runThenKill(
 }
 
 /**
- * An OpenAI-compatible server whose first reply writes the todo list (Kimi-style tool id,
+ * An OpenAI-compatible server whose first reply writes the task list (Kimi-style tool id,
  * DeepSeek reasoning) and whose second reply stalls mid-stream, leaving the tool turn open.
  */
 export function stallingToolLoopServer(): Promise<ScriptedModelServer> {
@@ -132,7 +132,7 @@ export function stallingToolLoopServer(): Promise<ScriptedModelServer> {
           {
             id: 'functions.write:0',
             name: 'write',
-            arguments: JSON.stringify({ path: 'notes/todo.txt', content: TASK_LIST }),
+            arguments: JSON.stringify({ path: 'notes/tasks.txt', content: TASK_LIST }),
           },
         ],
       },

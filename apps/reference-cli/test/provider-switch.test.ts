@@ -40,17 +40,17 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
             {
               id: 'functions.write:0',
               name: 'write',
-              arguments: JSON.stringify({ path: 'notes/todo.txt', content: TASK_LIST }),
+              arguments: JSON.stringify({ path: 'notes/tasks.txt', content: TASK_LIST }),
             },
           ],
         },
         {
           reasoning: 'DS_SECOND_THOUGHT: check it',
           toolCalls: [
-            { id: 'functions.bash:1', name: 'bash', arguments: '{"command":"cat notes/todo.txt"}' },
+            { id: 'functions.bash:1', name: 'bash', arguments: '{"command":"cat notes/tasks.txt"}' },
           ],
         },
-        { reasoning: 'DS_THIRD_THOUGHT', text: 'notes/todo.txt holds two items.' },
+        { reasoning: 'DS_THIRD_THOUGHT', text: 'notes/tasks.txt holds two items.' },
       ],
     });
     anthropic = await createAnthropicServer({
@@ -59,7 +59,7 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
         {
           thinking: SIGNED,
           toolUses: [
-            { id: 'toolu_01Count', name: 'bash', input: { command: 'wc -l < notes/todo.txt' } },
+            { id: 'toolu_01Count', name: 'bash', input: { command: 'wc -l < notes/tasks.txt' } },
           ],
         },
         { thinking: { text: 'Two.', signature: 'c2lnLTI=' }, text: 'The list has 2 lines.' },
@@ -71,7 +71,7 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
     cwd = workspaceWithReasoning('spine-switch-');
     const common = ['--cwd', cwd, '--approval', 'never-ask'];
     first = await runCli(
-      ['run', ...modelArgs(openai.baseUrl), ...common, '--json', 'Write my todo list.'],
+      ['run', ...modelArgs(openai.baseUrl), ...common, '--json', 'Write my task list.'],
       { env },
     );
     id = JSON.parse(first.stdout.split('\n')[0]!).body.sessionId;
@@ -88,7 +88,7 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
 
   it('records a real tool loop on the OpenAI-compatible server with its own tool call ids', () => {
     expect(first.code).toBe(0);
-    expect(readFileSync(join(cwd, 'notes', 'todo.txt'), 'utf8')).toBe(TASK_LIST);
+    expect(readFileSync(join(cwd, 'notes', 'tasks.txt'), 'utf8')).toBe(TASK_LIST);
     expect(openai.requests).toHaveLength(3);
     const last = openai.requests[2]!.body.messages;
     const results = last.filter((message: { role: string }) => message.role === 'tool');

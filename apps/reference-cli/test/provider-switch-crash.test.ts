@@ -26,7 +26,9 @@ describe('spine resume on Anthropic of a tool turn left open on another provider
       replies: [
         {
           text: 'Checking it.',
-          toolUses: [{ id: 'toolu_01Cat', name: 'bash', input: { command: 'cat notes/tasks.txt' } }],
+          toolUses: [
+            { id: 'toolu_01Cat', name: 'bash', input: { command: 'cat notes/tasks.txt' } },
+          ],
         },
         { text: 'The interrupted task is done.' },
         { thinking: SIGNED, text: 'Nothing else to do.' },

@@ -47,7 +47,11 @@ describe('spine resume on another provider: openai-compatible, then anthropic', 
         {
           reasoning: 'DS_SECOND_THOUGHT: check it',
           toolCalls: [
-            { id: 'functions.bash:1', name: 'bash', arguments: '{"command":"cat notes/tasks.txt"}' },
+            {
+              id: 'functions.bash:1',
+              name: 'bash',
+              arguments: '{"command":"cat notes/tasks.txt"}',
+            },
           ],
         },
         { reasoning: 'DS_THIRD_THOUGHT', text: 'notes/tasks.txt holds two items.' },

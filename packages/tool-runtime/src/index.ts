@@ -20,6 +20,7 @@ export {
 } from './errors.js';
 export type { ResolvedWorkspacePath, ResolveWorkspacePathOptions } from './path-guard.js';
 export { createExcludeMatcher, isInside, resolveWorkspacePath } from './path-guard.js';
+export { DEFAULT_PROTECTED_PATHS, isProtectedPath } from './protected-paths.js';
 export type { ReadStateCheck, ReadStateTracker } from './read-state.js';
 export { createReadStateTracker, READ_STATE_SERVICE } from './read-state.js';
 export type { ToolRuntime, ToolRuntimeOptions } from './runtime.js';

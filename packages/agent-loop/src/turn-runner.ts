@@ -11,6 +11,7 @@ import { Aborted, compact, Failed, type LoopContext, type LoopStart } from './lo
 import type { AbortedBody, AttemptBody, TurnEndBody } from './records.js';
 import { attempts } from './step-request.js';
 import { runTools } from './step-tools.js';
+import { assignToolCallIds } from './tool-call-ids.js';
 import type { TurnResult } from './types.js';
 
 const EMPTY_USAGE: Usage = {
@@ -53,7 +54,8 @@ export async function runTurnLoop(
       const streamed = await attempts(context, snapshot, { turn, step, attempt }, signal);
       attempt = 1;
       const body: AssistantMessageBody = {
-        content: streamed.message.content,
+        // Ids unique in the session before they reach the surface (the provider's are kept).
+        content: assignToolCallIds(session, streamed.message.content, at),
         finishReason: streamed.finishReason,
         model: context.modelId,
         provider: context.model.provider,
@@ -83,7 +85,7 @@ export async function runTurnLoop(
       const stepText = textOf(streamed.message);
       if (stepText) text = stepText;
 
-      const calls = callsOf(streamed.message.content);
+      const calls = callsOf(body.content);
       for (const call of calls) context.emit('tool-call', { turn, step, call });
       if (calls.length > 0) await runTools(context, calls, at, deniedTools, signal);
       session.append(

@@ -20,13 +20,16 @@ export type ReasoningPart = z.infer<typeof ReasoningPartSchema>;
 
 /**
  * A tool call proposed by the model. `arguments` is the raw JSON text exactly as the model
- * produced it (it may be invalid JSON: the runtime answers that with a tool error).
+ * produced it (it may be invalid JSON: the runtime answers that with a tool error). `id` is
+ * unique in the session; when Spine had to assign it (the provider's id was missing, empty or
+ * already used), `providerId` keeps what the provider sent (`''` for none).
  */
 export const ToolCallPartSchema = z.object({
   type: z.literal('tool-call'),
   id: z.string(),
   name: z.string(),
   arguments: z.string(),
+  providerId: z.string().optional(),
 });
 /** A tool call proposed by the model; see {@link ToolCallPartSchema}. */
 export type ToolCallPart = z.infer<typeof ToolCallPartSchema>;

@@ -45,7 +45,8 @@ function isAssistantPart(part: unknown): boolean {
       return (
         typeof loose.id === 'string' &&
         typeof loose.name === 'string' &&
-        typeof loose.arguments === 'string'
+        typeof loose.arguments === 'string' &&
+        optionalString(loose.providerId)
       );
     default:
       return false;

@@ -28,7 +28,7 @@ type OpenBlock =
  * Unknown event and block types are ignored (Anthropic's versioning policy).
  */
 export class AnthropicStreamState {
-  private readonly builder = new MessageBuilder();
+  private readonly builder = new MessageBuilder('toolu_spine');
   private readonly blocks = new Map<number, OpenBlock>();
   private readonly warnings: string[] = [];
   private usage: Json = {};
@@ -158,7 +158,7 @@ export class AnthropicStreamState {
         return;
       case 'tool_use': {
         const ordinal = this.builder.startToolCall(
-          String(block.id ?? ''),
+          typeof block.id === 'string' ? block.id : undefined,
           String(block.name ?? ''),
           out,
         );

@@ -14,6 +14,10 @@ export class MessageBuilder {
   private openKind: 'text' | 'reasoning' | undefined;
   private openChunks: string[] = [];
   private readonly calls: { part: ToolCallPart; chunks: string[] }[] = [];
+  private readonly ids = new Set<string>();
+
+  /** `idPrefix` starts the ids assigned to tool calls whose id is missing, empty or repeated. */
+  constructor(private readonly idPrefix = 'call') {}
 
   /** Number of tool calls started so far. */
   get toolCallCount(): number {
@@ -40,14 +44,26 @@ export class MessageBuilder {
     if (part?.type === 'reasoning') Object.assign(part, extra);
   }
 
-  /** Starts tool call number `toolCallCount`; returns its ordinal. */
-  startToolCall(id: string, name: string, out: ModelStreamEvent[]): number {
+  /**
+   * Starts tool call number `toolCallCount`; returns its ordinal. An id that is missing, empty
+   * or already used in this response is replaced by `<idPrefix>_<ordinal>` (unique in the
+   * response) and the provider's original is kept as `providerId` (`''` for none).
+   */
+  startToolCall(id: string | undefined, name: string, out: ModelStreamEvent[]): number {
     this.flush();
-    const part: ToolCallPart = { type: 'tool-call', id, name, arguments: '' };
-    this.parts.push(part);
     const index = this.calls.length;
+    const original = id ?? '';
+    let assigned = original;
+    if (original === '' || this.ids.has(original)) {
+      assigned = `${this.idPrefix}_${index}`;
+      for (let n = 2; this.ids.has(assigned); n++) assigned = `${this.idPrefix}_${index}_${n}`;
+    }
+    this.ids.add(assigned);
+    const part: ToolCallPart = { type: 'tool-call', id: assigned, name, arguments: '' };
+    if (assigned !== original) part.providerId = original;
+    this.parts.push(part);
     this.calls.push({ part, chunks: [] });
-    out.push({ type: 'tool-call-start', index, id, name });
+    out.push({ type: 'tool-call-start', index, id: assigned, name });
     return index;
   }
 

@@ -21,7 +21,7 @@ const FINISH_REASONS: Record<string, FinishReason> = {
  * Malformed chunks become warnings; an `error` payload inside the stream throws a ModelError.
  */
 export class OpenAIStreamState {
-  private readonly builder = new MessageBuilder();
+  private readonly builder: MessageBuilder;
   private readonly toolIndex = new Map<number, number>();
   private readonly warnings: string[] = [];
   private started = false;
@@ -31,7 +31,9 @@ export class OpenAIStreamState {
   /** True once `data: [DONE]` arrived. */
   done = false;
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly provider: string) {
+    this.builder = new MessageBuilder(`call_${provider.replace(/[^a-zA-Z0-9_-]/g, '_')}`);
+  }
 
   /** Handles one `data:` payload, pushing events into `out`. */
   handle(data: string, out: ModelStreamEvent[]): void {
@@ -155,10 +157,7 @@ export class OpenAIStreamState {
     const fn = (call.function ?? {}) as Json;
     let ordinal = this.toolIndex.get(wireIndex);
     if (ordinal === undefined) {
-      const id =
-        typeof call.id === 'string' && call.id !== ''
-          ? call.id
-          : `call_${this.provider}_${wireIndex}`;
+      const id = typeof call.id === 'string' ? call.id : undefined;
       ordinal = this.builder.startToolCall(id, typeof fn.name === 'string' ? fn.name : '', out);
       this.toolIndex.set(wireIndex, ordinal);
     } else if (typeof fn.name === 'string' && fn.name !== '') {

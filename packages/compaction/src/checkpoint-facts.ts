@@ -1,5 +1,8 @@
 import type { SessionEvent, ToolResultBody, UserMessageBody } from '@spine/protocol';
+import { constraintsOf } from './constraints.js';
+import { pickErrorLines } from './error-lines.js';
 import { clip, parseArguments, toolCallsOfEvent } from './internal/render.js';
+import { openItemsOf, saysDone, type TrackedItem, trackItem } from './open-items.js';
 
 /** Kinds of fact the deterministic part of a checkpoint records. */
 export type CheckpointFactKind =
@@ -21,6 +24,15 @@ export interface CheckpointFact {
   text: string;
   /** Seqs of the events it came from. */
   seqs: number[];
+  /**
+   * Errors and open items: what resolves the fact when it later succeeds, `command <cmd>`,
+   * `tool <name> <target>` or, for open items, what it names (commands, paths, `function()`).
+   */
+  subjects?: string[];
+  /** Errors and open items: the seq of the event that fixed or resolved it. */
+  resolvedAt?: number;
+  /** Errors and open items: how it was resolved, in words, quoting the evidence. */
+  resolution?: string;
 }
 
 /** Options of {@link extractFacts}. */
@@ -29,13 +41,11 @@ export interface ExtractFactsOptions {
   isPinned?: (event: SessionEvent) => boolean;
   /** Facts recorded by an earlier checkpoint inside the region. */
   priorFacts?: (checkpoint: SessionEvent) => readonly CheckpointFact[] | undefined;
+  /** Most UTF-8 bytes of error lines kept per failing command (default 1000). */
+  errorBytes?: number;
 }
 
 const UNANSWERED = 'Latest request not yet answered: ';
-const CONSTRAINT =
-  /\b(never|always|must|mustn't|do not|don't|only|avoid|make sure|required?|forbidden|not allowed)\b/i;
-const ERROR_LINE =
-  /error|exception|failed|failure|fatal|cannot|can't|denied|not found|refused|E[A-Z]{3,}\b/i;
 const WRITE_TOOL = /write|edit|patch|create|replace|apply|delete|remove|move|rename|mkdir|insert/i;
 const SEARCH_TOOL = /^(grep|glob|list|ls|find|search|rg)\b/i;
 const PATH_KEYS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target', 'paths', 'files'];
@@ -46,7 +56,7 @@ const CAPS: Partial<Record<CheckpointFactKind, number>> = {
   'file-modified': 200,
   command: 60,
   error: 80,
-  'open-item': 30,
+  'open-item': 40,
   note: 10,
 };
 
@@ -54,38 +64,64 @@ interface PendingCall {
   name: string;
   args: Record<string, unknown>;
 }
-interface OpenError {
-  target: string;
-  fact: CheckpointFact;
-  fixes: string[];
-}
 
-/** Extracts the deterministic facts of a region from its surface events, without a model. */
+/**
+ * Extracts the deterministic facts of a region from its surface events, without a model.
+ * Errors and open items are tracked over the whole region, including those carried from earlier
+ * checkpoints in it, and marked resolved (with the seq and the evidence) by later events: the
+ * same command exiting 0, a broader run of it passing after a file changed, the same tool
+ * succeeding on the same target, the model reporting the item done, or the command or file an
+ * open item names succeeding.
+ */
 export function extractFacts(
   events: readonly SessionEvent[],
   options: ExtractFactsOptions = {},
 ): CheckpointFact[] {
   const facts: CheckpointFact[] = [];
   const index = new Map<string, CheckpointFact>();
-  const add = (kind: CheckpointFactKind, text: string, seqs: readonly number[]): CheckpointFact => {
+  const add = (
+    kind: CheckpointFactKind,
+    text: string,
+    seqs: readonly number[],
+    extra: Partial<CheckpointFact> = {},
+  ): CheckpointFact => {
     const key = `${kind}\u0000${text}`;
     const existing = index.get(key);
     if (existing) {
       for (const seq of seqs) if (!existing.seqs.includes(seq)) existing.seqs.push(seq);
       if (existing.seqs.length > 20) existing.seqs.splice(0, existing.seqs.length - 20);
+      Object.assign(existing, extra);
       facts.splice(facts.indexOf(existing), 1);
       facts.push(existing);
       return existing;
     }
-    const fact: CheckpointFact = { kind, text, seqs: [...seqs] };
+    const fact: CheckpointFact = { kind, text, seqs: [...seqs], ...extra };
     index.set(key, fact);
     facts.push(fact);
     return fact;
   };
   const calls = new Map<string, PendingCall>();
-  const openErrors: OpenError[] = [];
-  let lastAssistantText: { text: string; seq: number } | undefined;
+  const openErrors = new Set<CheckpointFact>();
+  const openItems = new Map<CheckpointFact, TrackedItem>();
+  const modifiedSince = new Map<CheckpointFact, string[]>();
   let lastRequest: { text: string; seq: number; answered: boolean } | undefined;
+
+  const resolve = (fact: CheckpointFact, seq: number, resolution: string): void => {
+    fact.resolvedAt = seq;
+    fact.resolution = resolution;
+    if (!fact.seqs.includes(seq)) fact.seqs.push(seq);
+    openErrors.delete(fact);
+    openItems.delete(fact);
+    modifiedSince.delete(fact);
+  };
+  const track = (fact: CheckpointFact): void => {
+    if (fact.resolvedAt !== undefined) return;
+    if (fact.kind === 'error' && fact.subjects) {
+      openErrors.add(fact);
+      if (!modifiedSince.has(fact)) modifiedSince.set(fact, []);
+    }
+    if (fact.kind === 'open-item') openItems.set(fact, trackItem(fact.text));
+  };
 
   for (const event of events) {
     const pinned = options.isPinned?.(event) === true;
@@ -95,8 +131,9 @@ export function extractFacts(
         const prior = options.priorFacts?.(event);
         // A carried "not yet answered" item is stale: this region decides what is still open.
         const carried = prior?.filter((fact) => !fact.text.startsWith(UNANSWERED));
-        if (carried) for (const fact of carried) add(fact.kind, fact.text, fact.seqs);
-        else
+        if (carried) {
+          for (const fact of carried) track(add(fact.kind, fact.text, fact.seqs, copyState(fact)));
+        } else
           add('note', `An earlier checkpoint (#${event.seq}): ${clip(body.content, 2000)}`, [
             event.seq,
           ]);
@@ -108,8 +145,8 @@ export function extractFacts(
         add('request', clip(body.content, 4000), [event.seq]);
       }
       if (body.source === 'user' || body.pinned === true) {
-        for (const sentence of sentencesOf(body.content)) {
-          if (CONSTRAINT.test(sentence)) add('constraint', sentence, [event.seq]);
+        for (const sentence of constraintsOf(body.content)) {
+          add('constraint', sentence, [event.seq]);
         }
         lastRequest = { text: clip(body.content, 400), seq: event.seq, answered: false };
       }
@@ -122,9 +159,15 @@ export function extractFacts(
         .map((part) => part.text ?? '')
         .join('')
         .trim();
-      if (text.length > 0) {
-        lastAssistantText = { text, seq: event.seq };
-        if (lastRequest) lastRequest.answered = true;
+      if (text.length === 0) continue;
+      if (lastRequest) lastRequest.answered = true;
+      for (const [fact, item] of openItems) {
+        const said = saysDone(item, text);
+        if (said !== undefined) resolve(fact, event.seq, `the model said: "${clip(said, 300)}"`);
+      }
+      for (const statement of openItemsOf(text)) {
+        const fact = add('open-item', statement, [event.seq]);
+        if (fact.resolvedAt === undefined) track(fact);
       }
     } else if (event.type === 'tool/result') {
       const body = event.body as ToolResultBody;
@@ -140,63 +183,103 @@ export function extractFacts(
       if (!failed && !searches) {
         for (const path of paths) add(writes ? 'file-modified' : 'file-read', path, [event.seq]);
       }
-      if (command !== undefined) {
-        const status = exitCode !== undefined ? `exit ${exitCode}` : failed ? 'failed' : 'ok';
-        add('command', `\`${command}\` → ${status}`, [event.seq]);
-      }
-      const target = command ?? paths[0] ?? call.name;
+      const status = exitCode !== undefined ? `exit ${exitCode}` : failed ? 'failed' : 'ok';
+      if (command !== undefined) add('command', `\`${command}\` → ${status}`, [event.seq]);
+      const subject =
+        command !== undefined
+          ? `command ${command}`
+          : `tool ${call.name} ${clip(paths[0] ?? '', 200)}`;
       if (failed) {
-        const fact = add(
-          'error',
-          `${body.toolName} ${clip(target, 200)}: ${errorLinesOf(body.content)}`,
-          [event.seq],
+        const picked = pickErrorLines(
+          body.content,
+          options.errorBytes !== undefined ? { maxBytes: options.errorBytes } : {},
         );
-        openErrors.push({ target, fact, fixes: [] });
-      } else {
-        for (const open of [...openErrors]) {
-          if (writes) open.fixes.push(`modified ${paths.join(', ')} (#${event.seq})`);
-          if (open.target === target) {
-            const fixes = open.fixes.length > 0 ? `${open.fixes.slice(-3).join('; ')}; then ` : '';
-            open.fact.text += ` — fixed: ${fixes}${body.toolName} ${clip(target, 200)} succeeded (#${event.seq})`;
-            open.fact.seqs.push(event.seq);
-            openErrors.splice(openErrors.indexOf(open), 1);
-          }
+        const label =
+          command !== undefined
+            ? `\`${command}\` (${status})`
+            : `${body.toolName}${paths[0] ? ` ${clip(paths[0], 200)}` : ''} (${status})`;
+        const lines = picked.lines.length > 0 ? picked.lines.join(' | ') : '(no output)';
+        const fact = add('error', `${label}: ${lines}`, [event.seq], { subjects: [subject] });
+        delete fact.resolvedAt;
+        delete fact.resolution;
+        modifiedSince.set(fact, []);
+        track(fact);
+        continue;
+      }
+      if (writes && paths.length > 0) {
+        for (const [, changed] of modifiedSince)
+          changed.push(`${paths.join(', ')} (#${event.seq})`);
+      }
+      for (const fact of [...openErrors]) {
+        const fixedBy = fixOf(fact, subject, command, modifiedSince.get(fact) ?? []);
+        if (fixedBy !== undefined) resolve(fact, event.seq, `${fixedBy} (#${event.seq})`);
+      }
+      for (const [fact, item] of [...openItems]) {
+        const named = item.subjects.find(
+          (name) => name === command || (writes && paths.includes(name)),
+        );
+        if (named !== undefined) {
+          const what = command !== undefined ? `\`${command}\` → ${status}` : `modified ${named}`;
+          resolve(fact, event.seq, `${what} (#${event.seq})`);
         }
       }
     }
   }
-  for (const open of openErrors) add('open-item', `Unresolved: ${open.fact.text}`, open.fact.seqs);
   if (lastRequest && !lastRequest.answered) {
     add('open-item', `${UNANSWERED}${lastRequest.text}`, [lastRequest.seq]);
-  }
-  if (lastAssistantText) {
-    for (const line of lastAssistantText.text.split('\n')) {
-      if (/^\s*(?:[-*]\s*\[ \]|TODO\b|next( step)?:)/i.test(line))
-        add('open-item', line.trim(), [lastAssistantText.seq]);
-    }
   }
   return capFacts(facts);
 }
 
-function capFacts(facts: CheckpointFact[]): CheckpointFact[] {
-  const counts = new Map<CheckpointFactKind, number>();
-  const kept: CheckpointFact[] = [];
-  for (let index = facts.length - 1; index >= 0; index--) {
-    const fact = facts[index] as CheckpointFact;
-    const seen = counts.get(fact.kind) ?? 0;
-    const cap = CAPS[fact.kind];
-    if (cap !== undefined && seen >= cap) continue;
-    counts.set(fact.kind, seen + 1);
-    kept.push(fact);
+/** How a successful call fixes an open error, or `undefined` when it does not. */
+function fixOf(
+  error: CheckpointFact,
+  subject: string,
+  command: string | undefined,
+  modified: readonly string[],
+): string | undefined {
+  const failedSubject = error.subjects?.[0];
+  if (failedSubject === undefined) return undefined;
+  if (failedSubject === subject) {
+    const edits = modified.length > 0 ? `modified ${modified.slice(-3).join('; ')}; then ` : '';
+    return `${edits}${command !== undefined ? `\`${command}\` → exit 0` : `${subject.slice(5)} succeeded`}`;
   }
-  return kept.reverse();
+  // A broader run of the same command (`npm test` after `npm test -- src/db.test.ts` failed)
+  // passing after a file changed fixes it too.
+  if (
+    command !== undefined &&
+    modified.length > 0 &&
+    failedSubject.startsWith(`command ${command} `)
+  ) {
+    return `modified ${modified.slice(-3).join('; ')}; then \`${command}\` → exit 0`;
+  }
+  return undefined;
 }
 
-function sentencesOf(text: string): string[] {
-  return text
-    .split(/\n+|(?<=[.!?])\s+/)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence.length > 0 && sentence.length <= 1000);
+function copyState(fact: CheckpointFact): Partial<CheckpointFact> {
+  return {
+    ...(fact.subjects ? { subjects: [...fact.subjects] } : {}),
+    ...(fact.resolvedAt !== undefined ? { resolvedAt: fact.resolvedAt } : {}),
+    ...(fact.resolution !== undefined ? { resolution: fact.resolution } : {}),
+  };
+}
+
+/** Keeps the latest facts of each kind up to its cap; unresolved ones before resolved ones. */
+function capFacts(facts: CheckpointFact[]): CheckpointFact[] {
+  const counts = new Map<string, number>();
+  const keep = new Set<CheckpointFact>();
+  for (const pass of [false, true]) {
+    for (let index = facts.length - 1; index >= 0; index--) {
+      const fact = facts[index] as CheckpointFact;
+      if ((fact.resolvedAt !== undefined) !== pass) continue;
+      const seen = counts.get(fact.kind) ?? 0;
+      const cap = CAPS[fact.kind];
+      if (cap !== undefined && seen >= cap) continue;
+      counts.set(fact.kind, seen + 1);
+      keep.add(fact);
+    }
+  }
+  return facts.filter((fact) => keep.has(fact));
 }
 
 function pathsOf(args: Record<string, unknown>, body: ToolResultBody): string[] {
@@ -218,7 +301,7 @@ function pathsOf(args: Record<string, unknown>, body: ToolResultBody): string[] 
 
 function commandOf(args: Record<string, unknown>): string | undefined {
   const value = args.command ?? args.cmd;
-  if (typeof value === 'string') return clip(value, 500);
+  if (typeof value === 'string') return clip(value.trim(), 500);
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) {
     return clip(value.join(' '), 500);
   }
@@ -227,16 +310,6 @@ function commandOf(args: Record<string, unknown>): string | undefined {
 
 function exitCodeOf(body: ToolResultBody): number | undefined {
   if (typeof body.meta?.exitCode === 'number') return body.meta.exitCode;
-  const match = /exit(?:ed with)? code:?\s*(-?\d+)/i.exec(body.content);
-  return match ? Number(match[1]) : undefined;
-}
-
-function errorLinesOf(content: string): string {
-  const lines = content
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line.length > 0);
-  const matching = lines.filter((line) => ERROR_LINE.test(line)).slice(0, 2);
-  const chosen = matching.length > 0 ? matching : lines.slice(0, 1);
-  return chosen.map((line) => clip(line, 300)).join(' | ');
+  const match = /\[exit code (-?\d+)\]|exit(?:ed with)? code:?\s*(-?\d+)/i.exec(body.content);
+  return match ? Number(match[1] ?? match[2]) : undefined;
 }

@@ -59,11 +59,16 @@ describe('buildDeterministicCheckpoint', () => {
     expect(text).toContain('`npm test` → exit 1');
     expect(text).toContain('`npm test` → exit 0');
     const error = facts.find((fact) => fact.kind === 'error' && fact.text.includes('ECONNREFUSED'));
-    expect(error?.text).toContain('Error: ECONNREFUSED 127.0.0.1:5432');
-    expect(error?.text).toContain('fixed: modified src/db.ts');
+    expect(error?.text).toBe(
+      '`npm test` (exit 1): FAIL src/db.test.ts | Error: ECONNREFUSED 127.0.0.1:5432',
+    );
+    expect(error?.resolution).toMatch(
+      /^modified src\/db\.ts \(#\d+\); then `npm test` → exit 0 \(#\d+\)$/,
+    );
     expect(error?.seqs).toContain(failed);
+    expect(text).toContain('### Errors fixed\n- `npm test` (exit 1): FAIL src/db.test.ts');
     expect(text).toContain(
-      "Unresolved: run_command npm run lint: error TS2304: Cannot find name 'foo'",
+      "### Errors not yet fixed\n- `npm run lint` (failed): error TS2304: Cannot find name 'foo'",
     );
     expect(text).toContain('- [ ] fix the lint error in src/app.ts');
   });

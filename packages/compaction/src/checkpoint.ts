@@ -19,16 +19,19 @@ export interface DeterministicCheckpointOptions {
   isPinned?: (event: SessionEvent) => boolean;
 }
 
-const HEADINGS: [CheckpointFactKind, string][] = [
-  ['pinned', 'Pinned (verbatim)'],
-  ['request', 'User requests (verbatim)'],
-  ['constraint', 'Constraints stated by the user (verbatim)'],
-  ['file-modified', 'Files modified'],
-  ['file-read', 'Files read'],
-  ['command', 'Commands run'],
-  ['error', 'Errors seen and their fixes'],
-  ['open-item', 'Open items'],
-  ['note', 'Earlier checkpoints'],
+type Section = { heading: string; kind: CheckpointFactKind; resolved?: boolean };
+const SECTIONS: Section[] = [
+  { kind: 'pinned', heading: 'Pinned (verbatim)' },
+  { kind: 'request', heading: 'User requests (verbatim)' },
+  { kind: 'constraint', heading: 'Constraints stated by the user (verbatim)' },
+  { kind: 'file-modified', heading: 'Files modified' },
+  { kind: 'file-read', heading: 'Files read' },
+  { kind: 'command', heading: 'Commands run' },
+  { kind: 'error', heading: 'Errors not yet fixed', resolved: false },
+  { kind: 'error', heading: 'Errors fixed', resolved: true },
+  { kind: 'open-item', heading: 'Open items', resolved: false },
+  { kind: 'open-item', heading: 'Open items resolved', resolved: true },
+  { kind: 'note', heading: 'Earlier checkpoints' },
 ];
 
 /** The surface events of a session, in surface order. */
@@ -88,30 +91,38 @@ export function buildDeterministicCheckpoint(
 const VERBATIM_KINDS: ReadonlySet<string> = new Set(['pinned', 'request', 'constraint']);
 
 /**
- * Renders facts as the markdown record of a checkpoint. With `limit`, kinds other than pinned
- * content, requests and constraints show only their latest `limit` entries and say how many
- * earlier ones were left out (they stay in `compaction/summary` and in the log).
+ * Renders facts as the markdown record of a checkpoint. With `limit`, sections other than pinned
+ * content, requests, constraints, unfixed errors and open items show only their latest `limit`
+ * entries and say how many earlier ones were left out (they stay in `compaction/summary` and in
+ * the log).
  */
 export function renderFacts(
   facts: readonly CheckpointFact[],
   options: { limit?: number } = {},
 ): string {
   const sections: string[] = [];
-  for (const [kind, heading] of HEADINGS) {
-    let selected = facts.filter((fact) => fact.kind === kind);
+  for (const section of SECTIONS) {
+    let selected = facts.filter(
+      (fact) =>
+        fact.kind === section.kind &&
+        (section.resolved === undefined || (fact.resolvedAt !== undefined) === section.resolved),
+    );
     let omitted = 0;
-    if (
-      options.limit !== undefined &&
-      !VERBATIM_KINDS.has(kind) &&
-      selected.length > options.limit
-    ) {
+    const limited = !VERBATIM_KINDS.has(section.kind) && section.resolved !== false;
+    if (options.limit !== undefined && limited && selected.length > options.limit) {
       omitted = selected.length - options.limit;
       selected = selected.slice(omitted);
     }
-    const lines = selected.map((fact) => `- ${fact.text} ${seqRefs(fact.seqs)}`);
+    const lines = selected.map((fact) => {
+      const done =
+        fact.resolvedAt !== undefined
+          ? ` — ${fact.kind === 'error' ? 'fixed' : 'resolved'}: ${fact.resolution ?? `#${fact.resolvedAt}`}`
+          : '';
+      return `- ${fact.text} ${seqRefs(fact.seqs)}${done}`;
+    });
     if (omitted > 0)
       lines.unshift(`- (${omitted} earlier entries left out; recall_history finds them)`);
-    if (lines.length > 0) sections.push(`### ${heading}\n${lines.join('\n')}`);
+    if (lines.length > 0) sections.push(`### ${section.heading}\n${lines.join('\n')}`);
   }
   return sections.length > 0 ? sections.join('\n\n') : '(no facts recorded)';
 }

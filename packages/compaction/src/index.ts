@@ -18,8 +18,12 @@ export type {
   ExtractFactsOptions,
 } from './checkpoint-facts.js';
 export { extractFacts } from './checkpoint-facts.js';
+export type { ConstraintShape } from './constraints.js';
+export { constraintShapeOf, constraintsOf } from './constraints.js';
 export type { SpineCompactionEngine } from './engine.js';
 export { createCompactionEngine } from './engine.js';
+export type { PickErrorLinesOptions, PickedErrorLines } from './error-lines.js';
+export { findErrorLines, isErrorLine, pickErrorLines } from './error-lines.js';
 export type { CompactionFailureStage } from './errors.js';
 export {
   CompactionFailedError,
@@ -27,6 +31,7 @@ export {
   SummaryEmptyError,
   TokenizerUnavailableError,
 } from './errors.js';
+export { openItemsOf } from './open-items.js';
 export type { RecallHistoryArgs, RecallHistoryOptions } from './recall-history.js';
 export { createRecallHistoryTool } from './recall-history.js';
 export type {

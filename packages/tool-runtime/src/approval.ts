@@ -1,6 +1,7 @@
 import type { JsonValue, SandboxMode, ToolPermissions } from '@spine/protocol';
-import picomatch from 'picomatch';
+import { evaluateApprovalRules } from './command-rules.js';
 import { InvalidRuntimeOptionsError } from './errors.js';
+import { shellParserIfLoaded } from './shell-command-parse.js';
 
 /** Names of the built-in approval policies. */
 export type ApprovalPolicyName = 'ask' | 'auto-edit' | 'never-ask' | 'deny-all';
@@ -27,6 +28,8 @@ export interface ApprovalCheck {
   escalation?: EscalationRequest;
   /** A pre-execute hook asked for (or allowed) this call. */
   hookVerdict?: 'allow' | 'ask';
+  /** Absolute paths the call will change (from the tool's `mutatedPaths`), when it declares them. */
+  paths?: readonly string[];
 }
 
 /** A policy's verdict: run, refuse, or ask the person. */
@@ -49,10 +52,16 @@ export interface ApprovalPolicy {
 
 /**
  * Allows or denies calls by tool name (a glob such as `bash` or `web_*`) and, optionally, by one
- * string argument: `prefix` matches a command prefix at a word boundary (for an `allow` rule the
- * rest must hold no shell control characters, so `git status; rm -rf /` does not match
- * `git status`), `pattern` is a regular expression. Deny rules win over allow rules. A rule never
- * grants an escalation.
+ * string argument. For a tool that executes commands the argument is parsed as a bash command
+ * line and the rule is applied to every command it runs (after removing wrappers such as `sudo`,
+ * `env`, `command`, `nice`, `timeout`, `xargs` and `sh -c`): `prefix` matches the program's name
+ * and the first arguments word by word (`git status` matches `/usr/bin/git status -s`), `pattern`
+ * is a regular expression tested against each command's words joined by spaces (and, for a deny
+ * rule, against the whole line). A deny rule denies if any command matches; an allow rule allows
+ * only when every command is allowed and the line was parsed with confidence; when a deny rule
+ * might apply but the line cannot be read with confidence, a person is asked. For other tools
+ * `prefix` matches the argument's text at a word boundary. Deny rules win over allow rules. A rule
+ * never grants an escalation, and rules are a convenience: the sandbox is the boundary.
  */
 export interface ApprovalRule {
   /** Tool name glob (`bash`, `web_*`). */
@@ -68,8 +77,6 @@ export interface ApprovalRule {
   /** Why; recorded with the decision. */
   reason?: string;
 }
-
-const SHELL_CONTROL = /[;&|`$<>\n\r()]/;
 
 function isSideEffecting(permissions: ToolPermissions): boolean {
   return Boolean(permissions.writesFiles || permissions.executes || permissions.network);
@@ -159,34 +166,17 @@ const POLICIES: Record<ApprovalPolicyName, (check: ApprovalCheck) => ApprovalVer
   },
 };
 
-function ruleMatches(rule: ApprovalRule, toolName: string, args: JsonValue): boolean {
-  if (!picomatch.isMatch(toolName, rule.tool)) return false;
-  if (rule.argument === undefined) return rule.prefix === undefined && rule.pattern === undefined;
-  const value =
-    typeof args === 'object' && args !== null && !Array.isArray(args)
-      ? args[rule.argument]
-      : undefined;
-  if (typeof value !== 'string') return false;
-  if (rule.prefix !== undefined) {
-    const trimmed = value.trim();
-    if (trimmed !== rule.prefix && !trimmed.startsWith(`${rule.prefix} `)) return false;
-    if (rule.decision === 'allow' && SHELL_CONTROL.test(trimmed.slice(rule.prefix.length)))
-      return false;
-  }
-  if (rule.pattern !== undefined) {
-    const pattern = typeof rule.pattern === 'string' ? new RegExp(rule.pattern) : rule.pattern;
-    if (!pattern.test(value)) return false;
-  }
-  return true;
-}
-
-/** Returns the rule that decides this call (deny rules first), or `undefined`. */
+/**
+ * Returns the rule that decides this call (deny rules first), or `undefined` when no rule decides
+ * (including when the rules want a person asked). Pass `permissions` with `executes: true` for a
+ * shell tool: its argument is then parsed as a command line (load the parser first with
+ * {@link loadShellParser}; without it no argument rule allows a command line). The runtime applies
+ * the full outcome, including `ask`, through {@link evaluateApprovalRules}.
+ */
 export function matchApprovalRule(
   rules: readonly ApprovalRule[],
-  call: { toolName: string; args: JsonValue },
+  call: { toolName: string; args: JsonValue; permissions?: ToolPermissions },
 ): ApprovalRule | undefined {
-  return (
-    rules.find((rule) => rule.decision === 'deny' && ruleMatches(rule, call.toolName, call.args)) ??
-    rules.find((rule) => rule.decision === 'allow' && ruleMatches(rule, call.toolName, call.args))
-  );
+  const outcome = evaluateApprovalRules(rules, call, shellParserIfLoaded());
+  return outcome?.decision === 'ask' ? undefined : outcome?.rule;
 }

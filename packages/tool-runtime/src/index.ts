@@ -9,6 +9,8 @@ export type {
   EscalationRequest,
 } from './approval.js';
 export { createApprovalPolicy, matchApprovalRule } from './approval.js';
+export type { RuleCall, RuleOutcome } from './command-rules.js';
+export { evaluateApprovalRules } from './command-rules.js';
 export type { DefineToolOptions } from './define-tool.js';
 export { defineTool, toParametersSchema } from './define-tool.js';
 export {
@@ -34,6 +36,13 @@ export type {
 export { createNoneSandbox } from './sandbox.js';
 export type { BwrapSandboxOptions } from './sandbox-bwrap.js';
 export { bwrapArguments, createBwrapSandbox, detectSandbox } from './sandbox-bwrap.js';
+export type {
+  ShellCommand,
+  ShellCommandLine,
+  ShellCommandParser,
+  ShellDoubt,
+} from './shell-command-parse.js';
+export { loadShellParser, shellParserIfLoaded } from './shell-command-parse.js';
 export type { BashToolArguments, BashToolOptions } from './tool-bash.js';
 export { createBashTool } from './tool-bash.js';
 export type { EditApplication, EditToolArguments, TextEdit } from './tool-edit.js';

@@ -24,6 +24,7 @@ import { KeyedLock } from './internal/keyed-lock.js';
 import type { PipelineState, RegisteredTool } from './internal/pipeline.js';
 import { runBatch } from './internal/scheduler.js';
 import { compileArgumentValidator } from './internal/validate.js';
+import { DEFAULT_PROTECTED_PATHS } from './protected-paths.js';
 import { createReadStateTracker, READ_STATE_SERVICE } from './read-state.js';
 import { createNoneSandbox, type SandboxBackend, type SandboxBackendInfo } from './sandbox.js';
 import { detectSandboxSync } from './sandbox-bwrap.js';
@@ -54,6 +55,14 @@ export interface ToolRuntimeOptions {
   abortGraceMs?: number;
   /** Extra per-session services handed to tools in `context.services`. */
   services?: { [key: string]: unknown };
+  /**
+   * Workspace-relative globs whose writes by file tools need a person's answer under every policy
+   * (rules, hooks and earlier `always` answers do not count) unless the sandbox is
+   * `danger-full-access`. Default {@link DEFAULT_PROTECTED_PATHS}; `[]` turns this off.
+   */
+  protectedPaths?: readonly string[];
+  /** How long the `approve` callback may take before the call is denied. Default: no limit. */
+  approvalTimeoutMs?: number;
 }
 
 /** A registry plus scheduler: what the agent loop runs tool calls with. */
@@ -83,6 +92,15 @@ function policyOf(approval: ApprovalPolicyName | ApprovalPolicy): ApprovalPolicy
   if (typeof approval === 'string') return createApprovalPolicy(approval);
   assertSpecificationVersion('ApprovalPolicy', approval);
   return approval;
+}
+
+function approvalTimeoutOf(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0)
+    throw new InvalidRuntimeOptionsError({
+      reason: `approvalTimeoutMs must be a positive number of milliseconds, got ${String(value)}`,
+    });
+  return value;
 }
 
 function checkMode(mode: SandboxMode): SandboxMode {
@@ -135,7 +153,11 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     sandbox: checkMode(options.sandbox ?? 'workspace-write'),
     tools: new Map<string, RegisteredTool>(),
     hooks,
-    gate: new ApprovalGate(policyOf(options.approval ?? 'ask'), options.rules ?? []),
+    gate: new ApprovalGate(policyOf(options.approval ?? 'ask'), options.rules ?? [], {
+      cwd,
+      protectedPaths: options.protectedPaths ?? DEFAULT_PROTECTED_PATHS,
+      timeoutMs: approvalTimeoutOf(options.approvalTimeoutMs),
+    }),
     visibility,
     visible: visibility ? (agent, tool) => visibility(agent, tool) : () => true,
     maxResultChars: options.maxResultChars ?? 30_000,

@@ -1,11 +1,15 @@
 import type { ApprovalAnswer, ApprovalRequest, JsonValue, ToolApprovalBody } from '@spine/protocol';
-import {
-  type ApprovalCheck,
-  type ApprovalPolicy,
-  type ApprovalRule,
-  type EscalationRequest,
-  matchApprovalRule,
+import type {
+  ApprovalCheck,
+  ApprovalPolicy,
+  ApprovalRule,
+  ApprovalVerdict,
+  EscalationRequest,
 } from '../approval.js';
+import { evaluateApprovalRules, type RuleOutcome } from '../command-rules.js';
+import { loadShellParser, shellParserIfLoaded } from '../shell-command-parse.js';
+import { describeAnswer, readApprovalAnswer } from './approval-answer.js';
+import { protectedTargets } from './protected-targets.js';
 
 /** Asks the person; `undefined` when nobody can be asked. */
 export type Approver = (
@@ -25,10 +29,27 @@ export function escalationOf(args: JsonValue): EscalationRequest | undefined {
   return { justification, permissions };
 }
 
+/** Settings of the gate besides the policy and the rules. */
+export interface ApprovalGateOptions {
+  /** Workspace root (real path), to tell which file writes touch protected paths. */
+  cwd: string;
+  /** Globs of protected workspace paths; empty turns the protection off. */
+  protectedPaths: readonly string[];
+  /** How long the approver may take before its silence counts as a denial; none when undefined. */
+  timeoutMs: number | undefined;
+}
+
+type Decided = ToolApprovalBody | Promise<ToolApprovalBody>;
+
 /**
  * The approval layer: deny-all, rules, hook verdicts, decisions remembered for the session,
  * the policy, and finally the person. It returns the `tool/approval` body; an escalation is never
  * allowed by a hook or a rule, so an allowed escalation was granted by approval.
+ *
+ * It fails closed: only the answers `once` and `always` run a call. Any other value, an exception,
+ * a timeout or an abort while waiting denies it, with the reason recorded. A policy that throws or
+ * returns something other than a verdict denies too. A write to a protected path needs a person's
+ * answer whatever the rules, hooks, earlier `always` answers or the policy say.
  */
 export class ApprovalGate {
   private readonly remembered = new Set<string>();
@@ -36,6 +57,7 @@ export class ApprovalGate {
   constructor(
     public policy: ApprovalPolicy,
     public rules: readonly ApprovalRule[],
+    private readonly options: ApprovalGateOptions,
   ) {}
 
   decide(
@@ -43,60 +65,68 @@ export class ApprovalGate {
     check: ApprovalCheck,
     approve: Approver | undefined,
     signal: AbortSignal | undefined,
-  ): ToolApprovalBody | Promise<ToolApprovalBody> {
+  ): Decided {
     const policyBy = this.policyBy();
     if (this.policy.name === 'deny-all')
-      return this.done(
-        toolCallId,
-        check,
-        false,
-        policyBy,
-        'policy',
-        this.policy.decide(check).reason,
-      );
+      return done(toolCallId, check, false, policyBy, 'policy', this.verdict(check).reason);
+    let outcome: RuleOutcome | undefined;
+    if (this.rules.length > 0) {
+      const parser = shellParserIfLoaded();
+      if (!parser && check.permissions.executes)
+        return loadShellParser().then(
+          () => this.decide(toolCallId, check, approve, signal),
+          (error: unknown) =>
+            done(
+              toolCallId,
+              check,
+              false,
+              'rule',
+              'rule',
+              `the rules could not be applied: ${messageOf(error)}`,
+            ),
+        );
+      outcome = evaluateApprovalRules(this.rules, check, parser);
+    }
+    if (outcome?.decision === 'deny')
+      return done(toolCallId, check, false, 'rule', 'rule', outcome.reason);
     const escalation = check.escalation;
-    const rule = this.rules.length === 0 ? undefined : matchApprovalRule(this.rules, check);
-    if (rule?.decision === 'deny')
-      return this.done(
-        toolCallId,
-        check,
-        false,
-        'rule',
-        'rule',
-        rule.reason ?? `denied by a rule for ${rule.tool}`,
-      );
-    if (!escalation && check.hookVerdict === 'allow')
-      return this.done(toolCallId, check, true, 'hook', 'once', 'allowed by a pre-execute hook');
-    if (!escalation && rule?.decision === 'allow' && check.hookVerdict !== 'ask') {
-      return this.done(
-        toolCallId,
-        check,
-        true,
-        'rule',
-        'rule',
-        rule.reason ?? `allowed by a rule for ${rule.tool}`,
-      );
+    const guarded = this.protectedReason(check);
+    const needsPerson = guarded ?? (outcome?.decision === 'ask' ? outcome.reason : undefined);
+    if (needsPerson === undefined) {
+      if (!escalation && check.hookVerdict === 'allow')
+        return done(toolCallId, check, true, 'hook', 'once', 'allowed by a pre-execute hook');
+      if (!escalation && outcome?.decision === 'allow' && check.hookVerdict !== 'ask')
+        return done(toolCallId, check, true, 'rule', 'rule', outcome.reason);
     }
     const key = escalation
       ? `${check.toolName}\0${JSON.stringify(escalation.permissions)}`
       : check.toolName;
-    if (this.remembered.size > 0 && this.remembered.has(key) && check.hookVerdict !== 'ask') {
-      return this.done(
-        toolCallId,
-        check,
-        true,
-        'user',
-        'session',
-        'allowed for this session earlier',
-      );
-    }
-    const verdict = this.policy.decide(check);
-    if (verdict.decision === 'allow')
-      return this.done(toolCallId, check, true, policyBy, 'policy', verdict.reason);
+    if (
+      needsPerson === undefined &&
+      this.remembered.size > 0 &&
+      this.remembered.has(key) &&
+      check.hookVerdict !== 'ask'
+    )
+      return done(toolCallId, check, true, 'user', 'session', 'allowed for this session earlier');
+    let verdict = this.verdict(check);
     if (verdict.decision === 'deny')
-      return this.done(toolCallId, check, false, policyBy, 'policy', verdict.reason);
+      return done(toolCallId, check, false, policyBy, 'policy', verdict.reason);
+    if (needsPerson !== undefined) {
+      if (this.policy.name === 'never-ask')
+        return done(
+          toolCallId,
+          check,
+          false,
+          policyBy,
+          'policy',
+          `${needsPerson}; that needs a person's approval, and the never-ask policy never asks`,
+        );
+      verdict = { decision: 'ask', reason: needsPerson };
+    }
+    if (verdict.decision === 'allow')
+      return done(toolCallId, check, true, policyBy, 'policy', verdict.reason);
     if (!approve)
-      return this.done(
+      return done(
         toolCallId,
         check,
         false,
@@ -111,46 +141,64 @@ export class ApprovalGate {
       reason: verdict.reason,
     };
     if (escalation) request.escalation = escalation;
-    return untilAborted(approve(request, signal ? { signal } : {}), signal).then(
-      (answer) => {
-        if (signal?.aborted)
-          return this.done(
-            toolCallId,
-            check,
-            false,
-            'user',
-            'once',
-            'the run was aborted while waiting for approval',
-          );
-        if (answer === 'always') this.remembered.add(key);
-        if (answer === 'deny')
-          return this.done(
-            toolCallId,
-            check,
-            false,
-            'user',
-            'once',
-            `the person declined (${verdict.reason})`,
-          );
-        return this.done(
-          toolCallId,
-          check,
-          true,
-          'user',
-          answer === 'always' ? 'session' : 'once',
-          verdict.reason,
+    // A protected write is asked every time: an `always` answer is not remembered for it.
+    const rememberable = guarded === undefined;
+    return this.ask(request, approve, signal).then((answer) => {
+      const reason = verdict.reason;
+      if (answer.kind === 'denied')
+        return done(toolCallId, check, false, 'user', 'once', answer.why(reason));
+      if (answer.value === 'always' && rememberable) this.remembered.add(key);
+      const scope = answer.value === 'always' && rememberable ? 'session' : 'once';
+      return done(toolCallId, check, true, 'user', scope, reason);
+    });
+  }
+
+  /** Asks the approver; resolves with an allow answer or with why the call is denied. Never rejects. */
+  private ask(
+    request: ApprovalRequest,
+    approve: Approver,
+    signal: AbortSignal | undefined,
+  ): Promise<AskResult> {
+    return new Promise<AskResult>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (result: AskResult): void => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const onAbort = (): void =>
+        finish(denied(() => 'the run was aborted while waiting for approval'));
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const timeoutMs = this.options.timeoutMs;
+      if (timeoutMs !== undefined)
+        timer = setTimeout(
+          () =>
+            finish(denied((why) => `no answer within ${timeoutMs} ms (${why}), so it is denied`)),
+          timeoutMs,
         );
-      },
-      (error: unknown) =>
-        this.done(
-          toolCallId,
-          check,
-          false,
-          'user',
-          'once',
-          `approval failed: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-    );
+      let pending: unknown;
+      try {
+        pending = approve(request, signal ? { signal } : {});
+      } catch (error) {
+        return finish(denied(() => `approval failed: ${messageOf(error)}`));
+      }
+      Promise.resolve(pending).then(
+        (value: unknown) => {
+          if (signal?.aborted) return onAbort();
+          const answer = readApprovalAnswer(value);
+          if (answer) return finish({ kind: 'allowed', value: answer });
+          if (value === 'deny') return finish(denied((why) => `the person declined (${why})`));
+          finish(
+            denied(
+              () =>
+                `the approver answered ${describeAnswer(value)}, which is not an allow answer ('once' or 'always'), so the call is denied`,
+            ),
+          );
+        },
+        (error: unknown) => finish(denied(() => `approval failed: ${messageOf(error)}`)),
+      );
+    });
   }
 
   private cachedBy: { policy: ApprovalPolicy; by: string } | undefined;
@@ -162,51 +210,72 @@ export class ApprovalGate {
     return this.cachedBy.by;
   }
 
-  private done(
-    toolCallId: string,
-    check: ApprovalCheck,
-    allowed: boolean,
-    by: string,
-    scope: ToolApprovalBody['scope'],
-    reason: string,
-  ): ToolApprovalBody {
-    const body: ToolApprovalBody = {
-      toolCallId,
-      toolName: check.toolName,
-      decision: allowed ? 'allow' : 'deny',
-      by,
-      scope,
-      reason,
+  /** The policy's verdict, checked at run time: a throw or a malformed verdict is a denial. */
+  private verdict(check: ApprovalCheck): ApprovalVerdict {
+    let verdict: unknown;
+    try {
+      verdict = this.policy.decide(check);
+    } catch (error) {
+      return { decision: 'deny', reason: `the approval policy failed: ${messageOf(error)}` };
+    }
+    if (typeof verdict === 'object' && verdict !== null) {
+      const { decision, reason } = verdict as { decision?: unknown; reason?: unknown };
+      if (decision === 'allow' || decision === 'deny' || decision === 'ask')
+        return typeof reason === 'string'
+          ? (verdict as ApprovalVerdict)
+          : { decision, reason: 'no reason given' };
+    }
+    return {
+      decision: 'deny',
+      reason: `the approval policy returned ${describeAnswer(verdict)}, which is not a verdict, so the call is denied`,
     };
-    const escalation = check.escalation;
-    if (escalation)
-      body.escalation = {
-        justification: escalation.justification,
-        permissions: escalation.permissions,
-      };
-    return body;
+  }
+
+  /** Why this call needs a person because it writes a protected path, or `undefined`. */
+  private protectedReason(check: ApprovalCheck): string | undefined {
+    if (!check.permissions.writesFiles || check.sandbox === 'danger-full-access') return undefined;
+    if (this.options.protectedPaths.length === 0) return undefined;
+    const paths = (check as { paths?: readonly string[] }).paths;
+    if (!paths || paths.length === 0) return undefined;
+    const hits = protectedTargets(this.options.cwd, paths, this.options.protectedPaths);
+    if (hits.length === 0) return undefined;
+    return `writes ${hits.join(', ')}, a protected path whose content can become code that other commands run`;
   }
 }
 
-/** Resolves with the answer, or with `deny` once `signal` aborts (a UI that never answers cannot hang a cancelled run). */
-function untilAborted(
-  answer: Promise<ApprovalAnswer>,
-  signal: AbortSignal | undefined,
-): Promise<ApprovalAnswer> {
-  if (!signal) return answer;
-  if (signal.aborted) return Promise.resolve('deny');
-  return new Promise<ApprovalAnswer>((resolve, reject) => {
-    const onAbort = (): void => resolve('deny');
-    signal.addEventListener('abort', onAbort, { once: true });
-    answer.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+type AskResult =
+  | { kind: 'allowed'; value: 'once' | 'always' }
+  | { kind: 'denied'; why: (reason: string) => string };
+
+function denied(why: (reason: string) => string): AskResult {
+  return { kind: 'denied', why };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function done(
+  toolCallId: string,
+  check: ApprovalCheck,
+  allowed: boolean,
+  by: string,
+  scope: ToolApprovalBody['scope'],
+  reason: string,
+): ToolApprovalBody {
+  const body: ToolApprovalBody = {
+    toolCallId,
+    toolName: check.toolName,
+    decision: allowed ? 'allow' : 'deny',
+    by,
+    scope,
+    reason,
+  };
+  const escalation = check.escalation;
+  if (escalation)
+    body.escalation = {
+      justification: escalation.justification,
+      permissions: escalation.permissions,
+    };
+  return body;
 }

@@ -34,7 +34,7 @@ export type {
   WrappedCommand,
 } from './sandbox.js';
 export { createNoneSandbox } from './sandbox.js';
-export type { BwrapSandboxOptions } from './sandbox-bwrap.js';
+export type { BwrapArgumentsOptions, BwrapSandboxOptions } from './sandbox-bwrap.js';
 export { bwrapArguments, createBwrapSandbox, detectSandbox } from './sandbox-bwrap.js';
 export type {
   ShellCommand,

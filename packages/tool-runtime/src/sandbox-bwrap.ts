@@ -1,8 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
-import { type SandboxBackend, type SandboxCommand, SHELL } from './sandbox.js';
+import { protectedMounts } from './internal/protected-mounts.js';
+import { DEFAULT_PROTECTED_PATHS } from './protected-paths.js';
+import { type SandboxBackend, type SandboxCommand, SHELL, SHELL_FLAGS } from './sandbox.js';
+import { createSeccompFilter } from './seccomp-filter.js';
 
 /** Options of {@link createBwrapSandbox}. */
 export interface BwrapSandboxOptions {
@@ -15,6 +19,29 @@ export interface BwrapSandboxOptions {
    * off the critical path. Each command still runs in its own fresh sandbox. Default true.
    */
   prewarm?: boolean;
+  /**
+   * Unix-domain sockets a command may create: `'none'` (default; the seccomp filter refuses
+   * `socket(AF_UNIX, …)`, so no host socket (docker, ssh-agent, tmux, D-Bus) can be reached) or
+   * `'all'`.
+   */
+  unixSockets?: 'none' | 'all';
+  /**
+   * Workspace-relative globs bound read-only in `workspace-write` (see `DEFAULT_PROTECTED_PATHS`),
+   * or `false` to bind none. Default: `DEFAULT_PROTECTED_PATHS`.
+   */
+  protectedPaths?: readonly string[] | false;
+}
+
+/** Options of {@link bwrapArguments} beyond the command itself. */
+export interface BwrapArgumentsOptions {
+  /** File descriptor (in bwrap) to read the seccomp program from; omitted: no `--seccomp`. */
+  seccompFd?: number;
+  /** Workspace-relative globs bound read-only in `workspace-write`. Default: none. */
+  protectedPaths?: readonly string[];
+  /** Uid and gid the command runs as inside its user namespace. Default: the host ids, or 1000 for root. */
+  uid?: number;
+  /** See {@link BwrapArgumentsOptions.uid}. */
+  gid?: number;
 }
 
 /** Finds an executable named `name` on `PATH`, or `undefined`. */
@@ -35,17 +62,56 @@ export function findOnPath(
   return undefined;
 }
 
-/** Builds the bwrap argument list for one command (exported for tests and `doctor`-style output). */
-export function bwrapArguments(command: SandboxCommand): string[] {
+// Kernel interfaces under /proc that write to host state; bound read-only over the sandbox's /proc.
+const PROC_COVERS = ['sys', 'sysrq-trigger', 'irq', 'bus', 'fs', 'acpi', 'scsi', 'driver'];
+
+/** The uid a command runs as inside its user namespace: never 0 (root there keeps capabilities). */
+export function sandboxIds(): { uid: number; gid: number } {
+  const uid = process.getuid?.() ?? 1000;
+  const gid = process.getgid?.() ?? 1000;
+  return { uid: uid === 0 ? 1000 : uid, gid: gid === 0 ? 1000 : gid };
+}
+
+/**
+ * Builds the bwrap argument list for one command (exported for tests and `doctor`-style output):
+ * every namespace unshared (network only when granted), a user namespace with a non-zero uid, no
+ * capabilities, `/` read-only, `/proc/sys` and other kernel knobs read-only, a private `/tmp`, the
+ * workspace writable in `workspace-write` except protected paths, and the seccomp program read from
+ * `seccompFd`. The shell reads no startup files.
+ */
+export function bwrapArguments(
+  command: SandboxCommand,
+  options: BwrapArgumentsOptions = {},
+): string[] {
+  const ids = sandboxIds();
   const args = ['--die-with-parent', '--new-session', '--unshare-all'];
   if (command.network) args.push('--share-net');
-  if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL');
+  args.push('--unshare-user', '--uid', String(options.uid ?? ids.uid));
+  args.push('--gid', String(options.gid ?? ids.gid), '--cap-drop', 'ALL');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
-  if (command.mode === 'workspace-write') {
-    args.push('--tmpfs', '/tmp', '--bind', command.workspace, command.workspace);
+  for (const name of PROC_COVERS) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`);
+  args.push('--tmpfs', '/tmp');
+  // The private /tmp hides a workspace under /tmp: bind it back (read-only unless workspace-write).
+  if (command.mode !== 'workspace-write')
+    args.push('--ro-bind', command.workspace, command.workspace);
+  else {
+    args.push('--bind', command.workspace, command.workspace);
     for (const root of command.writableRoots ?? []) args.push('--bind', root, root);
+    if (options.protectedPaths && options.protectedPaths.length > 0) {
+      const mounts = protectedMounts(command.workspace, options.protectedPaths);
+      for (const path of mounts.existing) {
+        const absolute = join(command.workspace, path);
+        args.push('--ro-bind', absolute, absolute);
+      }
+      for (const path of mounts.missingDirectories) {
+        const absolute = join(command.workspace, path);
+        args.push('--tmpfs', absolute, '--remount-ro', absolute);
+      }
+    }
   }
-  args.push('--chdir', command.cwd, '--', SHELL, '-c', command.command);
+  args.push('--unsetenv', 'BASH_ENV', '--unsetenv', 'ENV');
+  if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));
+  args.push('--chdir', command.cwd, '--', SHELL, ...SHELL_FLAGS, '-c', command.command);
   return args;
 }
 
@@ -69,18 +135,38 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
     enforces: ['read-only', 'workspace-write', 'danger-full-access'] as const,
     path,
   };
-  const pool = new BwrapWarmPool(path, bwrapArguments, options.prewarm ?? true);
+  const filter = createSeccompFilter({ unixSockets: options.unixSockets ?? 'none' });
+  const protectedPaths =
+    options.protectedPaths === false ? [] : (options.protectedPaths ?? DEFAULT_PROTECTED_PATHS);
+  const argumentsFor = (command: SandboxCommand): string[] =>
+    bwrapArguments(command, { seccompFd: SECCOMP_FD, protectedPaths });
+  const pool = new BwrapWarmPool(path, argumentsFor, filter, options.prewarm ?? true);
+  let filterFile: string | undefined;
   return {
     specificationVersion: 1,
     info: options.version ? { ...info, version: options.version } : info,
-    wrap: (command) =>
-      command.mode === 'danger-full-access'
-        ? { file: SHELL, args: ['-c', command.command] }
-        : { file: path, args: bwrapArguments(command) },
+    wrap: (command) => {
+      if (command.mode === 'danger-full-access')
+        return { file: SHELL, args: [...SHELL_FLAGS, '-c', command.command] };
+      // A plain argv cannot carry the seccomp program: a shell opens it on fd 3, then becomes bwrap.
+      filterFile ??= writeFilterFile(filter);
+      return {
+        file: SHELL,
+        args: [
+          ...SHELL_FLAGS,
+          '-c',
+          'exec 3<"$1" && shift && exec "$@"',
+          'spine-bwrap',
+          filterFile,
+          path,
+          ...argumentsFor(command),
+        ],
+      };
+    },
     spawn: (command, spawnOptions) => {
       const env = spawnOptions.env ?? process.env;
       if (command.mode !== 'danger-full-access') return pool.spawn(command, env);
-      return spawn(SHELL, ['-c', command.command], {
+      return spawn(SHELL, [...SHELL_FLAGS, '-c', command.command], {
         cwd: command.cwd,
         env,
         detached: true,
@@ -89,6 +175,15 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
     },
     close: () => pool.close(),
   };
+}
+
+/** The descriptor bwrap reads the seccomp program from (the fourth stdio entry of the spawn). */
+const SECCOMP_FD = 3;
+
+function writeFilterFile(filter: Buffer): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'spine-seccomp-')), 'filter.bpf');
+  writeFileSync(file, filter, { mode: 0o400 });
+  return file;
 }
 
 const PROBE = [

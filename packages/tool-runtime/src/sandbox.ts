@@ -64,6 +64,12 @@ export interface SandboxBackend {
 export const SHELL = '/bin/bash';
 
 /**
+ * Flags the shell always gets: no profile and no rc file, whatever `SHLVL` and stdin look like
+ * (bash reads `~/.bashrc` for `-c` when it guesses it was started by sshd/rshd).
+ */
+export const SHELL_FLAGS: readonly string[] = Object.freeze(['--noprofile', '--norc']);
+
+/**
  * A backend that confines nothing; it only runs `danger-full-access` commands. Used when the
  * person opted out of isolation.
  */
@@ -71,6 +77,6 @@ export function createNoneSandbox(): SandboxBackend {
   return {
     specificationVersion: 1,
     info: { name: 'none', enforces: ['danger-full-access'] },
-    wrap: (command) => ({ file: SHELL, args: ['-c', command.command] }),
+    wrap: (command) => ({ file: SHELL, args: [...SHELL_FLAGS, '-c', command.command] }),
   };
 }

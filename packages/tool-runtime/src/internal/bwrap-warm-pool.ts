@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import type { SandboxCommand } from '../sandbox.js';
 
 // Runs inside the sandbox: waits for "<dir>\0<command>\0" on stdin, then becomes the command.
 // Starting bwrap (namespaces, mounts) takes several ms; a sandbox started ahead of time and parked
 // on this read takes that off the critical path. Each command still gets its own fresh sandbox.
 export const LAUNCHER =
-  'IFS= read -r -d "" dir && IFS= read -r -d "" cmd && cd -- "$dir" && exec /bin/bash -c "$cmd"';
+  'IFS= read -r -d "" dir && IFS= read -r -d "" cmd && cd -- "$dir" && exec /bin/bash --noprofile --norc -c "$cmd"';
 
 const MAX_PARKED = 4;
 
@@ -14,7 +15,7 @@ type Refable = { ref?: () => void; unref?: () => void } | null | undefined;
 function setRef(child: ChildProcess, on: boolean): void {
   if (on) child.ref();
   else child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr] as Refable[]) {
+  for (const stream of child.stdio as unknown as Refable[]) {
     if (on) stream?.ref?.();
     else stream?.unref?.();
   }
@@ -23,7 +24,7 @@ function setRef(child: ChildProcess, on: boolean): void {
 const envIds = new WeakMap<object, number>();
 let nextEnvId = 0;
 
-function keyOf(command: SandboxCommand, env: NodeJS.ProcessEnv): string {
+function keyOf(command: SandboxCommand, env: NodeJS.ProcessEnv, args: readonly string[]): string {
   let id = envIds.get(env);
   if (id === undefined) {
     id = ++nextEnvId;
@@ -35,6 +36,7 @@ function keyOf(command: SandboxCommand, env: NodeJS.ProcessEnv): string {
     command.workspace,
     command.writableRoots ?? [],
     id,
+    args,
   ]);
 }
 
@@ -46,17 +48,21 @@ export class BwrapWarmPool {
   constructor(
     private readonly path: string,
     private readonly argumentsFor: (command: SandboxCommand) => string[],
+    private readonly seccompFilter: Buffer,
     private readonly prewarm: boolean,
   ) {}
 
   /** Hands `command` to a parked sandbox (or a fresh one) and parks the next spare. */
   spawn(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
-    const key = keyOf(command, env);
-    const child = this.take(key) ?? this.start(command, env);
+    // The arguments are part of the key: a protected path that appeared since the spare was
+    // started (`git init`) must not run in a sandbox that lacks its read-only bind.
+    const args = this.launcherArguments(command);
+    const key = keyOf(command, env, args);
+    const child = this.take(key) ?? this.start(command, env, args);
     child.stdin?.end(`${command.cwd}\0${command.command}\0`);
     // Granted extras (network, more writable roots) are one-offs: do not keep such a sandbox waiting.
     const ordinary = !command.network && (command.writableRoots?.length ?? 0) === 0;
-    if (this.prewarm && ordinary && !this.closed) setImmediate(() => this.park(key, command, env));
+    if (this.prewarm && ordinary && !this.closed) setImmediate(() => this.park(command, env));
     return child;
   }
 
@@ -67,27 +73,37 @@ export class BwrapWarmPool {
     this.idle.clear();
   }
 
-  private start(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
-    const args = this.argumentsFor({ ...command, cwd: command.workspace, command: LAUNCHER });
+  private launcherArguments(command: SandboxCommand): string[] {
+    return this.argumentsFor({ ...command, cwd: command.workspace, command: LAUNCHER });
+  }
+
+  private start(command: SandboxCommand, env: NodeJS.ProcessEnv, args: string[]): ChildProcess {
     const child = spawn(this.path, args, {
       cwd: command.workspace,
       env,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      // fd 3 carries the seccomp program; bwrap reads it to the end and closes it before the command runs.
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     child.stdin?.on('error', () => undefined);
+    const filterStream = child.stdio[3] as Writable;
+    filterStream.on('error', () => undefined);
+    filterStream.end(this.seccompFilter);
     return child;
   }
 
-  private park(key: string, command: SandboxCommand, env: NodeJS.ProcessEnv): void {
-    if (this.closed || this.idle.has(key)) return;
+  private park(command: SandboxCommand, env: NodeJS.ProcessEnv): void {
+    if (this.closed) return;
+    const args = this.launcherArguments(command);
+    const key = keyOf(command, env, args);
+    if (this.idle.has(key)) return;
     if (this.idle.size >= MAX_PARKED) {
       // Keep a few configurations warm at most (workspaces, modes); drop the oldest.
       const [oldestKey, oldest] = this.idle.entries().next().value as [string, ChildProcess];
       this.idle.delete(oldestKey);
       killGroup(oldest);
     }
-    const child = this.start(command, env);
+    const child = this.start(command, env, args);
     setRef(child, false);
     const forget = (): void => {
       if (this.idle.get(key) === child) this.idle.delete(key);

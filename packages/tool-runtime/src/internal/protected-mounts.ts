@@ -1,0 +1,101 @@
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+
+/** What the shell sandbox binds read-only over a writable workspace. */
+export interface ProtectedMounts {
+  /** Existing workspace-relative paths to bind read-only onto themselves. */
+  existing: string[];
+  /**
+   * Missing directories that would let a command create protected files: each gets an empty
+   * read-only directory bound over it (bwrap creates the empty mount point in the workspace).
+   */
+  missingDirectories: string[];
+}
+
+const SKIP_WALK = new Set(['objects', 'refs', 'logs', 'lfs', 'node_modules']);
+const MAX_WALK_DEPTH = 5;
+const MAX_WALK_ENTRIES = 2000;
+
+function kindOf(path: string): 'file' | 'directory' | 'other' | undefined {
+  try {
+    const stats = lstatSync(path);
+    if (stats.isDirectory()) return 'directory';
+    return stats.isFile() ? 'file' : 'other';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Lists the protected paths to bind read-only in `workspace` now. A pattern `dir/**` protects the
+ * directory `dir`; a plain path protects that file; a pattern with a wildcard in the
+ * middle (`.git/modules/**\/config`) is expanded by a bounded walk of its literal base directory.
+ * Symbolic links are never followed or bound (binding resolves them, which could protect, or
+ * expose, something outside the workspace); a link at a protected path is bound as itself by its
+ * parent when the parent is protected, and otherwise reported by the file tools.
+ */
+export function protectedMounts(workspace: string, patterns: readonly string[]): ProtectedMounts {
+  const existing = new Set<string>();
+  const missingDirectories = new Set<string>();
+  for (const pattern of patterns) {
+    const directoryPattern = pattern.endsWith('/**') ? pattern.slice(0, -3) : pattern;
+    const scan = picomatch.scan(directoryPattern);
+    if (!scan.isGlob) {
+      const kind = kindOf(join(workspace, directoryPattern));
+      const isTree = pattern.endsWith('/**');
+      // A plain pattern protects a file (`.git` as a gitdir pointer, never the .git directory).
+      if (kind === 'file' || (kind === 'directory' && isTree)) existing.add(directoryPattern);
+      else if (kind === undefined && isTree && mayCreate(workspace, directoryPattern))
+        missingDirectories.add(directoryPattern);
+      continue;
+    }
+    for (const match of walkMatches(workspace, scan.base, directoryPattern)) existing.add(match);
+  }
+  // A path under another protected path is already read-only.
+  const all = [...existing].sort();
+  const outer = all.filter(
+    (path) =>
+      !all.some(
+        (other) =>
+          other !== path &&
+          path.startsWith(`${other}/`) &&
+          kindOf(join(workspace, other)) === 'directory',
+      ),
+  );
+  return { existing: outer, missingDirectories: [...missingDirectories].sort() };
+}
+
+// A missing protected directory gets an empty mount point (left behind, empty, in the workspace)
+// when its parent exists below the root (`.git/hooks` in a repository) or when it is Spine's own
+// `.spine`; other missing top-level directories (`.husky`) are not created in every workspace.
+function mayCreate(workspace: string, relative: string): boolean {
+  const slash = relative.lastIndexOf('/');
+  if (slash < 0) return relative === '.spine';
+  return kindOf(join(workspace, relative.slice(0, slash))) === 'directory';
+}
+
+function walkMatches(workspace: string, base: string, pattern: string): string[] {
+  if (!base || kindOf(join(workspace, base)) !== 'directory') return [];
+  const isMatch = picomatch(pattern, { dot: true, nocase: true });
+  const found: string[] = [];
+  let budget = MAX_WALK_ENTRIES;
+  const visit = (relative: string, depth: number): void => {
+    if (depth > MAX_WALK_DEPTH || budget <= 0) return;
+    let names: string[];
+    try {
+      names = readdirSync(join(workspace, relative));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (--budget <= 0) return;
+      const child = `${relative}/${name}`;
+      const kind = kindOf(join(workspace, child));
+      if (isMatch(child) && (kind === 'file' || kind === 'directory')) found.push(child);
+      else if (kind === 'directory' && !SKIP_WALK.has(name)) visit(child, depth + 1);
+    }
+  };
+  visit(base, 0);
+  return found;
+}

@@ -1,4 +1,5 @@
 import { SpineError } from '@spine/protocol';
+import { describeOverflow, type OverflowDiagnosis } from './overflow.js';
 
 /** Thrown when `run` is called while a turn is already running on the same agent. */
 export class AgentBusyError extends SpineError {
@@ -62,5 +63,27 @@ export class ReplayInputMissingError extends SpineError {
       code: 'REPLAY_MISMATCH',
       message: `request/header #${options.requestSeq} refers to ${options.what}, which is not in the log; the log is incomplete or was edited`,
     });
+  }
+}
+
+/**
+ * The request does not fit the model's context window and compaction cannot make it fit. The
+ * message names what does not fit (the system prompt and tools, one message, one tool result,
+ * or the history as a whole) with sizes; `diagnosis` holds the figures.
+ */
+export class ContextOverflowError extends SpineError {
+  /** What does not fit, with sizes. */
+  readonly diagnosis: OverflowDiagnosis;
+  /** Why compaction could not help (e.g. `disabled`, `not-needed`, `failed`). */
+  readonly compaction: string;
+
+  constructor(options: { diagnosis: OverflowDiagnosis; compaction: string; cause?: unknown }) {
+    super({
+      code: 'CONTEXT_OVERFLOW',
+      message: `the request does not fit the model's context window: ${describeOverflow(options.diagnosis)}; compaction ${options.compaction}. Lower the output cap, switch to a model with a larger window, compact with a focus, truncate the offending result, or start a new session`,
+      cause: options.cause,
+    });
+    this.diagnosis = options.diagnosis;
+    this.compaction = options.compaction;
   }
 }

@@ -7,11 +7,14 @@ export {
   AgentBusyError,
   CompactionFailedError,
   CompactionUnavailableError,
+  ContextOverflowError,
   ModelRequestFailedError,
   ReplayInputMissingError,
   TurnAbortedError,
 } from './errors.js';
 export { Inbox } from './inbox.js';
+export type { OverflowDiagnosis } from './overflow.js';
+export { DEFAULT_RESERVED_OUTPUT, describeOverflow, diagnoseOverflow } from './overflow.js';
 export type {
   AbortedBody,
   AttemptBody,
@@ -43,6 +46,7 @@ export type {
   RetryVerdict,
 } from './request-error.js';
 export { handleRequestError, REQUEST_ERROR_CHAIN } from './request-error.js';
+export type { ToolOutputBody } from './result-fit.js';
 export type { FallbackRetryPolicyOptions } from './retry.js';
 export { createFallbackRetryPolicy } from './retry.js';
 export { RUNTIME_CONTEXT_SOURCE, RuntimeContextProjection } from './runtime-context.js';

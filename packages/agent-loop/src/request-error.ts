@@ -2,8 +2,10 @@ import { type CompactionOutcome, type RetryPolicy, SpineError } from '@spine/pro
 import {
   CompactionFailedError,
   CompactionUnavailableError,
+  ContextOverflowError,
   ModelRequestFailedError,
 } from './errors.js';
+import type { OverflowDiagnosis } from './overflow.js';
 
 /** What the request-error chain knows about a failed attempt. */
 export interface RequestErrorContext {
@@ -19,6 +21,8 @@ export interface RequestErrorContext {
   contextWindow: number;
   /** Runs an overflow compaction; absent when no engine is configured. */
   compact: (() => Promise<CompactionOutcome | undefined>) | undefined;
+  /** Says what does not fit the window (for the error when compaction cannot help). */
+  diagnose?: () => OverflowDiagnosis;
 }
 
 /** A handler's verdict: retry (after a delay) or fail the turn with a clear error. */
@@ -51,37 +55,64 @@ export type RequestErrorHandler = (
 
 const MAX_OVERFLOW_COMPACTIONS = 2;
 
+/**
+ * The error for an overflow compaction cannot fix: a {@link ContextOverflowError} naming what
+ * does not fit when one part alone is too big (or compaction ran and failed), else `fallback`.
+ */
+function overflowError(
+  context: RequestErrorContext,
+  compaction: string,
+  fallback: () => SpineError,
+): SpineError {
+  const diagnosis = context.diagnose?.();
+  if (!diagnosis || (diagnosis.part === 'history' && compaction === 'is not configured'))
+    return fallback();
+  return new ContextOverflowError({ diagnosis, compaction, cause: context.error });
+}
+
 /** Context overflow: compact and retry, or fail with a message that says what to do. */
 const overflowHandler: RequestErrorHandler = async (context) => {
   if (!SpineError.isInstance(context.error) || context.error.code !== 'CONTEXT_OVERFLOW')
     return undefined;
   if (!context.compact) {
-    return {
-      retry: false,
-      error: new CompactionUnavailableError({
-        contextWindow: context.contextWindow,
-        cause: context.error,
-      }),
-    };
+    const error = overflowError(
+      context,
+      'is not configured',
+      () =>
+        new CompactionUnavailableError({
+          contextWindow: context.contextWindow,
+          cause: context.error,
+        }),
+    );
+    return { retry: false, error };
   }
   if (context.overflowCompactions >= MAX_OVERFLOW_COMPACTIONS) {
-    return {
-      retry: false,
-      error: new CompactionFailedError({
-        status: 'did not bring the request under the limit',
-        detail: `${context.overflowCompactions} compactions in this step`,
-        cause: context.error,
-      }),
-    };
+    const error = overflowError(
+      context,
+      `ran ${context.overflowCompactions} times in this step without making room`,
+      () =>
+        new CompactionFailedError({
+          status: 'did not bring the request under the limit',
+          detail: `${context.overflowCompactions} compactions in this step`,
+          cause: context.error,
+        }),
+    );
+    return { retry: false, error };
   }
   const outcome = await context.compact();
   if (outcome?.status !== 'compacted') {
     const status = outcome?.status ?? 'failed';
-    const error = new CompactionFailedError({
-      status,
-      ...(outcome?.message ? { detail: outcome.message } : {}),
-      cause: context.error,
-    });
+    const detail = outcome?.message ? ` (${outcome.message})` : '';
+    const error = overflowError(
+      context,
+      `could not make room: ${status}${detail}`,
+      () =>
+        new CompactionFailedError({
+          status,
+          ...(outcome?.message ? { detail: outcome.message } : {}),
+          cause: context.error,
+        }),
+    );
     return { retry: false, error };
   }
   const decision: RequestErrorDecision = {

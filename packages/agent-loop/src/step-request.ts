@@ -9,6 +9,7 @@ import {
   type Usage,
 } from '@spine/protocol';
 import { Aborted, compact, Failed, type LoopContext } from './loop-context.js';
+import { diagnoseOverflow } from './overflow.js';
 import type { AttemptBody, PrefixChangeCause } from './records.js';
 import type { BuildRequestInput } from './request-builder.js';
 import { handleRequestError, type RequestErrorContext } from './request-error.js';
@@ -107,6 +108,17 @@ export async function attempts(
         compact: context.compaction
           ? () => compact(context, snapshot, 'overflow', at, signal)
           : undefined,
+        diagnose: () =>
+          diagnoseOverflow({
+            session,
+            system: snapshot.system,
+            tools: snapshot.tools,
+            contextWindow: context.contextWindow,
+            ...(context.maxOutputTokens === undefined
+              ? {}
+              : { maxOutputTokens: context.maxOutputTokens }),
+            ...(context.meter ? { meter: context.meter } : {}),
+          }),
       };
       const decision = await handleRequestError(errorContext);
       if (!decision.retry) throw new Failed(decision.error);

@@ -5,6 +5,7 @@ import {
   type ToolRunOptions,
 } from '@spine/protocol';
 import { Failed, type LoopContext } from './loop-context.js';
+import { fitToolResult } from './result-fit.js';
 
 /**
  * Runs one assistant message's tool calls through the scheduler, appending `tool/approval`,
@@ -19,9 +20,17 @@ export async function runTools(
 ): Promise<void> {
   const { session } = context;
   const answered = new Set<string>();
-  const commit = (body: ToolResultBody): void => {
-    if (answered.has(body.toolCallId)) return;
-    answered.add(body.toolCallId);
+  const fit = {
+    contextWindow: context.contextWindow,
+    at,
+    ...(context.maxOutputTokens === undefined ? {} : { maxOutputTokens: context.maxOutputTokens }),
+    ...(context.meter ? { meter: context.meter } : {}),
+  };
+  const commit = (result: ToolResultBody): void => {
+    if (answered.has(result.toolCallId)) return;
+    answered.add(result.toolCallId);
+    // A result that could never fit the window is cut (the whole output stays in the log).
+    const body = fitToolResult(session, result, fit);
     session.append('tool/result', body, { ...at, surfaceOp: { op: 'append' } });
     if (body.outcome === 'denied') deniedTools.push(body.toolName);
     context.emit('tool-result', { ...at, result: body });

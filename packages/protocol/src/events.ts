@@ -196,6 +196,9 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'tool/started': { surface: 'none', body: ToolStartedBodySchema },
   'tool/progress': { surface: 'none' },
   'tool/result': { surface: 'surface', body: ToolResultBodySchema },
+  // The whole output of a tool whose result was cut to fit the context window (the result's
+  // `meta.originalSeq` points here); never on the surface.
+  'tool/output': { surface: 'none' },
   'compaction/start': { surface: 'none' },
   'compaction/summary': { surface: 'none' },
   'compaction/end': { surface: 'none' },

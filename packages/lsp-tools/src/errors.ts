@@ -39,6 +39,20 @@ export class LspPathRefusedError extends SpineError {
   }
 }
 
+/**
+ * Thrown when a line or column lies outside the file as it is on disk now. The message names
+ * the file's length, so the caller can correct the position.
+ */
+export class LspPositionError extends SpineError {
+  /** The file as it was given. */
+  readonly path: string;
+
+  constructor(options: { path: string; reason: string }) {
+    super({ code: 'INVALID_TOOL_ARGUMENTS', message: options.reason });
+    this.path = options.path;
+  }
+}
+
 /** Thrown when the caller's AbortSignal fires while a language server request is pending. */
 export class LspAbortedError extends SpineError {
   constructor(options: { method: string }) {

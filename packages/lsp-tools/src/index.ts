@@ -6,10 +6,12 @@ export {
   LspAbortedError,
   LspFailedError,
   LspPathRefusedError,
+  LspPositionError,
   LspUnavailableError,
 } from './errors.js';
 export {
   createLspManager,
+  DEFAULT_ANALYSIS_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
@@ -29,6 +31,7 @@ export type {
   LanguageServerConfig,
   LspCallHierarchy,
   LspCallItem,
+  LspCoverage,
   LspDiagnostic,
   LspLocation,
   LspManager,

@@ -21,12 +21,15 @@ import {
   toLocation,
 } from './internal/convert.js';
 import { settledDiagnostics } from './internal/diagnostics-wait.js';
+import { incomingFromReferences } from './internal/incoming.js';
 import { resolveInWorkspace } from './internal/paths.js';
+import { validatePosition } from './internal/positions.js';
 import { ServerPool, type ServerSession } from './internal/server-pool.js';
 import { defaultServers } from './server-path.js';
 import type {
   LspCallHierarchy,
   LspCallItem,
+  LspCoverage,
   LspManager,
   LspManagerOptions,
   LspPosition,
@@ -39,6 +42,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
 /** Default per-request time limit (ms). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Default longest wait for a server's project loading or initial analysis (ms). */
+export const DEFAULT_ANALYSIS_TIMEOUT_MS = 60_000;
 
 const positionParams = (uri: string, position: LspPosition) => ({
   textDocument: { uri },
@@ -68,6 +73,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     });
   }
   const changed = new Set<string>();
+  const coverages = new Map<string, LspCoverage>();
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const pool = new ServerPool({
     cwd,
@@ -78,23 +84,39 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     path: options.path ?? process.env.PATH,
     onChangedOnDisk: (path) => changed.add(path),
     changedFiles: () => [...changed],
+    analysisTimeoutMs: options.analysisTimeoutMs ?? DEFAULT_ANALYSIS_TIMEOUT_MS,
+    startRetryMs: options.startRetryMs ?? 10_000,
   });
+  /** Prepares the server's view of the whole workspace and records what it covers. */
+  const prepare = async (session: ServerSession, signal: AbortSignal | undefined) => {
+    const coverage = await session.ensureProject(signal);
+    coverages.set(coverage.serverId, coverage);
+  };
   const settle = {
     quietMs: options.diagnosticsQuietMs ?? 300,
     settleMs: options.diagnosticsSettleMs ?? 1000,
     timeoutMs: requestTimeoutMs,
   };
   const resolvePath = (path: string): string => resolveInWorkspace(cwd, path);
-  /** Runs `work` on the server for `path` once that file is open and in sync (`uri` is its URI). */
-  const withFile = <T>(
+  /**
+   * Runs `work` on the server for `path` once that file is open and in sync (`uri` is its URI).
+   * A `position` is checked against the file first; `workspace` prepares every project first,
+   * so the answer does not depend on which files earlier queries happened to open.
+   */
+  const withFile = async <T>(
     path: string,
     signal: AbortSignal | undefined,
     work: (session: ServerSession, uri: string, file: string) => Promise<T>,
+    check: { position?: LspPosition; workspace?: boolean } = {},
   ): Promise<T> => {
     const file = resolvePath(path);
+    if (check.position) await validatePosition(cwd, file, check.position);
     return pool.runForPath(
       file,
-      async (session) => work(session, await session.sync(file), file),
+      async (session) => {
+        if (check.workspace) await prepare(session, signal);
+        return work(session, await session.sync(file), file);
+      },
       signal,
     );
   };
@@ -112,24 +134,34 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     serverFor: (path) => pool.configFor(path)?.id,
 
     async definition(path, position, { signal }: LspQueryOptions = {}) {
-      return withFile(path, signal, async (session, uri) => {
-        const result = await session.client.request<
-          unknown,
-          Location | Location[] | LocationLink[] | null
-        >({ method: 'textDocument/definition' }, positionParams(uri, position), { signal });
-        return fromDefinition(result);
-      });
+      return withFile(
+        path,
+        signal,
+        async (session, uri) => {
+          const result = await session.client.request<
+            unknown,
+            Location | Location[] | LocationLink[] | null
+          >({ method: 'textDocument/definition' }, positionParams(uri, position), { signal });
+          return fromDefinition(result);
+        },
+        { position, workspace: true },
+      );
     },
 
     async references(path, position, { signal }: LspQueryOptions = {}) {
-      return withFile(path, signal, async (session, uri) => {
-        const result = await session.client.request<unknown, Location[] | null>(
-          { method: 'textDocument/references' },
-          { ...positionParams(uri, position), context: { includeDeclaration: true } },
-          { signal },
-        );
-        return fromLocations(result);
-      });
+      return withFile(
+        path,
+        signal,
+        async (session, uri) => {
+          const result = await session.client.request<unknown, Location[] | null>(
+            { method: 'textDocument/references' },
+            { ...positionParams(uri, position), context: { includeDeclaration: true } },
+            { signal },
+          );
+          return fromLocations(result);
+        },
+        { position, workspace: true },
+      );
     },
 
     async workspaceSymbols(
@@ -142,7 +174,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
           pool.runForServer(
             id,
             async (session) => {
-              await session.ensureProject();
+              await prepare(session, signal);
               const result = await session.client.request<
                 unknown,
                 (SymbolInformation | WorkspaceSymbol)[] | null
@@ -172,32 +204,38 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     },
 
     async diagnostics(path, { signal }: LspQueryOptions = {}) {
-      return withFile(path, signal, async (session, _uri, file) => {
-        const items = await settledDiagnostics(session, file, { ...settle, signal });
-        return items.map((item) => fromDiagnostic(file, item));
-      });
+      return withFile(
+        path,
+        signal,
+        async (session, _uri, file) => {
+          const items = await settledDiagnostics(session, file, { ...settle, signal });
+          return items.map((item) => fromDiagnostic(file, item));
+        },
+        { workspace: true },
+      );
     },
 
     async callHierarchy(path, position, { signal }: LspQueryOptions = {}) {
-      return withFile(path, signal, async (session, uri) => {
-        const request = <R>(method: string, params: unknown) =>
-          session.client.request<unknown, R>({ method }, params, { signal });
-        const items =
-          (await request<CallHierarchyItem[] | null>(
-            'textDocument/prepareCallHierarchy',
-            positionParams(uri, position),
-          )) ?? [];
-        const out: LspCallHierarchy[] = [];
-        for (const item of items) {
-          const converted = fromCallItem(item);
-          if (!converted) continue;
-          const [incoming, outgoing] = await Promise.all([
-            request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', { item }),
-            request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', { item }),
-          ]);
-          out.push({
-            item: converted,
-            incoming: (incoming ?? []).flatMap((call) => {
+      return withFile(
+        path,
+        signal,
+        async (session, uri) => {
+          const request = <R>(method: string, params: unknown) =>
+            session.client.request<unknown, R>({ method }, params, { signal });
+          const items =
+            (await request<CallHierarchyItem[] | null>(
+              'textDocument/prepareCallHierarchy',
+              positionParams(uri, position),
+            )) ?? [];
+          const out: LspCallHierarchy[] = [];
+          for (const item of items) {
+            const converted = fromCallItem(item);
+            if (!converted) continue;
+            const [incoming, outgoing] = await Promise.all([
+              request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', { item }),
+              request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', { item }),
+            ]);
+            const direct = (incoming ?? []).flatMap((call) => {
               const from = fromCallItem(call.from);
               const callerPath = pathOfUri(call.from.uri);
               if (!from || !callerPath) return [];
@@ -207,23 +245,34 @@ export function createLspManager(options: LspManagerOptions): LspManager {
                   callSites: call.fromRanges.map((range) => toLocation(callerPath, range)),
                 },
               ];
-            }),
-            outgoing: (outgoing ?? []).flatMap((call) => {
-              const to: LspCallItem | undefined = fromCallItem(call.to);
-              if (!to) return [];
-              return [
-                {
-                  to,
-                  callSites: call.fromRanges.map((range) =>
-                    toLocation(converted.location.path, range),
-                  ),
-                },
-              ];
-            }),
-          });
-        }
-        return out;
-      });
+            });
+            const known = new Set(
+              direct.flatMap((call) =>
+                call.callSites.map((site) => `${site.path}:${site.line}:${site.column}`),
+              ),
+            );
+            const extra = await incomingFromReferences(session, converted, known, signal);
+            out.push({
+              item: converted,
+              incoming: [...direct, ...extra],
+              outgoing: (outgoing ?? []).flatMap((call) => {
+                const to: LspCallItem | undefined = fromCallItem(call.to);
+                if (!to) return [];
+                return [
+                  {
+                    to,
+                    callSites: call.fromRanges.map((range) =>
+                      toLocation(converted.location.path, range),
+                    ),
+                  },
+                ];
+              }),
+            });
+          }
+          return out;
+        },
+        { position, workspace: true },
+      );
     },
 
     markChanged(path) {
@@ -231,6 +280,8 @@ export function createLspManager(options: LspManagerOptions): LspManager {
     },
     changedFiles: () => [...changed].sort(),
     status: () => pool.status(),
+    checkServers: () => pool.checkServers(),
+    coverage: (serverId) => coverages.get(serverId),
     shutdown: () => pool.shutdown(),
   };
 }

@@ -61,6 +61,7 @@ export function createTypescriptServer(
     // Without the dependency, fall back to a typescript-language-server on PATH.
     command: cli ? process.execPath : 'typescript-language-server',
     args: cli ? [cli, '--stdio'] : ['--stdio'],
+    versionArgs: cli ? [cli, '--version'] : ['--version'],
     initializationOptions: {
       tsserver: { useSyntaxServer: 'never', ...(fallbackPath ? { fallbackPath } : {}) },
       ...options.initializationOptions,

@@ -16,6 +16,17 @@ export interface LanguageServerConfig {
   initializationOptions?: JsonValue;
   /** Told to the model and to `spine doctor` when the command is missing, e.g. `npm i -g pyright`. */
   installHint?: string;
+  /**
+   * Arguments that make the command print its version and exit 0 (`['--version']`), run by
+   * `checkServers()`. Without them, only a successful start (the initialize handshake) shows
+   * that the server works.
+   */
+  versionArgs?: string[];
+  /**
+   * Names of the files that mark a project (`tsconfig.json`, `pyproject.toml` …). One file of
+   * each project is opened before a workspace-wide query. Default: derived from the languages.
+   */
+  projectFiles?: string[];
 }
 
 /** A 1-based position: line 1 is the first line, column 1 the first character (UTF-16 units). */
@@ -80,8 +91,14 @@ export interface ServerStatus {
   args: string[];
   /** File extensions the server handles. */
   extensions: string[];
-  /** True when the command exists, so the server can start. */
+  /**
+   * True when the command exists and nothing showed that it does not work: its version command
+   * (after `checkServers()`) or its last start did not fail. A failed start counts until its
+   * back-off time has passed.
+   */
   available: boolean;
+  /** The version line the server printed, after `checkServers()`. */
+  version?: string;
   /** Why it is unavailable, with what to do. */
   reason?: string;
   state: 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
@@ -111,6 +128,27 @@ export interface LspManagerOptions {
   diagnosticsSettleMs?: number;
   /** `PATH` used to find server commands; default `process.env.PATH`. */
   path?: string;
+  /**
+   * Longest wait for a server's project loading or initial analysis before a workspace-wide
+   * answer is given anyway and marked partial (ms, default 60000).
+   */
+  analysisTimeoutMs?: number;
+  /** Wait before a server that failed to start is tried again; doubles per failure (ms, default 10000). */
+  startRetryMs?: number;
+}
+
+/** What a workspace-wide answer (references, calls, symbols) covered. */
+export interface LspCoverage {
+  /** The server that answered. */
+  serverId: string;
+  /** Project configuration files found, relative to the workspace. */
+  projects: string[];
+  /** Files outside every project that the server was given as well. */
+  looseFiles: number;
+  /** True when the server was still loading or analysing when it answered. */
+  partial: boolean;
+  /** True when the workspace was too large to walk completely, or files were left out. */
+  truncated: boolean;
 }
 
 /** Options every query accepts. */
@@ -121,7 +159,9 @@ export interface LspQueryOptions {
 /**
  * Starts language servers on demand and answers navigation queries against the files on disk.
  *
- * Contract: throws `LspUnavailableError` when no server serves a file,
+ * Contract: throws `LspUnavailableError` when no server serves a file or its server failed to
+ * start recently (the cause and install hint are in the message), `LspPositionError` for a
+ * line or column outside the file,
  * `LspPathRefusedError` for paths outside the workspace, `LspFailedError` when a
  * server fails (a crash during a query restarts it once and retries), and
  * `LspAbortedError` when the signal fires.
@@ -139,7 +179,10 @@ export interface LspManager {
     position: LspPosition,
     options?: LspQueryOptions,
   ): Promise<LspLocation[]>;
-  /** Every reference to the symbol at `position`, including its declaration. */
+  /**
+   * Every reference to the symbol at `position`, including its declaration, across every
+   * project of the workspace and the files outside them (see {@link LspManager.coverage}).
+   */
   references(
     path: string,
     position: LspPosition,
@@ -154,7 +197,10 @@ export interface LspManager {
   documentSymbols(path: string, options?: LspQueryOptions): Promise<LspSymbol[]>;
   /** Diagnostics of a file as on disk now, once the server has settled. */
   diagnostics(path: string, options?: LspQueryOptions): Promise<LspDiagnostic[]>;
-  /** Incoming and outgoing calls of the function at `position`. */
+  /**
+   * Incoming and outgoing calls of the function at `position`. Incoming calls the server's own
+   * (project-scoped) hierarchy misses are added from the references that are call sites.
+   */
   callHierarchy(
     path: string,
     position: LspPosition,
@@ -172,6 +218,10 @@ export interface LspManager {
   changedFiles(): string[];
   /** One entry per configured server. */
   status(): ServerStatus[];
+  /** Runs each installed server's version command once and returns the statuses. */
+  checkServers(): Promise<ServerStatus[]>;
+  /** What the last workspace-wide answer of this server (id) covered, if it answered one. */
+  coverage(serverId: string): LspCoverage | undefined;
   /** Shuts every server down (shutdown request, exit, then kill if needed). */
   shutdown(): Promise<void>;
 }

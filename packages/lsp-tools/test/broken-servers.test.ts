@@ -62,13 +62,17 @@ afterEach(async () => {
 });
 
 describe('servers that misbehave', () => {
-  it('reports a server that crashes on initialize with its stderr, and tries again on the next query', async () => {
-    const lsp = start({
-      id: 'fake',
-      languages: { '.fake': 'fake' },
-      command: process.execPath,
-      args: [join(servers, 'crash-on-initialize.mjs')],
-    });
+  it('reports a server that crashes on initialize with its stderr, and tries again only after a back-off', async () => {
+    const lsp = start(
+      {
+        id: 'fake',
+        languages: { '.fake': 'fake' },
+        command: process.execPath,
+        args: [join(servers, 'crash-on-initialize.mjs')],
+        installHint: 'npm i fake-server',
+      },
+      { startRetryMs: 1500 },
+    );
     const error = await lsp
       .definition('a.fake', { line: 1, column: 1 })
       .catch((caught: unknown) => caught);
@@ -80,12 +84,25 @@ describe('servers that misbehave', () => {
       id: 'fake',
       state: 'failed',
       starts: 1,
-      available: true,
+      available: false,
     });
+    expect(lsp.status()[0]?.reason).toContain('boom: this server refuses to initialize');
+    // Within the back-off the remembered cause and the install hint come back, nothing starts.
+    const remembered = await lsp
+      .definition('a.fake', { line: 1, column: 1 })
+      .catch((caught: unknown) => caught);
+    expect(remembered).toBeInstanceOf(LspUnavailableError);
+    expect((remembered as Error).message).toContain('boom: this server refuses to initialize');
+    expect((remembered as Error).message).toContain('`npm i fake-server`');
+    expect((remembered as Error).message).not.toMatch(/\n\s+at /);
+    expect(lsp.starts).toBe(1);
+    // After the back-off it is tried again, and the next wait is twice as long.
+    await new Promise((resolve) => setTimeout(resolve, 1600));
     await expect(lsp.definition('a.fake', { line: 1, column: 1 })).rejects.toBeInstanceOf(
       LspFailedError,
     );
     expect(lsp.starts).toBe(2);
+    expect(lsp.status()[0]?.reason).toMatch(/2 failed starts; next try in [23] s/);
     expect(lsp.processCount).toBe(0);
   });
 
@@ -256,7 +273,7 @@ describe('diagnostics and symbols from small servers', () => {
     ]);
     expect(manager.status().map((each) => each.state)).toEqual(['running', 'failed']);
     await expect(manager.workspaceSymbols('alp', { language: 'crashing' })).rejects.toBeInstanceOf(
-      LspFailedError,
+      LspUnavailableError,
     );
   });
 });

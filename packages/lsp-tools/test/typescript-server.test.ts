@@ -87,6 +87,7 @@ describe('tools against typescript-language-server', () => {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture's source text
         'src/shapes/shape.ts:8:43  return `${this.name} with area ${this.area().toFixed(2)}`;',
         'src/shapes/square.ts:8:3  area(): number {',
+        'Searched: 1 project (tsconfig.json).',
       ].join('\n'),
     );
   });
@@ -99,7 +100,8 @@ describe('tools against typescript-language-server', () => {
     });
     const lines = output.content.split('\n');
     expect(lines[0]).toMatch(/^\d+ references to `Shape` at src\/shapes\/shape.ts:2:23:$/);
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
+    expect(lines[5]).toBe('Searched: 1 project (tsconfig.json).');
     expect(lines[4]).toMatch(/^\(\d+ more references not shown; narrow the query\)$/);
     expect(output.meta?.truncated).toBe(true);
     const all = await lsp.references('src/shapes/shape.ts', { line: 2, column: 23 });
@@ -128,6 +130,7 @@ describe('tools against typescript-language-server', () => {
         'src/shapes/circle.ts:8:3  method area  area(): number {',
         'src/shapes/shape.ts:5:12  method area  abstract area(): number;',
         'src/shapes/square.ts:8:3  method area  area(): number {',
+        'Searched: 1 project (tsconfig.json).',
       ].join('\n'),
     );
   });
@@ -156,6 +159,7 @@ describe('tools against typescript-language-server', () => {
         "  src/main.ts:8:19  in function `report`: return `total ${totalArea(shapes)}; largest: ${biggest?.describe() ?? 'none'}`;",
         'Outgoing calls (1):',
         '  src/shapes/shape.ts:5:12  method `area` (Shape), called at 5:40: abstract area(): number;',
+        'Searched: 1 project (tsconfig.json).',
       ].join('\n'),
     );
     const incoming = await run('lsp_call_hierarchy', {

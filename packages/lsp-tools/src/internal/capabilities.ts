@@ -12,7 +12,7 @@ export const CLIENT_CAPABILITIES: ClientCapabilities = {
     configuration: true,
     workspaceFolders: true,
     symbol: { dynamicRegistration: false },
-    didChangeWatchedFiles: { dynamicRegistration: false },
+    didChangeWatchedFiles: { dynamicRegistration: true, relativePatternSupport: false },
   },
   textDocument: {
     synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
@@ -23,7 +23,7 @@ export const CLIENT_CAPABILITIES: ClientCapabilities = {
     publishDiagnostics: { relatedInformation: false, versionSupport: false },
     diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false },
   },
-  window: { workDoneProgress: false },
+  window: { workDoneProgress: true },
 };
 
 /** Answers the requests a server sends to its client; unknown ones get `null`. */

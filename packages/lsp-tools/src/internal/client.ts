@@ -19,6 +19,7 @@ import {
 import { LspAbortedError, LspFailedError } from '../errors.js';
 import type { LanguageServerConfig } from '../types.js';
 import { answerServerRequest, CLIENT_CAPABILITIES } from './capabilities.js';
+import { conciseError } from './positions.js';
 import { killOnProcessExit } from './reaper.js';
 
 /** What the client needs to start a server. */
@@ -60,6 +61,15 @@ export class LspClient {
   private exitReasonText: string | undefined;
   private stderrTail = '';
   private readonly exitWaiters = new Set<(reason: string) => void>();
+  /** Work-done progress tokens begun and not yet ended (project loading, analysis). */
+  private readonly activeProgress = new Set<string | number>();
+  /** `performance.now()` of the last progress begin or end, or 0. */
+  lastProgressAt = 0;
+  /** How many progress reports ended so far. */
+  progressEnded = 0;
+  /** Glob patterns the server registered for `workspace/didChangeWatchedFiles`. */
+  readonly watchedPatterns: string[] = [];
+  private readonly watchListeners = new Set<() => void>();
 
   private constructor(
     private readonly child: ChildProcess,
@@ -74,9 +84,9 @@ export class LspClient {
     child.stdin?.on('error', () => undefined);
     child.on('exit', (code, signal) => {
       const finish = (): void => {
-        const tail = this.stderrTail.trim();
+        const tail = conciseError(this.stderrTail);
         this.markExited(
-          `the ${this.serverId} language server exited (${signal ?? `code ${code}`})${tail ? `; its last output: ${tail.slice(-500)}` : ''}`,
+          `the ${this.serverId} language server exited (${signal ?? `code ${code}`})${tail ? `; it said: ${tail}` : ''}`,
         );
       };
       // Let the last stderr bytes arrive first (briefly: a grandchild may hold the pipe open).
@@ -99,9 +109,22 @@ export class LspClient {
         });
       },
     );
-    connection.onRequest((method: string, params: unknown) =>
-      answerServerRequest(method, params, options.cwd),
+    connection.onNotification(
+      '$/progress',
+      (params: { token: string | number; value?: { kind?: string } }) => {
+        const kind = params.value?.kind;
+        if (kind === 'begin') this.activeProgress.add(params.token);
+        if (kind === 'end') {
+          this.activeProgress.delete(params.token);
+          this.progressEnded += 1;
+        }
+        this.lastProgressAt = performance.now();
+      },
     );
+    connection.onRequest((method: string, params: unknown) => {
+      if (method === 'client/registerCapability') this.register(params);
+      return answerServerRequest(method, params, options.cwd);
+    });
     connection.onError(() => undefined);
     connection.listen();
   }
@@ -159,6 +182,38 @@ export class LspClient {
         cause: error,
       });
     }
+  }
+
+  /** True while the server reports work in progress (loading projects, analysing). */
+  get busy(): boolean {
+    return this.activeProgress.size > 0;
+  }
+
+  /** Calls `listener` whenever the server registers file watchers. */
+  onWatchRegistration(listener: () => void): void {
+    this.watchListeners.add(listener);
+    if (this.watchedPatterns.length > 0) listener();
+  }
+
+  private register(params: unknown): void {
+    const registrations =
+      (params as { registrations?: { method?: string; registerOptions?: unknown }[] })
+        ?.registrations ?? [];
+    let added = false;
+    for (const registration of registrations) {
+      if (registration.method !== 'workspace/didChangeWatchedFiles') continue;
+      const watchers =
+        (registration.registerOptions as { watchers?: { globPattern?: unknown }[] })?.watchers ??
+        [];
+      for (const watcher of watchers) {
+        const pattern = watcher.globPattern;
+        if (typeof pattern === 'string') this.watchedPatterns.push(pattern);
+        else if (pattern && typeof (pattern as { pattern?: unknown }).pattern === 'string')
+          this.watchedPatterns.push((pattern as { pattern: string }).pattern);
+        added = true;
+      }
+    }
+    if (added) for (const listener of this.watchListeners) listener();
   }
 
   /** Why the process exited, once it has. */
@@ -224,7 +279,7 @@ export class LspClient {
             this.alive
               ? new LspFailedError({
                   serverId: this.serverId,
-                  message: `The ${this.serverId} language server answered ${method} with an error: ${(error as Error).message}`,
+                  message: `The ${this.serverId} language server could not answer ${method}: ${conciseError((error as Error).message)}`,
                   cause: error,
                 })
               : this.exitError(method),

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { LspDiagnostic, LspLocation, LspSeverity } from '../types.js';
 import { displayPath, isInside } from './paths.js';
 
@@ -39,18 +39,44 @@ export function compareLocations(a: LspLocation, b: LspLocation): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.column - b.column;
 }
 
+/** Where a location lies, from where a developer works to where nobody edits. */
+export type LocationKind = 'source' | 'build' | 'dependency' | 'outside';
+
+const BUILD_DIRECTORIES = new Set(['dist', 'build', 'out']);
+
+/**
+ * Classifies a location: workspace source, the workspace's own build output (`dist`, `build`,
+ * `out`, or a `.d.ts` generated next to a source map), dependencies (`node_modules`), or outside
+ * the workspace (standard library declarations and other files).
+ */
+export function classifyLocation(root: string, path: string): LocationKind {
+  if (!isInside(root, path)) return 'outside';
+  const segments = displayPath(root, path).split('/').slice(0, -1);
+  if (segments.includes('node_modules')) return 'dependency';
+  if (segments.some((segment) => BUILD_DIRECTORIES.has(segment))) return 'build';
+  if (/\.d\.[cm]?ts$/.test(path) && existsSync(`${path}.map`)) return 'build';
+  return 'source';
+}
+
 /** Result of {@link selectLocations}. */
 export interface SelectedLocations<T> {
   shown: T[];
   /** Items beyond the cap. */
   hidden: number;
-  /** Items outside the workspace, dropped. */
+  /** Items outside the workspace (standard library, other folders), dropped. */
   outside: number;
+  /** Items in the workspace's build output, dropped because source items exist. */
+  build: number;
+  /** Items under `node_modules`, dropped. */
+  dependency: number;
+  /** True when only build output was found and it is shown instead of source. */
+  buildShown: boolean;
 }
 
 /**
- * Keeps the items whose location is inside the workspace, removes duplicates, sorts them and
- * caps them at `max`.
+ * Keeps the items in workspace source, removes duplicates, sorts them and caps them at `max`.
+ * Build output is counted, or shown when nothing in source was found; dependencies and files
+ * outside the workspace are counted, never listed.
  */
 export function selectLocations<T>(
   root: string,
@@ -59,32 +85,49 @@ export function selectLocations<T>(
   max: number,
 ): SelectedLocations<T> {
   const seen = new Set<string>();
-  const inside: T[] = [];
-  let outside = 0;
+  const groups: Record<LocationKind, T[]> = { source: [], build: [], dependency: [], outside: [] };
   for (const item of items) {
     const location = locationOf(item);
-    if (!isInside(root, location.path)) {
-      outside += 1;
-      continue;
-    }
     const key = `${location.path}:${location.line}:${location.column}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    inside.push(item);
+    groups[classifyLocation(root, location.path)].push(item);
   }
-  inside.sort((a, b) => compareLocations(locationOf(a), locationOf(b)));
-  return { shown: inside.slice(0, max), hidden: Math.max(0, inside.length - max), outside };
+  const buildShown = groups.source.length === 0 && groups.build.length > 0;
+  const listed = buildShown ? groups.build : groups.source;
+  listed.sort((a, b) => compareLocations(locationOf(a), locationOf(b)));
+  return {
+    shown: listed.slice(0, max),
+    hidden: Math.max(0, listed.length - max),
+    outside: groups.outside.length,
+    build: buildShown ? 0 : groups.build.length,
+    dependency: groups.dependency.length,
+    buildShown,
+  };
 }
 
 /** Lines noting what was left out, if anything. */
 export function omissionNotes(
-  selection: { hidden: number; outside: number },
+  selection: {
+    hidden: number;
+    outside: number;
+    build?: number;
+    dependency?: number;
+    buildShown?: boolean;
+  },
   noun: string,
 ): string[] {
   const notes: string[] = [];
   const word = (count: number): string => (count === 1 ? noun.replace(/s$/, '') : noun);
-  const { hidden, outside } = selection;
+  const { hidden, outside, build = 0, dependency = 0 } = selection;
+  if (selection.buildShown)
+    notes.push(`(only build output was found: no ${noun} in workspace source)`);
   if (hidden > 0) notes.push(`(${hidden} more ${word(hidden)} not shown; narrow the query)`);
+  if (build > 0)
+    notes.push(
+      `(${build} ${word(build)} in build output (dist/build/out, generated .d.ts) omitted; source is listed)`,
+    );
+  if (dependency > 0) notes.push(`(${dependency} ${word(dependency)} in node_modules omitted)`);
   if (outside > 0) notes.push(`(${outside} ${word(outside)} outside the workspace omitted)`);
   return notes;
 }

@@ -1,5 +1,11 @@
 import type { LspLocation, LspManager, LspPosition, LspSymbol } from '../types.js';
-import { compareLocations, type LineReader, where } from './format.js';
+import {
+  classifyLocation,
+  compareLocations,
+  type LineReader,
+  type LocationKind,
+  where,
+} from './format.js';
 import { isInside } from './paths.js';
 
 /** How a tool call names its target: a position, a name on a line, a name in a file, or a name. */
@@ -147,7 +153,15 @@ export async function locateTarget(
       );
     }
   }
-  candidates.sort((a, b) => compareLocations(a.location, b.location));
+  // Where a developer works comes first: source, then the workspace's build output; library
+  // declarations are never the target when the workspace declares the name itself.
+  const order: Record<LocationKind, number> = { source: 0, build: 1, dependency: 2, outside: 3 };
+  const rankOf = (symbol: LspSymbol): number =>
+    order[classifyLocation(manager.cwd, symbol.location.path)];
+  candidates.sort((a, b) => rankOf(a) - rankOf(b) || compareLocations(a.location, b.location));
+  const best = rankOf(candidates[0]!);
+  const dropped = candidates.filter((each) => rankOf(each) !== best).length;
+  candidates = candidates.filter((each) => rankOf(each) === best);
   const chosen = candidates[0]!;
   const target: Target = {
     path: chosen.location.path,
@@ -156,6 +170,10 @@ export async function locateTarget(
   if (candidates.length > 1) {
     const others = candidates.slice(1, 6).map((each) => where(manager.cwd, each.location));
     target.note = `${candidates.length} symbols are named \`${symbol}\`; using ${where(manager.cwd, chosen.location)} (others: ${others.join(', ')}). Pass path and line to pick another.`;
+  }
+  if (dropped > 0 && best === 0) {
+    const also = `(${dropped} more in build output or dependencies not considered)`;
+    target.note = target.note ? `${target.note} ${also}` : also;
   }
   return target;
 }

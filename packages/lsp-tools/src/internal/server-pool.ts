@@ -3,19 +3,18 @@ import { LspAbortedError, LspFailedError, LspUnavailableError } from '../errors.
 import type { LanguageServerConfig, ServerStatus } from '../types.js';
 import { LspClient } from './client.js';
 import { findCommand } from './command.js';
-import { DocumentSync, type SyncTarget } from './documents.js';
 import { findWorkspaceFile } from './paths.js';
-import { type Entry, statusOf, unavailableReason } from './server-entry.js';
+import { probeVersion } from './probe.js';
+import {
+  type Entry,
+  failedReason,
+  probeReason,
+  statusOf,
+  unavailableReason,
+} from './server-entry.js';
+import { createSession, type ServerSession } from './session.js';
 
-/** A started server with its document view. */
-export interface ServerSession {
-  client: LspClient;
-  documents: DocumentSync;
-  /** Opens/re-syncs `path` (absolute) and returns its URI. */
-  sync(path: string): Promise<string>;
-  /** Syncs changed files and makes sure one workspace file is open (workspace queries need a project). */
-  ensureProject(): Promise<void>;
-}
+export type { ServerSession } from './session.js';
 
 /** Options of {@link ServerPool}. */
 export interface ServerPoolOptions {
@@ -28,7 +27,16 @@ export interface ServerPoolOptions {
   onChangedOnDisk: (path: string) => void;
   /** Files changed in this session (absolute paths). */
   changedFiles: () => readonly string[];
+  /** Upper bound for waiting on a server's initial analysis (ms). */
+  analysisTimeoutMs: number;
+  /** First wait before a server that failed to start is started again (ms); doubles each time. */
+  startRetryMs: number;
 }
+
+/** Crashes within this window count together; this many make the server wait like a failed start. */
+const CRASH_WINDOW_MS = 60_000;
+const CRASH_LIMIT = 3;
+const RETRY_CAP_MS = 600_000;
 
 /**
  * Starts servers on first use, reuses them, restarts them after a crash (once per query) and
@@ -47,6 +55,8 @@ export class ServerPool {
       starts: 0,
       active: 0,
       startFailed: false,
+      failures: 0,
+      crashes: [],
     }));
   }
 
@@ -119,6 +129,17 @@ export class ServerPool {
     return this.entries.map(statusOf);
   }
 
+  /** Runs each installed server's version command (once) and returns the statuses. */
+  async checkServers(): Promise<ServerStatus[]> {
+    await Promise.all(
+      this.entries.map(async (entry) => {
+        if (entry.command === undefined || entry.probe || !entry.config.versionArgs) return;
+        entry.probe = await probeVersion(entry.command, entry.config, this.options.cwd);
+      }),
+    );
+    return this.status();
+  }
+
   /** Stops every server; later queries are refused. */
   async shutdown(): Promise<void> {
     this.closed = true;
@@ -158,8 +179,30 @@ export class ServerPool {
       );
     }
     if (entry.session?.client.alive) return Promise.resolve(entry.session);
-    if (entry.session) entry.lastError = entry.session.client.exitReason;
+    if (entry.session) {
+      entry.lastError = entry.session.client.exitReason;
+      entry.session.close();
+      const now = Date.now();
+      entry.crashes = [...entry.crashes.filter((at) => now - at < CRASH_WINDOW_MS), now];
+      if (entry.crashes.length >= CRASH_LIMIT) this.fail(entry);
+    }
     entry.session = undefined;
+    if (entry.probe?.ok === false) {
+      return Promise.reject(
+        new LspUnavailableError({
+          language: entry.config.id,
+          reason: probeReason(entry.config, entry.probe.detail),
+        }),
+      );
+    }
+    if (!entry.starting && entry.retryAt !== undefined && Date.now() < entry.retryAt) {
+      return Promise.reject(
+        new LspUnavailableError({
+          language: entry.config.id,
+          reason: failedReason(entry, entry.retryAt - Date.now()),
+        }),
+      );
+    }
     // The start is shared and not tied to one caller's signal: a cancelled query does not
     // waste a cold start that the next query will need.
     entry.starting ??= this.start(entry).finally(() => {
@@ -181,40 +224,33 @@ export class ServerPool {
       });
       this.live.add(client);
       client.onExit(() => this.live.delete(client));
-      const documents = new DocumentSync(client, this.options.onChangedOnDisk);
-      const languageOf = (path: string): string =>
-        config.languages[extname(path).toLowerCase()] ?? config.id;
-      // Files changed this session are opened too: the server then sees the new content even
-      // where its own file watching is slow, and re-checks the files that depend on them.
-      const changedTargets = (): SyncTarget[] =>
-        this.options
-          .changedFiles()
-          .filter((path) => extname(path).toLowerCase() in config.languages)
-          .map((path) => ({ path, languageId: languageOf(path), changed: true }));
-      const session: ServerSession = {
-        client,
-        documents,
-        sync: async (path) => {
-          await documents.sync([...changedTargets(), { path, languageId: languageOf(path) }]);
-          return DocumentSync.uriOf(path);
-        },
-        ensureProject: async () => {
-          const targets = changedTargets();
-          if (documents.size === 0 && targets.length === 0) {
-            const seed = await findWorkspaceFile(this.options.cwd, Object.keys(config.languages));
-            if (seed) targets.push({ path: seed, languageId: languageOf(seed) });
-          }
-          await documents.sync(targets);
-        },
-      };
+      const session = createSession(client, {
+        cwd: this.options.cwd,
+        config,
+        changedFiles: this.options.changedFiles,
+        onChangedOnDisk: this.options.onChangedOnDisk,
+        analysisTimeoutMs: this.options.analysisTimeoutMs,
+      });
       entry.session = session;
       entry.startFailed = false;
+      entry.failures = 0;
+      entry.retryAt = undefined;
+      entry.started = true;
       return session;
     } catch (error) {
       entry.lastError = (error as Error).message;
       entry.startFailed = true;
+      this.fail(entry);
       throw error;
     }
+  }
+
+  /** Remembers a failure: no new start before the back-off time, which doubles each time. */
+  private fail(entry: Entry): void {
+    entry.failures += 1;
+    const wait = Math.min(RETRY_CAP_MS, this.options.startRetryMs * 2 ** (entry.failures - 1));
+    entry.retryAt = Date.now() + wait;
+    entry.crashes = [];
   }
 
   private scheduleIdle(entry: Entry): void {
@@ -230,6 +266,7 @@ export class ServerPool {
     clearTimeout(entry.idleTimer);
     const session = entry.session ?? (await entry.starting?.catch(() => undefined));
     entry.session = undefined;
+    session?.close();
     await session?.client.shutdown();
   }
 

@@ -3,6 +3,7 @@ import type { LspCallHierarchy, LspLocation, LspManager } from '../types.js';
 import { LineReader, omissionNotes, selectLocations, where } from './format.js';
 import { locateTarget } from './locate.js';
 import {
+  coverageNote,
   maxArg,
   maxProperty,
   READ_ONLY_TOOL,
@@ -118,6 +119,7 @@ export function createCallHierarchyTool(manager: LspManager): ToolDefinition {
           lines.push(...rendered.lines);
           truncated ||= rendered.truncated;
         }
+        if (direction !== 'outgoing') lines.push(...coverageNote(manager, provider));
         return { content: lines.join('\n'), provider, truncated };
       }),
   };

@@ -1,6 +1,7 @@
 import type { JsonSchema, JsonValue, ToolExecutionContext, ToolOutput } from '@spine/protocol';
 import { SpineError } from '@spine/protocol';
 import { LspAbortedError } from '../errors.js';
+import type { LspManager } from '../types.js';
 import type { TargetArgs } from './locate.js';
 import { ToolInputProblem } from './locate.js';
 
@@ -86,4 +87,34 @@ export async function runLspTool(
     }
     throw error;
   }
+}
+
+/**
+ * The line under a workspace-wide answer that says what was searched, and whether the answer
+ * may be incomplete (server still analysing, workspace too large to walk).
+ */
+export function coverageNote(manager: LspManager, serverId: string | undefined): string[] {
+  const coverage = serverId === undefined ? undefined : manager.coverage(serverId);
+  if (!coverage) return [];
+  const count = coverage.projects.length;
+  const listed = coverage.projects.slice(0, 4).join(', ');
+  const more = count > 4 ? `, … ${count - 4} more` : '';
+  const projects =
+    count === 0
+      ? 'every file under the workspace root'
+      : `${count} project${count === 1 ? '' : 's'} (${listed}${more})`;
+  const loose =
+    coverage.looseFiles > 0 ? ` and ${coverage.looseFiles} files outside any project` : '';
+  const lines = [`Searched: ${projects}${loose}.`];
+  if (coverage.partial) {
+    lines.push(
+      `Possibly incomplete: the ${coverage.serverId} server was still analysing when it answered; ask again for a complete answer.`,
+    );
+  }
+  if (coverage.truncated) {
+    lines.push(
+      'Possibly incomplete: the workspace is too large to walk completely, so some files were not given to the server; use grep for the rest.',
+    );
+  }
+  return lines;
 }

@@ -10,6 +10,7 @@ import {
 } from './format.js';
 import { locateTarget, type Target } from './locate.js';
 import {
+  coverageNote,
   maxArg,
   maxProperty,
   READ_ONLY_TOOL,
@@ -68,9 +69,13 @@ function lookupExecutor(
       const locations = await manager[lookup](target.path, target.position, {
         signal: context.signal,
       });
+      const provider = manager.serverFor(target.path);
+      const listed = listing(manager, target, locations, maxArg(args), words);
+      const note = lookup === 'references' ? coverageNote(manager, provider) : [];
       return {
-        ...listing(manager, target, locations, maxArg(args), words),
-        provider: manager.serverFor(target.path),
+        ...listed,
+        content: [listed.content, ...note].join('\n'),
+        provider,
       };
     });
 }

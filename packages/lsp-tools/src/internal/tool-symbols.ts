@@ -2,7 +2,7 @@ import type { ToolDefinition } from '@spine/protocol';
 import type { LspManager, LspSymbol } from '../types.js';
 import { LineReader, omissionNotes, selectLocations, where } from './format.js';
 import { nameLocation } from './locate.js';
-import { maxArg, maxProperty, READ_ONLY_TOOL, runLspTool } from './tool-kit.js';
+import { coverageNote, maxArg, maxProperty, READ_ONLY_TOOL, runLspTool } from './tool-kit.js';
 
 function rank(symbol: LspSymbol, query: string): number {
   if (symbol.name === query) return 0;
@@ -60,7 +60,7 @@ export function createSymbolsTool(manager: LspManager): ToolDefinition {
         );
         const ranked = selection.shown.sort((a, b) => rank(a, query) - rank(b, query));
         const shown = ranked.slice(0, max);
-        const counts = { hidden: ranked.length - shown.length, outside: selection.outside };
+        const counts = { ...selection, hidden: ranked.length - shown.length };
         const lines = [
           `${ranked.length} symbol${ranked.length === 1 ? '' : 's'} matching \`${query}\`:`,
         ];
@@ -71,6 +71,10 @@ export function createSymbolsTool(manager: LspManager): ToolDefinition {
           );
         }
         lines.push(...omissionNotes(counts, 'symbols'));
+        const servers = options.language
+          ? [options.language]
+          : manager.status().map((server) => server.id);
+        for (const id of servers) lines.push(...coverageNote(manager, id));
         return {
           content: lines.join('\n'),
           provider: options.language,

@@ -1,0 +1,157 @@
+import { extname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { LanguageServerConfig, LspCoverage } from '../types.js';
+import type { LspClient } from './client.js';
+import { DocumentSync, type SyncTarget } from './documents.js';
+import { displayPath, findWorkspaceFile } from './paths.js';
+import { discoverProjects, type WorkspaceProjects } from './projects.js';
+import { waitForAnalysis } from './readiness.js';
+import { type FileChange, globToRegExp, WorkspaceWatcher } from './watcher.js';
+
+/** What a workspace-wide answer covered, for the note under a result. */
+export type Coverage = LspCoverage;
+
+/** A started server with its document view. */
+export interface ServerSession {
+  client: LspClient;
+  documents: DocumentSync;
+  /** Opens/re-syncs `path` (absolute) and returns its URI. */
+  sync(path: string): Promise<string>;
+  /**
+   * Before a workspace-wide query: syncs changed files, opens one file of every project (and,
+   * for TypeScript, gives the files outside every project to the server), then waits for the
+   * server's analysis within the bounded time. Says what was covered.
+   */
+  ensureProject(signal?: AbortSignal): Promise<Coverage>;
+  /** Stops the session's file watcher. */
+  close(): void;
+}
+
+/** What a session needs besides its client. */
+export interface SessionOptions {
+  cwd: string;
+  config: LanguageServerConfig;
+  /** Files changed in this session (absolute paths). */
+  changedFiles: () => readonly string[];
+  onChangedOnDisk: (path: string) => void;
+  /** Upper bound for waiting on the server's initial analysis (ms). */
+  analysisTimeoutMs: number;
+}
+
+/** The project marker files of a server: its own list, or what its languages imply. */
+function projectFilesOf(config: LanguageServerConfig): string[] {
+  if (config.projectFiles) return config.projectFiles;
+  const extensions = Object.keys(config.languages);
+  if (extensions.includes('.ts') || extensions.includes('.js'))
+    return ['tsconfig.json', 'jsconfig.json'];
+  if (extensions.includes('.py')) return ['pyproject.toml', 'pyrightconfig.json', 'setup.py'];
+  return [];
+}
+
+const LOOSE_FILE_LIMIT = 5000;
+
+/** Wraps a started client in a session: document sync, project preparation, file watching. */
+export function createSession(client: LspClient, options: SessionOptions): ServerSession {
+  const { config, cwd } = options;
+  const documents = new DocumentSync(client, options.onChangedOnDisk);
+  const languageOf = (path: string): string =>
+    config.languages[extname(path).toLowerCase()] ?? config.id;
+  // Files changed this session are opened too: the server then sees the new content even
+  // where its own file watching is slow, and re-checks the files that depend on them.
+  const changedTargets = (): SyncTarget[] =>
+    options
+      .changedFiles()
+      .filter((path) => extname(path).toLowerCase() in config.languages)
+      .map((path) => ({ path, languageId: languageOf(path), changed: true }));
+  let projects: Promise<WorkspaceProjects> | undefined;
+  let analysed = false;
+  let looseGiven = 0;
+  let watcher: WorkspaceWatcher | undefined;
+
+  const send = (changes: FileChange[]): void => {
+    const patterns = client.watchedPatterns.map(globToRegExp);
+    const wanted = changes.filter((change) => {
+      const rel = displayPath(cwd, change.path);
+      return patterns.some((pattern) => pattern.test(rel) || pattern.test(change.path));
+    });
+    if (wanted.length > 0) {
+      client.notify('workspace/didChangeWatchedFiles', {
+        changes: wanted.map((change) => ({
+          uri: pathToFileURL(change.path).href,
+          type: change.type,
+        })),
+      });
+    }
+    // Open documents whose disk content changed are sent again, so dependent diagnostics follow.
+    void documents.sync(changedTargets()).catch(() => undefined);
+  };
+  client.onWatchRegistration(() => {
+    if (watcher) return;
+    watcher = new WorkspaceWatcher(cwd, send);
+    void watcher.start();
+  });
+
+  const giveLooseFiles = async (found: WorkspaceProjects): Promise<void> => {
+    if (found.loose.length === 0 || !client.capabilities.executeCommandProvider) return;
+    const commands = client.capabilities.executeCommandProvider.commands ?? [];
+    if (!commands.includes('typescript.tsserverRequest')) return;
+    const rootFiles = found.loose.slice(0, LOOSE_FILE_LIMIT).map((fileName) => ({ fileName }));
+    // One external project holds every file that no tsconfig includes, with the root config's
+    // options (its `paths` lead package imports to source rather than to build output).
+    await client.request<unknown, unknown>(
+      { method: 'workspace/executeCommand' },
+      {
+        command: 'typescript.tsserverRequest',
+        arguments: [
+          'openExternalProject',
+          {
+            projectFileName: `${cwd}/.spine-files-outside-projects`,
+            rootFiles,
+            options: found.looseOptions ?? { allowJs: true, allowNonTsExtensions: true },
+          },
+        ],
+      },
+    );
+    looseGiven = rootFiles.length;
+  };
+
+  return {
+    client,
+    documents,
+    sync: async (path) => {
+      await documents.sync([...changedTargets(), { path, languageId: languageOf(path) }]);
+      return DocumentSync.uriOf(path);
+    },
+    ensureProject: async (signal) => {
+      const first = projects === undefined;
+      projects ??= discoverProjects(cwd, projectFilesOf(config), Object.keys(config.languages));
+      const found = await projects;
+      if (first) await giveLooseFiles(found);
+      const targets = changedTargets();
+      const opened = new Set(targets.map((target) => target.path));
+      for (const path of found.representatives) {
+        if (!opened.has(path)) targets.push({ path, languageId: languageOf(path) });
+      }
+      if (documents.size === 0 && targets.length === 0) {
+        const seed = await findWorkspaceFile(cwd, Object.keys(config.languages));
+        if (seed) targets.push({ path: seed, languageId: languageOf(seed) });
+      }
+      await documents.sync(targets);
+      const ready = await waitForAnalysis(client, !analysed, {
+        timeoutMs: options.analysisTimeoutMs,
+        quietMs: 300,
+        firstReportMs: 1000,
+        ...(signal ? { signal } : {}),
+      });
+      if (ready) analysed = true;
+      return {
+        serverId: config.id,
+        projects: found.configs.map((path) => displayPath(cwd, path)),
+        looseFiles: looseGiven,
+        partial: !ready,
+        truncated: found.truncated || found.loose.length > looseGiven,
+      };
+    },
+    close: () => watcher?.close(),
+  };
+}

@@ -81,4 +81,78 @@ describe('createShellHooks', () => {
     });
     expect(warnings).toEqual(['stop hook "exit 7" exited 7: ']);
   });
+
+  it('runs hooks with the given clean environment, or the core set: no key, no startup file', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'spine-hooks-env-'));
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(cwd, 'evil.sh'), 'echo STARTUP-MARKER\n');
+    const saved = { ...process.env };
+    process.env.SPINE_E2E_KEY = 'canary-key';
+    process.env.AWS_SECRET_ACCESS_KEY = 'canary-aws';
+    process.env.ENV = join(cwd, 'evil.sh');
+    process.env.BASH_ENV = join(cwd, 'evil.sh');
+    try {
+      const hooks = { ...defaultConfig({}).hooks, stop: ['env > stop-env.txt'] };
+      await createShellHooks({ cwd, hooks, sessionId: () => 's1' }).fire('stop', {});
+      const seen = readFileSync(join(cwd, 'stop-env.txt'), 'utf8');
+      expect(seen).toMatch(/^PATH=/m);
+      expect(seen).not.toContain('canary');
+      expect(seen).not.toMatch(/^(BASH_)?ENV=/m);
+      const given = { ...defaultConfig({}).hooks, stop: ['env > given-env.txt'] };
+      const env = { PATH: process.env.PATH, ONLY_THIS: '1', BASH_ENV: join(cwd, 'evil.sh') };
+      await createShellHooks({ cwd, hooks: given, sessionId: () => 's1', env }).fire('stop', {});
+      const lines = readFileSync(join(cwd, 'given-env.txt'), 'utf8');
+      expect(lines).toContain('ONLY_THIS=1');
+      expect(lines).not.toContain('canary');
+      expect(lines).not.toContain('BASH_ENV');
+    } finally {
+      for (const name of ['SPINE_E2E_KEY', 'AWS_SECRET_ACCESS_KEY', 'ENV', 'BASH_ENV'])
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+    }
+  });
+
+  it('reads shell.env, shell.unixSockets and protectedPaths from configuration and refuses bad names', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { loadConfig } = await import('./config/load.js');
+    const root = mkdtempSync(join(tmpdir(), 'spine-shell-config-'));
+    const home = join(root, 'home');
+    const cwd = join(root, 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(join(cwd, '.spine'), { recursive: true });
+    const env = { SPINE_CONFIG_HOME: home, HOME: root };
+    expect(loadConfig({ cwd, env }).config.shell).toEqual({
+      env: { inherit: 'core', set: {}, include: [], exclude: [] },
+      unixSockets: 'none',
+    });
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        shell: {
+          env: { inherit: 'none', include: ['NODE_*'], set: { CI: '1' } },
+          unixSockets: 'all',
+        },
+        protectedPaths: ['.git/config', 'secrets/**'],
+      }),
+    );
+    const { config } = loadConfig({ cwd, env });
+    expect(config.shell.env).toEqual({
+      inherit: 'none',
+      set: { CI: '1' },
+      include: ['NODE_*'],
+      exclude: [],
+    });
+    expect(config.shell.unixSockets).toBe('all');
+    expect(config.protectedPaths).toEqual(['.git/config', 'secrets/**']);
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ shell: { env: { include: ['A B'] } } }),
+    );
+    expect(() => loadConfig({ cwd, env })).toThrow(/shell\.env\.include/);
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ shell: { env: { inherit: 'some' } } }),
+    );
+    expect(() => loadConfig({ cwd, env })).toThrow(/shell\.env\.inherit/);
+  });
 });

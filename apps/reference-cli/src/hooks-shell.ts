@@ -20,7 +20,7 @@ export interface HookRunResult {
 export type HookCommandRunner = (
   command: string,
   input: string,
-  options: { cwd: string; timeoutMs: number; signal?: AbortSignal },
+  options: { cwd: string; timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv },
 ) => Promise<HookRunResult>;
 
 /** Options of {@link createShellHooks}. */
@@ -35,6 +35,11 @@ export interface ShellHooksOptions {
   onWarning?: (message: string) => void;
   /** Runs commands; default: `sh -c` in the workspace. A sandboxing runner can be passed. */
   run?: HookCommandRunner;
+  /**
+   * Environment of hook commands. Default: `createShellEnv(process.env)` from tool-runtime (the
+   * core variables only), so a hook never sees the model key or other credentials.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** User hooks as tool-runtime hook chains plus the lifecycle events. */
@@ -50,11 +55,26 @@ export interface ShellHooks {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The default runner: `sh -c command`, event JSON on stdin, killed at the timeout. */
-export const runShellCommand: HookCommandRunner = (command, input, options) =>
-  new Promise((resolve) => {
+/**
+ * The default runner: `sh -c command` with the given environment (default: the core variables;
+ * never `ENV`/`BASH_ENV`), event JSON on stdin, killed at the timeout.
+ */
+export const runShellCommand: HookCommandRunner = async (command, input, options) => {
+  const { createShellEnv, withoutShellStartup } = await import('@spine/tool-runtime');
+  const env = withoutShellStartup(options.env ?? createShellEnv(process.env));
+  return spawnHook(command, input, options, env);
+};
+
+function spawnHook(
+  command: string,
+  input: string,
+  options: { cwd: string; timeoutMs: number; signal?: AbortSignal },
+  env: NodeJS.ProcessEnv,
+): Promise<HookRunResult> {
+  return new Promise((resolve) => {
     const child = spawn('sh', ['-c', command], {
       cwd: options.cwd,
+      env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -86,6 +106,7 @@ export const runShellCommand: HookCommandRunner = (command, input, options) =>
       resolve({ exitCode: 127, stdout, stderr: String(error), timedOut });
     });
   });
+}
 
 function normalize(hook: HookCommand): { command: string; timeoutMs: number; matcher: string } {
   if (typeof hook === 'string')
@@ -123,7 +144,12 @@ export function createShellHooks(options: ShellHooksOptions): ShellHooks {
       cwd: options.cwd,
       ...payload,
     });
-    const result = await run(command, input, { cwd: options.cwd, timeoutMs, signal });
+    const result = await run(command, input, {
+      cwd: options.cwd,
+      timeoutMs,
+      ...(signal ? { signal } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
     if (result.timedOut) warn(`${event} hook "${command}" timed out after ${timeoutMs} ms`);
     else if (result.exitCode !== 0 && result.exitCode !== 2) {
       warn(`${event} hook "${command}" exited ${result.exitCode}: ${result.stderr.trim()}`);

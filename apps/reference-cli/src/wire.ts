@@ -10,7 +10,7 @@ import type { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { createShellHooks, runShellCommand, type ShellHooks } from './hooks-shell.js';
 import { findInstructionFiles, renderInstructions } from './instructions.js';
-import type { ResolvedModel } from './model-config.js';
+import { DEFAULT_KEY_VARIABLES, type ResolvedModel } from './model-config.js';
 import { createLazyToolRuntime } from './runtime-lazy.js';
 
 /** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
@@ -74,9 +74,30 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     import('@spine/compaction'),
   ]);
 
-  const backend = await toolRuntime.detectSandbox();
+  const detected = await toolRuntime.detectSandbox();
+  const backend =
+    detected && (config.shell.unixSockets !== 'none' || config.protectedPaths !== undefined)
+      ? toolRuntime.createBwrapSandbox({
+          ...(detected.info.path ? { path: detected.info.path } : {}),
+          ...(detected.info.version ? { version: detected.info.version } : {}),
+          unixSockets: config.shell.unixSockets,
+          ...(config.protectedPaths !== undefined ? { protectedPaths: config.protectedPaths } : {}),
+        })
+      : detected;
+  // Commands and hooks get the configured environment; key variables are never passed.
+  const shellEnv = toolRuntime.createShellEnv(process.env, {
+    ...config.shell.env,
+    neverPass: [
+      ...new Set(
+        [config.apiKeyEnv, model.apiKeyEnv, ...Object.values(DEFAULT_KEY_VARIABLES)].filter(
+          (name): name is string => typeof name === 'string',
+        ),
+      ),
+    ],
+  });
   const hooks = createShellHooks({
     cwd,
+    env: shellEnv,
     hooks: config.hooks,
     sessionId: () => session.id,
     onWarning: warn,
@@ -131,6 +152,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       const tools: ToolDefinition<never>[] = [
         ...(toolRuntime.createWorkspaceTools({
           cwd,
+          env: shellEnv,
           exclude: config.tools.exclude,
         }) as ToolDefinition<never>[]),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as ToolDefinition<never>,

@@ -43,6 +43,13 @@ export type {
   ShellDoubt,
 } from './shell-command-parse.js';
 export { loadShellParser, shellParserIfLoaded } from './shell-command-parse.js';
+export type { ShellEnvInherit, ShellEnvOptions } from './shell-env.js';
+export {
+  CORE_ENV_VARIABLES,
+  createShellEnv,
+  isCredentialName,
+  withoutShellStartup,
+} from './shell-env.js';
 export type { BashToolArguments, BashToolOptions } from './tool-bash.js';
 export { createBashTool } from './tool-bash.js';
 export type { EditApplication, EditToolArguments, TextEdit } from './tool-edit.js';

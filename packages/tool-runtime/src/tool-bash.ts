@@ -6,6 +6,7 @@ import { runProcess } from './internal/run-process.js';
 import { failureOutput, toolSupport } from './internal/tool-support.js';
 import { createNoneSandbox, type SandboxBackend, type SandboxCommand } from './sandbox.js';
 import { detectSandbox } from './sandbox-bwrap.js';
+import { createShellEnv, withoutShellStartup } from './shell-env.js';
 import type { WorkspaceToolOptions } from './types.js';
 
 /** Options of {@link createBashTool}. */
@@ -19,9 +20,10 @@ export interface BashToolOptions extends WorkspaceToolOptions {
   /** Output kept per command (head and tail). Default 30,000 characters. */
   maxOutputChars?: number;
   /**
-   * Environment of commands. Default: this process's environment as it is when the tool is created,
-   * without variables that look like credentials (names containing API_KEY, TOKEN, SECRET, PASSWORD,
-   * CREDENTIAL), so a command cannot copy them into the workspace for the model to read.
+   * Environment of commands. Default: `createShellEnv(process.env)` as it is when the tool is
+   * created: only the core variables (PATH, HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR, SHELL), so a
+   * command cannot copy a key or token into the workspace or its output for the model to read.
+   * Whatever is given, `BASH_ENV`, `ENV` and exported shell functions are dropped.
    */
   env?: NodeJS.ProcessEnv;
 }
@@ -103,7 +105,7 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const maxOutputChars = options.maxOutputChars ?? 30_000;
   // One object for the tool's life: pre-started sandboxes are kept per environment object.
-  const env = options.env ?? withoutCredentials(process.env);
+  const env = withoutShellStartup(options.env ?? createShellEnv(process.env));
   return defineTool({
     name: 'bash',
     description:
@@ -198,13 +200,4 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
 
 // Messages by which a command shows it ran into the sandbox rather than failing on its own.
 const SANDBOX_SYMPTOM =
-  /Read-only file system|Network is unreachable|Could not resolve host|Temporary failure in name resolution|Cannot assign requested address/;
-
-const CREDENTIAL = /API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
-
-/** A copy of `env` without variables whose names look like credentials. */
-export function withoutCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const kept: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) if (!CREDENTIAL.test(name)) kept[name] = value;
-  return kept;
-}
+  /Read-only file system|Operation not permitted|Network is unreachable|Could not resolve host|Temporary failure in name resolution|Cannot assign requested address/;

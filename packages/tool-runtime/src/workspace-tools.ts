@@ -13,6 +13,8 @@ import type { WorkspaceToolOptions } from './types.js';
 export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
   /** OS sandbox for `bash`: a backend, `null` for none, omitted to use the runtime's or detect one. */
   sandboxBackend?: SandboxBackend | null;
+  /** Environment of `bash` commands; default `createShellEnv(process.env)` (the core variables). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**

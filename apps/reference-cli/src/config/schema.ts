@@ -46,6 +46,9 @@ export const ModelEntrySchema = z.strictObject({
 /** A model table entry; see {@link ModelEntrySchema}. */
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ENV_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
+
 /** The settable fields, every one optional: what one layer (file, profile, env, flags) may hold. */
 const layerFields = {
   model: z
@@ -83,6 +86,29 @@ const layerFields = {
   instructions: z
     .strictObject({ enabled: z.boolean().optional(), userFile: z.string().min(1).optional() })
     .optional(),
+  shell: z
+    .strictObject({
+      // The environment of shell commands and hooks. The model API key variable and provider key
+      // variables are never passed, whatever this says.
+      env: z
+        .strictObject({
+          inherit: z.enum(['core', 'all', 'none']).optional(),
+          set: z.record(z.string().regex(ENV_NAME, 'a variable name'), z.string()).optional(),
+          include: z
+            .array(z.string().regex(ENV_PATTERN, 'a variable name or NAME_* prefix'))
+            .optional(),
+          exclude: z
+            .array(z.string().regex(ENV_PATTERN, 'a variable name or NAME_* prefix'))
+            .optional(),
+        })
+        .optional(),
+      // Unix-domain sockets a sandboxed command may create: none (default) or all.
+      unixSockets: z.enum(['none', 'all']).optional(),
+    })
+    .optional(),
+  // Workspace globs whose writes need a person (file tools) and that the shell sandbox binds
+  // read-only; `false` turns the protection off.
+  protectedPaths: z.union([z.array(z.string().min(1)), z.literal(false)]).optional(),
   // No `userFile` here: a project's configuration must not redirect user memory (a file every
   // session reads into the prompt and `remember` appends to) to some other file of the person's.
   memory: z.strictObject({ enabled: z.boolean().optional() }).optional(),
@@ -154,6 +180,22 @@ export interface SpineConfig {
   memory: { enabled: boolean; userFile: string };
   /** User hooks per event. */
   hooks: { [K in HookEvent]: HookCommand[] };
+  /**
+   * Shell commands and hooks: their environment (`inherit` core | all | none, plus `set`,
+   * `include`, `exclude`; key variables are never passed) and whether the sandbox lets them create
+   * Unix-domain sockets.
+   */
+  shell: {
+    env: {
+      inherit: 'core' | 'all' | 'none';
+      set: Record<string, string>;
+      include: string[];
+      exclude: string[];
+    };
+    unixSockets: 'none' | 'all';
+  };
+  /** Protected workspace globs (undefined: the built-in list), or `false` for none. */
+  protectedPaths?: string[] | false;
   /** The profile applied, if any. */
   profile?: string;
 }
@@ -180,6 +222,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     lsp: { enabled: true },
     instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },
     memory: { enabled: true, userFile: join(configHome(env), 'memory.md') },
+    shell: { env: { inherit: 'core', set: {}, include: [], exclude: [] }, unixSockets: 'none' },
     hooks: {
       'session-start': [],
       'pre-tool-use': [],

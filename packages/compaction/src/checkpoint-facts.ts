@@ -2,7 +2,13 @@ import type { SessionEvent, ToolResultBody, UserMessageBody } from '@spine/proto
 import { constraintsOf } from './constraints.js';
 import { pickErrorLines } from './error-lines.js';
 import { clip, parseArguments, toolCallsOfEvent } from './internal/render.js';
-import { openItemsOf, saysDone, type TrackedItem, trackItem } from './open-items.js';
+import {
+  doneSentencesOf,
+  openItemsOf,
+  saysDone,
+  type TrackedItem,
+  trackItem,
+} from './open-items.js';
 
 /** Kinds of fact the deterministic part of a checkpoint records. */
 export type CheckpointFactKind =
@@ -101,26 +107,41 @@ export function extractFacts(
     return fact;
   };
   const calls = new Map<string, PendingCall>();
-  const openErrors = new Set<CheckpointFact>();
+  // Open errors by the subject that fixes them, with the count of file changes when they failed.
+  const openErrors = new Map<string, Set<CheckpointFact>>();
+  const changeMarks = new Map<CheckpointFact, number>();
+  const changes: string[] = [];
+  // Open items, and by each subject they name.
   const openItems = new Map<CheckpointFact, TrackedItem>();
-  const modifiedSince = new Map<CheckpointFact, string[]>();
+  const itemsBySubject = new Map<string, Set<CheckpointFact>>();
   let lastRequest: { text: string; seq: number; answered: boolean } | undefined;
 
   const resolve = (fact: CheckpointFact, seq: number, resolution: string): void => {
     fact.resolvedAt = seq;
     fact.resolution = resolution;
     if (!fact.seqs.includes(seq)) fact.seqs.push(seq);
-    openErrors.delete(fact);
-    openItems.delete(fact);
-    modifiedSince.delete(fact);
+    if (fact.kind === 'error') {
+      openErrors.get(fact.subjects?.[0] ?? '')?.delete(fact);
+      changeMarks.delete(fact);
+    }
+    const item = openItems.get(fact);
+    if (item) {
+      openItems.delete(fact);
+      for (const subject of item.subjects) itemsBySubject.get(subject)?.delete(fact);
+    }
   };
   const track = (fact: CheckpointFact): void => {
     if (fact.resolvedAt !== undefined) return;
-    if (fact.kind === 'error' && fact.subjects) {
-      openErrors.add(fact);
-      if (!modifiedSince.has(fact)) modifiedSince.set(fact, []);
+    const subject = fact.subjects?.[0];
+    if (fact.kind === 'error' && subject !== undefined) {
+      setOf(openErrors, subject).add(fact);
+      if (!changeMarks.has(fact)) changeMarks.set(fact, changes.length);
     }
-    if (fact.kind === 'open-item') openItems.set(fact, trackItem(fact.text));
+    if (fact.kind === 'open-item' && !openItems.has(fact)) {
+      const item = trackItem(fact.text);
+      openItems.set(fact, item);
+      for (const name of item.subjects) setOf(itemsBySubject, name).add(fact);
+    }
   };
 
   for (const event of events) {
@@ -161,8 +182,9 @@ export function extractFacts(
         .trim();
       if (text.length === 0) continue;
       if (lastRequest) lastRequest.answered = true;
-      for (const [fact, item] of openItems) {
-        const said = saysDone(item, text);
+      const doneSentences = openItems.size > 0 ? doneSentencesOf(text) : [];
+      for (const [fact, item] of doneSentences.length > 0 ? openItems : []) {
+        const said = saysDone(item, doneSentences);
         if (said !== undefined) resolve(fact, event.seq, `the model said: "${clip(said, 300)}"`);
       }
       for (const statement of openItemsOf(text)) {
@@ -202,24 +224,37 @@ export function extractFacts(
         const fact = add('error', `${label}: ${lines}`, [event.seq], { subjects: [subject] });
         delete fact.resolvedAt;
         delete fact.resolution;
-        modifiedSince.set(fact, []);
+        changeMarks.set(fact, changes.length);
         track(fact);
         continue;
       }
-      if (writes && paths.length > 0) {
-        for (const [, changed] of modifiedSince)
-          changed.push(`${paths.join(', ')} (#${event.seq})`);
+      if (writes && paths.length > 0) changes.push(`${paths.join(', ')} (#${event.seq})`);
+      const fixes: [CheckpointFact, string][] = [];
+      for (const fact of openErrors.get(subject) ?? []) {
+        const since = changes.slice(changeMarks.get(fact) ?? changes.length).slice(-3);
+        const edits = since.length > 0 ? `modified ${since.join('; ')}; then ` : '';
+        fixes.push([
+          fact,
+          `${edits}${command !== undefined ? `\`${command}\` → exit 0` : `${call.name} succeeded`}`,
+        ]);
       }
-      for (const fact of [...openErrors]) {
-        const fixedBy = fixOf(fact, subject, command, modifiedSince.get(fact) ?? []);
-        if (fixedBy !== undefined) resolve(fact, event.seq, `${fixedBy} (#${event.seq})`);
+      // A broader run of the same command (`npm test` after `npm test -- src/db.test.ts` failed)
+      // passing after a file changed fixes it too.
+      if (command !== undefined && changes.length > 0) {
+        for (const [failedSubject, facts] of openErrors) {
+          if (!failedSubject.startsWith(`command ${command} `)) continue;
+          for (const fact of facts) {
+            const since = changes.slice(changeMarks.get(fact) ?? changes.length).slice(-3);
+            if (since.length > 0)
+              fixes.push([fact, `modified ${since.join('; ')}; then \`${command}\` → exit 0`]);
+          }
+        }
       }
-      for (const [fact, item] of [...openItems]) {
-        const named = item.subjects.find(
-          (name) => name === command || (writes && paths.includes(name)),
-        );
-        if (named !== undefined) {
-          const what = command !== undefined ? `\`${command}\` → ${status}` : `modified ${named}`;
+      for (const [fact, how] of fixes) resolve(fact, event.seq, `${how} (#${event.seq})`);
+      const named = [...(command !== undefined ? [command] : []), ...(writes ? paths : [])];
+      for (const name of named) {
+        for (const fact of [...(itemsBySubject.get(name) ?? [])]) {
+          const what = name === command ? `\`${command}\` → ${status}` : `modified ${name}`;
           resolve(fact, event.seq, `${what} (#${event.seq})`);
         }
       }
@@ -231,29 +266,13 @@ export function extractFacts(
   return capFacts(facts);
 }
 
-/** How a successful call fixes an open error, or `undefined` when it does not. */
-function fixOf(
-  error: CheckpointFact,
-  subject: string,
-  command: string | undefined,
-  modified: readonly string[],
-): string | undefined {
-  const failedSubject = error.subjects?.[0];
-  if (failedSubject === undefined) return undefined;
-  if (failedSubject === subject) {
-    const edits = modified.length > 0 ? `modified ${modified.slice(-3).join('; ')}; then ` : '';
-    return `${edits}${command !== undefined ? `\`${command}\` → exit 0` : `${subject.slice(5)} succeeded`}`;
+function setOf<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
   }
-  // A broader run of the same command (`npm test` after `npm test -- src/db.test.ts` failed)
-  // passing after a file changed fixes it too.
-  if (
-    command !== undefined &&
-    modified.length > 0 &&
-    failedSubject.startsWith(`command ${command} `)
-  ) {
-    return `modified ${modified.slice(-3).join('; ')}; then \`${command}\` → exit 0`;
-  }
-  return undefined;
+  return set;
 }
 
 function copyState(fact: CheckpointFact): Partial<CheckpointFact> {

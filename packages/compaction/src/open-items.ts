@@ -73,14 +73,21 @@ export function trackItem(text: string): TrackedItem {
 const LABEL_PREFIX =
   /^(?:[-*]\s*\[ \]\s*|(?:[-*]\s+)?(?:\*\*)?(?:next steps?|next up|next|to ?do|fixme|remaining|still to do|left to do|follow[- ]ups?|open items?|pending|later)(?:\*\*)?\s*[:–—-]\s*|(?:[-*]\s+)?(?:TODO|FIXME)\b:?\s*)/i;
 
+/** The sentences of model text that say something is finished (input of {@link saysDone}). */
+export function doneSentencesOf(text: string): string[] {
+  if (!DONE_ANYWHERE.test(text)) return [];
+  return sentencesOf(text).filter((sentence) => DONE.test(sentence));
+}
+
+const DONE_ANYWHERE = new RegExp(DONE.source, 'im');
+
 /**
- * The sentence of model text that reports `item` done, if any: a sentence saying something is
- * finished that names the same subject (a backticked command, path or `function()`) or shares
- * at least two thirds (and at least two) of the item's content words.
+ * The sentence among `doneSentences` (from {@link doneSentencesOf}) that reports `item` done, if
+ * any: one that names the same subject (a backticked command, a path or a `function()`) or
+ * shares at least two thirds (and at least two) of the item's content words.
  */
-export function saysDone(item: TrackedItem, text: string): string | undefined {
-  for (const sentence of sentencesOf(text)) {
-    if (!DONE.test(sentence)) continue;
+export function saysDone(item: TrackedItem, doneSentences: readonly string[]): string | undefined {
+  for (const sentence of doneSentences) {
     if (item.subjects.some((subject) => sentence.includes(subject))) return sentence;
     if (item.words.size === 0) continue;
     const words = wordsOf(sentence);

@@ -1,8 +1,8 @@
 import type { TurnResult } from '@spine/agent-loop';
-import type { SessionEvent, ToolRunOptions } from '@spine/protocol';
+import { type SessionEvent, SpineError, type ToolRunOptions } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
-import { SessionNotFoundError } from './errors.js';
+import { SessionInUseError, SessionNotFoundError } from './errors.js';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
 import { totalUsage } from './present/transcript.js';
@@ -57,7 +57,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     if (!(await store.exists(options.resumeId))) {
       throw new SessionNotFoundError({ sessionId: options.resumeId, dir: config.sessionDir });
     }
-    session = await Session.open({ store, id: options.resumeId });
+    session = await openForCli(store, options.resumeId, config.sessionDir);
     if (options.onEvent && options.includeExisting)
       for (const event of session.events()) options.onEvent(event);
   } else {
@@ -121,6 +121,28 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       }
     },
   };
+}
+
+/** Opens a session to write to it; a lock held by another process says what a CLI user can do. */
+async function openForCli(
+  store: ReturnType<typeof storeFor>,
+  id: string,
+  dir: string,
+): Promise<Session> {
+  try {
+    return await Session.open({ store, id });
+  } catch (error) {
+    if (SpineError.isInstance(error) && error.code === 'SESSION_LOCKED') {
+      const pid = (error as { pid?: unknown }).pid;
+      throw new SessionInUseError({
+        sessionId: id,
+        dir,
+        ...(typeof pid === 'number' ? { pid } : {}),
+        cause: error,
+      });
+    }
+    throw error;
+  }
 }
 
 /** `provider/model` of the last `request/header` in `events`, if any. */

@@ -54,3 +54,32 @@ export class MissingKeyError extends ModelError {
     });
   }
 }
+
+/**
+ * Thrown when a session to be written is held by another process (another `spine run`,
+ * `resume` or interactive session). Exit code 2.
+ */
+export class SessionInUseError extends SpineError {
+  /** The session id. */
+  readonly sessionId: string;
+  /** The pid holding the session, when known. */
+  readonly pid: number | undefined;
+
+  constructor(options: { sessionId: string; dir: string; pid?: number; cause?: unknown }) {
+    const holder =
+      options.pid === undefined
+        ? 'another spine process'
+        : `another spine process (pid ${options.pid})`;
+    const stop =
+      options.pid === undefined
+        ? ''
+        : `, or stop pid ${options.pid} if it hangs (\`kill ${options.pid}\`: its turn ends cleanly and can be resumed)`;
+    super({
+      code: 'SESSION_LOCKED',
+      message: `Session ${options.sessionId} is in use by ${holder}. Wait for it to finish and run the command again; watch what it does with \`spine show ${options.sessionId} --session-dir ${options.dir}\`${stop}.`,
+      cause: options.cause,
+    });
+    this.sessionId = options.sessionId;
+    this.pid = options.pid;
+  }
+}

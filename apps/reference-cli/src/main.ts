@@ -3,7 +3,18 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { type AgentFlags, addAgentOptions, addStoreOptions } from './cli-options.js';
-import { exitCodeOf, reportError } from './report-error.js';
+import { exitCodeOf, reportError, tolerateClosedOutput } from './report-error.js';
+
+// A closed stdout or stderr (`spine run --json … | head -1`, a terminal that hung up) must not
+// end a task: the session log is the record. Node ignores SIGPIPE, so EPIPE arrives here.
+tolerateClosedOutput();
+// Anything that still escapes is a bug: say so, with where to report it and the session id.
+const crash = (error: unknown): void => {
+  reportError(error);
+  process.exit(1);
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 
 const version = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {

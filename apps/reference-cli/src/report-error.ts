@@ -1,6 +1,14 @@
 import { ModelError, SpineError } from '@spine/protocol';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 
+/** The session a command is working on, named in a bug report. */
+let currentSession: { id: string; dir: string } | undefined;
+
+/** Records the session the running command works on (a bug report names it). */
+export function noteSession(id: string, dir: string): void {
+  currentSession = { id, dir };
+}
+
 /** The exit code for an error that ended a command. */
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof ModelError || (SpineError.isInstance(error) && isModelCode(error.code)))
@@ -33,16 +41,74 @@ function isModelCode(code: string): boolean {
     'INSUFFICIENT_BALANCE',
     'INVALID_REQUEST',
     'CONTEXT_OVERFLOW',
+    'COMPACTION_FAILED',
+    'COMPACTION_DISABLED',
     'MODEL_NOT_FOUND',
   ].includes(code);
 }
 
+/** What a CLI user can do about an error, beyond its message (empty when nothing to add). */
+export function adviceFor(error: { code: string } | undefined): string {
+  if (!error) return '';
+  if (['CONTEXT_OVERFLOW', 'COMPACTION_FAILED', 'COMPACTION_DISABLED'].includes(error.code)) {
+    return [
+      'The request does not fit the model. What you can do:',
+      '  · lower the output cap (maxOutputTokens of the model entry in your configuration)',
+      '  · use a model with a bigger window (--model, or contextWindow in the configuration)',
+      '  · compact with a focus in the interactive mode (/compact <what to keep>), then resume',
+      '  · ask for a narrower tool result (a line range, a filter) instead of the whole output',
+      '  · or start a new session with a smaller task',
+    ].join('\n');
+  }
+  return '';
+}
+
+/** Where a bug is reported, with the session to attach. */
+function bugReport(): string {
+  const session = currentSession
+    ? ` Attach session ${currentSession.id} (its log is in ${currentSession.dir}; \`spine export ${currentSession.id} --format json\` writes it out).`
+    : '';
+  return `This is a bug in spine: report it on the Spine issue tracker with this output and \`spine --version\`.${session}`;
+}
+
 /** Prints an error for a person: the message (which says what to do), plus the code. */
 export function reportError(error: unknown): void {
-  if (SpineError.isInstance(error)) {
-    process.stderr.write(`spine: ${error.message} [${error.code}]\n`);
-    return;
+  try {
+    if (SpineError.isInstance(error)) {
+      const advice = adviceFor(error);
+      const bug = exitCodeOf(error) === EXIT_CODES.internal ? `\n${bugReport()}` : '';
+      process.stderr.write(
+        `spine: ${error.message} [${error.code}]${advice ? `\n${advice}` : ''}${bug}\n`,
+      );
+      return;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`spine: unexpected internal error: ${message}\n${bugReport()}\n`);
+  } catch {
+    // stderr is gone (closed terminal, closed pipe): the exit code still says what happened.
   }
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`spine: unexpected error: ${message}\n`);
+}
+
+/**
+ * Makes writes to a closed stdout or stderr harmless: `EPIPE` (a reader such as `head -1`
+ * went away), `EIO` (the terminal hung up) and writes after the stream was destroyed are
+ * dropped instead of ending the process with an uncaught error. The session log is the
+ * record, so the task goes on. Idempotent.
+ */
+export function tolerateClosedOutput(): void {
+  if (tolerating) return;
+  tolerating = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', () => {
+      closedStreams.add(stream);
+    });
+  }
+}
+
+let tolerating = false;
+const closedStreams = new Set<NodeJS.WriteStream>();
+
+/** True once `stream` failed (closed pipe, hung-up terminal) or was destroyed. */
+export function isClosed(stream: NodeJS.WriteStream): boolean {
+  return closedStreams.has(stream) || stream.destroyed || !stream.writable;
 }

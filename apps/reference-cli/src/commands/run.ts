@@ -3,9 +3,11 @@ import type { SessionEvent } from '@spine/protocol';
 import { type AgentSession, exitCodeForTurn, startAgentSession } from '../agent-session.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { createLineApprover } from '../interactive/approval.js';
 import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
 import { styleFor } from '../present/style.js';
+import { adviceFor, isClosed, noteSession, reportError } from '../report-error.js';
 import { readLastRequestModel, readStoredHeader } from '../store.js';
 
 /**
@@ -46,8 +48,9 @@ async function runTask(options: {
   const style = styleFor(process.stderr);
   const json = Boolean(flags.json);
   const interactiveApproval = !json && Boolean(process.stdin.isTTY);
+  // A reader that went away (`| head -1`) stops the output, not the task: the log is the record.
   const writeEvent = (event: SessionEvent): void => {
-    process.stdout.write(`${JSON.stringify(event)}\n`);
+    if (!isClosed(process.stdout)) process.stdout.write(`${JSON.stringify(event)}\n`);
   };
   const approver = interactiveApproval
     ? createLineApprover({ input: process.stdin, output: process.stderr, style })
@@ -60,6 +63,7 @@ async function runTask(options: {
     ...(json ? { onEvent: writeEvent } : {}),
     onWarning: (message) => process.stderr.write(style.yellow(`warning: ${message}\n`)),
   });
+  noteSession(started.session.id, loaded.config.sessionDir);
   if (!json) {
     attachLiveOutput(started.agent, { text: process.stdout, notices: process.stderr }, style);
     process.stderr.write(
@@ -72,10 +76,13 @@ async function runTask(options: {
     controller.abort();
     process.stderr.write(style.yellow('\ncancelling… (Ctrl-C again to exit now)\n'));
   };
-  // SIGTERM (a supervisor stopping us) aborts the same way, so the log is closed cleanly.
+  // SIGTERM (a supervisor stopping us) and SIGHUP (the terminal went away) abort the same way,
+  // so the turn ends with `turn/end` and the session can be resumed. SIGPIPE is ignored by
+  // Node; a closed pipe surfaces as EPIPE, which only stops the output.
   const onSigterm = (): void => controller.abort();
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  process.on('SIGHUP', onSigterm);
   let result: TurnResult | undefined;
   try {
     if (options.resumeId !== undefined) {
@@ -96,6 +103,7 @@ async function runTask(options: {
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
+    process.off('SIGHUP', onSigterm);
     approver?.close();
     await started.finish(result?.reason ?? 'completed');
   }
@@ -113,5 +121,17 @@ async function runTask(options: {
       );
     }
   }
-  return exitCodeForTurn(result);
+  const code = exitCodeForTurn(result);
+  if (result?.error) {
+    // Printed with --json too (on stderr): the events say what happened, not what to do.
+    const advice = adviceFor(result.error);
+    if (advice) writeNotice(`${advice}\n`);
+    if (code === EXIT_CODES.internal) reportError(result.error);
+  }
+  return code;
+}
+
+/** Writes to stderr unless it is closed. */
+function writeNotice(text: string): void {
+  if (!isClosed(process.stderr)) process.stderr.write(text);
 }

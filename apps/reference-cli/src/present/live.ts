@@ -30,6 +30,8 @@ export function attachLiveOutput(
   let inReasoning = false;
   let midLine = false;
   const write = (stream: NodeJS.WritableStream, text: string): void => {
+    // A closed terminal or pipe (EPIPE, hang-up) does not stop the run: the log is the record.
+    if ((stream as NodeJS.WriteStream).destroyed) return;
     stream.write(text);
     midLine = !text.endsWith('\n');
   };

@@ -114,6 +114,30 @@ function parseLine(parser: Parser, line: string, depth: number): ShellCommandLin
   return result;
 }
 
+/** Words bash reads as syntax in command position; the grammar sometimes takes them for programs. */
+const RESERVED_WORDS = new Set([
+  'do',
+  'done',
+  'then',
+  'fi',
+  'else',
+  'elif',
+  'esac',
+  'in',
+  '{',
+  '}',
+  '!',
+  'function',
+  'select',
+  'until',
+  'while',
+  'for',
+  'if',
+  'case',
+  'coproc',
+  '[[',
+  ']]',
+]);
 const OUTPUT_REDIRECT = /^(&?>>?|>\||<>|&>>?)$/;
 const SIMPLE_EXPANSION = /^\$\{?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]|[#?@*$!-])\}?$/;
 const STATEMENT_PARENTS = new Set([
@@ -167,7 +191,16 @@ class Walker {
         this.doubt('it defines a shell function', true);
         break;
       case 'arithmetic_expansion':
+      case 'c_style_for_statement':
         this.doubt('it has an arithmetic expansion', false);
+        break;
+      case 'compound_statement':
+        if (node.text.startsWith('((')) this.doubt('it has an arithmetic expansion', false);
+        break;
+      case 'word':
+        // bash ends a word at an unquoted line break; a grammar that does not is misreading the line.
+        if (hasBareLineBreak(node.text))
+          this.doubt('the grammar reads a line break inside a word, unlike bash', true);
         break;
       case 'expansion':
         if (!SIMPLE_EXPANSION.test(node.text))
@@ -253,6 +286,9 @@ class Walker {
     text: string;
     writesFiles: boolean;
   }): void {
+    const first = raw.words[0];
+    if (first !== undefined && RESERVED_WORDS.has(first))
+      this.doubt(`the reserved word ${first} stands where a command is expected`, true);
     const unwrapped = unwrapCommand(raw.words, {
       parseInner: this.parseInner,
       doubt: (reason, hides) => this.doubt(reason, hides),
@@ -291,6 +327,16 @@ class Walker {
       text: raw.text,
     });
   }
+}
+
+/** True when `text` holds a line break not escaped by an odd run of backslashes. */
+function hasBareLineBreak(text: string): boolean {
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    let slashes = 0;
+    while (at - 1 - slashes >= 0 && text[at - 1 - slashes] === '\\') slashes++;
+    if (slashes % 2 === 0) return true;
+  }
+  return false;
 }
 
 /** The program word's value, or `undefined` when globbing or expansion could change it. */

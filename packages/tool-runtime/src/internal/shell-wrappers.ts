@@ -105,6 +105,12 @@ export function unwrapCommand(words: Words, hooks: Hooks): Unwrapped {
     return out;
   };
   for (let step = 0; step < MAX_WRAPPERS; step++) {
+    // After a wrapper, NAME=value words are environment settings for sudo and env, and a program
+    // that cannot exist for the others; either way the next word is the one to check.
+    while (rest.length > 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0] ?? '')) {
+      assignments.push(rest[0]!);
+      rest = rest.slice(1);
+    }
     if (rest.length === 0) return finish(undefined, []);
     const program = rest[0];
     if (program === undefined) return finish(undefined, rest.slice(1));
@@ -158,6 +164,7 @@ export function unwrapCommand(words: Words, hooks: Hooks): Unwrapped {
     let clean = true;
     for (; index < args.length; index++) {
       const word = args[index];
+      if (word === undefined && hasCommandString) break;
       if (word === undefined) {
         hooks.doubt(`the options of ${name} are not fixed words`, true);
         return finish(program, args);

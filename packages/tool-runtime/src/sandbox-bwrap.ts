@@ -99,6 +99,10 @@ export function bwrapArguments(
     for (const root of command.writableRoots ?? []) args.push('--bind', root, root);
     if (options.protectedPaths && options.protectedPaths.length > 0) {
       const mounts = protectedMounts(command.workspace, options.protectedPaths);
+      for (const path of mounts.pinned) {
+        const absolute = join(command.workspace, path);
+        args.push('--bind', absolute, absolute);
+      }
       for (const path of mounts.existing) {
         const absolute = join(command.workspace, path);
         args.push('--ro-bind', absolute, absolute);

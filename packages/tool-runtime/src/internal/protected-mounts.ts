@@ -1,9 +1,15 @@
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import picomatch from 'picomatch';
 
 /** What the shell sandbox binds read-only over a writable workspace. */
 export interface ProtectedMounts {
+  /**
+   * Directories between the workspace root and a protected path, bound (writable) onto themselves
+   * first: a mount point cannot be renamed or removed, so `mv .git .git2 && mkdir .git` cannot
+   * swap a protected directory for one the command wrote.
+   */
+  pinned: string[];
   /** Existing workspace-relative paths to bind read-only onto themselves. */
   existing: string[];
   /**
@@ -63,7 +69,31 @@ export function protectedMounts(workspace: string, patterns: readonly string[]):
           kindOf(join(workspace, other)) === 'directory',
       ),
   );
-  return { existing: outer, missingDirectories: [...missingDirectories].sort() };
+  // bwrap resolves symbolic links in bind paths: a path whose real location is outside the
+  // workspace is read-only there already, and binding it (writable, for a pin) would expose it.
+  const staysInside = (path: string): boolean => {
+    try {
+      const real = realpathSync(join(workspace, path));
+      return real === workspace || real.startsWith(workspace + sep);
+    } catch {
+      const slash = path.lastIndexOf('/');
+      return slash < 0 || staysInside(path.slice(0, slash)); // missing: judge by its parent
+    }
+  };
+  const pinned = new Set<string>();
+  for (const path of [...outer, ...missingDirectories]) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) pinned.add(parts.slice(0, i).join('/'));
+  }
+  for (const path of outer) pinned.delete(path);
+  const depth = (path: string): number => path.split('/').length;
+  return {
+    pinned: [...pinned]
+      .filter(staysInside)
+      .sort((a, b) => depth(a) - depth(b) || a.localeCompare(b)),
+    existing: outer.filter(staysInside),
+    missingDirectories: [...missingDirectories].filter(staysInside).sort(),
+  };
 }
 
 // A missing protected directory gets an empty mount point (left behind, empty, in the workspace)

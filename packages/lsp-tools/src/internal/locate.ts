@@ -85,6 +85,40 @@ function firstMention(reader: LineReader, path: string, name: string): LspPositi
   }
 }
 
+const ALIAS_CHECK_LIMIT = 8;
+
+/**
+ * Drops re-exports and imports that workspace symbol search reports under the same name
+ * (`export { x } from './x.js'`): a candidate whose definition lies elsewhere is an alias, and
+ * what it points to takes its place.
+ */
+async function withoutAliases(
+  manager: LspManager,
+  candidates: LspSymbol[],
+  signal: AbortSignal | undefined,
+): Promise<LspSymbol[]> {
+  if (candidates.length < 2 || candidates.length > ALIAS_CHECK_LIMIT) return candidates;
+  const kept = new Map<string, LspSymbol>();
+  const key = (location: LspLocation): string =>
+    `${location.path}:${location.line}:${location.column}`;
+  for (const candidate of candidates) {
+    const { path, line, column } = candidate.location;
+    const targets = await manager
+      .definition(path, { line, column }, { signal })
+      .catch(() => [] as LspLocation[]);
+    const elsewhere = targets.filter(
+      (target) =>
+        isInside(manager.cwd, target.path) && (target.path !== path || target.line !== line),
+    );
+    if (elsewhere.length === 0) kept.set(key(candidate.location), candidate);
+    for (const target of elsewhere) {
+      if (candidates.some((each) => key(each.location) === key(target))) continue;
+      kept.set(key(target), { ...candidate, location: target });
+    }
+  }
+  return [...kept.values()];
+}
+
 /** Resolves the arguments of a position-based tool to one file position. */
 export async function locateTarget(
   manager: LspManager,
@@ -137,7 +171,11 @@ export async function locateTarget(
       (each) => each.name === bareName(symbol) && isInside(manager.cwd, each.location.path),
     );
     if (bareName(symbol) === symbol) {
-      candidates = named.map((each) => ({ ...each, location: nameLocation(each, reader) }));
+      candidates = await withoutAliases(
+        manager,
+        named.map((each) => ({ ...each, location: nameLocation(each, reader) })),
+        signal,
+      );
     } else {
       // `Class.method`: workspace symbols often lack container names, so the declaring files'
       // document symbols (which have them) decide.

@@ -1,7 +1,7 @@
 import {
   type AssistantMessageBody,
   addUsage,
-  type SpineError,
+  SpineError,
   type ToolCallPart,
   textOf,
   type Usage,
@@ -132,7 +132,62 @@ export async function runTurnLoop(
         error.error,
       );
     }
-    throw error;
+    // Anything else is a bug (in Spine or in a plugin): the turn still ends with `turn/end`, so
+    // the log says what happened and the session can be resumed. Only a log that refuses the
+    // record (closed, broken store) lets the original error through.
+    const bug = new SpineError({
+      code: 'INTERNAL',
+      message: `internal error at turn ${turn} step ${step}: ${error instanceof Error ? error.message : String(error)}; this is a bug, report it with the session log`,
+      cause: error,
+    });
+    try {
+      answerOpenCalls(context, { turn, step });
+      return endTurn(context, { turn, step, steps, usage, text, deniedTools }, 'error', bug);
+    } catch {
+      throw error;
+    }
+  }
+}
+
+/**
+ * Gives each tool call of the last assistant message on the surface that has no result one
+ * (a turn ended by a bug between the model's answer and its tool results), so no provider
+ * rejects the next request: "outcome unknown" when the tool started, else "not started".
+ */
+function answerOpenCalls(context: LoopContext, at: { turn: number; step: number }): void {
+  const { session } = context;
+  const { messages } = session.deriveMessages();
+  const answered = new Set<string>();
+  let index = messages.length - 1;
+  for (; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role === 'tool') answered.add(message.toolCallId);
+    else break;
+  }
+  const last = messages[index];
+  if (last?.role !== 'assistant') return;
+  const open = callsOf(last.content).filter((call) => !answered.has(call.id));
+  if (open.length === 0) return;
+  const started = new Set<string>();
+  for (const event of session.events({ from: Math.max(1, session.lastSeq - 10_000) })) {
+    if (event.type === 'tool/started')
+      started.add((event.body as { toolCallId: string }).toolCallId);
+  }
+  for (const call of open) {
+    const unknown = started.has(call.id);
+    session.append(
+      'tool/result',
+      {
+        toolCallId: call.id,
+        toolName: call.name,
+        content: unknown
+          ? 'Outcome unknown: the turn failed with an internal error while this tool was running; it may have had effects. Verify the state before retrying.'
+          : 'Not started: the turn failed with an internal error before this tool ran. Run it again if it is still needed.',
+        isError: true,
+        outcome: unknown ? 'unknown' : 'not-started',
+      },
+      { ...at, surfaceOp: { op: 'append' } },
+    );
   }
 }
 

@@ -56,7 +56,7 @@ describe('bash', () => {
     expect(result.meta?.exitCode).toBe(7);
   });
 
-  it('does not hand credentials from the environment to commands', async () => {
+  it('hands commands only the core environment by default: no credentials, no other variables', async () => {
     process.env.SPINE_TEST_API_KEY = 'sk-very-secret';
     process.env.SPINE_TEST_PLAIN = 'visible';
     try {
@@ -69,9 +69,9 @@ describe('bash', () => {
         tools: [tool],
       });
       const result = await runOne(local, 'bash', {
-        command: 'echo "[$SPINE_TEST_API_KEY] [$SPINE_TEST_PLAIN]"',
+        command: 'echo "[$SPINE_TEST_API_KEY] [$SPINE_TEST_PLAIN] [$(test -n "$PATH" && echo path)]"',
       });
-      expect(result.content).toBe('[] [visible]\n');
+      expect(result.content).toBe('[] [] [path]\n');
     } finally {
       delete process.env.SPINE_TEST_API_KEY;
       delete process.env.SPINE_TEST_PLAIN;

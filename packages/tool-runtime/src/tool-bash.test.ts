@@ -69,7 +69,8 @@ describe('bash', () => {
         tools: [tool],
       });
       const result = await runOne(local, 'bash', {
-        command: 'echo "[$SPINE_TEST_API_KEY] [$SPINE_TEST_PLAIN] [$(test -n "$PATH" && echo path)]"',
+        command:
+          'echo "[$SPINE_TEST_API_KEY] [$SPINE_TEST_PLAIN] [$(test -n "$PATH" && echo path)]"',
       });
       expect(result.content).toBe('[] [] [path]\n');
     } finally {

@@ -63,7 +63,11 @@ async function runTask(
 function toolCalls(events: SessionEvent[]): Array<{ id: string; providerId?: string }> {
   return events
     .filter((event) => event.type === 'assistant/message')
-    .flatMap((event) => (event.body as { content: Array<{ type: string }> }).content)
+    .flatMap(
+      (event) =>
+        (event.body as { content: Array<{ type: string; id: string; providerId?: string }> })
+          .content,
+    )
     .filter((part) => part.type === 'tool-call') as Array<{ id: string; providerId?: string }>;
 }
 

@@ -21,6 +21,8 @@ export interface AnthropicStreamCase {
   messageStop: boolean;
   pings: number[];
   unknownEvents: number[];
+  /** Content-neutral odd payloads (`null`, a delta for a block that was never started, …). */
+  odd: Array<{ at: number; data: string }>;
   padding: boolean;
   usageInStart: boolean;
   error: { at: number; type: string } | null;
@@ -84,6 +86,23 @@ export const ANTHROPIC_CASE: fc.Arbitrary<AnthropicStreamCase> = fc.record({
   ),
   pings: fc.array(fc.nat({ max: 20 }), { maxLength: 3 }),
   unknownEvents: fc.array(fc.nat({ max: 20 }), { maxLength: 2 }),
+  odd: fc.array(
+    fc.record({
+      at: fc.nat({ max: 20 }),
+      data: fc.constantFrom(
+        'null',
+        '[]',
+        '{}',
+        '{"type":"content_block_delta","index":99,"delta":{"type":"text_delta","text":"lost"}}',
+        '{"type":"content_block_delta","index":0,"delta":null}',
+        '{"type":"content_block_stop","index":42}',
+        '{"type":"content_block_start"}',
+        '{"type":"message_delta","delta":null,"usage":null}',
+        '{"type":"ping","extra":[1,2]}',
+      ),
+    }),
+    { maxLength: 2 },
+  ),
   padding: fc.boolean(),
   usageInStart: fc.boolean(),
   error: fc.oneof(
@@ -197,6 +216,11 @@ export function anthropicSse(c: AnthropicStreamCase): Buffer[] {
       'future_event',
       { type: 'future_event', detail: { x: [1] } },
     ]);
+  for (const odd of c.odd)
+    events.splice(Math.min(odd.at, events.length), 0, [
+      'odd',
+      JSON.parse(odd.data) as Record<string, unknown>,
+    ]);
   if (c.error) {
     // Before message_stop: after it the message is complete and a client stops reading.
     const stop = events.findIndex(([name]) => name === 'message_stop');
@@ -209,7 +233,7 @@ export function anthropicSse(c: AnthropicStreamCase): Buffer[] {
   const text = events
     .map(([name, data]) => {
       let json = JSON.stringify(data);
-      if (c.padding) json = `${json.slice(0, -1)}      }`;
+      if (c.padding && json.endsWith('}')) json = `${json.slice(0, -1)}      }`;
       return `event: ${name}\ndata: ${json}\n\n`;
     })
     .join('');

@@ -40,6 +40,8 @@ export interface OpenAIStreamCase {
   error: { at: number; shape: 'openai' | 'vllm'; message: string } | null;
   /** A line that is not JSON, at this position. */
   garbageAt: number | null;
+  /** Content-neutral odd chunks a proxy or a buggy server sends (`choices: null`, …), by position. */
+  odd: Array<{ at: number; chunk: string }>;
   /** Network writes the bytes are split into. */
   splits: number[];
 }
@@ -117,6 +119,24 @@ const ITEMS = fc.array(
   { maxLength: 4 },
 );
 
+/** Chunks that carry nothing, in shapes real servers and proxies have been seen to send. */
+const ODD_CHUNK = fc.constantFrom(
+  '{"choices":[]}',
+  '{"choices":null}',
+  '{"choices":[null]}',
+  '{"choices":[{"index":0,"delta":null,"finish_reason":null}]}',
+  '{"choices":[{"index":0,"delta":{"content":null,"tool_calls":null}}]}',
+  '{"choices":[{"index":0,"delta":{"tool_calls":[null]}}]}',
+  '{"choices":[{"index":0,"delta":{"tool_calls":"none"}}]}',
+  '{"choices":[{"index":0,"delta":{"content":42,"reasoning_content":{"x":1}}}]}',
+  '{"choices":[{"index":0,"delta":{"role":"assistant"}}],"usage":null}',
+  'null',
+  '[]',
+  '42',
+  '"text"',
+  '{}',
+);
+
 /** A generated OpenAI-style answer (the same case feeds the SSE and the JSON-body formats). */
 export const OPENAI_CASE: fc.Arbitrary<OpenAIStreamCase> = fc
   .record({
@@ -166,6 +186,7 @@ export const OPENAI_CASE: fc.Arbitrary<OpenAIStreamCase> = fc
       { weight: 6, arbitrary: fc.constant(null) },
       { weight: 1, arbitrary: fc.nat({ max: 12 }) },
     ),
+    odd: fc.array(fc.record({ at: fc.nat({ max: 12 }), chunk: ODD_CHUNK }), { maxLength: 2 }),
     splits: fc.array(fc.nat({ max: 4000 }), { maxLength: 3 }),
     seed: fc.nat(),
   })
@@ -231,7 +252,7 @@ function chunksOf(c: OpenAIStreamCase): Array<Record<string, unknown> | string> 
       function: { name: call.nameLate ? '' : call.name, arguments: call.pieces[0] ?? '' },
     };
     if (call.id !== undefined) first.id = call.id;
-    const rest = call.pieces.slice(1).map((text, i) => ({
+    const rest: Array<Record<string, unknown>> = call.pieces.slice(1).map((text, i) => ({
       index: call.index,
       function: { ...(i === 0 && call.nameLate ? { name: call.name } : {}), arguments: text },
     }));
@@ -253,6 +274,7 @@ function chunksOf(c: OpenAIStreamCase): Array<Record<string, unknown> | string> 
   if (c.finish !== null || c.usage !== 'none') out.push(final);
   if (c.usage === 'separate') out.push({ ...head, choices: [], usage: USAGE });
   if (c.garbageAt !== null) out.splice(Math.min(c.garbageAt, out.length), 0, '{"truncated": ');
+  for (const odd of c.odd) out.splice(Math.min(odd.at, out.length), 0, odd.chunk);
   if (c.error) {
     const error =
       c.error.shape === 'openai'

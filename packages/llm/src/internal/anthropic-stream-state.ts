@@ -48,6 +48,10 @@ export class AnthropicStreamState {
       this.warnings.push(`ignored an event that is not JSON: ${data.slice(0, 200)}`);
       return;
     }
+    if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+      this.warnings.push(`ignored an event that is not a JSON object: ${data.slice(0, 200)}`);
+      return;
+    }
     switch (event.type) {
       case 'message_start': {
         const message = (event.message ?? {}) as Json;

@@ -134,7 +134,14 @@ export class OpenAIStreamState {
     const calls = delta.tool_calls;
     if (Array.isArray(calls)) {
       for (let position = 0; position < calls.length; position++) {
-        this.toolCall(calls[position] as Json, position, out);
+        const call = calls[position] as unknown;
+        if (call === null || typeof call !== 'object') {
+          this.warnings.push(
+            `ignored a tool call fragment that is not an object: ${JSON.stringify(call)}`,
+          );
+          continue;
+        }
+        this.toolCall(call as Json, position, out);
       }
     }
   }

@@ -9,6 +9,7 @@ import { createScriptedModelServer, type ScriptedReply } from '@spine/test-utils
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXAMPLE_REPLIES, EXAMPLE_TASK } from '../scripts/example-task.js';
 import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { spineCommand, TmuxTerminal } from './tmux.js';
 
 const servers: { close(): Promise<void> }[] = [];
 const children: ChildProcess[] = [];
@@ -185,5 +186,66 @@ describe('spine run with its I/O going away', { timeout: 180_000 }, () => {
     expect(second.stderr).not.toContain('readOnly');
     holder.child.kill('SIGTERM');
     expect(await holder.code).toBe(130);
+  });
+
+  it('works in a 20-column terminal: interactive and run, log intact, exit 0', async () => {
+    const { env, sessionDir, cwd, args } = await setup([
+      {
+        text: 'A reply that is much wider than twenty columns, with a long_unbroken_identifier_here.',
+      },
+      { toolCalls: [{ id: 'call_r', name: 'read', arguments: '{"path":"src/add.js"}' }] },
+      { text: 'Read it.' },
+    ]);
+    const interactive = new TmuxTerminal(spineCommand(BIN, env, args), {
+      cwd,
+      width: 20,
+      height: 30,
+    });
+    try {
+      await interactive.waitFor(/›$/);
+      interactive.type('say something long');
+      await interactive.waitFor(/identifier/);
+      interactive.type('/quit');
+      const screen = await interactive.waitFor(/EXITED:\d+/);
+      expect(screen).toContain('EXITED:0');
+      expect(screen).not.toMatch(/unexpected|Error:/);
+    } finally {
+      interactive.close();
+    }
+    const run = new TmuxTerminal(spineCommand(BIN, env, ['run', ...args, 'read add.js']), {
+      cwd,
+      width: 20,
+      height: 30,
+    });
+    try {
+      const screen = await run.waitFor(/EXITED:\d+/);
+      expect(screen).toContain('EXITED:0');
+    } finally {
+      run.close();
+    }
+    const listed = await runCli(['sessions', '--json'], { env });
+    const ids = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(ids).toHaveLength(2);
+    for (const id of ids) {
+      expect(readLog(sessionDir, id).at(-1)?.type).toBe('turn/end');
+      expect((await runCli(['replay', id, '--verify'], { env })).code).toBe(0);
+    }
+  });
+
+  it('runs interactive mode from a non-TTY stdin to the end of its input, then exits 0', async () => {
+    const { env, sessionDir, args } = await setup([{ text: 'Hello from a pipe.' }]);
+    const result = await runCli(args, { env, input: 'say hello\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Hello from a pipe.');
+    const listed = await runCli(['sessions', '--json'], { env });
+    const id = (JSON.parse(listed.stdout.trim()) as { id: string }).id;
+    expect(readLog(sessionDir, id).at(-1)).toMatchObject({
+      type: 'turn/end',
+      body: { reason: 'completed' },
+    });
+    expect((await runCli(['replay', id, '--verify'], { env })).code).toBe(0);
   });
 });

@@ -4,8 +4,8 @@
  * | code | meaning |
  * | ---- | ------- |
  * | 0 | success |
- * | 1 | unexpected internal error |
- * | 2 | bad usage or invalid configuration |
+ * | 1 | unexpected internal error (a bug; `spine doctor` also uses it for a failed check) |
+ * | 2 | bad usage, invalid configuration, an unknown, locked or unusable session or session directory |
  * | 3 | model or provider failure (auth, network, rate limit after retries, bad request) |
  * | 4 | a tool call was denied (approval policy, user or hook) |
  * | 5 | replay or rerun mismatch (a hash or a tool result differs from the record) |
@@ -17,7 +17,7 @@ export const EXIT_CODES = {
   ok: 0,
   /** Unexpected internal error (and `spine doctor` found a failure). */
   internal: 1,
-  /** Bad usage, invalid configuration or an unknown session. */
+  /** Bad usage, invalid configuration, or an unknown, locked or unusable session or session directory. */
   usage: 2,
   /** Model or provider failure. */
   model: 3,

@@ -53,7 +53,8 @@ const program = new Command('spine')
   .addHelpText(
     'after',
     `
-Exit codes: 0 success · 1 internal error · 2 bad usage, invalid configuration or unknown session
+Exit codes: 0 success · 1 internal error (a bug: please report it) · 2 bad usage, invalid
+configuration, an unknown or unusable session or session directory
 · 3 model or provider failure · 4 a tool call was denied · 5 replay or rerun mismatch
 · 6 step limit reached · 130 aborted (Ctrl-C)
 

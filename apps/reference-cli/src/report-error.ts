@@ -17,15 +17,34 @@ export function exitCodeOf(error: unknown): ExitCode {
     if (error.code === 'ABORTED') return EXIT_CODES.aborted;
     if (error.code === 'REPLAY_MISMATCH') return EXIT_CODES.mismatch;
     if (error.code === 'TOOL_DENIED') return EXIT_CODES.toolDenied;
-    if (
-      ['INVALID_CONFIG', 'SESSION_NOT_FOUND', 'SESSION_LOCKED', 'UNSUPPORTED_FORMAT'].includes(
-        error.code,
-      )
-    ) {
-      return EXIT_CODES.usage;
-    }
+    if (USAGE_CODES.has(error.code)) return EXIT_CODES.usage;
   }
+  // The file system refused (a session directory that is a file, no permission, disk full):
+  // the environment, not a bug.
+  if (systemErrorOf(error)) return EXIT_CODES.usage;
   return EXIT_CODES.internal;
+}
+
+/** Codes that mean the command cannot act on what it was given (exit 2). */
+const USAGE_CODES = new Set([
+  'INVALID_CONFIG',
+  'SESSION_NOT_FOUND',
+  'SESSION_LOCKED',
+  'SESSION_EXISTS',
+  'SESSION_CORRUPT',
+  'STORE_UNAVAILABLE',
+  'UNSUPPORTED_FORMAT',
+]);
+
+/** A Node system error (`EEXIST`, `ENOTDIR`, `EACCES`, `ENOSPC` …) from a file system call. */
+function systemErrorOf(
+  error: unknown,
+): { code: string; syscall: string; path?: string; message: string } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, syscall, path } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code) || typeof syscall !== 'string')
+    return undefined;
+  return { code, syscall, message: error.message, ...(path ? { path } : {}) };
 }
 
 function isModelCode(code: string): boolean {
@@ -79,6 +98,13 @@ export function reportError(error: unknown): void {
       const bug = exitCodeOf(error) === EXIT_CODES.internal ? `\n${bugReport()}` : '';
       process.stderr.write(
         `spine: ${error.message} [${error.code}]${advice ? `\n${advice}` : ''}${bug}\n`,
+      );
+      return;
+    }
+    const system = systemErrorOf(error);
+    if (system) {
+      process.stderr.write(
+        `spine: the file system refused ${system.syscall}${system.path ? ` on ${system.path}` : ''} (${system.code}); check that path and its permissions (--session-dir, --cwd, SPINE_SESSION_DIR) and the free space [${system.code}]\n`,
       );
       return;
     }

@@ -2,7 +2,7 @@
 // SIGPIPE while the model streams and while a tool runs, a session held by another process.
 // Each run ends with its log intact (`turn/end`, `replay --verify`) and a stable exit code.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEvent } from '@spine/protocol';
 import { createScriptedModelServer, type ScriptedReply } from '@spine/test-utils';
@@ -247,5 +247,24 @@ describe('spine run with its I/O going away', { timeout: 180_000 }, () => {
       body: { reason: 'completed' },
     });
     expect((await runCli(['replay', id, '--verify'], { env })).code).toBe(0);
+  });
+
+  it('exits 2, not 1, when the session directory is unusable or a session file is corrupt', async () => {
+    const { env, root } = isolatedEnv();
+    const file = join(root, 'not-a-directory');
+    writeFileSync(file, 'x');
+    const run = await runCli(
+      ['run', ...modelArgs('http://127.0.0.1:9'), '--session-dir', file, 'hello'],
+      { env },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/the file system refused .*check that path/);
+    expect(run.stderr).not.toMatch(/bug/);
+    const dir = join(root, 'sessions');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'broken.jsonl'), '{"garbage');
+    const replayed = await runCli(['replay', 'broken', '--verify', '--session-dir', dir], { env });
+    expect(replayed.code).toBe(2);
+    expect(replayed.stderr).toContain('SESSION_CORRUPT');
   });
 });

@@ -49,6 +49,11 @@ export interface ExtractFactsOptions {
   priorFacts?: (checkpoint: SessionEvent) => readonly CheckpointFact[] | undefined;
   /** Most UTF-8 bytes of error lines kept per failing command (default 1000). */
   errorBytes?: number;
+  /**
+   * The whole output of a `tool/result` that was cut to fit the window (`meta.originalSeq`), so
+   * that error lines the cut left out are still found.
+   */
+  originalOutput?: (result: SessionEvent) => string | undefined;
 }
 
 const UNANSWERED = 'Latest request not yet answered: ';
@@ -213,7 +218,7 @@ export function extractFacts(
           : `tool ${call.name} ${clip(paths[0] ?? '', 200)}`;
       if (failed) {
         const picked = pickErrorLines(
-          body.content,
+          options.originalOutput?.(event) ?? body.content,
           options.errorBytes !== undefined ? { maxBytes: options.errorBytes } : {},
         );
         const label =

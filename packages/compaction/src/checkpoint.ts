@@ -83,8 +83,18 @@ export function buildDeterministicCheckpoint(
   const facts = extractFacts(events, {
     ...(options.isPinned ? { isPinned: options.isPinned } : {}),
     priorFacts: (checkpoint) => priorFactsOf(session, checkpoint),
+    originalOutput: (result) => originalOutputOf(session, result),
   });
   return { text: renderFacts(facts), facts, coveredSeqs: events.map((event) => event.seq) };
+}
+
+/** The whole output of a tool result that was cut to fit the window (its `tool/output` event). */
+function originalOutputOf(session: SessionLog, result: SessionEvent): string | undefined {
+  const seq = (result.body as { meta?: { originalSeq?: unknown } }).meta?.originalSeq;
+  if (typeof seq !== 'number') return undefined;
+  const original = session.get(seq);
+  const content = (original?.body as { content?: unknown } | undefined)?.content;
+  return original?.type === 'tool/output' && typeof content === 'string' ? content : undefined;
 }
 
 /** Fact kinds always rendered in full: they are quoted and cannot be looked up by path. */

@@ -10,7 +10,7 @@ export type ConstraintShape = 'prohibition' | 'condition' | 'requirement' | 'pre
 const SHAPES: readonly [ConstraintShape, RegExp][] = [
   [
     'prohibition',
-    /\b(?:never|not|no|don't|do not|doesn't|does not|mustn't|shouldn't|can't|cannot|won't|nothing|nobody|none|nor|avoid|without|refrain|stop|skip|leave (?:\w+ ){0,4}(?:alone|as it is|as is|untouched)|off[- ]limits|forbidden|prohibited|excluded?)\b/i,
+    /\b(?:never|not|no|don't|do not|doesn't|does not|mustn't|shouldn't|can't|cannot|won't|nothing|nobody|none|nor|avoid|without|refrain|stop|skip|leave (?:\S+ ){0,4}(?:alone|as it is|as is|untouched)|off[- ]limits|forbidden|prohibited|excluded?)\b/i,
   ],
   [
     'condition',

@@ -62,12 +62,17 @@ export interface TrackedItem {
   text: string;
   subjects: string[];
   words: Set<string>;
+  /** Tokens that tell this item from similar ones (with digits or `_`): a report must name them all. */
+  keys: string[];
 }
 
 /** Prepares an open item for {@link saysDone}. */
 export function trackItem(text: string): TrackedItem {
   const body = text.replace(LABEL_PREFIX, '');
-  return { text, subjects: subjectsOf(text), words: wordsOf(body) };
+  const keys = [...new Set(body.match(/[A-Za-z_$]*(?:\d|_)[\w$]*/g) ?? [])].filter(
+    (key) => key.length >= 2,
+  );
+  return { text, subjects: subjectsOf(text), words: wordsOf(body), keys };
 }
 
 const LABEL_PREFIX =
@@ -84,12 +89,14 @@ const DONE_ANYWHERE = new RegExp(DONE.source, 'im');
 /**
  * The sentence among `doneSentences` (from {@link doneSentencesOf}) that reports `item` done, if
  * any: one that names the same subject (a backticked command, a path or a `function()`) or
- * shares at least two thirds (and at least two) of the item's content words.
+ * shares at least two thirds (and at least two) of the item's content words and contains every
+ * distinguishing token of it (a number, an identifier with `_`).
  */
 export function saysDone(item: TrackedItem, doneSentences: readonly string[]): string | undefined {
   for (const sentence of doneSentences) {
     if (item.subjects.some((subject) => sentence.includes(subject))) return sentence;
     if (item.words.size === 0) continue;
+    if (!item.keys.every((key) => sentence.includes(key))) continue;
     const words = wordsOf(sentence);
     let shared = 0;
     for (const word of item.words) if (words.has(word)) shared++;

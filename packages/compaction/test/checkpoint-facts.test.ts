@@ -6,7 +6,7 @@ import { constraintShapeOf, constraintsOf } from '../src/constraints.js';
 import { createCompactionEngine } from '../src/engine.js';
 import { openItemsOf } from '../src/open-items.js';
 import { createTokenMeter } from '../src/token-meter.js';
-import { newSession, reply, say, toolStep } from './history.js';
+import { newSession, propose, reply, say, toolStep } from './history.js';
 
 function whole(session: SessionLog) {
   const surface = session.surface();
@@ -123,6 +123,34 @@ describe('open items over the whole region', () => {
       'Remaining: the Windows path handling.',
       'The migration has not been run yet.',
     ]);
+  });
+});
+
+describe('error lines', () => {
+  it('are found in the whole output when the result the model saw was cut to fit the window', async () => {
+    const session = await newSession();
+    say(session, 'Run the suite.', { turn: 1 });
+    const call = run('t', 'pytest');
+    propose(session, [call], { turn: 1, step: 1 });
+    const output = `${'collected 1 item\n'.repeat(50)}E   AssertionError: expected 3 rows, got 4\n${'ok\n'.repeat(50)}`;
+    const original = session.append(
+      'tool/output',
+      { toolCallId: 't', toolName: 'bash', content: output },
+      { turn: 1, step: 1 },
+    ).seq;
+    session.append(
+      'tool/result',
+      {
+        toolCallId: 't',
+        toolName: 'bash',
+        content: 'collected 1 item\n[tool output cut to fit the context window]\nok\n[exit code 1]',
+        isError: true,
+        meta: { exitCode: 1, truncated: true, originalSeq: original },
+      },
+      { surfaceOp: { op: 'append' }, turn: 1, step: 1 },
+    );
+    const error = whole(session).facts.find((fact) => fact.kind === 'error');
+    expect(error?.text).toBe('`pytest` (exit 1): E   AssertionError: expected 3 rows, got 4');
   });
 });
 

@@ -124,6 +124,7 @@ describe('createShellHooks', () => {
     expect(loadConfig({ cwd, env }).config.shell).toEqual({
       env: { inherit: 'core', set: {}, include: [], exclude: [] },
       unixSockets: 'none',
+      network: 'off',
     });
     writeFileSync(
       join(home, 'config.json'),
@@ -131,6 +132,7 @@ describe('createShellHooks', () => {
         shell: {
           env: { inherit: 'none', include: ['NODE_*'], set: { CI: '1' } },
           unixSockets: 'all',
+          network: { domains: ['registry.npmjs.org', '*.pypi.org'] },
         },
         protectedPaths: ['.git/config', 'secrets/**'],
       }),
@@ -143,6 +145,7 @@ describe('createShellHooks', () => {
       exclude: [],
     });
     expect(config.shell.unixSockets).toBe('all');
+    expect(config.shell.network).toEqual({ domains: ['registry.npmjs.org', '*.pypi.org'] });
     expect(config.protectedPaths).toEqual(['.git/config', 'secrets/**']);
     writeFileSync(
       join(home, 'config.json'),

@@ -75,13 +75,28 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   ]);
 
   const detected = await toolRuntime.detectSandbox();
+  const network = config.shell.network;
+  // The domain proxy judges every resolved address with web-tools' policy when it loads.
+  const addressPolicy =
+    network !== 'off' ? await import('@spine/web-tools').catch(() => undefined) : undefined;
   const backend =
-    detected && (config.shell.unixSockets !== 'none' || config.protectedPaths !== undefined)
+    detected &&
+    (config.shell.unixSockets !== 'none' ||
+      config.protectedPaths !== undefined ||
+      network !== 'off')
       ? toolRuntime.createBwrapSandbox({
           ...(detected.info.path ? { path: detected.info.path } : {}),
           ...(detected.info.version ? { version: detected.info.version } : {}),
           unixSockets: config.shell.unixSockets,
           ...(config.protectedPaths !== undefined ? { protectedPaths: config.protectedPaths } : {}),
+          ...(addressPolicy
+            ? {
+                network: {
+                  checkAddress: (address: string) =>
+                    addressPolicy.isRefusedAddress(address)?.detail,
+                },
+              }
+            : {}),
         })
       : detected;
   // Commands and hooks get the configured environment; key variables are never passed.
@@ -153,6 +168,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         ...(toolRuntime.createWorkspaceTools({
           cwd,
           env: shellEnv,
+          network,
           exclude: config.tools.exclude,
         }) as ToolDefinition<never>[]),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as ToolDefinition<never>,

@@ -20,6 +20,12 @@ export {
   SandboxUnavailableError,
   StaleFileError,
 } from './errors.js';
+export type { DomainProxyPolicy } from './network-proxy.js';
+export {
+  handleProxyConnection,
+  isAllowedHost,
+  refusedAddressReason,
+} from './network-proxy.js';
 export type { ResolvedWorkspacePath, ResolveWorkspacePathOptions } from './path-guard.js';
 export { createExcludeMatcher, isInside, resolveWorkspacePath } from './path-guard.js';
 export { DEFAULT_PROTECTED_PATHS, isProtectedPath } from './protected-paths.js';

@@ -2,8 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
 import { protectedMounts } from './internal/protected-mounts.js';
+import type { DomainProxyPolicy } from './network-proxy.js';
 import { DEFAULT_PROTECTED_PATHS } from './protected-paths.js';
 import { type SandboxBackend, type SandboxCommand, SHELL, SHELL_FLAGS } from './sandbox.js';
 import { createSeccompFilter } from './seccomp-filter.js';
@@ -30,6 +32,11 @@ export interface BwrapSandboxOptions {
    * or `false` to bind none. Default: `DEFAULT_PROTECTED_PATHS`.
    */
   protectedPaths?: readonly string[] | false;
+  /**
+   * How commands with `networkDomains` reach the network: the address check (default
+   * `refusedAddressReason`; the CLI passes web-tools' policy), the resolver, and a decision log.
+   */
+  network?: Omit<DomainProxyPolicy, 'domains'>;
 }
 
 /** Options of {@link bwrapArguments} beyond the command itself. */
@@ -169,6 +176,18 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
     },
     spawn: (command, spawnOptions) => {
       const env = spawnOptions.env ?? process.env;
+      const domains = command.networkDomains ?? [];
+      if (command.mode !== 'danger-full-access' && !command.network && domains.length > 0) {
+        const launched = { ...command, command: domainLauncher(command.command) };
+        return spawnWithDomainProxy({
+          path,
+          args: argumentsFor(launched),
+          command,
+          env,
+          seccompFilter: filter,
+          policy: { ...options.network, domains },
+        });
+      }
       if (command.mode !== 'danger-full-access') return pool.spawn(command, env);
       return spawn(SHELL, [...SHELL_FLAGS, '-c', command.command], {
         cwd: command.cwd,

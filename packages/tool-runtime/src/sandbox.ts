@@ -13,6 +13,11 @@ export interface SandboxCommand {
   mode: SandboxMode;
   /** Allow network access (granted by approval). Default false. */
   network?: boolean;
+  /**
+   * Without `network`: reach only these hosts, through a filtering HTTP/HTTPS proxy the backend
+   * runs (`registry.npmjs.org`, `*.example.com`). A backend that cannot do this gives no network.
+   */
+  networkDomains?: readonly string[];
   /** Extra writable directories in `workspace-write` (granted by approval). */
   writableRoots?: readonly string[];
 }

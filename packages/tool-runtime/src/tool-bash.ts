@@ -26,6 +26,12 @@ export interface BashToolOptions extends WorkspaceToolOptions {
    * Whatever is given, `BASH_ENV`, `ENV` and exported shell functions are dropped.
    */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Network of commands that were not granted full network access: `'off'` (default) or
+   * `{ domains: [...] }`, only those hosts through the backend's filtering proxy (bubblewrap).
+   * Full network (`on`) is only ever granted per command by a person, through an escalation.
+   */
+  network?: 'off' | { domains: readonly string[] };
 }
 
 const BashArguments = z.object({
@@ -108,8 +114,11 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
   const env = withoutShellStartup(options.env ?? createShellEnv(process.env));
   return defineTool({
     name: 'bash',
-    description:
-      'Run a shell command in the workspace, inside the sandbox (read-only or workspace-write: only the workspace and a private /tmp are writable, no network). Returns combined stdout and stderr and the exit code.',
+    description: `Run a shell command in the workspace, inside the sandbox (read-only or workspace-write: only the workspace and a private /tmp are writable; ${
+      options.network && options.network !== 'off' && options.network.domains.length > 0
+        ? `network only to ${options.network.domains.join(', ')} through an HTTP(S) proxy set in HTTP_PROXY/HTTPS_PROXY`
+        : 'no network'
+    }). Returns combined stdout and stderr and the exit code.`,
     parameters: BashArguments as ZodType<BashToolArguments>,
     permissions: { executes: true },
     execute: async (args, context) => {
@@ -143,6 +152,8 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
           mode,
           network: granted.network === true,
         };
+        if (options.network && options.network !== 'off' && options.network.domains.length > 0)
+          confined.networkDomains = options.network.domains;
         const wrapped = backend.wrap(confined);
         const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
         const result = await runProcess({
@@ -179,6 +190,14 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
           sandboxMode: mode,
           contentType: 'text/plain',
           cwd: workdir.relative,
+          network:
+            granted.network === true
+              ? 'on'
+              : confined.networkDomains && mode !== 'danger-full-access'
+                ? 'domains'
+                : mode === 'danger-full-access'
+                  ? 'host'
+                  : 'off',
         };
         if (result.exitCode !== null) meta.exitCode = result.exitCode;
         if (result.signal) meta.signal = result.signal;

@@ -15,6 +15,8 @@ export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
   sandboxBackend?: SandboxBackend | null;
   /** Environment of `bash` commands; default `createShellEnv(process.env)` (the core variables). */
   env?: NodeJS.ProcessEnv;
+  /** Network of `bash` commands: `'off'` (default) or `{ domains }` through a filtering proxy. */
+  network?: 'off' | { domains: readonly string[] };
 }
 
 /**

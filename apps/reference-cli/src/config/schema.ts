@@ -104,6 +104,18 @@ const layerFields = {
         .optional(),
       // Unix-domain sockets a sandboxed command may create: none (default) or all.
       unixSockets: z.enum(['none', 'all']).optional(),
+      // Network of sandboxed commands: off (default), or only these hosts through Spine's
+      // filtering proxy. Full network is granted per command by a person, never here.
+      network: z
+        .union([
+          z.literal('off'),
+          z.strictObject({
+            domains: z.array(
+              z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'a host name or *.domain pattern'),
+            ),
+          }),
+        ])
+        .optional(),
     })
     .optional(),
   // Workspace globs whose writes need a person (file tools) and that the shell sandbox binds
@@ -193,6 +205,7 @@ export interface SpineConfig {
       exclude: string[];
     };
     unixSockets: 'none' | 'all';
+    network: 'off' | { domains: string[] };
   };
   /** Protected workspace globs (undefined: the built-in list), or `false` for none. */
   protectedPaths?: string[] | false;
@@ -222,7 +235,11 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     lsp: { enabled: true },
     instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },
     memory: { enabled: true, userFile: join(configHome(env), 'memory.md') },
-    shell: { env: { inherit: 'core', set: {}, include: [], exclude: [] }, unixSockets: 'none' },
+    shell: {
+      env: { inherit: 'core', set: {}, include: [], exclude: [] },
+      unixSockets: 'none',
+      network: 'off',
+    },
     hooks: {
       'session-start': [],
       'pre-tool-use': [],

@@ -267,4 +267,23 @@ describe('spine run with its I/O going away', { timeout: 180_000 }, () => {
     expect(replayed.code).toBe(2);
     expect(replayed.stderr).toContain('SESSION_CORRUPT');
   });
+
+  it('ends the turn cleanly when the terminal of an interactive session hangs up (SIGHUP)', async () => {
+    const { env, sessionDir, args } = await setup([SLOW_TEXT]);
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    children.push(child);
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stdin.write('say a lot\n');
+    await until(() => stdout.includes('word word'), 'the answer to stream');
+    child.kill('SIGHUP');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const id = /session (\S+) ·/.exec(stdout)?.[1] ?? '';
+    const events = readLog(sessionDir, id);
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', body: { reason: 'aborted' } });
+    expect((await runCli(['replay', id, '--verify'], { env })).code).toBe(0);
+  });
 });

@@ -73,6 +73,10 @@ class Repl {
     process.once('SIGTERM', () => {
       void this.#quit();
     });
+    // The terminal went away: end the turn cleanly (turn/end in the log), like SIGTERM.
+    process.once('SIGHUP', () => {
+      void this.#quit();
+    });
     // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
     this.#rl.on('close', () => {
       void this.#quit({ abort: false });

@@ -62,7 +62,7 @@ export type { EditApplication, EditToolArguments, TextEdit } from './tool-edit.j
 export { applyEdits, createEditTool } from './tool-edit.js';
 export type { GlobToolArguments } from './tool-glob.js';
 export { createGlobTool } from './tool-glob.js';
-export type { GrepToolArguments } from './tool-grep.js';
+export type { GrepToolArguments, GrepToolOptions } from './tool-grep.js';
 export { createGrepTool } from './tool-grep.js';
 export type { ListToolArguments } from './tool-list.js';
 export { createListTool } from './tool-list.js';

@@ -2,12 +2,19 @@ import type { ToolDefinition } from '@spine/protocol';
 import picomatch from 'picomatch';
 import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
+import { compileLineMatcher, RE2_SYNTAX_NOTE } from './internal/grep-matcher.js';
 import { failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
 import type { WorkspaceToolOptions } from './types.js';
 
 const GrepArguments = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression searched line by line.'),
+  pattern: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe(
+      'Regular expression (RE2 syntax: no backreferences or lookaround) searched line by line.',
+    ),
   path: z
     .string()
     .optional()
@@ -34,7 +41,7 @@ const GrepArguments = z.object({
 });
 /** Arguments of the `grep` tool. */
 export interface GrepToolArguments {
-  /** JavaScript regular expression, matched line by line. */
+  /** Regular expression in RE2 syntax (no backreferences or lookaround), matched line by line. */
   pattern: string;
   /** File or directory to search (default: the workspace root). */
   path?: string;
@@ -50,25 +57,33 @@ export interface GrepToolArguments {
 
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 
+/** Options of {@link createGrepTool}. */
+export interface GrepToolOptions extends WorkspaceToolOptions {
+  /** Time limit of one search; the runtime aborts it and reports a timeout. Default 30,000 ms. */
+  timeoutMs?: number;
+}
+
+/** Default time limit of one search. */
+const GREP_TIMEOUT_MS = 30_000;
+
 /**
  * Creates the `grep` tool: regex search over workspace files (respecting `.gitignore` and excludes,
- * skipping binary and very large files), with context lines and a result cap.
+ * skipping binary and very large files), with context lines and a result cap. Patterns run on RE2,
+ * whose matching time is linear in the input, so no pattern can freeze the process; the search
+ * yields to other work as it goes and stops at its timeout (30 s) or when aborted.
  */
-export function createGrepTool(options: WorkspaceToolOptions): ToolDefinition<GrepToolArguments> {
+export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToolArguments> {
   const support = toolSupport(options);
   return defineTool({
     name: 'grep',
-    description:
-      'Search file contents with a regular expression. Returns path:line:text for matches (path-line-text for context lines). Respects .gitignore.',
+    description: `Search file contents with a regular expression. Returns path:line:text for matches (path-line-text for context lines). Respects .gitignore. ${RE2_SYNTAX_NOTE}`,
     parameters: GrepArguments as ZodType<GrepToolArguments>,
     isConcurrencySafe: true,
+    timeoutMs: options.timeoutMs ?? GREP_TIMEOUT_MS,
     execute: async (args, context) => {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(args.pattern, args.ignoreCase ? 'i' : '');
-      } catch (error) {
-        return failureOutput(new Error(`Invalid regular expression: ${(error as Error).message}`));
-      }
+      const matcher = compileLineMatcher(args.pattern, { ignoreCase: args.ignoreCase });
+      if ('error' in matcher) return { content: matcher.error, isError: true };
+      const stopped = (): boolean => context.signal.aborted;
       try {
         const target = await support.resolve(args.path ?? '.');
         if (!target.exists) return { content: `Path not found: ${args.path}.`, isError: true };
@@ -99,8 +114,9 @@ export function createGrepTool(options: WorkspaceToolOptions): ToolDefinition<Gr
           const lines = buffer.toString('utf8').split('\n');
           let lastShown = -1;
           let fileHadMatch = false;
-          for (let i = 0; i < lines.length && matches < limit; i++) {
-            if (!regex.test(lines[i]!)) continue;
+          const hits = await matcher.matchLines(lines, limit - matches, stopped);
+          if (stopped()) break;
+          for (const i of hits) {
             matches++;
             fileHadMatch = true;
             const from = Math.max(0, i - around, lastShown + 1);

@@ -29,7 +29,13 @@ function scripted(...flags: string[]): LanguageServerConfig {
 }
 
 function start(config: LanguageServerConfig, options: Partial<LspManagerOptions> = {}): LspManager {
-  manager = createLspManager({ cwd: workspace, servers: [config], ...options });
+  // These servers report no analysis: a short bound keeps the first workspace query quick.
+  manager = createLspManager({
+    cwd: workspace,
+    servers: [config],
+    analysisTimeoutMs: 300,
+    ...options,
+  });
   return manager;
 }
 
@@ -262,7 +268,11 @@ describe('diagnostics and symbols from small servers', () => {
       command: process.execPath,
       args: [join(servers, 'crash-on-initialize.mjs')],
     };
-    manager = createLspManager({ cwd: workspace, servers: [scripted('--symbols'), crashing] });
+    manager = createLspManager({
+      cwd: workspace,
+      servers: [scripted('--symbols'), crashing],
+      analysisTimeoutMs: 300,
+    });
     const symbols = await manager.workspaceSymbols('alp');
     expect(symbols).toEqual([
       {

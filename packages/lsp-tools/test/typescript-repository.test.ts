@@ -80,17 +80,15 @@ async function ask(order: TruthSymbol[], warmUp: (lsp: LspManager) => Promise<un
         );
         answers.incoming.set(symbol.name, [...new Set(sites)].sort());
       }
-      const tool = await tools
-        .get('lsp_references')!
-        .execute(
-          {
-            path: declaration.path,
-            line: declaration.position.line,
-            column: declaration.position.column,
-            max: 1,
-          },
-          context,
-        );
+      const tool = await tools.get('lsp_references')!.execute(
+        {
+          path: declaration.path,
+          line: declaration.position.line,
+          column: declaration.position.column,
+          max: 1,
+        },
+        context,
+      );
       answers.notes.push(
         tool.content
           .split('\n')

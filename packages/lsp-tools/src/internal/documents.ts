@@ -46,6 +46,11 @@ export class DocumentSync {
     return Math.max(this.open.get(path)?.openedAt ?? 0, this.lastChangeAt);
   }
 
+  /** Records a change made outside the open documents (a file created, renamed or deleted). */
+  noteExternalChange(): void {
+    this.lastChangeAt = performance.now();
+  }
+
   /** The URI of `path` (absolute). */
   static uriOf(path: string): string {
     return pathToFileURL(path).href;

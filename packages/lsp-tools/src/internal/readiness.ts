@@ -8,8 +8,9 @@ export interface ReadinessOptions {
   /** No progress report for this long after the last one counts as done (ms). */
   quietMs: number;
   /**
-   * On the first wait after a start: how long to wait for the server to report any progress at
-   * all before assuming it does not report progress (ms).
+   * On the first wait after a start: how long to wait for a sign of finished analysis (the end
+   * of a progress report, or the first pushed diagnostics) before assuming the server gives
+   * none (ms).
    */
   firstReportMs: number;
   signal?: AbortSignal;
@@ -18,9 +19,12 @@ export interface ReadinessOptions {
 const POLL_MS = 25;
 
 /**
- * Waits until the server has finished its current analysis, as its work-done progress reports
- * say (tsserver's project loading, pyright's analysis). Returns false when `timeoutMs` passed
- * first, so the caller can say the answer may be partial.
+ * Waits until the server has finished its current analysis. The first time after a start,
+ * that is when a work-done progress report has ended (tsserver's project loading) or the server
+ * has pushed its first diagnostics, which servers do once the opened files are analysed
+ * (pyright publishes only after it has found every source file). Later, it is while a progress
+ * report is open. Returns false when `timeoutMs` passed first, so the caller can say the answer
+ * may be partial.
  */
 export async function waitForAnalysis(
   client: LspClient,
@@ -33,9 +37,10 @@ export async function waitForAnalysis(
     const now = performance.now();
     if (!client.busy) {
       if (!first) return true;
+      if (client.diagnostics.size > 0) return true;
       const heard = client.progressEnded > 0;
       if (heard && now - client.lastProgressAt >= options.quietMs) return true;
-      if (client.lastProgressAt === 0 && now - start >= options.firstReportMs) return true;
+      if (now - start >= options.firstReportMs) return true;
     }
     if (now - start >= options.timeoutMs) return false;
     await sleep(POLL_MS);

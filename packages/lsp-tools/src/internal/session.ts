@@ -75,6 +75,7 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
       return patterns.some((pattern) => pattern.test(rel) || pattern.test(change.path));
     });
     if (wanted.length > 0) {
+      documents.noteExternalChange();
       client.notify('workspace/didChangeWatchedFiles', {
         changes: wanted.map((change) => ({
           uri: pathToFileURL(change.path).href,
@@ -140,7 +141,7 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
       const ready = await waitForAnalysis(client, !analysed, {
         timeoutMs: options.analysisTimeoutMs,
         quietMs: 300,
-        firstReportMs: 1000,
+        firstReportMs: Math.min(10_000, options.analysisTimeoutMs),
         ...(signal ? { signal } : {}),
       });
       if (ready) analysed = true;

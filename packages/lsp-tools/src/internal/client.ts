@@ -113,11 +113,6 @@ export class LspClient {
       '$/progress',
       (params: { token: string | number; value?: { kind?: string } }) => {
         const kind = params.value?.kind;
-          console.error(
-            'PROGRESS',
-            Math.round(performance.now()),
-            JSON.stringify(params).slice(0, 200),
-          );
         if (kind === 'begin') this.activeProgress.add(params.token);
         if (kind === 'end') {
           this.activeProgress.delete(params.token);
@@ -131,9 +126,6 @@ export class LspClient {
       return answerServerRequest(method, params, options.cwd);
     });
     connection.onError(() => undefined);
-      connection.onNotification('window/logMessage', (p: { message: string }) =>
-        console.error('LOG', Math.round(performance.now()), p.message.slice(0, 300)),
-      );
     connection.listen();
   }
 

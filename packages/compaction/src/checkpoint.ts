@@ -104,11 +104,12 @@ const VERBATIM_KINDS: ReadonlySet<string> = new Set(['pinned', 'request', 'const
  * Renders facts as the markdown record of a checkpoint. With `limit`, sections other than pinned
  * content, requests, constraints, unfixed errors and open items show only their latest `limit`
  * entries and say how many earlier ones were left out (they stay in `compaction/summary` and in
- * the log).
+ * the log); with `limitOpen` too, unfixed errors and open items are limited as well (the last
+ * resort when nothing else fits).
  */
 export function renderFacts(
   facts: readonly CheckpointFact[],
-  options: { limit?: number } = {},
+  options: { limit?: number; limitOpen?: boolean } = {},
 ): string {
   const sections: string[] = [];
   for (const section of SECTIONS) {
@@ -118,7 +119,9 @@ export function renderFacts(
         (section.resolved === undefined || (fact.resolvedAt !== undefined) === section.resolved),
     );
     let omitted = 0;
-    const limited = !VERBATIM_KINDS.has(section.kind) && section.resolved !== false;
+    const limited =
+      !VERBATIM_KINDS.has(section.kind) &&
+      (section.resolved !== false || options.limitOpen === true);
     if (options.limit !== undefined && limited && selected.length > options.limit) {
       omitted = selected.length - options.limit;
       selected = selected.slice(omitted);

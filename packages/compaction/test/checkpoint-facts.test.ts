@@ -268,3 +268,34 @@ describe('constraints by meaning', () => {
     expect(constraintsOf(message)).toEqual(constraints.slice(0, 3));
   });
 });
+
+describe('a checkpoint with many unfixed errors', () => {
+  it('still fits a small window: unfixed errors are limited only as the last resort', async () => {
+    const session = await newSession();
+    say(session, 'Fix every package. Never touch vendor/.', { turn: 1 });
+    for (let index = 0; index < 60; index++) {
+      const detail = `${'x'.repeat(300)} in package ${index}`;
+      toolStep(
+        session,
+        run(`b${index}`, `npm run build -w pkg-${index}`),
+        `Error: build of pkg-${index} failed: ${detail}\nerror: could not compile pkg-${index}: ${detail}`,
+        { exitCode: 1, turn: 1, step: index + 1 },
+      );
+    }
+    const engine = createCompactionEngine({ meter: createTokenMeter() });
+    const outcome = await engine.compact({
+      session,
+      reason: 'pressure',
+      contextWindow: 6000,
+      system: 'S',
+      tools: [],
+    });
+    expect(outcome.status).toBe('compacted');
+    const checkpoint = session.deriveMessages().messages[0];
+    const text = checkpoint?.role === 'user' ? checkpoint.content : '';
+    expect(text).toContain('Never touch vendor/.');
+    expect(text).toMatch(
+      /### Errors not yet fixed\n- \(\d+ earlier entries left out; recall_history finds them\)/,
+    );
+  });
+});

@@ -187,13 +187,15 @@ function chooseText(
   const dropped = 'the model summary did not fit below the low mark, so it was left out';
   // Shorter and shorter checkpoints: the model summary is given up before the record's
   // quoted facts; long lists (files, commands, errors) keep only their latest entries.
-  const tries: { summary: boolean; limit?: number }[] = [
+  // Unfixed errors and open items are limited only as the last resort.
+  const tries: { summary: boolean; limit?: number; limitOpen?: boolean }[] = [
     { summary: true },
     { summary: true, limit: 40 },
     { summary: false },
     { summary: false, limit: 40 },
     { summary: false, limit: 10 },
     { summary: false, limit: 3 },
+    { summary: false, limit: 3, limitOpen: true },
   ];
   let projected = Number.POSITIVE_INFINITY;
   for (const attempt of tries) {
@@ -201,7 +203,10 @@ function chooseText(
     const record =
       attempt.limit === undefined
         ? prepared.record
-        : renderFacts(prepared.facts, { limit: attempt.limit });
+        : renderFacts(prepared.facts, {
+            limit: attempt.limit,
+            ...(attempt.limitOpen ? { limitOpen: true } : {}),
+          });
     const parts = { compactionId, region: prepared.region, record };
     const text = attempt.summary
       ? frameCheckpoint({ ...parts, summary: prepared.summary as string })

@@ -1,6 +1,7 @@
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { styleFor } from '../present/style.js';
+import { visibleJson, visibleText } from '../present/terminal-text.js';
 import { renderTranscript } from '../present/transcript.js';
 import { readSessionEvents, storeFor } from '../store.js';
 
@@ -12,9 +13,9 @@ export async function showCommand(
   const { config } = configForFlags(flags).loaded;
   const events = await readSessionEvents(storeFor(config), id, config.sessionDir);
   if (flags.events && flags.json) {
-    for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+    for (const event of events) process.stdout.write(`${visibleJson(JSON.stringify(event))}\n`);
   } else if (flags.json) {
-    process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
+    process.stdout.write(`${visibleJson(JSON.stringify(events, null, 2))}\n`);
   } else if (flags.events) {
     for (const event of events) {
       const where =
@@ -22,7 +23,7 @@ export async function showCommand(
           ? ''
           : ` t${event.turn}${event.step === undefined ? '' : `.${event.step}`}`;
       process.stdout.write(
-        `${String(event.seq).padStart(6)} ${event.type}${where} ${JSON.stringify(event.body)}\n`,
+        `${String(event.seq).padStart(6)} ${visibleText(event.type)}${where} ${visibleJson(JSON.stringify(event.body))}\n`,
       );
     }
   } else {

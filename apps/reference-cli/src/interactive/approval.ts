@@ -1,18 +1,61 @@
 import { createInterface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
 import { type Style, summarizeArguments } from '../present/style.js';
+import { visibleText } from '../present/terminal-text.js';
 
-/** The question shown for an approval request: tool, arguments, reason and the choices. */
-export function approvalQuestion(request: ApprovalRequest, style: Style): string {
-  const args = summarizeArguments(JSON.stringify(request.args ?? {}), 160);
-  const lines = [
-    `${style.yellow('?')} ${style.bold(`allow ${request.toolName}`)} ${style.dim(args)}`,
-    `  ${style.dim(`reason: ${request.reason}`)}`,
+/** Characters of one argument shown in an approval prompt before the rest is counted instead. */
+const MAX_SHOWN = 8000;
+
+/** One argument, whole (up to {@link MAX_SHOWN} characters), control sequences made visible. */
+function shownArgument(name: string, value: unknown): string[] {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  const cut = text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN) : text;
+  const lines = visibleText(cut, { keepLineBreaks: true }).split('\n');
+  const out = [
+    `  ${visibleText(name)}: ${lines[0]}`,
+    ...lines.slice(1).map((line) => `  │ ${line}`),
   ];
+  if (cut.length < text.length)
+    out.push(`  │ [… ${text.length - cut.length} more characters not shown; deny if unsure]`);
+  return out;
+}
+
+/**
+ * The question shown for an approval request: the tool with its arguments summarised on the first
+ * line, then, when the summary had to shorten anything, every argument in full (multi-line values
+ * keep their lines, marked with │), the reason and the choices. Everything the model or a tool
+ * supplied passes through {@link visibleText}, so escape sequences cannot repaint the prompt.
+ */
+export function approvalQuestion(request: ApprovalRequest, style: Style): string {
+  const raw = JSON.stringify(request.args ?? {});
+  const summary = summarizeArguments(raw, 160);
+  const lines = [
+    `${style.yellow('?')} ${style.bold(`allow ${visibleText(request.toolName)}`)} ${style.dim(summary)}`,
+  ];
+  if (!summaryIsComplete(request.args, summary)) {
+    const args = request.args;
+    if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+      for (const [name, value] of Object.entries(args)) {
+        if (name !== 'escalation') lines.push(...shownArgument(name, value));
+      }
+    } else lines.push(...shownArgument('arguments', args));
+  }
+  lines.push(`  ${style.dim(`reason: ${visibleText(request.reason)}`)}`);
   if (request.escalation)
-    lines.push(`  ${style.dim(`asks for more: ${request.escalation.justification}`)}`);
+    lines.push(
+      `  ${style.dim(`asks for more: ${visibleText(request.escalation.justification)} ${visibleText(JSON.stringify(request.escalation.permissions))}`)}`,
+    );
   lines.push(`  [o]nce  [a]lways for this session  [d]eny › `);
   return lines.join('\n');
+}
+
+/** True when the one-line summary shows every argument exactly (nothing cut, escaped or folded). */
+function summaryIsComplete(args: unknown, summary: string): boolean {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return false;
+  const exact = Object.entries(args)
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ');
+  return exact === summary;
 }
 
 /** Maps a typed answer to an approval answer; anything unclear is a denial. */

@@ -1,5 +1,6 @@
 import type { Agent, TurnResult } from '@spine/agent-loop';
 import { preview, type Style, summarizeArguments } from './style.js';
+import { visibleText } from './terminal-text.js';
 
 /** Notices for steps that ended without a complete answer; the turn itself still completes. */
 const STOP_NOTICES: Readonly<Record<string, string>> = {
@@ -7,6 +8,8 @@ const STOP_NOTICES: Readonly<Record<string, string>> = {
   refusal: 'the model declined to answer (refusal)',
   'content-filter': "the provider's content filter stopped the answer",
 };
+
+const MULTI_LINE = { keepLineBreaks: true } as const;
 
 /** Where live output goes: the answer text, and everything else (tool lines, notices). */
 export interface LiveStreams {
@@ -47,21 +50,21 @@ export function attachLiveOutput(
       );
       inReasoning = true;
     }
-    if (showReasoning()) write(streams.text, style.dim(text));
+    if (showReasoning()) write(streams.text, style.dim(visibleText(text, MULTI_LINE)));
   };
   const onText = ({ text }: { text: string }): void => {
     if (inReasoning) {
       write(streams.text, '\n');
       inReasoning = false;
     }
-    write(streams.text, text);
+    write(streams.text, visibleText(text, MULTI_LINE));
   };
   const onToolCall = ({ call }: { call: { name: string; arguments: string } }): void => {
     inReasoning = false;
     newline();
     write(
       streams.notices,
-      `  ${style.yellow('→')} ${call.name} ${style.dim(summarizeArguments(call.arguments))}\n`,
+      `  ${style.yellow('→')} ${visibleText(call.name)} ${style.dim(summarizeArguments(call.arguments))}\n`,
     );
   };
   const onToolResult = ({
@@ -73,7 +76,7 @@ export function attachLiveOutput(
     const mark = result.isError ? style.red(`✗ ${result.outcome ?? 'error'}`) : style.green('✓');
     write(
       streams.notices,
-      `  ${mark} ${result.toolName} ${style.dim(preview(result.content, 100))}\n`,
+      `  ${mark} ${visibleText(result.toolName)} ${style.dim(preview(result.content, 100))}\n`,
     );
   };
   const onRetry = (event: { nextAttempt: number; delayMs: number; reason: string }): void => {
@@ -81,7 +84,7 @@ export function attachLiveOutput(
     write(
       streams.notices,
       style.yellow(
-        `  retry: attempt ${event.nextAttempt} in ${event.delayMs} ms (${event.reason})\n`,
+        `  retry: attempt ${event.nextAttempt} in ${event.delayMs} ms (${visibleText(event.reason)})\n`,
       ),
     );
   };
@@ -99,7 +102,7 @@ export function attachLiveOutput(
     write(
       streams.notices,
       style.dim(
-        `  compaction ${outcome.status}${figures}${outcome.message ? `: ${outcome.message}` : ''}\n`,
+        `  compaction ${outcome.status}${figures}${outcome.message ? `: ${visibleText(outcome.message)}` : ''}\n`,
       ),
     );
   };
@@ -139,13 +142,13 @@ export function describeTurnEnd(result: TurnResult): string {
   switch (result.reason) {
     case 'completed':
       return result.deniedTools.length
-        ? `completed, but denied: ${result.deniedTools.join(', ')}`
+        ? `completed, but denied: ${visibleText(result.deniedTools.join(', '))}`
         : `completed in ${result.steps} step${result.steps === 1 ? '' : 's'}`;
     case 'max-steps':
       return `stopped at the step limit (${result.steps} steps); raise --max-steps or continue with spine resume`;
     case 'aborted':
       return 'aborted';
     default:
-      return `failed: ${result.error?.message ?? 'unknown error'}`;
+      return `failed: ${visibleText(result.error?.message ?? 'unknown error')}`;
   }
 }

@@ -1,3 +1,5 @@
+import { visibleText } from './terminal-text.js';
+
 /** ANSI styling that switches itself off when the stream is not a terminal or NO_COLOR is set. */
 export interface Style {
   dim(text: string): string;
@@ -26,10 +28,13 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
   };
 }
 
-/** The first `max` characters of `text` on one line, with an ellipsis when cut. */
+/**
+ * The first `max` characters of `text` on one line, with an ellipsis when cut, and control and
+ * escape sequences made visible ({@link visibleText}): safe to print on a terminal.
+ */
 export function preview(text: string, max = 100): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return visibleText(line.length > max ? `${line.slice(0, max - 1)}…` : line);
 }
 
 /** A short summary of tool-call arguments: `path=src/a.ts command="npm test"`. */

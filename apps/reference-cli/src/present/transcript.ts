@@ -8,6 +8,9 @@ import type {
   UserMessageBody,
 } from '@spine/protocol';
 import { formatCost, preview, type Style, styleFor, summarizeArguments } from './style.js';
+import { visibleText } from './terminal-text.js';
+
+const MULTI_LINE = { keepLineBreaks: true } as const;
 
 /** Options of {@link renderTranscript}. */
 export interface TranscriptOptions {
@@ -47,15 +50,19 @@ export function renderTranscript(
     switch (event.type) {
       case 'session/header': {
         const header = event.body as SessionHeaderBody;
-        lines.push(style.bold(`session ${header.sessionId}`));
+        lines.push(style.bold(`session ${visibleText(header.sessionId)}`));
         lines.push(
           style.dim(
-            `created ${header.createdAt}  model ${header.model ?? '-'}  cwd ${header.cwd ?? '-'}`,
+            visibleText(
+              `created ${header.createdAt}  model ${header.model ?? '-'}  cwd ${header.cwd ?? '-'}`,
+            ),
           ),
         );
         if (header.parent)
           lines.push(
-            style.dim(`forked from ${header.parent.sessionId} at seq ${header.parent.atSeq}`),
+            style.dim(
+              visibleText(`forked from ${header.parent.sessionId} at seq ${header.parent.atSeq}`),
+            ),
           );
         break;
       }
@@ -64,10 +71,11 @@ export function renderTranscript(
         break;
       case 'user/message': {
         const body = event.body as UserMessageBody;
-        if (body.source === 'user') lines.push(`${style.cyan('you ›')} ${body.content}`);
+        if (body.source === 'user')
+          lines.push(`${style.cyan('you ›')} ${visibleText(body.content, MULTI_LINE)}`);
         else if (body.source === 'compact-checkpoint')
           lines.push(style.dim(`[checkpoint] ${preview(body.content, max)}`));
-        else lines.push(style.dim(`[${body.source}] ${preview(body.content, 120)}`));
+        else lines.push(style.dim(`[${visibleText(body.source)}] ${preview(body.content, 120)}`));
         break;
       }
       case 'assistant/message': {
@@ -77,15 +85,15 @@ export function renderTranscript(
             lines.push(
               style.dim(
                 options.reasoning
-                  ? `thinking: ${part.text}`
+                  ? `thinking: ${visibleText(part.text, MULTI_LINE)}`
                   : `thinking: ${preview(part.text, 80)}`,
               ),
             );
           } else if (part.type === 'text' && part.text.trim()) {
-            lines.push(`${style.green('spine ›')} ${part.text.trim()}`);
+            lines.push(`${style.green('spine ›')} ${visibleText(part.text.trim(), MULTI_LINE)}`);
           } else if (part.type === 'tool-call') {
             lines.push(
-              `  ${style.yellow('→')} ${part.name} ${style.dim(summarizeArguments(part.arguments))}`,
+              `  ${style.yellow('→')} ${visibleText(part.name)} ${style.dim(summarizeArguments(part.arguments))}`,
             );
           }
         }
@@ -94,13 +102,17 @@ export function renderTranscript(
       case 'tool/approval': {
         const body = event.body as ToolApprovalBody;
         if (body.decision === 'deny')
-          lines.push(`  ${style.red('✗ denied')} ${body.toolName}: ${body.reason ?? ''}`);
+          lines.push(
+            `  ${style.red('✗ denied')} ${visibleText(body.toolName)}: ${visibleText(body.reason ?? '')}`,
+          );
         break;
       }
       case 'tool/result': {
         const body = event.body as ToolResultBody;
         const mark = body.isError ? style.red('✗') : style.green('✓');
-        lines.push(`  ${mark} ${body.toolName} ${style.dim(preview(body.content, max))}`);
+        lines.push(
+          `  ${mark} ${visibleText(body.toolName)} ${style.dim(preview(body.content, max))}`,
+        );
         break;
       }
       case 'compaction/end':
@@ -110,12 +122,16 @@ export function renderTranscript(
         lines.push(style.red('[aborted]'));
         break;
       case 'session/recovered':
-        lines.push(style.yellow(`[recovered] ${(event.body as { reason?: string }).reason ?? ''}`));
+        lines.push(
+          style.yellow(
+            `[recovered] ${visibleText((event.body as { reason?: string }).reason ?? '')}`,
+          ),
+        );
         break;
       case 'turn/end': {
         const body = event.body as { reason?: string };
         if (body.reason && body.reason !== 'completed')
-          lines.push(style.yellow(`[turn ended: ${body.reason}]`));
+          lines.push(style.yellow(`[turn ended: ${visibleText(body.reason)}]`));
         break;
       }
       default:

@@ -6,6 +6,7 @@
 //   --pull-diagnostics      advertise diagnosticProvider and answer textDocument/diagnostic
 //   --push-diagnostics      after didOpen/didChange publish [] at once, then the real list 120 ms later
 //   --symbols               answer workspace/symbol with one class in the first opened document
+//   --error-on=<method>     answer <method> with an error whose message carries a stack trace
 // It answers textDocument/definition with line 0, character 0 of the queried document, and
 // after `initialized` it asks the client for workspace/configuration and workDoneProgress/create.
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,14 @@ function maybeCrash(method) {
 connection.onRequest((method, params, token) => {
   log({ method });
   maybeCrash(method);
+  if (flags['hang-on'] === method) {
+    return new Promise((_resolve, reject) => {
+      token.onCancellationRequested(() => {
+        log({ method: 'cancelled', of: method });
+        reject(new ResponseError(-32800, 'cancelled'));
+      });
+    });
+  }
   if (method === 'initialize') {
     const capabilities = {
       textDocumentSync: 1,
@@ -69,13 +78,11 @@ connection.onRequest((method, params, token) => {
     return [{ name: 'alpha', kind: 5, location: { uri: firstUri, range } }];
   }
   if (method === 'shutdown') return null;
-  if (flags['hang-on'] === method) {
-    return new Promise((_resolve, reject) => {
-      token.onCancellationRequested(() => {
-        log({ method: 'cancelled', of: method });
-        reject(new ResponseError(-32800, 'cancelled'));
-      });
-    });
+  if (flags['error-on'] === method) {
+    throw new ResponseError(
+      -32603,
+      'Debug Failure. False expression: position out of range\n    at Object.assert (/srv/tsserver.js:9:1)\n    at getTokenAtPosition (/srv/tsserver.js:120:5)',
+    );
   }
   if (method === 'textDocument/definition' || method === 'textDocument/references') {
     const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } };

@@ -1,0 +1,133 @@
+// grep (RE2) over this repository's own tree, pattern by pattern, against ripgrep on the same
+// patterns when `rg` is installed. Without rg there is no external reference: the baseline is the
+// bare walk (list, stat, read and split every file the tool would search, no matching), so the
+// ratio is what matching costs on top of the I/O. Each figure is the median of ROUNDS runs.
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createGrepTool, createToolRuntime, nodeWorkspaceFs } from '../src/index.js';
+import { looksBinary } from '../src/internal/tool-support.js';
+import { walkWorkspace } from '../src/internal/walk.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const ROUNDS = 5;
+const PATTERNS = [
+  'createToolRuntime',
+  'function\\s+\\w+\\(',
+  '^import .* from',
+  '[A-Z]{3,}_[A-Z_]+',
+  'TODO|FIXME|XXX',
+  '(a+)+$',
+  'zzqqzz-not-found',
+];
+
+const runtime = createToolRuntime({
+  cwd: ROOT,
+  approval: 'never-ask',
+  sandboxBackend: null,
+  tools: [createGrepTool({ cwd: ROOT, timeoutMs: 120_000 })],
+});
+let id = 0;
+async function grepOnce(pattern: string): Promise<{ ms: number; matches: number }> {
+  const started = performance.now();
+  const [result] = await runtime.run([
+    {
+      type: 'tool-call',
+      id: `g${++id}`,
+      name: 'grep',
+      arguments: JSON.stringify({ pattern, maxMatches: 1000 }),
+    },
+  ]);
+  if (result!.outcome !== 'ok') throw new Error(`grep ${pattern}: ${result!.content}`);
+  return { ms: performance.now() - started, matches: Number(result!.meta?.matches ?? 0) };
+}
+
+async function walkOnce(): Promise<{ ms: number; files: number; bytes: number }> {
+  const started = performance.now();
+  let files = 0;
+  let bytes = 0;
+  for await (const entry of walkWorkspace({ fs: nodeWorkspaceFs, root: ROOT, start: ROOT })) {
+    if (entry.isDirectory) continue;
+    const stats = await nodeWorkspaceFs.stat(entry.absolute);
+    if (stats.size > 2 * 1024 * 1024) continue;
+    const buffer = await nodeWorkspaceFs.readFile(entry.absolute);
+    if (looksBinary(buffer)) continue;
+    buffer.toString('utf8').split('\n');
+    files++;
+    bytes += buffer.length;
+  }
+  return { ms: performance.now() - started, files, bytes };
+}
+
+const rgPresent = spawnSync('rg', ['--version'], { encoding: 'utf8' }).status === 0;
+function rgOnce(pattern: string): number {
+  const started = performance.now();
+  const run = spawnSync('rg', ['-n', '--no-messages', '-e', pattern, '.'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (run.status !== 0 && run.status !== 1) throw new Error(`rg ${pattern}: ${run.stderr}`);
+  return performance.now() - started;
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const walks: number[] = [];
+let corpus = { files: 0, bytes: 0 };
+const runs = new Map<string, { grep: number[]; rg: number[]; matches: number }>();
+for (const pattern of PATTERNS) runs.set(pattern, { grep: [], rg: [], matches: 0 });
+for (let round = 0; round < ROUNDS; round++) {
+  const walked = await walkOnce();
+  walks.push(walked.ms);
+  corpus = { files: walked.files, bytes: walked.bytes };
+  for (const pattern of PATTERNS) {
+    const entry = runs.get(pattern)!;
+    const grep = await grepOnce(pattern);
+    entry.grep.push(grep.ms);
+    entry.matches = grep.matches;
+    if (rgPresent) entry.rg.push(rgOnce(pattern));
+  }
+  console.log(
+    `round ${round + 1}/${ROUNDS}: walk ${walked.ms.toFixed(0)} ms over ${walked.files} files`,
+  );
+}
+const figures: Record<string, { grepMs: number; matches: number; rgMs?: number }> = {};
+let grepTotal = 0;
+let rgTotal = 0;
+for (const [pattern, entry] of runs) {
+  const figure: { grepMs: number; matches: number; rgMs?: number } = {
+    grepMs: Number(median(entry.grep).toFixed(1)),
+    matches: entry.matches,
+  };
+  grepTotal += figure.grepMs;
+  if (rgPresent) {
+    figure.rgMs = Number(median(entry.rg).toFixed(1));
+    rgTotal += figure.rgMs;
+  }
+  figures[pattern] = figure;
+  console.log(
+    `${pattern}: grep ${figure.grepMs} ms (${figure.matches} matches)${figure.rgMs === undefined ? '' : `, rg ${figure.rgMs} ms`}`,
+  );
+}
+const walkMs = Number(median(walks).toFixed(1));
+const perPattern = grepTotal / PATTERNS.length;
+const result = rgPresent
+  ? {
+      vsRipgrep: Number((grepTotal / rgTotal).toFixed(2)),
+      target: 2,
+      pass: grepTotal / rgTotal <= 2,
+    }
+  : { ripgrep: 'not installed; absolute figures and the bare-walk baseline only', pass: true };
+console.log(
+  JSON.stringify({
+    bench: 'tool-runtime/grep',
+    files: corpus.files,
+    bytes: corpus.bytes,
+    walkMs,
+    grepMsPerPattern: Number(perPattern.toFixed(1)),
+    vsBareWalk: Number((perPattern / walkMs).toFixed(2)),
+    patterns: figures,
+    ...result,
+  }),
+);

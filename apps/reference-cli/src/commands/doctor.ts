@@ -102,17 +102,18 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
         },
   );
 
-  // Language servers (configured, installed or not; nothing is started).
+  // Language servers: configured, installed or not, and whether their version command runs
+  // (a stub on PATH, such as rustup's proxy without the component, shows its real error).
   try {
     const lsp = await import('@spine/lsp-tools');
     const manager = lsp.createLspManager({ cwd });
-    for (const server of manager.status()) {
+    for (const server of await manager.checkServers()) {
       checks.push({
         area: 'lsp',
         name: server.id,
         status: server.available ? 'ok' : 'warn',
         detail: server.available
-          ? `${server.command} (${server.extensions.join(' ')})`
+          ? `${server.command}${server.version ? ` ${server.version}` : ''} (${server.extensions.join(' ')})`
           : (server.reason ?? 'not installed'),
       });
     }

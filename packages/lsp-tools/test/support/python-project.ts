@@ -41,7 +41,7 @@ export function writePythonProject(root: string, count: number): void {
   }
 }
 
-const AST_WALK = String.raw`
+const AST_WALK = `
 import ast, json, pathlib, sys
 root = pathlib.Path(sys.argv[1])
 names = sys.argv[2:]

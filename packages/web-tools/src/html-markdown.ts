@@ -1,9 +1,13 @@
-import { createRequire } from 'node:module';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-
-type GfmModule = { gfm: TurndownService.Plugin };
-const gfmModule = createRequire(import.meta.url)('@joplin/turndown-plugin-gfm') as GfmModule;
+import type TurndownService from 'turndown';
+import { replaceMathAndSvg } from './internal/accessible.js';
+import { removeBoilerplate } from './internal/boilerplate.js';
+import { normaliseCodeBlocks } from './internal/code-blocks.js';
+import { all, type Document, type Element, parsePage } from './internal/dom.js';
+import { extractMainContent } from './internal/extract.js';
+import { removeHidden } from './internal/hidden.js';
+import { absolutizeLinks, baseOf } from './internal/links.js';
+import { markdownConverter } from './internal/markdown.js';
+import { prepareTables } from './internal/tables.js';
 
 /** Result of {@link htmlToMarkdown}. */
 export interface HtmlToMarkdownResult {
@@ -11,6 +15,16 @@ export interface HtmlToMarkdownResult {
   title?: string;
   /** Readable main content as GitHub-flavoured Markdown. */
   markdown: string;
+  /** What was removed because a reader of the rendered page would not see it. */
+  hidden: { elements: number; words: number };
+  /** How the tables in the main content were rendered. */
+  tables: { gfm: number; layout: number; raw: number };
+  /**
+   * How the main content was found: `readability` (reader view), `readability-keep-unlikely`
+   * (reader view, with class/id hints not allowed to delete the block holding most of the text),
+   * `page` (no article found: the whole cleaned page).
+   */
+  extractor: 'readability' | 'readability-keep-unlikely' | 'page';
 }
 
 /** Options of {@link htmlToMarkdown}. */
@@ -19,161 +33,26 @@ export interface HtmlToMarkdownOptions {
   baseUrl?: string;
 }
 
-/** Elements that never carry readable content. */
-const DROP_TAGS = [
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'iframe',
-  'object',
-  'embed',
-  'svg',
-  'canvas',
-  'button',
-  'input',
-  'select',
-  'textarea',
-  'nav',
-  'aside',
-  'footer',
-  'dialog',
-  'link',
-  'meta',
-  'title',
-];
-const DROP_SELECTORS = [
-  '[hidden]',
-  '[aria-hidden="true"]',
-  '[role="navigation"]',
-  '[role="banner"]',
-  '[role="contentinfo"]',
-  '[role="complementary"]',
-  '[role="dialog"]',
-  'body > header',
-];
-const BOILERPLATE =
-  /(^|[\s_-])(cookie|consent|gdpr|newsletter|subscribe|share|social|advert|ads|promo|sidebar|breadcrumbs?|related|comments?|popup|modal|skip-link)([\s_-]|$)/i;
+/** Elements that never carry readable content (`<title>` stays for Readability's title logic). */
+const DROP_TAGS =
+  'script, style, noscript, template, iframe, object, embed, canvas, button, select, textarea, input, link';
 
-type Document = ReturnType<typeof parseHTML>['document'];
-type Element = ReturnType<Document['createElement']>;
-
-function textLength(element: Element): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-}
-
-/** Picks the element holding the main content: `<main>`, a lone `<article>`, else the densest block. */
-function mainContent(document: Document): Element {
-  const body = document.body as Element;
-  const main = document.querySelector('main, [role="main"]') as Element | null;
-  if (main && textLength(main) > 0) return main;
-  const articles = Array.from(document.querySelectorAll('article')) as Element[];
-  if (articles.length === 1 && textLength(articles[0]!) > 0) return articles[0]!;
-  // The tightest element holding at least 80% of the paragraph-like text is the content.
-  const contained = new Map<Element, number>();
-  let total = 0;
-  for (const block of Array.from(
-    document.querySelectorAll('p, pre, td, li, blockquote'),
-  ) as Element[]) {
-    const length = textLength(block);
-    if (length < 25) continue;
-    total += length;
-    for (
-      let node = block.parentElement as Element | null;
-      node;
-      node = node.parentElement as Element | null
-    ) {
-      contained.set(node, (contained.get(node) ?? 0) + length);
-    }
-  }
-  let best: Element = body;
-  let bestSize = textLength(body);
-  for (const [element, length] of contained) {
-    if (length < total * 0.8) continue;
-    const size = textLength(element);
-    if (size < bestSize) [best, bestSize] = [element, size];
-  }
-  return best;
-}
-
-function absolutize(document: Document, baseUrl: string | undefined): void {
-  const baseHref = document.querySelector('base[href]')?.getAttribute('href') ?? undefined;
-  let base: string | undefined = baseUrl;
-  try {
-    if (baseHref) base = new URL(baseHref, baseUrl).href;
-  } catch {
-    // A broken <base> is ignored; the page URL stays the base.
-  }
-  for (const [selector, attribute] of [
-    ['a[href]', 'href'],
-    ['img[src]', 'src'],
-  ] as const) {
-    for (const element of Array.from(document.querySelectorAll(selector)) as Element[]) {
-      const value = element.getAttribute(attribute) ?? '';
-      if (/^\s*(javascript|data|vbscript):/i.test(value)) {
-        if (attribute === 'src') element.remove();
-        else element.removeAttribute(attribute);
-        continue;
-      }
-      try {
-        if (base) element.setAttribute(attribute, new URL(value, base).href);
-      } catch {
-        element.removeAttribute(attribute);
-      }
-    }
-  }
-}
-
-/** Moves a code language hint from `<pre>` or a wrapper onto `<code class="language-…">`. */
-function normaliseCodeBlocks(document: Document): void {
-  for (const pre of Array.from(document.querySelectorAll('pre')) as Element[]) {
-    const hints = [
-      pre.getAttribute('class'),
-      pre.parentElement?.getAttribute('class'),
-      pre.getAttribute('data-lang'),
-    ];
-    const language =
-      hints
-        .map(
-          (hint) =>
-            /(?:language|lang|highlight-source)-([\w+#.-]+)/.exec(hint ?? '')?.[1] ?? undefined,
-        )
-        .find((found) => found !== undefined) ??
-      pre.getAttribute('data-lang') ??
-      undefined;
-    let code = pre.querySelector('code') as Element | null;
-    if (!code) {
-      code = document.createElement('code') as Element;
-      code.textContent = pre.textContent ?? '';
-      pre.textContent = '';
-      pre.appendChild(code);
-    }
-    if (language && !/language-/.test(code.getAttribute('class') ?? '')) {
-      code.setAttribute('class', `language-${language}`);
-    }
-  }
-}
-
-let turndown: TurndownService | undefined;
-
-/** One shared converter: turndown keeps no per-document state with inline links. */
-function sharedTurndown(): TurndownService {
-  if (turndown) return turndown;
-  turndown = new TurndownService({
-    headingStyle: 'atx',
-    codeBlockStyle: 'fenced',
-    bulletListMarker: '-',
-    emDelimiter: '_',
-  });
-  turndown.use(gfmModule.gfm);
-  turndown.remove(['script', 'style', 'title']);
-  return turndown;
+function titleOf(document: Document): string | undefined {
+  const title =
+    document.querySelector('title')?.textContent?.trim() ||
+    document.querySelector('meta[property="og:title"]')?.getAttribute('content')?.trim() ||
+    document.querySelector('h1')?.textContent?.trim() ||
+    undefined;
+  return title?.replace(/\s+/g, ' ');
 }
 
 /**
- * Converts an HTML page to Markdown for the model: boilerplate (scripts, navigation, footers,
- * cookie banners …) removed, the main content kept, links made absolute, code blocks fenced with
- * their language, tables as GFM tables.
+ * Converts an HTML page to Markdown for the model, the way a reader view shows it. Hidden content
+ * is removed from the original page first (`hidden`, `aria-hidden="true"`, inline and style-sheet
+ * `display:none`, `visibility:hidden`, `opacity:0`, zero size, off-screen positioning, templates);
+ * MathML and SVG become their accessible text. The main content is then found with Mozilla
+ * Readability; links are made absolute (http and https only), code blocks fenced with their
+ * language, data tables rendered as GFM tables and layout tables unwrapped.
  *
  * @example
  * ```ts
@@ -184,36 +63,25 @@ export function htmlToMarkdown(
   html: string,
   options: HtmlToMarkdownOptions = {},
 ): HtmlToMarkdownResult {
-  const { document } = parseHTML(
-    html.includes('<html') ? html : `<!doctype html><html><body>${html}</body></html>`,
-  );
-  const title =
-    document.querySelector('title')?.textContent?.trim() ||
-    document.querySelector('meta[property="og:title"]')?.getAttribute('content')?.trim() ||
-    document.querySelector('h1')?.textContent?.trim() ||
-    undefined;
-  for (const element of Array.from(document.querySelectorAll(DROP_TAGS.join(','))) as Element[])
-    element.remove();
-  for (const element of Array.from(
-    document.querySelectorAll(DROP_SELECTORS.join(',')),
-  ) as Element[])
-    element.remove();
-  for (const form of Array.from(document.querySelectorAll('form')) as Element[]) {
-    // ASP.NET-style pages wrap the whole body in one <form>; only forms without content are chrome.
-    if (!form.querySelector('main, article, p, pre, table, h1, h2')) form.remove();
-  }
-  for (const element of Array.from(
-    document.querySelectorAll('div, section, ul, ol, p'),
-  ) as Element[]) {
-    const marker = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`;
-    if (BOILERPLATE.test(marker) && !element.querySelector('main, article')) element.remove();
-  }
-  absolutize(document, options.baseUrl);
+  const document = parsePage(html);
+  const title = titleOf(document);
+  const base = baseOf(document, options.baseUrl);
+  const hidden = removeHidden(document);
+  replaceMathAndSvg(document);
+  for (const element of all(document, DROP_TAGS)) element.remove();
   normaliseCodeBlocks(document);
-  const container = document.body ? mainContent(document) : (document.documentElement as Element);
-  const markdown = sharedTurndown()
-    .turndown(container.innerHTML ?? '')
+  if (document.body) removeBoilerplate(document.body as Element);
+  const { root, extractor } = extractMainContent(document);
+  for (const element of all(root, `${DROP_TAGS}, title`)) element.remove();
+  for (const form of all(root, 'form')) {
+    if (!form.querySelector('p, pre, table, h1, h2, h3, ul, ol')) form.remove();
+  }
+  // After extraction: Readability weighs in-page `#` links differently and fills lazy `src`s.
+  absolutizeLinks(root, base);
+  const tables = prepareTables(document, root as Element);
+  const markdown = markdownConverter()
+    .turndown(root as unknown as TurndownService.Node)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return title ? { title: title.replace(/\s+/g, ' '), markdown } : { markdown };
+  return { ...(title ? { title } : {}), markdown, hidden, tables, extractor };
 }

@@ -18,8 +18,10 @@ const SHAPES: readonly [ConstraintShape, RegExp][] = [
   ],
   [
     'requirement',
-    /\b(?:must|needs?|needed|require[sd]?|required|has to|have to|got to|should|ought|make sure|ensure|keep|stay|stays|remain|always|at (?:least|most)|no more than|exactly|set to|is set|are set|be set|pinned|pin|stick|limit(?:ed)?|max(?:imum)?|min(?:imum)?|mandatory|expected to|supposed to|go(?:es)? (?:through|via|into|in)|belongs? (?:in|to)|lives? in|(?:is|are) (?:done|handled|made) (?:in|via|by|through))\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|[A-Za-z_]\w*=\S/,
+    /\b(?:must|needs?|needed|require[sd]?|required|has to|have to|got to|should|ought|make sure|ensure|keep|stay|stays|remain|always|at (?:least|most)|no more than|exactly|set to|is set|are set|be set|pinned|pin|stick|limit(?:ed)?|max(?:imum)?|min(?:imum)?|mandatory|expected to|supposed to|go(?:es)? (?:through|via|into|in)|belongs? (?:in|to)|lives? in|(?:is|are) (?:done|handled|made) (?:in|via|by|through)|reserved|frozen|read-only|locked|fixed at|pinned to)\b/i,
   ],
+  // A setting named like an environment variable or assigned a value: `LEDGER_URL`, `CI=1`.
+  ['requirement', /\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[A-Za-z_]\w*=\S/],
   [
     'preference',
     /\b(?:prefer(?:s|red)?|rather|instead|I'd like|I would like|I want|we want|I don't want|please use|use (?:\S+ ){0,3}(?:not|over|rather|instead)|stick (?:to|with)|go with|our (?:convention|style|rule)s?|by convention|house style|style guide|in this (?:repo|repository|project|codebase))\b/i,

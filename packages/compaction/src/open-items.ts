@@ -5,15 +5,15 @@ import { sentencesOf } from './constraints.js';
 
 // A line that announces an open item by its form: an unchecked box, a "next step:" style label.
 const LABELLED =
-  /^(?:[-*]\s*\[ \]\s+\S|(?:[-*]\s+)?(?:\*\*)?(?:next steps?|next up|next|to ?do|fixme|remaining|still to do|left to do|follow[- ]ups?|open items?|pending|later)(?:\*\*)?\s*[:–—-]\s*\S|(?:[-*]\s+)?(?:TODO|FIXME)\b)/i;
+  /^(?:[-*]\s*\[ \]\s+\S|(?:[-*]\s+)?(?:\*\*)?(?:next steps?|next up|next|to ?do|fixme|remaining|still to do|still open|left to do|what's left|follow[- ]ups?|open items?|open|pending|outstanding|unresolved|later)(?:\*\*)?\s*[:–—-]\s*\S|(?:[-*]\s+)?(?:TODO|FIXME)\b)/i;
 // A sentence that states work not yet done.
 const STATED =
-  /\b(?:still (?:need|needs|have|has|got) to|(?:I|we) (?:also |still )?(?:need|have|ought) to|(?:next|then|after that|afterwards|later(?: on)?|once [^,.]{1,80}),? (?:I|we)(?:'ll| will| should| can| must)|(?:I|we)(?:'ll| will| should) (?:\w+ ){0,8}?(?:next|later|afterwards|after that|once|in a follow-up)\b|(?:is|are) (?:still )?(?:left to do|pending|outstanding|not done yet|unfinished)|(?:haven't|have not|hasn't|has not|didn't|did not) (?:\w+ ){0,5}?yet\b|remains? to be)/i;
+  /\b(?:still (?:need|needs|have|has|got) to|(?:I|we) (?:also |still )?(?:need|have|ought) to|(?:next|then|after that|afterwards|later(?: on)?|once [^,.]{1,80}),? (?:I|we)(?:'ll| will| should| can| must)|(?:I|we)(?:'ll| will| should) (?:\w+ ){0,8}?(?:next|later|afterwards|after that|once|in a follow-up)\b|(?:is|are) (?:still )?(?:left to do|pending|outstanding|not done yet|unfinished)|(?:haven't|have not|hasn't|has not|didn't|did not) (?:\w+ ){0,5}?yet\b|remains? to be|\bnext (?:step|thing) (?:is|will be|would be) to|[;,–—]\s*(?:next steps?|next up|todo|remaining|still open|still to do|left to do|follow[- ]ups?)\s*:)/i;
 // A statement that something is finished.
 const DONE =
   /\b(?:done|finished|completed?|fixed|resolved|implemented|wired|added|in place|works now|now works|passes now|now passes|now pass|taken care of|addressed|handled)\b|✅|^[-*]\s*\[x\]/i;
 const STOP_WORDS = new Set(
-  'the this that then with into from have need next step will still also after before once later and for are was were been being when what which their there them they your our its not yet just some more other should must can all any each here done'.split(
+  'the this that then with into from have need next step will still also after before once later and for are was were been being when what which their there them they your our its not yet just some more other should must can all any each here done now too but has had did does via per let out off one two get got put see try own way use'.split(
     ' ',
   ),
 );
@@ -48,13 +48,20 @@ export function subjectsOf(text: string): string[] {
   return [...subjects];
 }
 
-/** Content words of a statement (lower case, four letters or more, no stop words). */
+/** Content words of a statement (lower case, three letters or more, no stop words), stemmed. */
 function wordsOf(text: string): Set<string> {
   const words = new Set<string>();
-  for (const word of text.toLowerCase().match(/[a-z][a-z0-9_]{3,}/g) ?? []) {
-    if (!STOP_WORDS.has(word)) words.add(word);
+  for (const word of text.toLowerCase().match(/[a-z][a-z0-9_]{2,}/g) ?? []) {
+    if (!STOP_WORDS.has(word)) words.add(stem(word));
   }
   return words;
+}
+
+/** A crude English stem, enough to match "bump" with "bumped" and "migrate" with "migration". */
+function stem(word: string): string {
+  const bare = word.replace(/(?:ations?|ings?|ions?|ed|es|s|e)$/, '');
+  if (bare.length < 3) return word;
+  return /([b-df-hj-np-tv-z])\1$/.test(bare) ? bare.slice(0, -1) : bare;
 }
 
 /** An open item being tracked, with what would resolve it. */
@@ -70,13 +77,13 @@ export interface TrackedItem {
 export function trackItem(text: string): TrackedItem {
   const body = text.replace(LABEL_PREFIX, '');
   const keys = [...new Set(body.match(/[A-Za-z_$]*(?:\d|_)[\w$]*/g) ?? [])].filter(
-    (key) => key.length >= 2,
+    (key) => key.length >= 2 || /\d/.test(key),
   );
   return { text, subjects: subjectsOf(text), words: wordsOf(body), keys };
 }
 
 const LABEL_PREFIX =
-  /^(?:[-*]\s*\[ \]\s*|(?:[-*]\s+)?(?:\*\*)?(?:next steps?|next up|next|to ?do|fixme|remaining|still to do|left to do|follow[- ]ups?|open items?|pending|later)(?:\*\*)?\s*[:–—-]\s*|(?:[-*]\s+)?(?:TODO|FIXME)\b:?\s*)/i;
+  /^(?:[-*]\s*\[ \]\s*|(?:[-*]\s+)?(?:\*\*)?(?:next steps?|next up|next|to ?do|fixme|remaining|still to do|still open|left to do|what's left|follow[- ]ups?|open items?|open|pending|outstanding|unresolved|later)(?:\*\*)?\s*[:–—-]\s*|(?:[-*]\s+)?(?:TODO|FIXME)\b:?\s*)/i;
 
 /** The sentences of model text that say something is finished (input of {@link saysDone}). */
 export function doneSentencesOf(text: string): string[] {

@@ -116,12 +116,22 @@ describe('open items over the whole region', () => {
       '- [x] tests pass',
       'The migration has not been run yet.',
       'The build is green.',
+      'The next step is to add pagination to list().',
+      'Still open: the flaky test in retry.spec.ts.',
+      'Tests pass now; next step: run the e2e suite.',
+      'We should also bump the schema later.',
+      'Once CI is green, I will tag the release.',
     ].join('\n');
     expect(openItemsOf(text)).toEqual([
       'I still need to update the changelog.',
       'After that I will bump the version.',
       'Remaining: the Windows path handling.',
       'The migration has not been run yet.',
+      'The next step is to add pagination to list().',
+      'Still open: the flaky test in retry.spec.ts.',
+      'Tests pass now; next step: run the e2e suite.',
+      'We should also bump the schema later.',
+      'Once CI is green, I will tag the release.',
     ]);
   });
 });
@@ -246,6 +256,10 @@ describe('constraints by meaning', () => {
     'No new dependencies.',
     'Before you push, rebase on main.',
     'Changes to the schema go through a migration.',
+    'Stay on Node 20.',
+    'Keep commits small, one per module.',
+    'Port 8080 is reserved for the mock server.',
+    'The public API of the store is frozen.',
   ];
   const tasks = [
     'Fix the parser.',

@@ -59,6 +59,13 @@ const UNTRIGGERED = [
   (n: number) => `Run the slow suite ${n} only at the end.`,
   (n: number) => `CI runs with SHARD_COUNT=${n}.`,
   (n: number) => `No new dependencies in the billing-${n} package.`,
+  (n: number) => `Stay on Node ${n}.`,
+  (n: number) => `Everything in api-${n} goes through the HTTP client.`,
+  (n: number) => `The DB tests need a running Postgres ${n}; without it, mark them skipped.`,
+  (n: number) => `Port ${n} is reserved for the mock server.`,
+  (n: number) => `The public API of store-${n} is frozen.`,
+  (n: number) => `Squash before merging to main-${n}.`,
+  (n: number) => `Merge pr-${n} only after review.`,
 ];
 const REQUESTS = [
   'Make the import tests pass.',
@@ -127,6 +134,42 @@ const ERRORS: ErrorKind[] = [
     around: (line, n) => [line, `make: *** [Makefile:${n}: build-${n}] Error 1`],
   },
   {
+    command: (n) => `python etl/run_${n}.py`,
+    line: (n) => `ValueError: invalid literal for int() with base 10: 'batch${n}'`,
+    around: (line, n) => [
+      'Traceback (most recent call last):',
+      `  File "/home/dev/etl/run_${n}.py", line ${n}, in <module>`,
+      '    main()',
+      '            ^^^^^^^^^^^^^^^^^^^^^',
+      line,
+    ],
+  },
+  {
+    command: (n) => `cargo build -p ledger${n}`,
+    line: (n) => `error[E0425]: cannot find value \`total${n}\` in this scope`,
+    around: (line, n) => [
+      `   Compiling ledger${n} v0.3.0`,
+      line,
+      `  --> src/lib.rs:${n}:5`,
+      `error: could not compile \`ledger${n}\` (lib) due to 1 previous error`,
+    ],
+  },
+  {
+    command: (n) => `git push origin topic-${n}`,
+    line: (n) =>
+      `fatal: unable to access 'https://git.example.com/acme/repo${n}.git/': Could not resolve host`,
+    around: (line) => [line],
+  },
+  {
+    command: (n) => `npx vitest run src/sum${n}.test.ts`,
+    line: (n) => `AssertionError: expected ${n} to be ${n + 2} // Object.is equality`,
+    around: (line, n) => [
+      `\u001b[31m FAIL \u001b[39m src/sum${n}.test.ts > sums rows`,
+      `\u001b[31m${line}\u001b[39m`,
+      ' Test Files  1 failed (1)',
+    ],
+  },
+  {
     command: (n) => `npm run lint -w pkg-${n}`,
     line: (n) => `${n}:3  error  'unused${n}' is assigned a value but never used  no-unused-vars`,
     around: (line) => [
@@ -149,28 +192,53 @@ const NOISE = [
   (n: number) => `Retrying after a transient failure in ${n}ms`,
   (n: number) => `src/errors/handler-${n}.ts compiled; exceptions handled: 0`,
   (n: number) => `added ${n} packages, and audited ${n + 1} packages in 3s`,
+  (n: number) => `ErrorBoundary${n} mounted without errors`,
+  (n: number) => `Found 0 errors in ${n} files.`,
+  (n: number) => `  at processTicksAndRejections (node:internal/process/task_queues:${n}:5)`,
 ];
-const OPEN_ITEMS = [
-  (n: number) => `Next step: wire the retry into sync${n}()`,
-  (n: number) => `TODO: handle empty rows in load_rows_${n}()`,
-  (n: number) => `- [ ] update docs/setup-${n}.md with the new flag`,
-  (n: number) => `I still need to migrate the cache${n} table.`,
-  (n: number) => `After that I'll add a regression test for issue ${n}.`,
-  (n: number) => `Remaining: the Windows path handling in paths${n}.ts.`,
-];
-const DONE = [
-  (item: string, n: number) =>
-    item.includes('sync')
-      ? `Done: the retry is wired into sync${n}() now.`
-      : item.includes('load_rows')
-        ? `Empty rows in load_rows_${n}() are handled now.`
-        : item.includes('docs/')
-          ? `I updated docs/setup-${n}.md; the flag is documented, so that is done.`
-          : item.includes('cache')
-            ? `The cache${n} table migration is finished.`
-            : item.includes('regression')
-              ? `The regression test for issue ${n} is added.`
-              : `Windows path handling in paths${n}.ts is fixed.`,
+// Open-item statements and, for each, how the model later reports it done.
+const OPEN_ITEMS: [(n: number) => string, (n: number) => string][] = [
+  [
+    (n) => `Next step: wire the retry into sync${n}()`,
+    (n) => `Done: the retry is wired into sync${n}() now.`,
+  ],
+  [
+    (n) => `TODO: handle empty rows in load_rows_${n}()`,
+    (n) => `Empty rows in load_rows_${n}() are handled now.`,
+  ],
+  [
+    (n) => `- [ ] update docs/setup-${n}.md with the new flag`,
+    (n) => `I updated docs/setup-${n}.md; the flag is documented, so that is done.`,
+  ],
+  [
+    (n) => `I still need to migrate the cache${n} table.`,
+    (n) => `The cache${n} table migration is finished.`,
+  ],
+  [
+    (n) => `After that I'll add a regression test for issue ${n}.`,
+    (n) => `The regression test for issue ${n} is added.`,
+  ],
+  [
+    (n) => `Remaining: the Windows path handling in paths${n}.ts.`,
+    (n) => `Windows path handling in paths${n}.ts is fixed.`,
+  ],
+  [
+    (n) => `The next step is to add pagination to list${n}().`,
+    (n) => `Pagination in list${n}() is implemented.`,
+  ],
+  [
+    (n) => `Still open: the flaky test in retry_${n}.spec.ts.`,
+    (n) => `The flaky test in retry_${n}.spec.ts is fixed.`,
+  ],
+  [
+    (n) => `Once CI is green, I will tag release-${n}.`,
+    (n) => `Tagged release-${n}; that is done.`,
+  ],
+  [
+    (n) => `Tests pass now; next step: run the e2e suite for app${n}.`,
+    (n) => `The e2e suite for app${n} passes now, so that step is done.`,
+  ],
+  [(n) => `We should also bump schema${n} later.`, (n) => `Bumped schema${n}; done.`],
 ];
 const TALK = [
   'Let me look at the output first.',
@@ -290,14 +358,18 @@ function buildSession(plan: Plan, seed: number): GeneratedSession {
   }
   for (const item of plan.items) {
     const n = unique();
-    const text = (OPEN_ITEMS[item.kind % OPEN_ITEMS.length] as (n: number) => string)(n);
+    const [statement, done] = OPEN_ITEMS[item.kind % OPEN_ITEMS.length] as [
+      (n: number) => string,
+      (n: number) => string,
+    ];
+    const text = statement(n);
     const talk = `${TALK[n % TALK.length]}\n${text}\n${TALK[(n + 1) % TALK.length]} ${TALK[(n + 2) % TALK.length]}`;
     const target = at(item.turn);
     if (item.inClosing) target.closing = `${target.closing}\n${talk}`;
     else target.steps.push({ text: talk, call: chatterCall(n) });
     const fact: PlantedFact = { category: 'open-item', text };
     if (item.doneAfter !== null && item.turn + item.doneAfter < turns.length) {
-      fact.doneText = (DONE[0] as (item: string, n: number) => string)(text, n);
+      fact.doneText = done(n);
       const later = at(item.turn + item.doneAfter);
       later.closing = `${fact.doneText} ${later.closing}`;
     }

@@ -17,8 +17,70 @@ export interface SettleOptions {
 
 const POLL_MS = 20;
 
+interface TsserverDiagnostic {
+  start: { line: number; offset: number };
+  end: { line: number; offset: number };
+  text: string;
+  code?: number;
+  category: string;
+  source?: string;
+}
+
+const TSSERVER_REQUEST = 'typescript.tsserverRequest';
+const CATEGORY_SEVERITY: Record<string, 1 | 2 | 3 | 4> = {
+  error: 1,
+  warning: 2,
+  message: 3,
+  suggestion: 4,
+};
+
 /**
- * The diagnostics of `uri` once the server has settled. Pull servers are asked directly
+ * Asks tsserver (through typescript-language-server) for a file's syntactic, semantic and
+ * suggestion diagnostics. These requests compute the answer for the current content, so there
+ * is nothing to wait for. Undefined when the server cannot forward tsserver requests.
+ */
+async function tsserverDiagnostics(
+  session: ServerSession,
+  path: string,
+  signal: AbortSignal | undefined,
+): Promise<Diagnostic[] | undefined> {
+  const { client } = session;
+  const commands = client.capabilities.executeCommandProvider?.commands ?? [];
+  if (!commands.includes(TSSERVER_REQUEST)) return undefined;
+  const kinds = [
+    'syntacticDiagnosticsSync',
+    'semanticDiagnosticsSync',
+    'suggestionDiagnosticsSync',
+  ];
+  const answers = await Promise.all(
+    kinds.map((kind) =>
+      client.request<unknown, { body?: TsserverDiagnostic[] } | null>(
+        { method: 'workspace/executeCommand' },
+        { command: TSSERVER_REQUEST, arguments: [kind, { file: path }] },
+        { signal },
+      ),
+    ),
+  );
+  return answers.flatMap((answer) =>
+    (answer?.body ?? []).map((item) => {
+      const diagnostic: Diagnostic = {
+        range: {
+          start: { line: item.start.line - 1, character: item.start.offset - 1 },
+          end: { line: item.end.line - 1, character: item.end.offset - 1 },
+        },
+        severity: CATEGORY_SEVERITY[item.category] ?? 1,
+        message: item.text,
+        source: item.source ?? 'typescript',
+      };
+      if (item.code !== undefined) diagnostic.code = item.code;
+      return diagnostic;
+    }),
+  );
+}
+
+/**
+ * The diagnostics of `uri` once the server has settled. tsserver is asked directly for the
+ * file's current diagnostics (no waiting). Pull servers are asked directly
  * (`textDocument/diagnostic`). For push servers: wait for a publish newer than the last
  * document sync, then for `quietMs` without another one (servers often publish syntax errors
  * first and semantic ones a moment later; the very first publish of a file waits twice as
@@ -33,6 +95,8 @@ export async function settledDiagnostics(
 ): Promise<Diagnostic[]> {
   const uri = DocumentSync.uriOf(path);
   const { client } = session;
+  const direct = await tsserverDiagnostics(session, path, options.signal);
+  if (direct) return direct;
   if (client.capabilities.diagnosticProvider) {
     const report = await client.request<unknown, DocumentDiagnosticReport>(
       { method: 'textDocument/diagnostic' },

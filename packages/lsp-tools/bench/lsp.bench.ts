@@ -1,15 +1,19 @@
-// Benchmark: cold start to first answer, and warm lsp_definition / lsp_references latency
-// (median of 50) through the tools, on the fixture project. Baseline, measured in the same run:
-// raw JSON-RPC round trips (vscode-jsonrpc, no manager, no formatting) to a second
-// typescript-language-server on the same project. The issue sets no ratio target, so `pass`
-// says whether every answer was correct.
+// Benchmark on a copy of this repository (every package, app, test, benchmark and example):
+// 1. cold start to the first complete workspace-wide answer (references by symbol name through
+//    the tool, checked against the same question asked again warm);
+// 2. warm medians of definition, references and incoming calls through the manager, against raw
+//    JSON-RPC round trips (vscode-jsonrpc, no manager) to a second typescript-language-server
+//    on the same copy, measured in the same run;
+// 3. resident memory of the server processes (typescript-language-server and its tsserver)
+//    after the suite.
+// The issue sets no ratio target, so `pass` says whether every answer was complete and correct.
 
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { ToolExecutionContext } from '@spine/protocol';
 import {
   createMessageConnection,
@@ -17,14 +21,21 @@ import {
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
 import { createLspManager, createLspTools, createTypescriptServer } from '../src/index.js';
+import { copyRepository } from '../test/support/repo-copy.js';
 
-const RUNS = 50;
-const COLD_RUNS = 2;
-const fixture = fileURLToPath(new URL('../test/fixtures/ts-project/', import.meta.url));
+const RUNS = 20;
+const SYMBOL = 'createLspManager';
 const root = mkdtempSync(join(tmpdir(), 'spine-lsp-bench-'));
-const workspace = join(root, 'project');
-cpSync(fixture, workspace, { recursive: true });
-
+const workspace = copyRepository(join(root, 'repo'));
+const declarationFile = 'packages/lsp-tools/src/manager.ts';
+const declarationLine = readFileSync(join(workspace, declarationFile), 'utf8')
+  .split('\n')
+  .findIndex((line) => line.startsWith(`export function ${SYMBOL}(`));
+const declaration = {
+  path: declarationFile,
+  line: declarationLine + 1,
+  column: `export function `.length + 1,
+};
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(2));
@@ -35,8 +46,6 @@ const context: ToolExecutionContext = {
   cwd: workspace,
   sandbox: 'read-only',
 };
-const definitionArgs = { path: 'src/main.ts', line: 8, column: 20 };
-const referencesArgs = { path: 'src/shapes/shape.ts', line: 5, column: 12 };
 let correct = true;
 const check = (label: string, ok: boolean): void => {
   if (!ok) {
@@ -44,45 +53,79 @@ const check = (label: string, ok: boolean): void => {
     console.log(`WRONG ANSWER: ${label}`);
   }
 };
-
-// 1. Cold start to first answer through the tool (new manager, new server each run).
-const coldMs: number[] = [];
-for (let run = 0; run < COLD_RUNS; run += 1) {
-  const started = performance.now();
-  const manager = createLspManager({ cwd: workspace });
-  const definition = createLspTools(manager)[0]!;
-  const output = await definition.execute(definitionArgs, context);
-  coldMs.push(performance.now() - started);
-  check('cold definition', output.content.includes('src/geometry.ts:3:17'));
-  await manager.shutdown();
-  console.log(`cold start ${run + 1}/${COLD_RUNS}: ${coldMs.at(-1)!.toFixed(0)} ms`);
+/** Resident memory (MB) of a process and all its descendants, from /proc. */
+function treeRssMb(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  let kb = 0;
+  const visit = (each: number): void => {
+    try {
+      const status = readFileSync(`/proc/${each}/status`, 'utf8');
+      kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    } catch {
+      return;
+    }
+    for (const child of children.get(each) ?? []) visit(child);
+  };
+  visit(pid);
+  return Math.round(kb / 1024);
 }
 
-// 2. Warm tool latency, one server, reused.
+// 1. Cold start to the first complete workspace-wide answer, through the tool.
+const coldStarted = performance.now();
 const manager = createLspManager({ cwd: workspace });
-const [definitionTool, referencesTool] = createLspTools(manager);
-await definitionTool!.execute(definitionArgs, context);
-const warmDefinition: number[] = [];
-const warmReferences: number[] = [];
+const tools = new Map(createLspTools(manager).map((tool) => [tool.spec.name, tool]));
+const first = await tools.get('lsp_references')!.execute({ symbol: SYMBOL, max: 500 }, context);
+const coldMs = performance.now() - coldStarted;
+const countOf = (content: string): number => Number(/^(\d+) references/.exec(content)?.[1] ?? -1);
+console.log(
+  `cold start to first workspace-wide answer: ${coldMs.toFixed(0)} ms, ${countOf(first.content)} references`,
+);
+check('cold answer not partial', !first.content.includes('Possibly incomplete'));
+
+// 2. Warm medians through the manager.
+const warm = { definition: [] as number[], references: [] as number[], incoming: [] as number[] };
+const position = { line: declaration.line, column: declaration.column };
+let referenceCount = 0;
+let incomingCount = 0;
 for (let run = 0; run < RUNS; run += 1) {
   let started = performance.now();
-  const definition = await definitionTool!.execute(definitionArgs, context);
-  warmDefinition.push(performance.now() - started);
+  const definition = await manager.definition(declaration.path, position);
+  warm.definition.push(performance.now() - started);
   started = performance.now();
-  const references = await referencesTool!.execute(referencesArgs, context);
-  warmReferences.push(performance.now() - started);
+  const references = await manager.references(declaration.path, position);
+  warm.references.push(performance.now() - started);
+  started = performance.now();
+  const hierarchy = await manager.callHierarchy(declaration.path, position);
+  warm.incoming.push(performance.now() - started);
   if (run === 0) {
-    check('warm definition', definition.content.includes('src/geometry.ts:3:17'));
-    check('warm references', references.content.startsWith('8 references to `area`'));
+    check('warm definition', definition.length === 1);
+    referenceCount = references.length;
+    incomingCount = hierarchy.flatMap((each) => each.incoming).length;
   }
 }
+const again = await tools.get('lsp_references')!.execute({ symbol: SYMBOL, max: 500 }, context);
+check('cold answer equals warm answer', again.content === first.content);
+check('cold answer complete', countOf(first.content) === referenceCount);
+check('one process for everything', manager.starts === 1);
+const serverPid = manager.status()[0]!.pid!;
+const serverRssMb = treeRssMb(serverPid);
 console.log(
-  `warm tool: definition median ${median(warmDefinition)} ms, references median ${median(warmReferences)} ms`,
+  `warm manager: definition ${median(warm.definition)} ms, references ${median(warm.references)} ms (${referenceCount}), incoming calls ${median(warm.incoming)} ms (${incomingCount} callers); servers ${serverRssMb} MB RSS`,
 );
-check('one process for all warm queries', manager.starts === 1);
 await manager.shutdown();
 
-// 3. Baseline: raw JSON-RPC to a second server, same initialization options, no manager.
+// 3. Baseline: raw JSON-RPC to a second server, same initialization options, no manager; it
+// opens only the declaring file, so its answers cover that file's project alone.
 const config = createTypescriptServer();
 const rawStarted = performance.now();
 const child = spawn(config.command, config.args ?? [], {
@@ -104,39 +147,49 @@ await connection.sendRequest('initialize', {
   initializationOptions: config.initializationOptions,
 });
 await connection.sendNotification('initialized', {});
-for (const file of ['src/main.ts', 'src/shapes/shape.ts']) {
-  const uri = pathToFileURL(join(workspace, file)).href;
-  const text = readFileSync(join(workspace, file), 'utf8');
-  await connection.sendNotification('textDocument/didOpen', {
-    textDocument: { uri, languageId: 'typescript', version: 1, text },
-  });
-}
-const position = (args: { path: string; line: number; column: number }) => ({
-  textDocument: { uri: pathToFileURL(join(workspace, args.path)).href },
-  position: { line: args.line - 1, character: args.column - 1 },
+const uri = pathToFileURL(join(workspace, declaration.path)).href;
+await connection.sendNotification('textDocument/didOpen', {
+  textDocument: {
+    uri,
+    languageId: 'typescript',
+    version: 1,
+    text: readFileSync(join(workspace, declaration.path), 'utf8'),
+  },
 });
-await connection.sendRequest('textDocument/definition', position(definitionArgs));
+const params = {
+  textDocument: { uri },
+  position: { line: declaration.line - 1, character: declaration.column - 1 },
+};
+const rawFirst = (await connection.sendRequest('textDocument/references', {
+  ...params,
+  context: { includeDeclaration: true },
+})) as unknown[];
 const rawColdMs = performance.now() - rawStarted;
-console.log(`raw JSON-RPC cold start to first answer: ${rawColdMs.toFixed(0)} ms`);
-const rawDefinition: number[] = [];
-const rawReferences: number[] = [];
+console.log(
+  `raw JSON-RPC cold start to first answer: ${rawColdMs.toFixed(0)} ms, ${rawFirst.length} references (one project)`,
+);
+const raw = { definition: [] as number[], references: [] as number[], incoming: [] as number[] };
 for (let run = 0; run < RUNS; run += 1) {
   let started = performance.now();
-  const definition = (await connection.sendRequest(
-    'textDocument/definition',
-    position(definitionArgs),
-  )) as unknown[];
-  rawDefinition.push(performance.now() - started);
+  await connection.sendRequest('textDocument/definition', params);
+  raw.definition.push(performance.now() - started);
   started = performance.now();
-  const references = (await connection.sendRequest('textDocument/references', {
-    ...position(referencesArgs),
+  await connection.sendRequest('textDocument/references', {
+    ...params,
     context: { includeDeclaration: true },
-  })) as unknown[];
-  rawReferences.push(performance.now() - started);
-  if (run === 0) check('raw answers', definition.length === 1 && references.length === 8);
+  });
+  raw.references.push(performance.now() - started);
+  started = performance.now();
+  const items = (await connection.sendRequest(
+    'textDocument/prepareCallHierarchy',
+    params,
+  )) as unknown[];
+  await connection.sendRequest('callHierarchy/incomingCalls', { item: items[0] });
+  raw.incoming.push(performance.now() - started);
 }
+const rawRssMb = treeRssMb(child.pid!);
 console.log(
-  `raw JSON-RPC: definition median ${median(rawDefinition)} ms, references median ${median(rawReferences)} ms`,
+  `raw JSON-RPC: definition ${median(raw.definition)} ms, references ${median(raw.references)} ms, incoming calls ${median(raw.incoming)} ms; server ${rawRssMb} MB RSS`,
 );
 await connection.sendRequest('shutdown');
 await connection.sendNotification('exit');
@@ -147,19 +200,30 @@ rmSync(root, { recursive: true, force: true });
 const tsls = createRequire(import.meta.url)('typescript-language-server/package.json') as {
   version: string;
 };
+const ratio = (a: number, b: number): number => Number((a / Math.max(b, 0.01)).toFixed(2));
 console.log(
   JSON.stringify({
     bench: 'lsp-tools/lsp',
     server: `typescript-language-server ${tsls.version}`,
-    coldStartToFirstAnswerMs: coldMs.map((value) => Math.round(value)),
-    coldStartMedianMs: Math.round(median(coldMs)),
-    baselineRawColdStartMs: Math.round(rawColdMs),
-    warmDefinitionMedianMs: median(warmDefinition),
-    warmReferencesMedianMs: median(warmReferences),
-    baselineRawDefinitionMedianMs: median(rawDefinition),
-    baselineRawReferencesMedianMs: median(rawReferences),
-    definitionOverheadMs: Number((median(warmDefinition) - median(rawDefinition)).toFixed(2)),
-    referencesOverheadMs: Number((median(warmReferences) - median(rawReferences)).toFixed(2)),
+    workspace: 'copy of this repository',
+    symbol: SYMBOL,
+    coldStartToFirstCompleteAnswerMs: Math.round(coldMs),
+    baselineRawColdStartToFirstAnswerMs: Math.round(rawColdMs),
+    coldRatio: ratio(coldMs, rawColdMs),
+    references: referenceCount,
+    baselineRawReferences: rawFirst.length,
+    incomingCallers: incomingCount,
+    warmDefinitionMedianMs: median(warm.definition),
+    warmReferencesMedianMs: median(warm.references),
+    warmIncomingCallsMedianMs: median(warm.incoming),
+    baselineRawDefinitionMedianMs: median(raw.definition),
+    baselineRawReferencesMedianMs: median(raw.references),
+    baselineRawIncomingCallsMedianMs: median(raw.incoming),
+    definitionRatio: ratio(median(warm.definition), median(raw.definition)),
+    referencesRatio: ratio(median(warm.references), median(raw.references)),
+    incomingCallsRatio: ratio(median(warm.incoming), median(raw.incoming)),
+    serverRssMbAfterSuite: serverRssMb,
+    baselineRawServerRssMb: rawRssMb,
     runs: RUNS,
     answersCorrect: correct,
     pass: correct,

@@ -1,10 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
-import { protectedMounts } from './internal/protected-mounts.js';
+import {
+  missingProtectedFiles,
+  protectedMounts,
+  removeCreatedProtectedFiles,
+} from './internal/protected-mounts.js';
 import type { DomainProxyPolicy } from './network-proxy.js';
 import { DEFAULT_PROTECTED_PATHS } from './protected-paths.js';
 import { type SandboxBackend, type SandboxCommand, SHELL, SHELL_FLAGS } from './sandbox.js';
@@ -175,29 +179,39 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       };
     },
     spawn: (command, spawnOptions) => {
-      const env = spawnOptions.env ?? process.env;
-      const domains = command.networkDomains ?? [];
-      if (command.mode !== 'danger-full-access' && !command.network && domains.length > 0) {
-        const launched = { ...command, command: domainLauncher(command.command) };
-        return spawnWithDomainProxy({
-          path,
-          args: argumentsFor(launched),
-          command,
-          env,
-          seccompFilter: filter,
-          policy: { ...options.network, domains },
-        });
+      const child = spawnConfined(command, spawnOptions.env ?? process.env);
+      if (command.mode === 'workspace-write' && protectedPaths.length > 0) {
+        // Protected files that did not exist could not be bound: remove them if the command made them.
+        const missing = missingProtectedFiles(command.workspace, protectedPaths);
+        if (missing.length > 0)
+          child.once('exit', () => removeCreatedProtectedFiles(command.workspace, missing));
       }
-      if (command.mode !== 'danger-full-access') return pool.spawn(command, env);
-      return spawn(SHELL, [...SHELL_FLAGS, '-c', command.command], {
-        cwd: command.cwd,
-        env,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      return child;
     },
     close: () => pool.close(),
   };
+
+  function spawnConfined(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
+    const domains = command.networkDomains ?? [];
+    if (command.mode !== 'danger-full-access' && !command.network && domains.length > 0) {
+      const launched = { ...command, command: domainLauncher(command.command) };
+      return spawnWithDomainProxy({
+        path,
+        args: argumentsFor(launched),
+        command,
+        env,
+        seccompFilter: filter,
+        policy: { ...options.network, domains },
+      });
+    }
+    if (command.mode !== 'danger-full-access') return pool.spawn(command, env);
+    return spawn(SHELL, [...SHELL_FLAGS, '-c', command.command], {
+      cwd: command.cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
 }
 
 /** The descriptor bwrap reads the seccomp program from (the fourth stdio entry of the spawn). */

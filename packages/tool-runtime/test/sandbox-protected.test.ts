@@ -82,6 +82,20 @@ describe('protected paths in the workspace-write sandbox', () => {
     expect(readFileSync(join(ws.dir, '.git', 'config'), 'utf8')).toBe(config);
   });
 
+  it('removes protected files a command created where none existed (.git/commondir, config.worktree)', async () => {
+    const evil = join(ws.dir, 'evil-gitdir');
+    const output = await run(
+      backendWith(),
+      // A complete fake common directory: with it, git reads the config the command wrote.
+      `mkdir -p ${evil} && cp -r .git/objects .git/refs ${evil}/ && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > ${evil}/config && ` +
+        'echo ../evil-gitdir > .git/commondir && echo "[core]" > .git/config.worktree && echo CREATED',
+    );
+    expect(output).toContain('CREATED');
+    expect(existsSync(join(ws.dir, '.git', 'commondir'))).toBe(false);
+    expect(existsSync(join(ws.dir, '.git', 'config.worktree'))).toBe(false);
+    expect(git('config', '--list')).not.toContain('fsmonitor');
+  });
+
   it('protects .spine whether or not it exists, and a .git pointer file', async () => {
     const output = await run(
       backendWith(),

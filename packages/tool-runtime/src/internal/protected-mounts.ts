@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import picomatch from 'picomatch';
 
@@ -128,4 +128,42 @@ function walkMatches(workspace: string, base: string, pattern: string): string[]
   };
   visit(base, 0);
   return found;
+}
+
+/**
+ * Protected plain files that cannot be bound because they do not exist yet, below a directory
+ * that does (`.git/commondir` in a repository without one). bwrap could only bind them by
+ * creating them, which would change what git reads; instead the caller removes any of them that a
+ * command created ({@link removeCreatedProtectedFiles}). Top-level names (a `.git` pointer file)
+ * are left alone: `git init --separate-git-dir` creates one legitimately.
+ */
+export function missingProtectedFiles(workspace: string, patterns: readonly string[]): string[] {
+  const missing: string[] = [];
+  for (const pattern of patterns) {
+    if (pattern.endsWith('/**') || picomatch.scan(pattern).isGlob) continue;
+    const slash = pattern.lastIndexOf('/');
+    if (slash < 0) continue;
+    if (kindOf(join(workspace, pattern)) !== undefined) continue;
+    if (kindOf(join(workspace, pattern.slice(0, slash))) === 'directory') missing.push(pattern);
+  }
+  return missing;
+}
+
+/** Removes the files of {@link missingProtectedFiles} that exist now; returns the ones removed. */
+export function removeCreatedProtectedFiles(
+  workspace: string,
+  missing: readonly string[],
+): string[] {
+  const removed: string[] = [];
+  for (const path of missing) {
+    const absolute = join(workspace, path);
+    if (kindOf(absolute) === undefined) continue;
+    try {
+      rmSync(absolute, { recursive: true, force: true });
+      removed.push(path);
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return removed;
 }

@@ -57,7 +57,7 @@ async function runWith(
   approval: ApprovalPolicyName | ApprovalPolicy,
   approve: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
   options: { approvalTimeoutMs?: number } = {},
-): Promise<{ outcome: string; approval: ToolApprovalBody; asked: number }> {
+): Promise<{ outcome: string | undefined; approval: ToolApprovalBody; asked: number }> {
   ran.length = 0;
   let asked = 0;
   const runtime = createToolRuntime({ cwd, tools, approval, ...options });

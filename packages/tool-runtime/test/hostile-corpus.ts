@@ -29,6 +29,11 @@ export interface HostileCase {
   because: RegExp;
   /** Only meaningful in workspace-write (read-only refuses every write anyway). */
   writeModeOnly?: boolean;
+  /**
+   * Run with `network: { domains: ['listed.test', 'metadata.test'] }`, where `*.test` resolves to
+   * 127.0.0.1 and metadata.test to 169.254.169.254 (the runner's stand-in for DNS).
+   */
+  domains?: boolean;
 }
 
 const PY = '/usr/bin/python3';
@@ -256,6 +261,41 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   },
   { id: 'raw packet socket', category: 'network', command: () => perlSyscall(41, 17, 3, 0), because: NOT_PERMITTED },
   { id: 'vsock to the hypervisor', category: 'network', command: () => perlSyscall(41, 40, 1, 0), because: NOT_PERMITTED },
+  {
+    id: 'a host not listed, through the proxy',
+    category: 'network',
+    domains: true,
+    command: (t) => `curl -sS -m 20 --fail-with-body http://unlisted.test:${t.tcpPort}/ && echo ESCAPED`,
+    because: /not in the allowed domains/,
+  },
+  {
+    id: 'a listed host whose DNS answer is a loopback address',
+    category: 'network',
+    domains: true,
+    command: (t) => `curl -sS -m 20 --fail-with-body http://listed.test:${t.tcpPort}/ && echo ESCAPED`,
+    because: /resolves to a refused address/,
+  },
+  {
+    id: 'a listed host whose DNS answer is the metadata endpoint',
+    category: 'network',
+    domains: true,
+    command: () => 'curl -sS -m 20 --fail-with-body http://metadata.test/latest/meta-data/ && echo ESCAPED',
+    because: /resolves to a refused address/,
+  },
+  {
+    id: 'around the proxy to the host loopback listener',
+    category: 'network',
+    domains: true,
+    command: (t) => `curl -sS -m 20 --noproxy '*' http://127.0.0.1:${t.tcpPort}/ && echo ESCAPED`,
+    because: /Failed to connect|Couldn't connect/,
+  },
+  {
+    id: 'CONNECT to an IP literal through the proxy',
+    category: 'network',
+    domains: true,
+    command: (t) => `curl -sS -m 20 -p http://127.0.0.1:${t.tcpPort}/ && echo ESCAPED`,
+    because: /CONNECT tunnel failed, response 403/,
+  },
   {
     id: 'write to a directory outside the workspace',
     category: 'writes outside',

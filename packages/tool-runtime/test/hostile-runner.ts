@@ -13,18 +13,34 @@ export interface HostileRun {
 
 /** Runs every case in workspace-write and read-only; returns one result per case and mode. */
 export async function runHostileCorpus(input: HostileRun): Promise<HostileResult[]> {
-  const backend = createBwrapSandbox();
+  const backend = createBwrapSandbox({
+    network: {
+      // Stand-in DNS: listed names answer with internal addresses, which the proxy must refuse.
+      lookup: async (host) => [host === 'metadata.test' ? '169.254.169.254' : '127.0.0.1'],
+    },
+  });
   const results: HostileResult[] = [];
   try {
     for (const mode of ['workspace-write', 'read-only'] as const) {
-      const runtime = createToolRuntime({
-        cwd: input.workspace,
-        sandbox: mode,
-        approval: 'never-ask',
-        tools: [createBashTool({ cwd: input.workspace, sandboxBackend: backend, env: input.env })],
-      });
+      const runtimeWith = (network: 'off' | { domains: string[] }) =>
+        createToolRuntime({
+          cwd: input.workspace,
+          sandbox: mode,
+          approval: 'never-ask',
+          tools: [
+            createBashTool({
+              cwd: input.workspace,
+              sandboxBackend: backend,
+              env: input.env,
+              network,
+            }),
+          ],
+        });
+      const offline = runtimeWith('off');
+      const byDomain = runtimeWith({ domains: ['listed.test', 'metadata.test'] });
       for (const testCase of HOSTILE_CASES) {
         if (testCase.writeModeOnly && mode !== 'workspace-write') continue;
+        const runtime = testCase.domains ? byDomain : offline;
         const [result] = await runtime.run([
           {
             type: 'tool-call',

@@ -182,6 +182,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         approval: memory ? memory.approval.policy : config.approval,
         hooks: hooks.toolHooks,
         ...(backend ? { sandboxBackend: backend } : {}),
+        // The same protected paths the sandbox binds read-only need a person for file-tool writes.
+        ...(config.protectedPaths !== undefined
+          ? { protectedPaths: config.protectedPaths === false ? [] : config.protectedPaths }
+          : {}),
       });
       if (webTools) {
         try {

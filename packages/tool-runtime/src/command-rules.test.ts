@@ -137,6 +137,7 @@ describe('shell command rules', () => {
       './rm',
       '$(echo rm)',
       '`echo rm`',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template literal.
       '${X:-rm}',
       'r?',
       '"$RM"',

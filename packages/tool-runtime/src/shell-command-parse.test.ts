@@ -93,6 +93,7 @@ describe('parsing shell command lines into the commands they run', () => {
     ['bash -c "$CMD"', /not a fixed string/],
     ['. ./env.sh; git status', /can change what later commands run/],
     ['alias git=rm', /can change what later commands run/],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template literal.
     ['echo ${X@P}', /parameter expansion/],
     ['echo $((x))', /arithmetic expansion/],
     ['echo "unterminated', /syntax error/],
@@ -107,6 +108,7 @@ describe('parsing shell command lines into the commands they run', () => {
       'npm test -- --run',
       'ls -la src | grep ts > /dev/null',
       'cd packages && npx vitest run "a b"',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template literal.
       'echo $HOME ${USER}',
       "bash -c 'git status'",
     ])

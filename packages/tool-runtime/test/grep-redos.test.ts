@@ -33,9 +33,7 @@ beforeAll(() => {
 afterAll(() => temp.cleanup());
 
 /** Runs `read` and `grep` in one batch, with a ticker proving the event loop never stalls. */
-async function grepBesideRead(
-  args: object,
-): Promise<{
+async function grepBesideRead(args: object): Promise<{
   grep: ToolResultBody;
   read: ToolResultBody;
   longestStallMs: number;

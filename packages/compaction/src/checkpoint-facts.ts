@@ -156,7 +156,9 @@ export function extractFacts(
       if (body.source === 'compact-checkpoint') {
         const prior = options.priorFacts?.(event);
         // A carried "not yet answered" item is stale: this region decides what is still open.
-        const carried = prior?.filter((fact) => !fact.text.startsWith(UNANSWERED));
+        const carried = prior
+          ?.filter((fact) => !fact.text.startsWith(UNANSWERED))
+          .flatMap(upgradeCarried);
         if (carried) {
           for (const fact of carried) track(add(fact.kind, fact.text, fact.seqs, copyState(fact)));
         } else
@@ -278,6 +280,24 @@ function setOf<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
     map.set(key, set);
   }
   return set;
+}
+
+/**
+ * Reads a fact recorded before errors carried their resolution in fields: an error whose text
+ * ends in " — fixed: …" is a fixed error, and an "Unresolved: …" open item repeated an error.
+ */
+function upgradeCarried(fact: CheckpointFact): CheckpointFact[] {
+  if (fact.kind === 'open-item' && fact.text.startsWith('Unresolved: ')) return [];
+  const marker = fact.text.indexOf(' — fixed: ');
+  if (fact.kind !== 'error' || fact.resolvedAt !== undefined || marker < 0) return [fact];
+  return [
+    {
+      ...fact,
+      text: fact.text.slice(0, marker),
+      resolvedAt: fact.seqs[fact.seqs.length - 1] as number,
+      resolution: fact.text.slice(marker + ' — fixed: '.length),
+    },
+  ];
 }
 
 function copyState(fact: CheckpointFact): Partial<CheckpointFact> {

@@ -313,3 +313,61 @@ describe('a checkpoint with many unfixed errors', () => {
     );
   });
 });
+
+describe('facts recorded before resolutions had fields', () => {
+  it('reads an old " — fixed:" error as fixed and drops the old "Unresolved:" duplicates', async () => {
+    const session = await newSession();
+    say(session, 'Fix the build.', { turn: 1 });
+    toolStep(session, run('x', 'ls'), 'src', { exitCode: 0, turn: 1, step: 1 });
+    const summary = session.append('compaction/summary', {
+      compactionId: 1,
+      region: { start: 2, end: 4 },
+      summary: null,
+      summarizerError: 'old',
+      facts: [
+        {
+          kind: 'error',
+          text: 'run_command npm test: Error: boom — fixed: run_command npm test succeeded (#9)',
+          seqs: [7, 9],
+        },
+        { kind: 'error', text: 'run_command npm run lint: error TS2304: x', seqs: [11] },
+        {
+          kind: 'open-item',
+          text: 'Unresolved: run_command npm run lint: error TS2304: x',
+          seqs: [11],
+        },
+      ],
+      usage: null,
+      projectedTokens: 10,
+    }).seq;
+    const surface = session.surface();
+    session.append(
+      'user/message',
+      {
+        content: '<compacted-summary id="1" covers="2-4">old</compacted-summary>',
+        source: 'compact-checkpoint',
+      },
+      {
+        surfaceOp: {
+          op: 'replace',
+          start: surface[0] as number,
+          end: surface[surface.length - 1] as number,
+        },
+        sourceEventSeqs: [summary - 1, summary, ...surface],
+      },
+    );
+    reply(session, 'Looking again.', { turn: 2, step: 1 });
+    const { facts, text } = whole(session);
+    expect(facts.filter((fact) => fact.kind === 'error')).toEqual([
+      {
+        kind: 'error',
+        text: 'run_command npm test: Error: boom',
+        seqs: [7, 9],
+        resolvedAt: 9,
+        resolution: 'run_command npm test succeeded (#9)',
+      },
+      { kind: 'error', text: 'run_command npm run lint: error TS2304: x', seqs: [11] },
+    ]);
+    expect(text).not.toContain('Unresolved:');
+  });
+});

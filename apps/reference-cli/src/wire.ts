@@ -10,6 +10,7 @@ import type { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { createShellHooks, runShellCommand, type ShellHooks } from './hooks-shell.js';
 import { findInstructionFiles, renderInstructions } from './instructions.js';
+import { runtimeProtectedPaths } from './memory/memory-protected.js';
 import { DEFAULT_KEY_VARIABLES, type ResolvedModel } from './model-config.js';
 import { createLazyToolRuntime } from './runtime-lazy.js';
 
@@ -87,6 +88,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       ? toolRuntime.createBwrapSandbox({
           ...(detected.info.path ? { path: detected.info.path } : {}),
           ...(detected.info.version ? { version: detected.info.version } : {}),
+          ...(detected.info.userNamespace === false ? { userNamespace: false } : {}),
           unixSockets: config.shell.unixSockets,
           ...(config.protectedPaths !== undefined ? { protectedPaths: config.protectedPaths } : {}),
           ...(addressPolicy
@@ -182,10 +184,13 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         approval: memory ? memory.approval.policy : config.approval,
         hooks: hooks.toolHooks,
         ...(backend ? { sandboxBackend: backend } : {}),
-        // The same protected paths the sandbox binds read-only need a person for file-tool writes.
-        ...(config.protectedPaths !== undefined
-          ? { protectedPaths: config.protectedPaths === false ? [] : config.protectedPaths }
-          : {}),
+        // The same protected paths the sandbox binds read-only need a person for file-tool writes
+        // (all but the project memory file, which the remember tool writes).
+        protectedPaths: runtimeProtectedPaths(
+          config.protectedPaths === false
+            ? []
+            : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
+        ),
       });
       if (webTools) {
         try {

@@ -41,6 +41,12 @@ export interface BwrapSandboxOptions {
    * `refusedAddressReason`; the CLI passes web-tools' policy), the resolver, and a decision log.
    */
   network?: Omit<DomainProxyPolicy, 'domains'>;
+  /**
+   * Run each command in its own user namespace as a non-zero uid (default true). {@link detectSandbox}
+   * turns it off where the kernel refuses user namespaces; the command then keeps the host uid,
+   * still without capabilities, with the same read-only mounts and seccomp filter.
+   */
+  userNamespace?: boolean;
 }
 
 /** Options of {@link bwrapArguments} beyond the command itself. */
@@ -53,6 +59,8 @@ export interface BwrapArgumentsOptions {
   uid?: number;
   /** See {@link BwrapArgumentsOptions.uid}. */
   gid?: number;
+  /** Add `--unshare-user --uid --gid` (default true). */
+  userNamespace?: boolean;
 }
 
 /** Finds an executable named `name` on `PATH`, or `undefined`. */
@@ -97,8 +105,11 @@ export function bwrapArguments(
   const ids = sandboxIds();
   const args = ['--die-with-parent', '--new-session', '--unshare-all'];
   if (command.network) args.push('--share-net');
-  args.push('--unshare-user', '--uid', String(options.uid ?? ids.uid));
-  args.push('--gid', String(options.gid ?? ids.gid), '--cap-drop', 'ALL');
+  if (options.userNamespace !== false) {
+    args.push('--unshare-user', '--uid', String(options.uid ?? ids.uid));
+    args.push('--gid', String(options.gid ?? ids.gid));
+  }
+  args.push('--cap-drop', 'ALL');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   for (const name of PROC_COVERS) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`);
   args.push('--tmpfs', '/tmp');
@@ -149,12 +160,17 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
     name: 'bwrap',
     enforces: ['read-only', 'workspace-write', 'danger-full-access'] as const,
     path,
+    userNamespace: options.userNamespace ?? true,
   };
   const filter = createSeccompFilter({ unixSockets: options.unixSockets ?? 'none' });
   const protectedPaths =
     options.protectedPaths === false ? [] : (options.protectedPaths ?? DEFAULT_PROTECTED_PATHS);
   const argumentsFor = (command: SandboxCommand): string[] =>
-    bwrapArguments(command, { seccompFd: SECCOMP_FD, protectedPaths });
+    bwrapArguments(command, {
+      seccompFd: SECCOMP_FD,
+      protectedPaths,
+      userNamespace: options.userNamespace ?? true,
+    });
   const pool = new BwrapWarmPool(path, argumentsFor, filter, options.prewarm ?? true);
   let filterFile: string | undefined;
   return {
@@ -223,13 +239,15 @@ function writeFilterFile(filter: Buffer): string {
   return file;
 }
 
-const PROBE = [
-  '--ro-bind',
-  '/',
-  '/',
-  '--unshare-all',
-  '--die-with-parent',
-  '--new-session',
+const PROBE = ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--new-session'];
+// Tried first: a user namespace with the uid commands will run as.
+const probeUserNamespace = (): string[] => [
+  ...PROBE,
+  '--unshare-user',
+  '--uid',
+  String(sandboxIds().uid),
+  '--gid',
+  String(sandboxIds().gid),
   'true',
 ];
 let detected: Promise<SandboxBackend | undefined> | undefined;
@@ -239,9 +257,22 @@ function versionOf(output: string): string | undefined {
   return /bubblewrap\s+(\S+)/.exec(output)?.[1];
 }
 
+function backendAt(path: string, userNamespace: boolean): SandboxBackend {
+  const version = versionOf(spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout ?? '');
+  return createBwrapSandbox(version ? { path, version, userNamespace } : { path, userNamespace });
+}
+
+function exitCodeOf(path: string, args: string[]): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(path, args, { stdio: 'ignore' });
+    child.on('error', () => resolve(null));
+    child.on('exit', (code) => resolve(code));
+  });
+}
+
 /**
- * Finds a working OS sandbox: `bwrap` on `PATH` that can actually create its namespaces here.
- * The answer is cached for the process.
+ * Finds a working OS sandbox: `bwrap` on `PATH` that can actually create its namespaces here,
+ * with a user namespace of its own when the kernel allows one. The answer is cached for the process.
  *
  * @example
  * ```ts
@@ -251,17 +282,13 @@ function versionOf(output: string): string | undefined {
  */
 export function detectSandbox(): Promise<SandboxBackend | undefined> {
   if (detectedSync) return Promise.resolve(detectedSync.backend);
-  detected ??= new Promise((resolve) => {
+  detected ??= (async () => {
     const path = findOnPath('bwrap');
-    if (!path) return resolve(undefined);
-    const child = spawn(path, PROBE, { stdio: 'ignore' });
-    child.on('error', () => resolve(undefined));
-    child.on('exit', (code) => {
-      if (code !== 0) return resolve(undefined);
-      const version = versionOf(spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout ?? '');
-      resolve(createBwrapSandbox(version ? { path, version } : { path }));
-    });
-  });
+    if (!path) return undefined;
+    if ((await exitCodeOf(path, probeUserNamespace())) === 0) return backendAt(path, true);
+    if ((await exitCodeOf(path, [...PROBE, 'true'])) === 0) return backendAt(path, false);
+    return undefined;
+  })();
   return detected;
 }
 
@@ -270,10 +297,10 @@ export function detectSandboxSync(): SandboxBackend | undefined {
   if (!detectedSync) {
     const path = findOnPath('bwrap');
     let backend: SandboxBackend | undefined;
-    if (path && spawnSync(path, PROBE, { stdio: 'ignore' }).status === 0) {
-      const version = versionOf(spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout ?? '');
-      backend = createBwrapSandbox(version ? { path, version } : { path });
-    }
+    if (path && spawnSync(path, probeUserNamespace(), { stdio: 'ignore' }).status === 0)
+      backend = backendAt(path, true);
+    else if (path && spawnSync(path, [...PROBE, 'true'], { stdio: 'ignore' }).status === 0)
+      backend = backendAt(path, false);
     detectedSync = { backend };
   }
   return detectedSync.backend;

@@ -40,6 +40,8 @@ export interface SandboxBackendInfo {
   version?: string;
   /** Executable path, when there is one. */
   path?: string;
+  /** Whether each command gets a user namespace of its own (bwrap), when the backend knows. */
+  userNamespace?: boolean;
 }
 
 /**

@@ -152,6 +152,30 @@ describe('hardened bubblewrap sandbox', () => {
     expect(exitCode).toBe(0);
   });
 
+  it('without a user namespace of its own (kernels that refuse one) still drops capabilities and filters', async () => {
+    const plain = createBwrapSandbox({ path: BWRAP, userNamespace: false });
+    try {
+      expect(plain.info.userNamespace).toBe(false);
+      const { output } = await run(
+        'grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status; echo 1 > /proc/sys/kernel/printk_ratelimit_burst',
+        'workspace-write',
+        plain,
+      );
+      expect(output).toMatch(/CapEff:\s+0+\n/);
+      expect(output).toMatch(/NoNewPrivs:\s+1/);
+      expect(output).toMatch(/Seccomp:\s+2/);
+      expect(output).toMatch(/Read-only file system/);
+      expect(
+        bwrapArguments(
+          { command: 'true', cwd: '/w', workspace: '/w', mode: 'read-only' },
+          { userNamespace: false },
+        ),
+      ).not.toContain('--unshare-user');
+    } finally {
+      plain.close?.();
+    }
+  });
+
   it('read-only mode has a private /tmp as well', async () => {
     const marker = `spine-ro-tmp-${process.pid}-${Date.now()}`;
     const { output } = await run(`echo x > /tmp/${marker} && cat /tmp/${marker}`, 'read-only');

@@ -26,15 +26,23 @@ const ERROR_PATTERNS: readonly RegExp[] = [
   /^(?:E\s+|Caused by: |Uncaught |\[[^\]]*\]\s*)?(?:[a-z_$][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Failure|Fault)(?: \[[A-Z_\d]+\])?(?::|$)/,
   /^(?:Error|Exception|Failure|Fault)(?: \[[A-Z_\d]+\])?:/,
   /^Exception in thread "/,
+  // Ruby names the class last: `app.rb:12:in 'x': undefined method (NoMethodError)`.
+  /\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)$/,
+  // Build logs that number their steps: BuildKit's `#7 2.871 ERROR: …`.
+  /^#\d+ (?:[\d.]+ )?(?:ERROR|error)\b/,
   /^\[(?:ERROR|FATAL)\]/,
   // Tool messages: `error: …`, `fatal: …`, `ERROR: …`, `error[E0308]: …`, `Error - …`.
   /^(?:error|fatal|ERROR|FATAL|FATAL ERROR|panic)(?:\[[A-Z]?\d+\])?:/,
   /^(?:ERROR|FAILED|FAIL|FATAL)\b(?!\s*=*\s*$)/,
   /^(?:ERROR|FAIL|FAILED)$/,
   // Compiler diagnostics: `src/a.c:3:5: error: …`, `src/a.ts(3,5): error TS2322: …`,
-  // `src/a.ts:3:5 - error TS2322: …`, eslint's `  3:10  error  'x' is unused  no-unused-vars`.
+  // `src/a.ts:3:5 - error TS2322: …`, C#'s `error CS0103:`, `collect2: error: …`, the linker's
+  // `undefined reference to`, eslint's `  3:10  error  'x' is unused  no-unused-vars`.
   /^\S+?(?::\d+){1,2}:? (?:fatal )?error\b/,
-  /\berror TS\d+:/,
+  /\berror [A-Z]{1,4}\d{2,5}:/,
+  /^[\w.+-]+: (?:fatal )?error: /,
+  /\bundefined reference to\b/,
+  /^Build FAILED\b/,
   /^\d+:\d+\s+error\s/,
   /^✖ [1-9]\d* problems? \(/,
   // Go: `./main.go:5:2: undefined: foo`, test messages `parse_test.go:12: want 3, got 4`.

@@ -38,6 +38,11 @@ export interface WebFetchResult {
   title?: string;
   /** Length of the converted content before it was cut at the length limit. */
   originalLength?: number;
+  /**
+   * What the conversion changed that the model should know, written by the provider (never page
+   * text): hidden content removed, tables kept as HTML, content cut at a limit.
+   */
+  notes?: string[];
 }
 
 /**

@@ -14,10 +14,10 @@ export type { ConnectAttempt } from './internal/dispatcher.js';
 export const DEFAULT_FETCH_LIMITS = {
   /** Redirects followed. */
   maxRedirects: 5,
-  /** Decoded body bytes read. */
-  maxBytes: 1024 * 1024,
-  /** Characters of converted content. */
-  maxContentChars: 100_000,
+  /** Decoded body bytes read (a safety cap; the content budget applies to the Markdown). */
+  maxBytes: 5 * 1024 * 1024,
+  /** Characters of converted content (a safety cap; `web_fetch` shows a smaller window). */
+  maxContentChars: 1_000_000,
   /** TCP + TLS connection time, ms. */
   connectTimeoutMs: 10_000,
   /** Time to response headers, ms. */
@@ -50,9 +50,12 @@ export interface HttpFetchOptions {
   maxRedirects?: number;
   /** Follow a redirect only when it stays on the same origin. Default false. */
   sameOriginRedirectsOnly?: boolean;
-  /** Most decoded body bytes read; the stream is cut there. Default 1 MiB. */
+  /** Most decoded body bytes read; the stream is cut there. Default 5 MiB. */
   maxBytes?: number;
-  /** Most characters of converted content returned. Default 100 000. */
+  /**
+   * Most characters of converted content returned, cut at a block boundary after conversion and
+   * cleanup. Default 1 000 000 (the `web_fetch` tool shows the model a smaller window of it).
+   */
   maxContentChars?: number;
   /** Time to open the TCP+TLS connection, per hop. Default 10 s. */
   connectTimeoutMs?: number;

@@ -28,6 +28,13 @@ export { htmlToMarkdown } from './html-markdown.js';
 export type { SearchProviderOptions } from './internal/search-http.js';
 export type { HostLiteral, HostLiteralForm, IpAddress } from './ip-address.js';
 export { formatIp, parseHostLiteral, parseIp } from './ip-address.js';
+export type {
+  MarkdownHeading,
+  MarkdownSlice,
+  MarkdownWindow,
+  MarkdownWindowOptions,
+} from './markdown-window.js';
+export { selectMarkdownWindow } from './markdown-window.js';
 export type { BraveSearchOptions } from './provider-brave.js';
 export { createBraveSearchProvider } from './provider-brave.js';
 export type { ExaSearchOptions } from './provider-exa.js';

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { WebFetchResult } from '@spine/protocol';
 import { FetchFailedError } from '../errors.js';
-import { htmlToMarkdown } from '../html-markdown.js';
+import { type HtmlToMarkdownResult, htmlToMarkdown } from '../html-markdown.js';
+import { selectMarkdownWindow } from '../markdown-window.js';
 import {
   type ContentKind,
   contentKindOf,
@@ -69,14 +70,27 @@ export async function convert(
   const text = decodeBody(body.bytes, kind as ContentKind, charset);
   let content = text;
   let title: string | undefined;
+  const notes: string[] = [];
+  if (body.truncated) {
+    notes.push(
+      `The body was cut at ${config.maxBytes} decoded bytes before conversion; the end of the page is missing.`,
+    );
+  }
   if (kind === 'html') {
     const converted = htmlToMarkdown(text, { baseUrl: finalUrl });
     content = converted.markdown;
     title = converted.title;
+    notes.push(...conversionNotes(converted));
   }
   const originalLength = content.length;
   const cut = originalLength > config.maxContentChars;
-  if (cut) content = cutText(content, config.maxContentChars);
+  if (cut) {
+    const window = selectMarkdownWindow(content, { maxChars: config.maxContentChars });
+    content = window.ok ? window.content : cutText(content, config.maxContentChars);
+    notes.push(
+      `The converted content was cut at a block boundary after ${content.length} of ${originalLength} characters (limit ${config.maxContentChars}).`,
+    );
+  }
   return {
     url: input,
     finalUrl,
@@ -88,5 +102,23 @@ export async function convert(
     provider: config.id,
     originalLength,
     ...(title ? { title } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   };
+}
+
+/** What the HTML conversion removed or kept as HTML, in words for the model. */
+export function conversionNotes(converted: HtmlToMarkdownResult): string[] {
+  const notes: string[] = [];
+  const { hidden, tables } = converted;
+  if (hidden.elements > 0) {
+    notes.push(
+      `Hidden content removed: ${hidden.elements} element${hidden.elements === 1 ? '' : 's'} (${hidden.words} word${hidden.words === 1 ? '' : 's'}) that a reader of the page does not see.`,
+    );
+  }
+  if (tables.raw > 0) {
+    notes.push(
+      `${tables.raw} table${tables.raw === 1 ? ' is' : 's are'} kept as HTML: too complex for a Markdown table.`,
+    );
+  }
+  return notes;
 }

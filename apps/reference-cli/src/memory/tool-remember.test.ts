@@ -9,11 +9,16 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalAnswer, ApprovalRequest, ToolResultBody } from '@spine/protocol';
-import { type ApprovalPolicyName, createToolRuntime } from '@spine/tool-runtime';
+import {
+  type ApprovalPolicyName,
+  createToolRuntime,
+  DEFAULT_PROTECTED_PATHS,
+} from '@spine/tool-runtime';
 import { describe, expect, it } from 'vitest';
 import { createLazyToolRuntime } from '../runtime-lazy.js';
 import { createMemoryApproval } from './memory-approval.js';
 import { MAX_MEMORY_BYTES, memoryFiles } from './memory-file.js';
+import { runtimeProtectedPaths } from './memory-protected.js';
 import { createRememberTool } from './tool-remember.js';
 
 /** A real tool runtime with the remember tool and the user-memory approval rule, as wired. */
@@ -37,6 +42,7 @@ function setup(
     sandbox,
     approval: rule.wrap(approval),
     sandboxBackend: null,
+    protectedPaths: runtimeProtectedPaths(DEFAULT_PROTECTED_PATHS),
   });
   runtime.hooks.preExecute.push(rule.hook);
   const asked: ApprovalRequest[] = [];

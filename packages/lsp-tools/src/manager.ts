@@ -25,6 +25,7 @@ import { incomingFromReferences } from './internal/incoming.js';
 import { resolveInWorkspace } from './internal/paths.js';
 import { validatePosition } from './internal/positions.js';
 import { ServerPool, type ServerSession } from './internal/server-pool.js';
+import { forwardsTsserver, tsserverSymbols } from './internal/tsserver.js';
 import { defaultServers } from './server-path.js';
 import type {
   LspCallHierarchy,
@@ -175,6 +176,8 @@ export function createLspManager(options: LspManagerOptions): LspManager {
             id,
             async (session) => {
               await prepare(session, signal);
+              if (forwardsTsserver(session.client))
+                return tsserverSymbols(session.client, query, signal);
               const result = await session.client.request<
                 unknown,
                 (SymbolInformation | WorkspaceSymbol)[] | null

@@ -127,9 +127,9 @@ describe('tools against typescript-language-server', () => {
     expect(methods.content).toBe(
       [
         '3 symbols matching `area`:',
-        'src/shapes/circle.ts:8:3  method area  area(): number {',
-        'src/shapes/shape.ts:5:12  method area  abstract area(): number;',
-        'src/shapes/square.ts:8:3  method area  area(): number {',
+        'src/shapes/circle.ts:8:3  method area (in Circle)  area(): number {',
+        'src/shapes/shape.ts:5:12  method area (in Shape)  abstract area(): number;',
+        'src/shapes/square.ts:8:3  method area (in Square)  area(): number {',
         'Searched: 1 project (tsconfig.json).',
       ].join('\n'),
     );

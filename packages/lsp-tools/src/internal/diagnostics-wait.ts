@@ -3,6 +3,7 @@ import type { Diagnostic, DocumentDiagnosticReport } from 'vscode-languageserver
 import { LspAbortedError, LspFailedError } from '../errors.js';
 import { DocumentSync } from './documents.js';
 import type { ServerSession } from './server-pool.js';
+import { forwardsTsserver, tsserverRequest } from './tsserver.js';
 
 /** Timing of {@link settledDiagnostics}. */
 export interface SettleOptions {
@@ -26,7 +27,6 @@ interface TsserverDiagnostic {
   source?: string;
 }
 
-const TSSERVER_REQUEST = 'typescript.tsserverRequest';
 const CATEGORY_SEVERITY: Record<string, 1 | 2 | 3 | 4> = {
   error: 1,
   warning: 2,
@@ -45,8 +45,7 @@ async function tsserverDiagnostics(
   signal: AbortSignal | undefined,
 ): Promise<Diagnostic[] | undefined> {
   const { client } = session;
-  const commands = client.capabilities.executeCommandProvider?.commands ?? [];
-  if (!commands.includes(TSSERVER_REQUEST)) return undefined;
+  if (!forwardsTsserver(client)) return undefined;
   const kinds = [
     'syntacticDiagnosticsSync',
     'semanticDiagnosticsSync',
@@ -54,15 +53,11 @@ async function tsserverDiagnostics(
   ];
   const answers = await Promise.all(
     kinds.map((kind) =>
-      client.request<unknown, { body?: TsserverDiagnostic[] } | null>(
-        { method: 'workspace/executeCommand' },
-        { command: TSSERVER_REQUEST, arguments: [kind, { file: path }] },
-        { signal },
-      ),
+      tsserverRequest<TsserverDiagnostic[]>(client, kind, { file: path }, signal),
     ),
   );
   return answers.flatMap((answer) =>
-    (answer?.body ?? []).map((item) => {
+    (answer ?? []).map((item) => {
       const diagnostic: Diagnostic = {
         range: {
           start: { line: item.start.line - 1, character: item.start.offset - 1 },

@@ -21,6 +21,12 @@ export interface Target {
   path: string;
   position: LspPosition;
   note?: string;
+  /**
+   * Declarations of the same name in the workspace's build output that were passed over for
+   * the source one. Code compiled against the build output refers to them (when no declaration
+   * map links them to source), so references are also collected from there.
+   */
+  buildTwins?: { path: string; position: LspPosition }[];
 }
 
 /** A problem with the tool's arguments that the model can fix; rendered as an error result. */
@@ -199,12 +205,19 @@ export async function locateTarget(
   candidates.sort((a, b) => rankOf(a) - rankOf(b) || compareLocations(a.location, b.location));
   const best = rankOf(candidates[0]!);
   const dropped = candidates.filter((each) => rankOf(each) !== best).length;
+  const twins = candidates
+    .filter((each) => best === 0 && rankOf(each) === 1)
+    .map((each) => ({
+      path: each.location.path,
+      position: { line: each.location.line, column: each.location.column },
+    }));
   candidates = candidates.filter((each) => rankOf(each) === best);
   const chosen = candidates[0]!;
   const target: Target = {
     path: chosen.location.path,
     position: { line: chosen.location.line, column: chosen.location.column },
   };
+  if (twins.length > 0) target.buildTwins = twins;
   if (candidates.length > 1) {
     const others = candidates.slice(1, 6).map((each) => where(manager.cwd, each.location));
     target.note = `${candidates.length} symbols are named \`${symbol}\`; using ${where(manager.cwd, chosen.location)} (others: ${others.join(', ')}). Pass path and line to pick another.`;

@@ -6,6 +6,7 @@ import { DocumentSync, type SyncTarget } from './documents.js';
 import { displayPath, findWorkspaceFile } from './paths.js';
 import { discoverProjects, type WorkspaceProjects } from './projects.js';
 import { waitForAnalysis } from './readiness.js';
+import { forwardsTsserver, tsserverRequest } from './tsserver.js';
 import { type FileChange, globToRegExp, WorkspaceWatcher } from './watcher.js';
 
 /** What a workspace-wide answer covered, for the note under a result. */
@@ -93,25 +94,19 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
   });
 
   const giveLooseFiles = async (found: WorkspaceProjects): Promise<void> => {
-    if (found.loose.length === 0 || !client.capabilities.executeCommandProvider) return;
-    const commands = client.capabilities.executeCommandProvider.commands ?? [];
-    if (!commands.includes('typescript.tsserverRequest')) return;
+    if (found.loose.length === 0 || !forwardsTsserver(client)) return;
     const rootFiles = found.loose.slice(0, LOOSE_FILE_LIMIT).map((fileName) => ({ fileName }));
     // One external project holds every file that no tsconfig includes, with the root config's
     // options (its `paths` lead package imports to source rather than to build output).
-    await client.request<unknown, unknown>(
-      { method: 'workspace/executeCommand' },
+    await tsserverRequest(
+      client,
+      'openExternalProject',
       {
-        command: 'typescript.tsserverRequest',
-        arguments: [
-          'openExternalProject',
-          {
-            projectFileName: `${cwd}/.spine-files-outside-projects`,
-            rootFiles,
-            options: found.looseOptions ?? { allowJs: true, allowNonTsExtensions: true },
-          },
-        ],
+        projectFileName: `${cwd}/.spine-files-outside-projects`,
+        rootFiles,
+        options: found.looseOptions ?? { allowJs: true, allowNonTsExtensions: true },
       },
+      undefined,
     );
     looseGiven = rootFiles.length;
   };

@@ -69,6 +69,14 @@ function lookupExecutor(
       const locations = await manager[lookup](target.path, target.position, {
         signal: context.signal,
       });
+      if (lookup === 'references') {
+        // Uses compiled against the build output point at its declaration, not at the source.
+        for (const twin of target.buildTwins ?? []) {
+          locations.push(
+            ...(await manager.references(twin.path, twin.position, { signal: context.signal })),
+          );
+        }
+      }
       const provider = manager.serverFor(target.path);
       const listed = listing(manager, target, locations, maxArg(args), words);
       const note = lookup === 'references' ? coverageNote(manager, provider) : [];

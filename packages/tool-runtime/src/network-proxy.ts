@@ -102,7 +102,9 @@ function parseTarget(
   if (method === 'CONNECT') {
     const at = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(target);
     if (!at) return undefined;
-    return { method, host: at[1] as string, port: Number(at[2]), path: '' };
+    const port = Number(at[2]);
+    if (port < 1 || port > 65535) return undefined;
+    return { method, host: at[1] as string, port, path: '' };
   }
   try {
     const url = new URL(target);
@@ -169,7 +171,9 @@ export function handleProxyConnection(client: Duplex, policy: DomainProxyPolicy)
     }
     client.off('data', onData);
     client.pause();
-    void forward(client, head.subarray(0, end + 4), head.subarray(end + 4), policy);
+    forward(client, head.subarray(0, end + 4), head.subarray(end + 4), policy).catch((error) =>
+      refuse(client, '502 Bad Gateway', `proxy error: ${(error as Error).message}`),
+    );
   };
   client.on('data', onData);
   client.on('error', () => undefined);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
 import {
@@ -204,7 +204,11 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       }
       return child;
     },
-    close: () => pool.close(),
+    close: () => {
+      pool.close();
+      if (filterFile) rmSync(dirname(filterFile), { recursive: true, force: true });
+      filterFile = undefined;
+    },
   };
 
   function spawnConfined(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {

@@ -176,6 +176,17 @@ describe('hardened bubblewrap sandbox', () => {
     }
   });
 
+  it('wrap() gives an argv (used for hooks) that applies the same seccomp filter', () => {
+    const { file, args } = backend.wrap({
+      command: 'grep -E "^Seccomp:" /proc/self/status; id -u',
+      cwd: base.dir,
+      workspace: base.dir,
+      mode: 'read-only',
+    });
+    const result = spawnSync(file, args, { encoding: 'utf8' });
+    expect(result.stdout).toMatch(/^Seccomp:\s+2\n[1-9]\d*\n$/);
+  });
+
   it('read-only mode has a private /tmp as well', async () => {
     const marker = `spine-ro-tmp-${process.pid}-${Date.now()}`;
     const { output } = await run(`echo x > /tmp/${marker} && cat /tmp/${marker}`, 'read-only');

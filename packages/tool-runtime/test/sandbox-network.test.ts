@@ -170,6 +170,37 @@ describe('network by domain through the filtering proxy', () => {
 });
 
 describe('the proxy policy', () => {
+  it('answers a CONNECT to a port outside 1-65535 with 400 and never resolves it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.integer({ min: 65536, max: 99999 }), fc.constant(0)),
+        async (port) => {
+          let answer = '';
+          let resolved = false;
+          const client = new Duplex({
+            read() {},
+            write(chunk, _encoding, done) {
+              answer += chunk.toString();
+              done();
+            },
+          });
+          handleProxyConnection(client, {
+            domains: ['only.test'],
+            lookup: async () => {
+              resolved = true;
+              return ['127.0.0.1'];
+            },
+          });
+          client.push(`CONNECT only.test:${port} HTTP/1.1\r\nHost: only.test\r\n\r\n`);
+          for (let i = 0; i < 20 && !answer; i++) await new Promise((done) => setImmediate(done));
+          expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+          expect(resolved).toBe(false);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
   it('matches domains exactly or by *. suffix, case-insensitively', () => {
     expect(isAllowedHost('Registry.NPMJS.org', ['registry.npmjs.org'])).toBe(true);
     expect(isAllowedHost('registry.npmjs.org.', ['registry.npmjs.org'])).toBe(true);

@@ -58,11 +58,11 @@ export function spawnWithDomainProxy(options: {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
   });
-  const filterStream = child.stdio[3] as Writable;
-  filterStream.on('error', () => undefined);
-  filterStream.end(options.seccompFilter);
-  const link = child.stdio[LINK_FD] as Duplex;
-  link.on('error', () => undefined);
-  serveMultiplexedLink(link, (channel) => handleProxyConnection(channel, options.policy));
+  const filterStream = child.stdio[3] as Writable | null;
+  filterStream?.on('error', () => undefined);
+  filterStream?.end(options.seccompFilter);
+  const link = child.stdio[LINK_FD] as Duplex | null;
+  link?.on('error', () => undefined);
+  if (link) serveMultiplexedLink(link, (channel) => handleProxyConnection(channel, options.policy));
   return child;
 }

@@ -88,9 +88,9 @@ export class BwrapWarmPool {
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     child.stdin?.on('error', () => undefined);
-    const filterStream = child.stdio[3] as Writable;
-    filterStream.on('error', () => undefined);
-    filterStream.end(this.seccompFilter);
+    const filterStream = child.stdio[3] as Writable | null;
+    filterStream?.on('error', () => undefined);
+    filterStream?.end(this.seccompFilter);
     return child;
   }
 

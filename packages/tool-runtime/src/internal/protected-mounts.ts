@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import picomatch from 'picomatch';
 
@@ -101,8 +101,15 @@ export function protectedMounts(workspace: string, patterns: readonly string[]):
 // `.spine`; other missing top-level directories (`.husky`) are not created in every workspace.
 function mayCreate(workspace: string, relative: string): boolean {
   const slash = relative.lastIndexOf('/');
-  if (slash < 0) return relative === '.spine';
-  return kindOf(join(workspace, relative.slice(0, slash))) === 'directory';
+  if (slash >= 0 && kindOf(join(workspace, relative.slice(0, slash))) !== 'directory') return false;
+  if (slash < 0 && relative !== '.spine') return false;
+  // bwrap must be able to make the mount point, or every command would fail to start.
+  try {
+    accessSync(slash < 0 ? workspace : join(workspace, relative.slice(0, slash)), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function walkMatches(workspace: string, base: string, pattern: string): string[] {

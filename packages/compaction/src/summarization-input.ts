@@ -1,4 +1,10 @@
-import type { Message, SessionLog, SummarizationInput, ToolSpec } from '@spine/protocol';
+import type {
+  Message,
+  RequestHeaderBody,
+  SessionLog,
+  SummarizationInput,
+  ToolSpec,
+} from '@spine/protocol';
 import { CompactionFailedError } from './errors.js';
 import type { SurfaceRegion } from './region.js';
 
@@ -10,11 +16,6 @@ export interface SummarizationFallback {
   tools: readonly ToolSpec[];
   /** Focus the user asked for. */
   focus?: string;
-}
-
-interface RequestHeaderBody {
-  systemHash?: string;
-  toolsHash?: string;
 }
 
 /**

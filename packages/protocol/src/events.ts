@@ -1,5 +1,57 @@
 import { z } from 'zod';
+import type {
+  CompactionCandidateBody,
+  CompactionDiscardedBody,
+  CompactionEndBody,
+  CompactionFailedBody,
+  CompactionStartBody,
+  CompactionSummaryBody,
+} from './compaction-bodies.js';
+import {
+  CompactionCandidateBodySchema,
+  CompactionDiscardedBodySchema,
+  CompactionEndBodySchema,
+  CompactionFailedBodySchema,
+  CompactionStartBodySchema,
+  CompactionSummaryBodySchema,
+} from './compaction-bodies.js';
 import { JsonValueSchema } from './json.js';
+import type {
+  AbortedBody,
+  AttemptBody,
+  InboxSplicedBody,
+  PromptSystemBody,
+  RequestContextBody,
+  RequestHeaderBody,
+  RetryBody,
+  RetryStartedBody,
+  SessionForkedBody,
+  StepEndBody,
+  StepStartBody,
+  ToolOutputBody,
+  ToolProgressBody,
+  ToolsDefinedBody,
+  TurnEndBody,
+  TurnStartBody,
+} from './loop-bodies.js';
+import {
+  AbortedBodySchema,
+  AttemptBodySchema,
+  InboxSplicedBodySchema,
+  PromptSystemBodySchema,
+  RequestContextBodySchema,
+  RequestHeaderBodySchema,
+  RetryBodySchema,
+  RetryStartedBodySchema,
+  SessionForkedBodySchema,
+  StepEndBodySchema,
+  StepStartBodySchema,
+  ToolOutputBodySchema,
+  ToolProgressBodySchema,
+  ToolsDefinedBodySchema,
+  TurnEndBodySchema,
+  TurnStartBodySchema,
+} from './loop-bodies.js';
 import { AssistantPartSchema } from './messages.js';
 import { UsageSchema } from './usage.js';
 
@@ -170,45 +222,67 @@ export type SessionRecoveredBody = z.infer<typeof SessionRecoveredBodySchema>;
 /** How an event type takes part in the surface. */
 export type EventSurfaceRole = 'none' | 'surface';
 
-/** Built-in event types, their surface role and (where fixed) their body schema. */
+/** Built-in event types, their surface role and their body schema. */
 export const BUILTIN_EVENT_TYPES: Readonly<
-  Record<string, { surface: EventSurfaceRole; body?: z.ZodType }>
+  Record<string, { surface: EventSurfaceRole; body: z.ZodType }>
 > = {
   'session/header': { surface: 'none', body: SessionHeaderBodySchema },
   'session/recovered': { surface: 'none', body: SessionRecoveredBodySchema },
-  'session/forked': { surface: 'none' },
-  'turn/start': { surface: 'none' },
-  'turn/end': { surface: 'none' },
-  'step/start': { surface: 'none' },
-  'step/end': { surface: 'none' },
+  'session/forked': { surface: 'none', body: SessionForkedBodySchema },
+  'turn/start': { surface: 'none', body: TurnStartBodySchema },
+  'turn/end': { surface: 'none', body: TurnEndBodySchema },
+  'step/start': { surface: 'none', body: StepStartBodySchema },
+  'step/end': { surface: 'none', body: StepEndBodySchema },
   'user/message': { surface: 'surface', body: UserMessageBodySchema },
   'assistant/message': { surface: 'surface', body: AssistantMessageBodySchema },
-  'assistant/attempt': { surface: 'none' },
-  'llm/retry': { surface: 'none' },
-  'llm/retry-started': { surface: 'none' },
-  'request/header': { surface: 'none' },
-  'request/context': { surface: 'none' },
-  'prompt/system': { surface: 'none' },
-  'tools/defined': { surface: 'none' },
-  'agent/inbox/spliced': { surface: 'none' },
-  'agent/aborted': { surface: 'none' },
+  'assistant/attempt': { surface: 'none', body: AttemptBodySchema },
+  'llm/retry': { surface: 'none', body: RetryBodySchema },
+  'llm/retry-started': { surface: 'none', body: RetryStartedBodySchema },
+  'request/header': { surface: 'none', body: RequestHeaderBodySchema },
+  'request/context': { surface: 'none', body: RequestContextBodySchema },
+  'prompt/system': { surface: 'none', body: PromptSystemBodySchema },
+  'tools/defined': { surface: 'none', body: ToolsDefinedBodySchema },
+  'agent/inbox/spliced': { surface: 'none', body: InboxSplicedBodySchema },
+  'agent/aborted': { surface: 'none', body: AbortedBodySchema },
   'tool/approval': { surface: 'none', body: ToolApprovalBodySchema },
   'tool/started': { surface: 'none', body: ToolStartedBodySchema },
-  'tool/progress': { surface: 'none' },
+  'tool/progress': { surface: 'none', body: ToolProgressBodySchema },
   'tool/result': { surface: 'surface', body: ToolResultBodySchema },
   // The whole output of a tool whose result was cut to fit the context window (the result's
   // `meta.originalSeq` points here); never on the surface.
-  'tool/output': { surface: 'none' },
-  'compaction/start': { surface: 'none' },
-  'compaction/summary': { surface: 'none' },
-  'compaction/end': { surface: 'none' },
-  'compaction/failed': { surface: 'none' },
-  'compaction/candidate': { surface: 'none' },
-  'compaction/discarded': { surface: 'none' },
+  'tool/output': { surface: 'none', body: ToolOutputBodySchema },
+  'compaction/start': { surface: 'none', body: CompactionStartBodySchema },
+  'compaction/summary': { surface: 'none', body: CompactionSummaryBodySchema },
+  'compaction/end': { surface: 'none', body: CompactionEndBodySchema },
+  'compaction/failed': { surface: 'none', body: CompactionFailedBodySchema },
+  'compaction/candidate': { surface: 'none', body: CompactionCandidateBodySchema },
+  'compaction/discarded': { surface: 'none', body: CompactionDiscardedBodySchema },
 };
 
-/** Typed bodies of the built-in event types that have a fixed schema. */
+/** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
 export interface EventBodies {
+  'session/forked': SessionForkedBody;
+  'turn/start': TurnStartBody;
+  'turn/end': TurnEndBody;
+  'step/start': StepStartBody;
+  'step/end': StepEndBody;
+  'assistant/attempt': AttemptBody;
+  'llm/retry': RetryBody;
+  'llm/retry-started': RetryStartedBody;
+  'request/header': RequestHeaderBody;
+  'request/context': RequestContextBody;
+  'prompt/system': PromptSystemBody;
+  'tools/defined': ToolsDefinedBody;
+  'agent/inbox/spliced': InboxSplicedBody;
+  'agent/aborted': AbortedBody;
+  'tool/progress': ToolProgressBody;
+  'tool/output': ToolOutputBody;
+  'compaction/start': CompactionStartBody;
+  'compaction/summary': CompactionSummaryBody;
+  'compaction/end': CompactionEndBody;
+  'compaction/failed': CompactionFailedBody;
+  'compaction/candidate': CompactionCandidateBody;
+  'compaction/discarded': CompactionDiscardedBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -2,6 +2,24 @@
 
 export { isAppendOnly, markAppendOnly } from './append-only.js';
 export type {
+  CompactionCandidateBody,
+  CompactionDiscardedBody,
+  CompactionEndBody,
+  CompactionFailedBody,
+  CompactionStartBody,
+  CompactionSummaryBody,
+  SurfaceRegionBody,
+} from './compaction-bodies.js';
+export {
+  CompactionCandidateBodySchema,
+  CompactionDiscardedBodySchema,
+  CompactionEndBodySchema,
+  CompactionFailedBodySchema,
+  CompactionStartBodySchema,
+  CompactionSummaryBodySchema,
+  SurfaceRegionSchema,
+} from './compaction-bodies.js';
+export type {
   CompactionContext,
   CompactionEngine,
   CompactionOutcome,
@@ -44,6 +62,56 @@ export {
 } from './events.js';
 export type { JsonObject, JsonSchema, JsonValue } from './json.js';
 export { canonicalJson, findNonJson, JsonValueSchema } from './json.js';
+export type {
+  AbortedBody,
+  AttemptBody,
+  InboxItem,
+  InboxQueue,
+  InboxSplicedBody,
+  PrefixChangeCause,
+  PrefixComparison,
+  PromptSystemBody,
+  RecordedSeqs,
+  RequestContextBody,
+  RequestHeaderBody,
+  RetryBody,
+  RetryStartedBody,
+  SessionForkedBody,
+  StepEndBody,
+  StepStartBody,
+  ToolOutputBody,
+  ToolProgressBody,
+  ToolsDefinedBody,
+  TurnEndBody,
+  TurnEndReason,
+  TurnError,
+  TurnStartBody,
+} from './loop-bodies.js';
+export {
+  AbortedBodySchema,
+  AttemptBodySchema,
+  InboxItemSchema,
+  InboxQueueSchema,
+  InboxSplicedBodySchema,
+  PrefixChangeCauseSchema,
+  PrefixComparisonSchema,
+  PromptSystemBodySchema,
+  RecordedSeqsSchema,
+  RequestContextBodySchema,
+  RequestHeaderBodySchema,
+  RetryBodySchema,
+  RetryStartedBodySchema,
+  SessionForkedBodySchema,
+  StepEndBodySchema,
+  StepStartBodySchema,
+  ToolOutputBodySchema,
+  ToolProgressBodySchema,
+  ToolsDefinedBodySchema,
+  TurnEndBodySchema,
+  TurnEndReasonSchema,
+  TurnErrorSchema,
+  TurnStartBodySchema,
+} from './loop-bodies.js';
 export type {
   AssistantMessage,
   AssistantPart,

@@ -42,7 +42,7 @@ describe('Session.append', () => {
     expect(session.get(1)?.type).toBe('session/header');
     const event = session.append('turn/start', {}, { turn: 1 });
     expect(event.seq).toBe(2);
-    expect(session.append('turn/end', {}, { turn: 1 }).seq).toBe(3);
+    expect(session.append('turn/end', { reason: 'completed', steps: 0 }, { turn: 1 }).seq).toBe(3);
     expect(session.lastSeq).toBe(3);
   });
 
@@ -189,7 +189,7 @@ describe('Session derivation, listeners and custom types', () => {
     process.on('warning', onWarning);
     session.append('turn/start', {}, { turn: 1 });
     unsubscribe();
-    session.append('turn/end', {}, { turn: 1 });
+    session.append('turn/end', { reason: 'completed', steps: 0 }, { turn: 1 });
     await new Promise((resolve) => setImmediate(resolve));
     process.off('warning', onWarning);
     expect(seen.map((event) => event.type)).toEqual(['turn/start']);

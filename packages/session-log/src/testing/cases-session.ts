@@ -103,7 +103,7 @@ export const sessionCases: readonly StoreConformanceCase[] = [
       const session = await Session.create({ store, id: 'long' });
       for (let turn = 1; turn <= 1000; turn++) {
         session.append('turn/start', {}, { turn });
-        session.append('turn/end', { reason: 'completed' }, { turn });
+        session.append('turn/end', { reason: 'completed', steps: 1 }, { turn });
         if (turn % 100 === 0) session.checkpoint();
         if (turn === 500) await session.flush();
       }

@@ -12,6 +12,7 @@ const ALLOWED = {
   '@spine/compaction': ['@spine/protocol', '@spine/session-log'],
   '@spine/web-tools': ['@spine/protocol'],
   '@spine/lsp-tools': ['@spine/protocol'],
+  '@spine/memory': ['@spine/protocol'],
   '@spine/agent-loop': ['@spine/protocol', '@spine/session-log'],
   '@spine/test-utils': ['@spine/protocol'],
 };

@@ -10,7 +10,6 @@ import type { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { createShellHooks, runShellCommand, type ShellHooks } from './hooks-shell.js';
 import { findInstructionFiles, renderInstructions } from './instructions.js';
-import { runtimeProtectedPaths } from './memory/memory-protected.js';
 import { DEFAULT_KEY_VARIABLES, type ResolvedModel } from './model-config.js';
 import { createLazyToolRuntime } from './runtime-lazy.js';
 
@@ -164,7 +163,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
   const runtime = createLazyToolRuntime({
     sandbox: config.sandbox,
-    ...(memory ? { mapApproval: memory.approval.wrap } : {}),
+    ...(memory ? { mapApproval: memory.mapApproval } : {}),
     build: () => {
       const tools: ToolDefinition<never>[] = [
         ...(toolRuntime.createWorkspaceTools({
@@ -184,13 +183,13 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         approval: memory ? memory.approval.policy : config.approval,
         hooks: hooks.toolHooks,
         ...(backend ? { sandboxBackend: backend } : {}),
-        // The same protected paths the sandbox binds read-only need a person for file-tool writes
-        // (all but the project memory file, which the remember tool writes).
-        protectedPaths: runtimeProtectedPaths(
+        // The same protected paths the sandbox binds read-only need a person for file-tool writes;
+        // project memory is written by remember under its own approval mapping.
+        protectedPaths:
           config.protectedPaths === false
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
-        ),
+        ...(memory ? { protectedPathWriters: memory.protectedPathWriters } : {}),
       });
       if (webTools) {
         try {

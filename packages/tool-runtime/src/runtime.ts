@@ -61,6 +61,13 @@ export interface ToolRuntimeOptions {
    * `danger-full-access`. Default {@link DEFAULT_PROTECTED_PATHS}; `[]` turns this off.
    */
   protectedPaths?: readonly string[];
+  /**
+   * Tools whose own approval mapping governs their writes to some protected paths, by tool name:
+   * `{ remember: ['.spine/memory.md'] }` lets the `remember` tool write that file under the policy
+   * (and its own rules), while every other tool still needs a person for it. Globs as in
+   * `protectedPaths`; paths not listed for a tool stay protected for it. Default: none.
+   */
+  protectedPathWriters?: { readonly [toolName: string]: readonly string[] };
   /** How long the `approve` callback may take before the call is denied. Default: no limit. */
   approvalTimeoutMs?: number;
 }
@@ -156,6 +163,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     gate: new ApprovalGate(policyOf(options.approval ?? 'ask'), options.rules ?? [], {
       cwd,
       protectedPaths: options.protectedPaths ?? DEFAULT_PROTECTED_PATHS,
+      protectedPathWriters: options.protectedPathWriters ?? {},
       timeoutMs: approvalTimeoutOf(options.approvalTimeoutMs),
     }),
     visibility,

@@ -1,6 +1,6 @@
+import { memoryFiles } from '@spine/memory';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { memoryFiles } from '../memory/memory-file.js';
 import { formatMemoryReport, memoryReport } from '../memory/memory-report.js';
 
 /** `spine memory [--json]`: the user and project memory files of the workspace and their facts. */

@@ -1,4 +1,4 @@
-import { MAX_MEMORY_BYTES, type MemoryFact, type MemoryFile, readMemory } from './memory-file.js';
+import { MAX_MEMORY_BYTES, type MemoryFact, type MemoryFile, readMemory } from '@spine/memory';
 
 /** One memory file as `/memory` and `spine memory` show it. */
 export interface MemoryFileReport {

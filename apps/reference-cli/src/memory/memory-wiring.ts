@@ -1,25 +1,29 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApprovalPolicyName } from '@spine/tool-runtime';
+import {
+  createSessionMemory,
+  PROJECT_MEMORY_PATH,
+  REMEMBER_TOOL,
+  type SessionMemory,
+} from '@spine/memory';
+import {
+  type ApprovalCheck,
+  type ApprovalPolicy,
+  type ApprovalPolicyName,
+  createApprovalPolicy,
+} from '@spine/tool-runtime';
 import type { SpineConfig } from '../config/schema.js';
-import { createMemoryApproval, type MemoryApproval } from './memory-approval.js';
-import { type LoadedMemory, type MemoryFile, memoryFiles } from './memory-file.js';
-import { loadMemories, renderMemorySection } from './memory-prompt.js';
-import { createRememberTool, type RememberToolArguments } from './tool-remember.js';
 
 /** Cross-session memory as wired into one session. */
-export interface WiredMemory {
-  /** The memory files, user first. */
-  files: MemoryFile[];
-  /** What was read when the session was wired (fixed for the session). */
-  loaded: LoadedMemory[];
-  /** The system-prompt section ('' when both files are missing or blank). */
-  section: string;
-  /** The `remember` tool. */
-  tool: import('@spine/protocol').ToolDefinition<RememberToolArguments>;
-  /** The approval rule for user-memory writes. */
-  approval: MemoryApproval;
+export interface WiredMemory extends SessionMemory<ApprovalCheck> {
+  /** Wraps a policy chosen later (`/approval`) with the user-memory rule. */
+  mapApproval(policy: ApprovalPolicyName | ApprovalPolicy): ApprovalPolicy;
+  /**
+   * The runtime's `protectedPathWriters`: only `remember` may write project memory under the
+   * policy; every other tool (write, edit) still needs a person for it.
+   */
+  protectedPathWriters: { readonly [tool: string]: readonly string[] };
 }
 
 /**
@@ -32,14 +36,17 @@ export function wireMemory(options: {
   sessionId: () => string;
   approval: ApprovalPolicyName;
 }): WiredMemory {
-  const files = memoryFiles(options.cwd, { userFile: options.userFile });
-  const loaded = loadMemories(files);
+  const memory = createSessionMemory<ApprovalCheck>({
+    cwd: options.cwd,
+    userFile: options.userFile,
+    sessionId: options.sessionId,
+    policy: createApprovalPolicy(options.approval),
+  });
   return {
-    files,
-    loaded,
-    section: renderMemorySection(loaded),
-    tool: createRememberTool({ files, sessionId: options.sessionId }),
-    approval: createMemoryApproval(options.approval),
+    ...memory,
+    protectedPathWriters: { [REMEMBER_TOOL]: [PROJECT_MEMORY_PATH] },
+    mapApproval: (policy) =>
+      memory.approval.wrap(typeof policy === 'string' ? createApprovalPolicy(policy) : policy),
   };
 }
 

@@ -7,6 +7,7 @@ import type {
   EscalationRequest,
 } from '../approval.js';
 import { evaluateApprovalRules, type RuleOutcome } from '../command-rules.js';
+import { isProtectedPath } from '../protected-paths.js';
 import { loadShellParser, shellParserIfLoaded } from '../shell-command-parse.js';
 import { describeAnswer, readApprovalAnswer } from './approval-answer.js';
 import { protectedTargets } from './protected-targets.js';
@@ -35,6 +36,8 @@ export interface ApprovalGateOptions {
   cwd: string;
   /** Globs of protected workspace paths; empty turns the protection off. */
   protectedPaths: readonly string[];
+  /** Protected globs a tool may write under the policy, by tool name (its own mapping governs them). */
+  protectedPathWriters: { readonly [toolName: string]: readonly string[] };
   /** How long the approver may take before its silence counts as a denial; none when undefined. */
   timeoutMs: number | undefined;
 }
@@ -237,7 +240,12 @@ export class ApprovalGate {
     if (this.options.protectedPaths.length === 0) return undefined;
     const paths = (check as { paths?: readonly string[] }).paths;
     if (!paths || paths.length === 0) return undefined;
-    const hits = protectedTargets(this.options.cwd, paths, this.options.protectedPaths);
+    const own = Object.hasOwn(this.options.protectedPathWriters, check.toolName)
+      ? this.options.protectedPathWriters[check.toolName]
+      : undefined;
+    const hits = protectedTargets(this.options.cwd, paths, this.options.protectedPaths).filter(
+      (hit) => !own || !isProtectedPath(hit, own),
+    );
     if (hits.length === 0) return undefined;
     return `writes ${hits.join(', ')}, a protected path whose content can become code that other commands run`;
   }

@@ -1,6 +1,5 @@
-import type { ToolDefinition, ToolOutput } from '@spine/protocol';
-import { defineTool } from '@spine/tool-runtime';
-import { type ZodType, z } from 'zod';
+import type { JsonSchema, ToolDefinition, ToolOutput } from '@spine/protocol';
+import { z } from 'zod';
 import {
   appendFact,
   isLinked,
@@ -38,6 +37,11 @@ const RememberArguments = z.object({
     ),
 });
 
+// What the model sees: the input side, so `scope` (which has a default) is optional.
+const { $schema: _dialect, ...REMEMBER_PARAMETERS } = z.toJSONSchema(RememberArguments, {
+  io: 'input',
+}) as JsonSchema;
+
 /** Options of {@link createRememberTool}. */
 export interface RememberToolOptions {
   /** The memory files by scope. */
@@ -52,18 +56,27 @@ export interface RememberToolOptions {
  * Creates the `remember` tool: appends one fact, with the session that remembered it, to the
  * project or user memory file. It writes files, so it goes through the approval chain; it is
  * refused in the `read-only` sandbox. Results name the memory by scope and relative label, never
- * by absolute path, so a rerun elsewhere renders the same result.
+ * by absolute path, so a rerun elsewhere renders the same result. Any `ToolScheduler` runs it
+ * (arguments are validated against its JSON Schema before `execute`).
+ *
+ * @example
+ * ```ts
+ * const files = memoryFiles(process.cwd(), { userFile: '/home/me/.config/spine/memory.md' });
+ * const remember = createRememberTool({ files, sessionId: () => session.id });
+ * ```
  */
 export function createRememberTool(
   options: RememberToolOptions,
 ): ToolDefinition<RememberToolArguments> {
   const fileOf = (scope: MemoryScope | undefined): MemoryFile =>
     options.files.find((file) => file.scope === (scope ?? 'project')) ?? options.files[0]!;
-  return defineTool({
-    name: REMEMBER_TOOL,
-    description:
-      'Remember one fact for future sessions (not this one: the system prompt of this session does not change). Use it for what will still hold later: the user\'s preferences, project conventions, lessons learned. Never store secrets or task-specific details. scope "project" (default) is for this workspace; "user" is for every project, and the person is asked first unless they chose never to be asked.',
-    parameters: RememberArguments as ZodType<RememberToolArguments>,
+  return {
+    spec: {
+      name: REMEMBER_TOOL,
+      description:
+        'Remember one fact for future sessions (not this one: the system prompt of this session does not change). Use it for what will still hold later: the user\'s preferences, project conventions, lessons learned. Never store secrets or task-specific details. scope "project" (default) is for this workspace; "user" is for every project, and the person is asked first unless they chose never to be asked.',
+      parameters: REMEMBER_PARAMETERS,
+    },
     permissions: { writesFiles: true },
     mutatedPaths: (args) => [fileOf(args.scope).path],
     execute: async (args, context): Promise<ToolOutput> => {
@@ -107,5 +120,5 @@ export function createRememberTool(
         meta: { ...meta, status: 'added' },
       };
     },
-  });
+  };
 }

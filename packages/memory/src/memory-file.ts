@@ -65,13 +65,19 @@ export const MEMORY_FILE_HEADER =
 
 const PROVENANCE = /\s*<!--\s*spine:\s*session\s+([^,\s]+),\s*(\d{4}-\d{2}-\d{2})\s*-->\s*$/;
 
+/**
+ * Where project memory lives, relative to the workspace. It sits among protected paths (`.spine/**`
+ * in `@spine/tool-runtime`), so only the `remember` tool should be let write it under the policy.
+ */
+export const PROJECT_MEMORY_PATH = '.spine/memory.md';
+
 /** The two memory files of a workspace: user memory first, then project memory. */
 export function memoryFiles(cwd: string, options: { userFile: string }): MemoryFile[] {
   return [
     { scope: 'user', path: options.userFile, label: 'user memory' },
     {
       scope: 'project',
-      path: join(cwd, '.spine', 'memory.md'),
+      path: join(cwd, ...PROJECT_MEMORY_PATH.split('/')),
       label: 'project memory (.spine/memory.md)',
     },
   ];

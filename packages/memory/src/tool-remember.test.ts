@@ -11,15 +11,13 @@ import { join } from 'node:path';
 import type { ApprovalAnswer, ApprovalRequest, ToolResultBody } from '@spine/protocol';
 import {
   type ApprovalPolicyName,
+  createApprovalPolicy,
   createToolRuntime,
-  DEFAULT_PROTECTED_PATHS,
 } from '@spine/tool-runtime';
 import { describe, expect, it } from 'vitest';
-import { createLazyToolRuntime } from '../runtime-lazy.js';
 import { createMemoryApproval } from './memory-approval.js';
-import { MAX_MEMORY_BYTES, memoryFiles } from './memory-file.js';
-import { runtimeProtectedPaths } from './memory-protected.js';
-import { createRememberTool } from './tool-remember.js';
+import { MAX_MEMORY_BYTES, memoryFiles, PROJECT_MEMORY_PATH } from './memory-file.js';
+import { createRememberTool, REMEMBER_TOOL } from './tool-remember.js';
 
 /** A real tool runtime with the remember tool and the user-memory approval rule, as wired. */
 function setup(
@@ -30,7 +28,7 @@ function setup(
   const cwd = join(root, 'ws');
   mkdirSync(cwd);
   const files = memoryFiles(cwd, { userFile: join(root, 'config', 'memory.md') });
-  const rule = createMemoryApproval(approval);
+  const rule = createMemoryApproval(createApprovalPolicy(approval));
   const tool = createRememberTool({
     files,
     sessionId: () => 'sess-1',
@@ -40,9 +38,10 @@ function setup(
     cwd,
     tools: [tool as never],
     sandbox,
-    approval: rule.wrap(approval),
+    approval: rule.policy,
     sandboxBackend: null,
-    protectedPaths: runtimeProtectedPaths(DEFAULT_PROTECTED_PATHS),
+    // The default protected paths (`.spine/**` among them), with project memory left to remember.
+    protectedPathWriters: { [REMEMBER_TOOL]: [PROJECT_MEMORY_PATH] },
   });
   runtime.hooks.preExecute.push(rule.hook);
   const asked: ApprovalRequest[] = [];
@@ -129,51 +128,6 @@ describe('the remember tool', () => {
     const denyAll = setup('deny-all');
     expect((await denyAll.remember({ fact: 'x', scope: 'user' }, 'once')).outcome).toBe('denied');
     expect(existsSync(denyAll.user.path)).toBe(false);
-  });
-
-  it('follows a policy chosen with /approval before the lazy runtime was built, as wired', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'spine-remember-'));
-    const files = memoryFiles(root, { userFile: join(root, 'config', 'memory.md') });
-    const rule = createMemoryApproval('ask');
-    const runtime = createLazyToolRuntime({
-      sandbox: 'workspace-write',
-      mapApproval: rule.wrap,
-      build: () => {
-        const tool = createRememberTool({ files, sessionId: () => 'sess-1' });
-        const built = createToolRuntime({
-          cwd: root,
-          tools: [tool as never],
-          approval: rule.policy,
-          sandboxBackend: null,
-        });
-        built.hooks.preExecute.push(rule.hook);
-        return built;
-      },
-    });
-    runtime.setApproval('never-ask');
-    const asked: string[] = [];
-    const call = (fact: string) =>
-      runtime.run(
-        [
-          {
-            type: 'tool-call',
-            id: fact,
-            name: 'remember',
-            arguments: JSON.stringify({ fact, scope: 'user' }),
-          },
-        ],
-        {
-          approve: async (request) => {
-            asked.push(request.toolCallId);
-            return 'deny';
-          },
-        },
-      );
-    expect((await call('first'))[0]?.isError).toBe(false);
-    runtime.setApproval('auto-edit');
-    expect((await call('second'))[0]?.outcome).toBe('denied');
-    expect(asked).toEqual(['second']);
-    expect(readFileSync(files[0]!.path, 'utf8')).toContain('- first <!--');
   });
 
   it('refuses in the read-only sandbox, for a full file, a symbolic link and a multi-line fact', async () => {

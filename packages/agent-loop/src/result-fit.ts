@@ -48,7 +48,7 @@ export function fitToolResult(
   const keep = Math.max(64, Math.floor(((content.length * capTokens) / tokens) * 0.9));
   const head = content.slice(0, Math.ceil((keep * 2) / 3));
   const tail = content.slice(content.length - Math.floor(keep / 3));
-  const note = `\n\n[tool output cut to fit the context window: ${content.length} characters (about ${tokens} tokens), ${content.length - head.length - tail.length} characters left out here; the whole output is event #${original.seq} in the session log. Ask for a narrower result (a line range, a filter) instead of the whole output.]\n\n`;
+  const note = `\n\n[tool output cut to fit the context window: ${content.length} characters (about ${tokens} tokens), ${content.length - head.length - tail.length} characters left out here; the whole output is event #${original.seq} in the session log: read it in parts with recall_history {"seq": ${original.seq}, "offset": 0}, or ask for a narrower result (a line range, a filter).]\n\n`;
   return {
     ...body,
     content: head + note + tail,

@@ -59,6 +59,8 @@ describe('createRecallHistoryTool', () => {
       'toolCallId',
       'path',
       'compactionId',
+      'offset',
+      'length',
     ]);
   });
 

@@ -1,10 +1,10 @@
 import type { SessionEvent, SessionLog, ToolDefinition, ToolOutput } from '@spine/protocol';
+import { isToolOutput, pageOfEvent, renderEvent } from './internal/recall-render.js';
 import {
-  clip,
   isCheckpointEvent,
-  MESSAGE_EVENT_TYPES,
-  messageOfEvent,
-  renderMessage,
+  isMessageEvent,
+  messagesOfEvent,
+  renderMessages,
   toolCallsOfEvent,
 } from './internal/render.js';
 
@@ -30,6 +30,10 @@ export interface RecallHistoryArgs {
   path?: string;
   /** The events a compaction replaced. */
   compactionId?: number;
+  /** With `seq` alone: the first character of the event to return (pages through a long one). */
+  offset?: number;
+  /** With `offset`: how many characters to return (default and cap: `maxChars`). */
+  length?: number;
 }
 
 /** Options of {@link createRecallHistoryTool}. */
@@ -65,7 +69,7 @@ export function createRecallHistoryTool(
     spec: {
       name: 'recall_history',
       description:
-        'Returns original conversation events from the session log, as you saw them, including ones a <compacted-summary> replaced. Filter by seq (the #N references in checkpoints), seq range, turn/step range, tool call id, file path, or compaction id. Filters combine.',
+        'Returns original conversation events from the session log, as you saw them, including ones a <compacted-summary> replaced and the whole output of tool results that were cut to fit. Filter by seq (the #N references in checkpoints), seq range, turn/step range, tool call id, file path, or compaction id. Filters combine. Read a long event in parts with seq plus offset (and length).',
       parameters: {
         type: 'object',
         properties: {
@@ -85,6 +89,16 @@ export function createRecallHistoryTool(
             ...INTEGER,
             description: 'A compaction id: returns the events it replaced.',
           },
+          offset: {
+            ...INTEGER,
+            description:
+              'With seq: the first character to return, to read a long event (such as the whole output of a tool result cut to fit) in parts.',
+          },
+          length: {
+            type: 'integer',
+            minimum: 1,
+            description: 'With offset: how many characters to return.',
+          },
         },
         additionalProperties: false,
       },
@@ -93,8 +107,11 @@ export function createRecallHistoryTool(
     async execute(args): Promise<ToolOutput> {
       const { session } = options;
       const filters = Object.entries(args).filter(
-        ([, value]) => value !== undefined && value !== null,
+        ([key, value]) => value !== undefined && value !== null && key !== 'length',
       );
+      if (args.offset !== undefined || args.length !== undefined) {
+        return pageOfEvent(session, args, maxChars);
+      }
       if (filters.length === 0) {
         return {
           content:
@@ -113,11 +130,11 @@ export function createRecallHistoryTool(
       const to = args.seq ?? args.seqTo ?? (covered ? Math.max(...covered) : session.lastSeq);
       const candidates = session
         .events({ from, to })
-        .filter((event) => MESSAGE_EVENT_TYPES.has(event.type));
+        .filter((event) => isMessageEvent(event) || isToolOutput(event));
       const pathCalls =
         args.path === undefined ? undefined : callsMentioning(candidates, args.path);
       const matches = candidates.filter((event) =>
-        matchesFilters(event, args, { covered, pathCalls }),
+        matchesFilters(session, event, args, { covered, pathCalls }),
       );
       if (matches.length === 0) {
         return { content: 'No events match these filters.', meta: { recalledSeqs: [] } };
@@ -127,7 +144,7 @@ export function createRecallHistoryTool(
       const recalled: number[] = [];
       let used = 0;
       for (const event of matches) {
-        const text = renderEvent(event, perEvent);
+        const text = renderEvent(session, event, perEvent, matches.length === 1);
         if (used + text.length > maxChars && parts.length > 0) break;
         parts.push(text);
         recalled.push(event.seq);
@@ -159,7 +176,12 @@ function callsMentioning(events: readonly SessionEvent[], path: string): Set<str
   return ids;
 }
 
-function matchesFilters(event: SessionEvent, args: RecallHistoryArgs, sets: FilterSets): boolean {
+function matchesFilters(
+  session: SessionLog,
+  event: SessionEvent,
+  args: RecallHistoryArgs,
+  sets: FilterSets,
+): boolean {
   const { covered, pathCalls } = sets;
   if (covered && !covered.has(event.seq)) return false;
   const filtersByContent = args.path !== undefined || args.toolCallId !== undefined;
@@ -170,30 +192,34 @@ function matchesFilters(event: SessionEvent, args: RecallHistoryArgs, sets: Filt
   if (args.turnTo !== undefined && turn > args.turnTo) return false;
   if (args.stepFrom !== undefined && step < args.stepFrom) return false;
   if (args.stepTo !== undefined && step > args.stepTo) return false;
-  if (args.toolCallId !== undefined || args.path !== undefined) {
-    const message = messageOfEvent(event);
-    if (!message) return false;
-    if (args.toolCallId !== undefined) {
-      const hit =
-        message.role === 'tool'
-          ? message.toolCallId === args.toolCallId
-          : message.role === 'assistant' &&
-            message.content.some(
-              (part) => part.type === 'tool-call' && part.id === args.toolCallId,
-            );
-      if (!hit) return false;
-    }
-    if (args.path !== undefined) {
-      const sourcePath = (event.body as { meta?: { sourcePath?: unknown } }).meta?.sourcePath;
-      const answersPathCall =
-        message.role === 'tool' && pathCalls?.has(message.toolCallId) === true;
-      if (
-        sourcePath !== args.path &&
-        !answersPathCall &&
-        !renderMessage(message).includes(args.path)
-      ) {
-        return false;
-      }
+  if (!filtersByContent) return true;
+  if (isToolOutput(event)) {
+    const { toolCallId, content } = event.body;
+    if (args.toolCallId !== undefined && toolCallId !== args.toolCallId) return false;
+    return (
+      args.path === undefined || pathCalls?.has(toolCallId) === true || content.includes(args.path)
+    );
+  }
+  const messages = messagesOfEvent(session, event);
+  if (!messages) return false;
+  if (args.toolCallId !== undefined) {
+    const id = args.toolCallId;
+    const hit = messages.some((message) =>
+      message.role === 'tool'
+        ? message.toolCallId === id
+        : message.role === 'assistant' &&
+          message.content.some((part) => part.type === 'tool-call' && part.id === id),
+    );
+    if (!hit) return false;
+  }
+  if (args.path !== undefined) {
+    const path = args.path;
+    const sourcePath = (event.body as { meta?: { sourcePath?: unknown } }).meta?.sourcePath;
+    const answersPathCall = messages.some(
+      (message) => message.role === 'tool' && pathCalls?.has(message.toolCallId) === true,
+    );
+    if (sourcePath !== path && !answersPathCall && !renderMessages(messages).includes(path)) {
+      return false;
     }
   }
   return true;
@@ -207,29 +233,11 @@ function coveredBy(session: SessionLog, compactionId: number): Set<number> | und
       event.surfaceOp?.op === 'replace'
     ) {
       const seqs = event.sourceEventSeqs.slice(1).filter((seq) => {
-        const type = session.get(seq)?.type;
-        return type !== undefined && MESSAGE_EVENT_TYPES.has(type);
+        const covered = session.get(seq);
+        return covered !== undefined && isMessageEvent(covered);
       });
       return seqs.length > 0 ? new Set(seqs) : undefined;
     }
   }
   return undefined;
-}
-
-function renderEvent(event: SessionEvent, limit: number): string {
-  const message = messageOfEvent(event);
-  const where =
-    event.turn !== undefined
-      ? ` · turn ${event.turn}${event.step !== undefined ? ` step ${event.step}` : ''}`
-      : '';
-  const role =
-    message?.role === 'tool'
-      ? `tool result ${message.toolName} ${message.toolCallId}`
-      : (message?.role ?? event.type);
-  const body = message ? renderMessage(message) : '';
-  const text =
-    body.length > limit
-      ? `${clip(body, limit)}\n[event truncated from ${body.length} characters; call recall_history with {"seq": ${event.seq}} alone for more]`
-      : body;
-  return `--- #${event.seq}${where} · ${role} ---\n${text}`;
 }

@@ -53,6 +53,11 @@ export interface SessionLog {
   surface(): readonly number[];
   /** The model history derived from the surface; incremental. */
   deriveMessages(): DerivedMessages;
+  /**
+   * The message(s) one surface event projects to, with the session's projector and registered
+   * event types: the projection `deriveMessages` uses, for events no longer on the surface too.
+   */
+  project(event: SessionEvent): readonly Message[];
   /** Calls `listener` for every event appended from now on; returns an unsubscribe function. */
   subscribe(listener: SessionListener): () => void;
   /** Makes every appended event durable now, whatever the store's fsync policy. */

@@ -253,6 +253,17 @@ export class Session implements SessionLog {
     return this.deriver.derive();
   }
 
+  /**
+   * The message(s) a surface event projects to: a registered type's own projection, otherwise
+   * this session's projector. The projection `deriveMessages` uses; the event need not be on
+   * the surface now (compaction and recall render replaced events with it).
+   *
+   * @throws {UnknownEventTypeError} for a type with no projection.
+   */
+  project(event: SessionEvent): readonly Message[] {
+    return this.projectEvent(event);
+  }
+
   /** True when `seq` is an event of a type this reader does not know, kept and skipped. */
   isIgnorable(seq: number): boolean {
     return this.ignorable.has(seq);

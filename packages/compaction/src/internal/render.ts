@@ -2,41 +2,37 @@ import type {
   AssistantMessageBody,
   Message,
   SessionEvent,
+  SessionLog,
   ToolCallPart,
   ToolResultBody,
   UserMessageBody,
 } from '@spine/protocol';
 
-/** Event types that take part in model history. */
+/** The built-in event types that take part in model history. */
 export const MESSAGE_EVENT_TYPES: ReadonlySet<string> = new Set([
   'user/message',
   'assistant/message',
   'tool/result',
 ]);
 
-/** The message a surface event projects to, mirroring `Session.deriveMessages()`. */
-export function messageOfEvent(event: SessionEvent): Message | undefined {
-  switch (event.type) {
-    case 'user/message': {
-      const body = event.body as UserMessageBody;
-      return { role: 'user', content: body.content, source: body.source };
-    }
-    case 'assistant/message': {
-      const body = event.body as AssistantMessageBody;
-      return { role: 'assistant', content: body.content };
-    }
-    case 'tool/result': {
-      const body = event.body as ToolResultBody;
-      return {
-        role: 'tool',
-        toolCallId: body.toolCallId,
-        toolName: body.toolName,
-        content: body.content,
-        isError: body.isError,
-      };
-    }
-    default:
-      return undefined;
+/** True for an event that projects to messages: a built-in message type or one with a surface op. */
+export function isMessageEvent(event: SessionEvent): boolean {
+  return MESSAGE_EVENT_TYPES.has(event.type) || event.surfaceOp !== undefined;
+}
+
+/**
+ * The messages an event projects to, through the session's own projection (its projector and
+ * registered event types), so custom projectors are honoured. An event the session cannot
+ * project (an unknown type kept by a newer writer) gives `undefined`.
+ */
+export function messagesOfEvent(
+  session: SessionLog,
+  event: SessionEvent,
+): readonly Message[] | undefined {
+  try {
+    return session.project(event);
+  } catch {
+    return undefined;
   }
 }
 
@@ -57,6 +53,11 @@ export function isCheckpointEvent(event: SessionEvent): boolean {
   return (
     event.type === 'user/message' && (event.body as UserMessageBody).source === 'compact-checkpoint'
   );
+}
+
+/** Renders the messages of one event as plain text, one after another. */
+export function renderMessages(messages: readonly Message[]): string {
+  return messages.map(renderMessage).join('\n');
 }
 
 /** Renders one message as plain text, the way a transcript or a recall shows it. */

@@ -78,7 +78,8 @@ beforeAll(async () => {
   });
   plainServer = createHttpServer((request, response) => {
     hits.plain++;
-    response.end(`plain http ${request.method} ${request.url}\n`);
+    if (request.url === '/big') response.end(Buffer.alloc(8 * 1024 * 1024, 'x'));
+    else response.end(`plain http ${request.method} ${request.url}\n`);
   });
   for (const server of [allowedServer, refusedServer, plainServer])
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
@@ -149,10 +150,11 @@ describe('network by domain through the filtering proxy', () => {
   it('forwards plain HTTP to an allowed host, subdomains with *. entries, and works in read-only mode', async () => {
     const run = bash({ domains: ['*.allowed.test', 'plain.test'] }, { checkAddress });
     const result = await run(
-      `curl -sS -m 20 http://plain.test:${ports.plain}/path?q=1; ${curl(`https://sub.allowed.test:${ports.allowed}/`)}; ${curl(`https://allowed.test:${ports.allowed}/`)}`,
+      `curl -sS -m 20 http://plain.test:${ports.plain}/path?q=1; curl -sS -m 60 http://plain.test:${ports.plain}/big | wc -c; ${curl(`https://sub.allowed.test:${ports.allowed}/`)}; ${curl(`https://allowed.test:${ports.allowed}/`)}`,
       'read-only',
     );
     expect(result.content).toContain('plain http GET /path?q=1\n');
+    expect(result.content).toContain('8388608\n'); // 8 MiB through the multiplexed link, intact
     expect(result.content).toContain(`allowed host answered sub.allowed.test:${ports.allowed}`);
     expect(result.content).toMatch(/CONNECT tunnel failed, response 403/); // *.allowed.test is not allowed.test
   });

@@ -60,8 +60,9 @@ class Channel extends Duplex {
     _encoding: BufferEncoding,
     done: (error?: Error | null) => void,
   ): void {
-    if (this.link.writable) this.link.write(frame(DATA, this.id, chunk));
-    done();
+    // Respect the link's backpressure, so a fast upstream cannot fill memory for a slow command.
+    if (!this.link.writable || this.link.write(frame(DATA, this.id, chunk))) done();
+    else this.link.once('drain', () => done());
   }
   override _final(done: (error?: Error | null) => void): void {
     if (this.link.writable) this.link.write(frame(END, this.id));

@@ -6,28 +6,38 @@ import { all, type Element, textOf } from './dom.js';
 const BOILERPLATE =
   /(^|[\s_-])(cookies?|consent|gdpr|newsletter|subscribe|share|sharing|social|advert|ads|promo|sidebar|breadcrumbs?|related|comments?|popup|modal|skip-link|banner)([\s_-]|$)/i;
 
-const CHROME_TAGS = 'nav, aside, footer, dialog';
-const CHROME_ROLES =
-  '[role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="dialog"], [role="alert"]';
+const CHROME_TAGS = new Set(['NAV', 'ASIDE', 'FOOTER', 'DIALOG']);
+const CHROME_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'dialog',
+  'alert',
+]);
+const MARKED_TAGS = new Set(['DIV', 'SECTION', 'UL', 'OL', 'P', 'FORM', 'HEADER', 'SPAN']);
+
+function isChrome(element: Element): boolean {
+  if (CHROME_TAGS.has(element.tagName)) return true;
+  const role = element.getAttribute('role');
+  if (role && CHROME_ROLES.has(role.toLowerCase())) return true;
+  if (!MARKED_TAGS.has(element.tagName)) return false;
+  const id = element.getAttribute('id');
+  const className = element.getAttribute('class');
+  return (id !== null || className !== null) && BOILERPLATE.test(`${id ?? ''} ${className ?? ''}`);
+}
 
 /** Removes small chrome blocks (navigation, banners, share and cookie blocks) from the content. */
 export function removeBoilerplate(root: Element): number {
-  const total = textOf(root).length;
-  const small = (element: Element): boolean => {
-    const length = textOf(element).length;
-    return length <= Math.min(1000, total * 0.2);
-  };
+  const limit = Math.min(1000, textOf(root).length * 0.2);
   let removed = 0;
-  for (const element of all(root, `${CHROME_TAGS}, ${CHROME_ROLES}, [class], [id]`)) {
-    if (!root.contains(element)) continue;
-    const chrome = element.matches(`${CHROME_TAGS}, ${CHROME_ROLES}`);
-    if (!chrome) {
-      if (!/^(DIV|SECTION|UL|OL|P|FORM|HEADER|SPAN)$/.test(element.tagName)) continue;
-      const marker = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`;
-      if (!BOILERPLATE.test(marker)) continue;
-    }
-    if (element.querySelector('h1, pre, table, main, article') || !small(element)) continue;
+  let last: Element | undefined;
+  for (const element of all(root, '*')) {
+    if (last?.contains(element) || !isChrome(element)) continue;
+    if (textOf(element).length > limit || element.querySelector('h1, pre, table, main, article'))
+      continue;
     element.remove();
+    last = element;
     removed++;
   }
   return removed;

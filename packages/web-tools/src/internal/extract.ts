@@ -20,8 +20,9 @@ type ReadabilityInternals = {
   _flags: number;
   _isProbablyVisible: (node: unknown) => boolean;
   _headerDuplicatesTitle: (node: unknown) => boolean;
+  _isValidByline: (node: Element, matchString: string) => boolean;
   FLAG_STRIP_UNLIKELYS: number;
-  REGEXPS: { unlikelyCandidates: RegExp; okMaybeItsACandidate: RegExp };
+  REGEXPS: { unlikelyCandidates: RegExp; okMaybeItsACandidate: RegExp; byline: RegExp };
 };
 
 /**
@@ -68,6 +69,21 @@ export function extractMainContent(document: Document): Extraction {
   internals._isProbablyVisible = () => true;
   // The page's headline stays in the content (the reader view shows it apart, as the title).
   internals._headerDuplicatesTitle = () => false;
+  // Same result as Readability's own byline test, which reads the text of every node first:
+  // this one reads it only when the cheap tests pass.
+  const { byline } = internals.REGEXPS;
+  internals._isValidByline = (node, matchString) => {
+    const itemprop = node.getAttribute('itemprop');
+    if (
+      node.getAttribute('rel') !== 'author' &&
+      !itemprop?.includes('author') &&
+      !byline.test(matchString)
+    )
+      return false;
+    const length = (node.textContent ?? '').trim().length;
+    return length > 0 && length < 100;
+  };
+
   let extractor: Extractor = 'readability';
   if (unlikelyBlockHoldsThePage(document, internals)) {
     internals._flags &= ~internals.FLAG_STRIP_UNLIKELYS;

@@ -173,7 +173,30 @@ function matches(element: Element, selector: SimpleSelector, classes: string[]):
 
 const HIDING_CLASS_HINT = /hid|none|invisible|sr-only|screen-reader/i;
 
-function isHidden(element: Element, sheets: SimpleSelector[]): boolean {
+/** Sheet selectors indexed by a name they require (`.class` or `#id`). */
+type SheetIndex = Map<string, SimpleSelector[]>;
+
+function indexSheets(selectors: SimpleSelector[]): SheetIndex {
+  const index: SheetIndex = new Map();
+  for (const selector of selectors) {
+    const key = selector.ids[0] !== undefined ? `#${selector.ids[0]}` : `.${selector.classes[0]}`;
+    index.set(key, [...(index.get(key) ?? []), selector]);
+  }
+  return index;
+}
+
+function hiddenBySheet(element: Element, sheets: SheetIndex, classes: string[]): boolean {
+  const id = element.getAttribute('id');
+  const keys = id ? [`#${id}`, ...classes.map((name) => `.${name}`)] : classes.map((n) => `.${n}`);
+  for (const key of keys) {
+    for (const selector of sheets.get(key) ?? []) {
+      if (matches(element, selector, classes)) return true;
+    }
+  }
+  return false;
+}
+
+function isHidden(element: Element, sheets: SheetIndex): boolean {
   if (element.hasAttribute('hidden')) return true;
   const ariaHidden = element.getAttribute('aria-hidden');
   if (ariaHidden && ariaHidden.trim().toLowerCase() === 'true') return true;
@@ -183,13 +206,11 @@ function isHidden(element: Element, sheets: SimpleSelector[]): boolean {
     return true;
   if (tag === 'DIALOG' && !element.hasAttribute('open')) return true;
   const className = element.getAttribute('class');
-  if (className && (sheets.length > 0 || HIDING_CLASS_HINT.test(className))) {
-    const classes: string[] = className.split(/\s+/);
+  const classes: string[] = className ? className.split(/\s+/) : [];
+  if (className && HIDING_CLASS_HINT.test(className)) {
     if (classes.some((name: string) => HIDING_CLASSES.has(name.toLowerCase()))) return true;
-    if (sheets.some((selector) => matches(element, selector, classes))) return true;
-  } else if (sheets.length > 0 && element.hasAttribute('id')) {
-    if (sheets.some((selector) => matches(element, selector, []))) return true;
   }
+  if (sheets.size > 0 && hiddenBySheet(element, sheets, classes)) return true;
   const style = element.getAttribute('style');
   if (!style || !HIDING_HINT.test(style)) return false;
   const declarations = parseDeclarations(style);
@@ -216,7 +237,7 @@ export function removeHidden(document: Document): HiddenRemoval {
     removal.words += countWords(textOf(element));
     element.remove();
   };
-  const sheets = hiddenBySheets(document);
+  const sheets = indexSheets(hiddenBySheets(document));
   for (const element of all(document, '*')) {
     if (element.tagName === 'BODY' || element.tagName === 'HTML') continue;
     if (element.isConnected && isHidden(element, sheets)) drop(element);

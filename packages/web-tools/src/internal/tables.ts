@@ -161,6 +161,7 @@ export function prepareTables(document: Document, root: Element): TableCounts {
       unwrapLayout(document, table, rows);
       counts.layout++;
     } else if (kind === 'raw') {
+      counts.gfm -= all(table, `table[${GFM_TABLE}]`).length; // now inside the raw HTML
       keepRaw(table);
       counts.raw++;
     } else {

@@ -243,8 +243,14 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     thresholds: { high, soft: Math.min(0.65, high), low: Math.min(0.45, high * 0.6) },
     auto: config.compaction.auto,
     background: config.compaction.background,
+    // `pre-compact` hooks run when the engine has decided to compact, by its own thresholds.
+    async onBeforeCompact({ reason, focus }) {
+      const payload: Record<string, JsonValue> = { reason };
+      if (focus) payload.focus = focus;
+      await hooks.fire('pre-compact', payload);
+    },
   });
-  const compaction = withPreCompactHook(engine, hooks, meter, high);
+  const compaction = engine;
 
   const llm = await import('@spine/llm');
   const agent = agentLoop.createAgent({
@@ -281,35 +287,6 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...(memory ? { memory } : {}),
     async close() {
       await lspManager?.shutdown();
-    },
-  };
-}
-
-/** Runs the `pre-compact` hooks before a compaction that will (or may) commit. */
-function withPreCompactHook(
-  engine: CompactionEngine,
-  hooks: ShellHooks,
-  meter: import('@spine/compaction').SpineTokenMeter,
-  high: number,
-): CompactionEngine {
-  return {
-    specificationVersion: 1,
-    async compact(context) {
-      let due = context.reason !== 'pressure';
-      if (!due) {
-        const { tokens } = meter.measure({
-          session: context.session,
-          system: context.system,
-          tools: context.tools,
-        });
-        due = tokens >= high * context.contextWindow;
-      }
-      if (due) {
-        const payload: Record<string, JsonValue> = { reason: context.reason };
-        if (context.focus) payload.focus = context.focus;
-        await hooks.fire('pre-compact', payload);
-      }
-      return engine.compact(context);
     },
   };
 }

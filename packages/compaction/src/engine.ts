@@ -138,6 +138,14 @@ export function createCompactionEngine(options: CompactionEngineOptions): SpineC
       }
       state.running = true;
       try {
+        await options.onBeforeCompact?.({
+          session,
+          reason: context.reason,
+          ...(context.focus !== undefined ? { focus: context.focus } : {}),
+          tokens: base.tokens,
+          threshold: marks.high,
+          window: marks.window,
+        });
         let result: TransactionResult | undefined;
         if (options.background) result = await commitCandidate(core, context, state, base);
         if (!result) {

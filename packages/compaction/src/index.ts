@@ -51,6 +51,7 @@ export { createTokenMeter } from './token-meter.js';
 export type { Tokenizer, TokenizerName } from './tokenizer.js';
 export { resolveTokenizer } from './tokenizer.js';
 export type {
+  BeforeCompactInfo,
   CandidateInfo,
   CompactionEngineOptions,
   CompactionState,

@@ -1,4 +1,10 @@
-import type { SessionEvent, Summarizer, TokenMeter } from '@spine/protocol';
+import type {
+  CompactionReason,
+  SessionEvent,
+  SessionLog,
+  Summarizer,
+  TokenMeter,
+} from '@spine/protocol';
 import type { SurfaceRegion } from './region.js';
 
 /** Watermarks, as fractions of the usable window (context window minus reserved output). */
@@ -31,6 +37,29 @@ export interface CompactionEngineOptions {
   isPinned?: (event: SessionEvent) => boolean;
   /** Tokens budgeted for the LLM summary when projecting a compaction (default 2000). */
   summaryAllowance?: number;
+  /**
+   * Called once the engine has decided to compact (a manual or overflow request, or pressure at
+   * or above the high mark; not when compaction is disabled, tripped, already running or not
+   * needed), before anything is recorded. The engine waits for it; what it throws propagates
+   * out of `compact()` with the surface untouched.
+   */
+  onBeforeCompact?: (info: BeforeCompactInfo) => void | Promise<void>;
+}
+
+/** What {@link CompactionEngineOptions.onBeforeCompact} is told about the coming compaction. */
+export interface BeforeCompactInfo {
+  /** The session about to be compacted. */
+  session: SessionLog;
+  /** Why it compacts. */
+  reason: CompactionReason;
+  /** The user's focus (`/compact focus`), if any. */
+  focus?: string;
+  /** The context's calibrated size now, in tokens. */
+  tokens: number;
+  /** The high mark in tokens: pressure compacts at or above it. */
+  threshold: number;
+  /** The usable window in tokens (context window minus reserved output). */
+  window: number;
 }
 
 /** Per-session state of a compaction engine, for status lines and tests. */

@@ -46,6 +46,22 @@ export type {
   RetryVerdict,
 } from './request-error.js';
 export { handleRequestError, REQUEST_ERROR_CHAIN } from './request-error.js';
+export type { RerunOptions, RerunReport } from './rerun.js';
+export { rerun } from './rerun.js';
+export type { RecordedModel, RecordedModelOptions } from './rerun-model.js';
+export { createRecordedModel, createRecordedSummarizer } from './rerun-model.js';
+export type {
+  RecordedManualCompaction,
+  RecordedTurnInput,
+  RerunComparison,
+  ToolResultDifference,
+} from './rerun-record.js';
+export {
+  compareToolResults,
+  recordedApprovals,
+  recordedManualCompactions,
+  recordedTurnInputs,
+} from './rerun-record.js';
 export type { ToolOutputBody } from './result-fit.js';
 export type { FallbackRetryPolicyOptions } from './retry.js';
 export { createFallbackRetryPolicy } from './retry.js';

@@ -1,23 +1,15 @@
 import { existsSync } from 'node:fs';
-import type { ApprovalAnswer, SessionEvent, ToolApprovalBody } from '@spine/protocol';
+import type { SessionEvent, SessionLog } from '@spine/protocol';
 import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { scratchUserMemory } from '../memory/memory-wiring.js';
-import { createRecordedModel, createRecordedSummarizer } from '../model-recorded.js';
 import { attachLiveOutput } from '../present/live.js';
 import { preview, styleFor } from '../present/style.js';
-import {
-  compactManually,
-  completedCompactions,
-  isBefore,
-  recordedManualCompactions,
-} from '../rerun-compactions.js';
-import { compareToolResults, recordedTurnInputs } from '../rerun-compare.js';
 import { newSessionId } from '../session-index.js';
 import { readSessionEvents, storeFor } from '../store.js';
-import { fixedModel, wireAgent } from '../wire.js';
+import { fixedModel, type WiredAgent, wireAgent } from '../wire.js';
 
 /** What `spine rerun` found, also printed with `--json`. */
 export interface RerunSummary {
@@ -32,7 +24,7 @@ export interface RerunSummary {
   /** Tool results of the recording and the rerun, and how many are identical. */
   toolResults: { recorded: number; rerun: number; same: number };
   /** The tool results that differ. */
-  differences: ReturnType<typeof compareToolResults>['differences'];
+  differences: import('@spine/agent-loop').ToolResultDifference[];
   /** Whether every request of the rerun is rebuilt exactly from its log. */
   requestsVerified: { ok: boolean; count: number };
   /**
@@ -79,6 +71,13 @@ export async function rerunSession(
     outDir?: string;
   },
 ): Promise<RerunSummary> {
+  const {
+    createRecordedModel,
+    createRecordedSummarizer,
+    recordedApprovals,
+    recordedTurnInputs,
+    rerun,
+  } = await import('@spine/agent-loop');
   const header = recorded[0]?.body as { sessionId: string; cwd?: string; model?: string };
   const style = styleFor(process.stdout);
   const out = options.json ? process.stderr : process.stdout;
@@ -116,86 +115,57 @@ export async function rerunSession(
     onWarning: (message) => out.write(style.yellow(`warning: ${message}\n`)),
   });
   const detach = attachLiveOutput(wired.agent, { text: out, notices: out }, style);
-  const inputs = recordedTurnInputs(recorded);
-  const manual = recordedManualCompactions(recorded);
-  let issued = 0;
-  // Issues, in order, the recorded manual compactions placed before `turn` (all left: no turn).
-  const compactUpTo = async (turn?: number): Promise<void> => {
-    while (issued < manual.length && isBefore(manual[issued]!, turn)) {
-      out.write(style.dim('rerun: /compact (recorded manual compaction)\n'));
-      await compactManually(wired, session);
-      issued++;
-    }
-  };
   out.write(
     style.dim(
-      `rerun of ${header.sessionId}: ${inputs.length} turn(s), ${model.total} recorded model outputs, workspace ${options.cwd}\n`,
+      `rerun of ${header.sessionId}: ${recordedTurnInputs(recorded).length} turn(s), ${model.total} recorded model outputs, workspace ${options.cwd}\n`,
     ),
   );
+  let report: import('@spine/agent-loop').RerunReport;
   try {
-    for (const input of inputs) {
-      await compactUpTo(input.turn);
-      out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`);
-      // Inputs typed during the recorded turn are queued again at the step they entered.
-      const onStepEnd = ({ step }: { step: number }): void => {
-        for (const queued of input.nextStep.filter((item) => item.step === step + 1)) {
-          wired.agent.enqueue(queued.content, 'next-step');
-        }
-      };
-      wired.agent.on('step-end', onStepEnd);
-      const result = await wired.agent
-        .run(input.content)
-        .finally(() => wired.agent.off('step-end', onStepEnd));
-      if (result.reason === 'error')
-        out.write(style.red(`turn failed: ${result.error?.message ?? ''}\n`));
-    }
-    await compactUpTo();
+    report = await rerun(recorded, {
+      agent: wired.agent,
+      model,
+      compact: () => compactManually(wired, session),
+      workspaces: { ...(header.cwd ? { recorded: header.cwd } : {}), rerun: options.cwd },
+      onCompact: () => out.write(style.dim('rerun: /compact (recorded manual compaction)\n')),
+      onTurn: (input) => out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`),
+      onTurnEnd: (result) => {
+        if (result.reason === 'error')
+          out.write(style.red(`turn failed: ${result.error?.message ?? ''}\n`));
+      },
+    });
   } finally {
     detach();
     scratch.dispose();
+    await wired.close();
+    await session.close();
   }
-  const { replay } = await import('@spine/agent-loop');
-  const verified = replay(session);
-  const comparison = compareToolResults(recorded, session.events(), {
-    recorded: header.cwd,
-    rerun: options.cwd,
-  });
-  await wired.close();
-  await session.close();
-  const compactions = {
-    recorded: completedCompactions(recorded),
-    rerun: completedCompactions(session.events()),
-    manual: issued,
-  };
-  const ok =
-    comparison.differences.length === 0 &&
-    model.served === model.total &&
-    verified.ok &&
-    compactions.recorded === compactions.rerun;
   const summary: RerunSummary = {
     sessionId: header.sessionId,
     rerunSessionId: session.id,
-    turns: inputs.length,
-    modelOutputs: { recorded: model.total, replayed: model.served },
-    toolResults: { recorded: comparison.recorded, rerun: comparison.rerun, same: comparison.same },
-    differences: comparison.differences,
-    requestsVerified: { ok: verified.ok, count: verified.requests.length },
-    compactions,
-    ok,
+    turns: report.turns,
+    modelOutputs: report.modelOutputs,
+    toolResults: report.toolResults,
+    differences: report.differences,
+    requestsVerified: { ok: report.verified.ok, count: report.verified.requests.length },
+    compactions: report.compactions,
+    ok: report.ok,
   };
   if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else printSummary(summary, style);
   return summary;
 }
 
-function recordedApprovals(events: readonly SessionEvent[]): Map<string, ApprovalAnswer> {
-  const answers = new Map<string, ApprovalAnswer>();
-  for (const event of events) {
-    if (event.type !== 'tool/approval') continue;
-    const body = event.body as ToolApprovalBody;
-    answers.set(body.toolCallId, body.decision === 'deny' ? 'deny' : 'once');
-  }
-  return answers;
+/** Runs a manual compaction exactly as the interactive `/compact` does (without a focus). */
+async function compactManually(wired: WiredAgent, session: SessionLog): Promise<void> {
+  const snapshot = wired.prompt.assemble({ tools: wired.runtime.specs() });
+  await wired.compaction.compact({
+    session,
+    reason: 'manual',
+    contextWindow: wired.model.contextWindow,
+    system: snapshot.system,
+    tools: snapshot.tools,
+  });
 }
 
 function printSummary(summary: RerunSummary, style: ReturnType<typeof styleFor>): void {

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
-import { completedCompactions, isBefore, recordedManualCompactions } from './rerun-compactions.js';
+import { completedCompactions, isBefore, recordedManualCompactions } from './rerun-record.js';
 
 const at = '2026-11-30T00:00:00.000Z';
 

@@ -1,7 +1,7 @@
 import type { ModelStreamEvent, SessionEvent } from '@spine/protocol';
 import { describe, expect, it } from 'vitest';
-import { createRecordedModel, createRecordedSummarizer } from './model-recorded.js';
-import { compareToolResults, recordedTurnInputs } from './rerun-compare.js';
+import { createRecordedModel, createRecordedSummarizer } from './rerun-model.js';
+import { compareToolResults, recordedTurnInputs } from './rerun-record.js';
 
 const at = '2026-11-30T00:00:00.000Z';
 function event(seq: number, type: string, body: unknown, turn?: number): SessionEvent {

@@ -9,7 +9,7 @@ const ALLOWED = {
   '@spine/session-log': ['@spine/protocol'],
   '@spine/llm': ['@spine/protocol'],
   '@spine/tool-runtime': ['@spine/protocol'],
-  '@spine/compaction': ['@spine/protocol', '@spine/session-log'],
+  '@spine/compaction': ['@spine/protocol'],
   '@spine/web-tools': ['@spine/protocol'],
   '@spine/lsp-tools': ['@spine/protocol'],
   '@spine/memory': ['@spine/protocol'],

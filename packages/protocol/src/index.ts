@@ -62,6 +62,7 @@ export {
 } from './events.js';
 export type { JsonObject, JsonSchema, JsonValue } from './json.js';
 export { canonicalJson, findNonJson, JsonValueSchema } from './json.js';
+export { bodyDefinitionName, sessionEventJsonSchema } from './json-schema.js';
 export type {
   AbortedBody,
   AttemptBody,

@@ -101,14 +101,16 @@ export function createLspManager(options: LspManagerOptions): LspManager {
   const resolvePath = (path: string): string => resolveInWorkspace(cwd, path);
   /**
    * Runs `work` on the server for `path` once that file is open and in sync (`uri` is its URI).
-   * A `position` is checked against the file first; `workspace` prepares every project first,
-   * so the answer does not depend on which files earlier queries happened to open.
+   * A `position` is checked against the file first. `workspace` prepares every project first,
+   * so a workspace-wide answer does not depend on which files earlier queries happened to
+   * open; `file` only makes sure a file outside every project is compiled with the workspace's
+   * options (answers inside one file do not depend on other projects).
    */
   const withFile = async <T>(
     path: string,
     signal: AbortSignal | undefined,
     work: (session: ServerSession, uri: string, file: string) => Promise<T>,
-    check: { position?: LspPosition; workspace?: boolean } = {},
+    check: { position?: LspPosition; workspace?: boolean; file?: boolean } = {},
   ): Promise<T> => {
     const file = resolvePath(path);
     if (check.position) await validatePosition(cwd, file, check.position);
@@ -116,6 +118,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
       file,
       async (session) => {
         if (check.workspace) await prepare(session, signal);
+        else if (check.file) await session.prepareFile(file);
         return work(session, await session.sync(file), file);
       },
       signal,
@@ -214,7 +217,7 @@ export function createLspManager(options: LspManagerOptions): LspManager {
           const items = await settledDiagnostics(session, file, { ...settle, signal });
           return items.map((item) => fromDiagnostic(file, item));
         },
-        { workspace: true },
+        { file: true },
       );
     },
 

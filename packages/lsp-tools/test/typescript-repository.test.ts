@@ -41,7 +41,12 @@ const parse = (where: string) => {
 
 /** Runs the whole question set on a fresh manager, in the given order of symbols. */
 async function ask(order: TruthSymbol[], warmUp: (lsp: LspManager) => Promise<unknown>) {
-  const lsp = createLspManager({ cwd: workspace });
+  // Two cores shared with other test files: loading every project may take minutes here.
+  const lsp = createLspManager({
+    cwd: workspace,
+    requestTimeoutMs: 240_000,
+    analysisTimeoutMs: 240_000,
+  });
   const context: ToolExecutionContext = {
     callId: 'repo',
     signal: new AbortController().signal,
@@ -118,7 +123,7 @@ beforeAll(async () => {
       await lsp.workspaceSymbols('Session');
     }),
   );
-}, 600_000);
+}, 1_200_000);
 
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });

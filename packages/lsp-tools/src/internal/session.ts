@@ -24,6 +24,12 @@ export interface ServerSession {
    * server's analysis within the bounded time. Says what was covered.
    */
   ensureProject(signal?: AbortSignal): Promise<Coverage>;
+  /**
+   * Before a query inside one file: when the file belongs to no project, the files outside
+   * every project are given to the server first, so the file is compiled with the workspace's
+   * options rather than as a loose script. Cheaper than {@link ServerSession.ensureProject}.
+   */
+  prepareFile(path: string): Promise<void>;
   /** Stops the session's file watcher. */
   close(): void;
 }
@@ -67,6 +73,8 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
   let projects: Promise<WorkspaceProjects> | undefined;
   let analysed = false;
   let looseGiven = 0;
+  // True when tsserver was still loading the files outside projects at the analysis bound.
+  let looseLate = false;
   let watcher: WorkspaceWatcher | undefined;
 
   const send = (changes: FileChange[]): void => {
@@ -93,22 +101,39 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
     void watcher.start();
   });
 
-  const giveLooseFiles = async (found: WorkspaceProjects): Promise<void> => {
+  let looseOpened: Promise<void> | undefined;
+  const discover = (): Promise<WorkspaceProjects> => {
+    projects ??= discoverProjects(cwd, projectFilesOf(config), Object.keys(config.languages));
+    return projects;
+  };
+  const giveLooseFiles = (found: WorkspaceProjects): Promise<void> => {
+    looseOpened ??= openLooseFiles(found);
+    return looseOpened;
+  };
+  const openLooseFiles = async (found: WorkspaceProjects): Promise<void> => {
     if (found.loose.length === 0 || !forwardsTsserver(client)) return;
     const rootFiles = found.loose.slice(0, LOOSE_FILE_LIMIT).map((fileName) => ({ fileName }));
     // One external project holds every file that no tsconfig includes, with the root config's
     // options (its `paths` lead package imports to source rather than to build output).
-    await tsserverRequest(
-      client,
-      'openExternalProject',
-      {
-        projectFileName: `${cwd}/.spine-files-outside-projects`,
-        rootFiles,
-        options: found.looseOptions ?? { allowJs: true, allowNonTsExtensions: true },
-      },
-      undefined,
-    );
+    // tsserver loads the whole program before it answers, so this gets the analysis bound; past
+    // it the loading goes on (later requests queue behind it) and the answer is marked partial.
     looseGiven = rootFiles.length;
+    try {
+      await tsserverRequest(
+        client,
+        'openExternalProject',
+        {
+          projectFileName: `${cwd}/.spine-files-outside-projects`,
+          rootFiles,
+          options: found.looseOptions ?? { allowJs: true, allowNonTsExtensions: true },
+        },
+        undefined,
+        options.analysisTimeoutMs,
+      );
+    } catch (error) {
+      if (!client.alive) throw error;
+      looseLate = true;
+    }
   };
 
   return {
@@ -118,11 +143,13 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
       await documents.sync([...changedTargets(), { path, languageId: languageOf(path) }]);
       return DocumentSync.uriOf(path);
     },
+    prepareFile: async (path) => {
+      const found = await discover();
+      if (found.loose.includes(path)) await giveLooseFiles(found);
+    },
     ensureProject: async (signal) => {
-      const first = projects === undefined;
-      projects ??= discoverProjects(cwd, projectFilesOf(config), Object.keys(config.languages));
-      const found = await projects;
-      if (first) await giveLooseFiles(found);
+      const found = await discover();
+      await giveLooseFiles(found);
       const targets = changedTargets();
       const opened = new Set(targets.map((target) => target.path));
       for (const path of found.representatives) {
@@ -140,11 +167,20 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
         ...(signal ? { signal } : {}),
       });
       if (ready) analysed = true;
+      if (looseLate) {
+        // tsserver answers in order: once any request returns, the loading has finished.
+        await tsserverRequest(client, 'status', {}, signal, options.analysisTimeoutMs).then(
+          () => {
+            looseLate = false;
+          },
+          () => undefined,
+        );
+      }
       return {
         serverId: config.id,
         projects: found.configs.map((path) => displayPath(cwd, path)),
         looseFiles: looseGiven,
-        partial: !ready,
+        partial: !ready || looseLate,
         truncated: found.truncated || found.loose.length > looseGiven,
       };
     },

@@ -15,11 +15,12 @@ export async function tsserverRequest<T>(
   command: string,
   args: unknown,
   signal: AbortSignal | undefined,
+  timeoutMs?: number,
 ): Promise<T | undefined> {
   const response = await client.request<unknown, { body?: T } | null>(
     { method: 'workspace/executeCommand' },
     { command: TSSERVER_REQUEST, arguments: [command, args] },
-    { signal },
+    timeoutMs === undefined ? { signal } : { signal, timeoutMs },
   );
   return response?.body;
 }

@@ -10,14 +10,14 @@ import {
 import { EventEmitter } from 'eventemitter3';
 import { AgentBusyError } from './errors.js';
 import { Inbox } from './inbox.js';
-import type { LoopContext, LoopStart } from './loop-context.js';
 import type { AttemptBody, InboxItem, InboxQueue } from './records.js';
 import { type OpenTurn, restoreLoopState } from './recovery.js';
 import { RequestBuilder } from './request-builder.js';
 import { createFallbackRetryPolicy } from './retry.js';
 import { RuntimeContextProjection } from './runtime-context.js';
+import type { StepContext, StepStart } from './step.js';
 import { SystemPrompt } from './system-prompt.js';
-import { runTurnLoop } from './turn-runner.js';
+import { runTurnLoop } from './turn.js';
 import type { AgentEvents, AgentOptions, RunOptions, TurnResult } from './types.js';
 
 const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -30,7 +30,7 @@ const DEFAULT_MAX_STEPS = 100;
  * {@link createAgent}.
  */
 export class Agent extends EventEmitter<AgentEvents> {
-  readonly #context: LoopContext;
+  readonly #context: StepContext;
   #usage: Usage;
   #lastTurn: number;
   #open: OpenTurn | undefined;
@@ -48,7 +48,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     this.#usage = restored.usage;
     this.#lastTurn = restored.lastTurn;
     this.#open = restored.open;
-    const context: LoopContext = {
+    const context: StepContext = {
       session,
       model: options.model,
       modelId: options.modelId,
@@ -61,7 +61,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       projection: new RuntimeContextProjection(session),
       inbox: new Inbox(session),
       // Bound once: no rest-parameter array per live event.
-      emit: this.emit.bind(this) as unknown as LoopContext['emit'],
+      emit: this.emit.bind(this) as unknown as StepContext['emit'],
       listens: (name) => this.listenerCount(name) > 0,
       addUsage: (usage) => {
         this.#usage = addUsage(this.#usage, usage);
@@ -211,7 +211,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       : { content: input.content, source: 'user' };
     session.append('user/message', message, { turn, step: 0, surfaceOp: { op: 'append' } });
     if (input.item) inbox.consumed('next-turn', 1);
-    return runTurnLoop(this.#context, { turn, step: 1, attempt: 1, stepStarted: false }, signal);
+    return runTurnLoop(this.#context, { turn, step: 1, attempt: 1, started: false }, signal);
   }
 
   #closeInterrupted(open: OpenTurn): void {
@@ -251,17 +251,17 @@ export class Agent extends EventEmitter<AgentEvents> {
     }
   }
 
-  #resumePoint(open: OpenTurn): LoopStart {
+  #resumePoint(open: OpenTurn): StepStart {
     this.#answerPending(open);
     const { session } = this.#context;
     const at = { turn: open.turn, step: open.step };
     if (open.phase === 'stream' && open.step > 0) {
       const attempt = open.attempt + 1;
       if (open.attempt > 0) session.append('llm/retry-started', { attempt, afterCrash: true }, at);
-      return { turn: open.turn, step: open.step, attempt, stepStarted: true };
+      return { turn: open.turn, step: open.step, attempt, started: true };
     }
     if (open.phase === 'tools') session.append('step/end', { interrupted: true }, at);
-    return { turn: open.turn, step: open.step + 1, attempt: 1, stepStarted: false };
+    return { turn: open.turn, step: open.step + 1, attempt: 1, started: false };
   }
 }
 

@@ -7,7 +7,7 @@ import type {
   SessionLog,
   ToolSpec,
 } from '@spine/protocol';
-import { createDefaultProjector } from '@spine/session-log';
+import { createDefaultProjector, SurfaceState } from '@spine/session-log';
 import { CHAIN_SCHEME, IncrementalRequestHash } from './internal/canonical.js';
 import { LegacyIncrementalRequestHash } from './internal/canonical-legacy.js';
 import { sha256 } from './internal/hash.js';
@@ -101,17 +101,13 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
   let legacyHasher: LegacyIncrementalRequestHash | undefined;
   const recordedChain = new RecordedChain();
   const resolved = new Map<number, number[]>();
-  const surface: number[] = [];
+  // The surface as the session applies its ops (one implementation, in session-log).
+  const surface = new SurfaceState();
   const requests: ReplayedRequest[] = [];
 
   for (const event of session.events()) {
     if (event.surfaceOp) {
-      if (event.surfaceOp.op === 'append') surface.push(event.seq);
-      else {
-        const start = surface.indexOf(event.surfaceOp.start);
-        const end = surface.indexOf(event.surfaceOp.end);
-        if (start >= 0 && end >= start) surface.splice(start, end - start + 1, event.seq);
-      }
+      surface.apply(event, event.surfaceOp);
       continue;
     }
     if (event.type === 'prompt/system') {
@@ -163,7 +159,7 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     const messages: Message[] = [];
     const messageSeqs: number[] = [];
     try {
-      for (const seq of surface) {
+      for (const seq of surface.seqs) {
         let list = projected.get(seq);
         if (!list) {
           const source = session.get(seq);

@@ -1,4 +1,9 @@
-import { type CompactionOutcome, type RetryPolicy, SpineError } from '@spine/protocol';
+import {
+  type CompactionOutcome,
+  isModelError,
+  type RetryPolicy,
+  SpineError,
+} from '@spine/protocol';
 import {
   CompactionFailedError,
   CompactionUnavailableError,
@@ -6,6 +11,7 @@ import {
   ModelRequestFailedError,
 } from './errors.js';
 import type { OverflowDiagnosis } from './overflow.js';
+import type { AttemptBody } from './records.js';
 
 /** What the request-error chain knows about a failed attempt. */
 export interface RequestErrorContext {
@@ -157,4 +163,21 @@ export async function handleRequestError(
       cause: context.error,
     }),
   };
+}
+
+/** The `assistant/attempt` body of an attempt whose request failed with `error`. */
+export function failedAttempt(
+  error: unknown,
+  request: number,
+  attempt: number,
+  aborted: boolean,
+): AttemptBody {
+  const record: AttemptBody = { request, attempt, outcome: aborted ? 'aborted' : 'error' };
+  if (SpineError.isInstance(error)) record.code = error.code;
+  record.message = error instanceof Error ? error.message : String(error);
+  if (isModelError(error)) {
+    record.retryable = error.retryable;
+    if (error.status !== undefined) record.status = error.status;
+  }
+  return record;
 }

@@ -17,6 +17,7 @@ export { formatVersionOf, MIGRATIONS, migrateEvents, migrateV0ToV1 } from './mig
 export { createDefaultProjector } from './projector.js';
 export { Session } from './session.js';
 export { NOT_STARTED_CONTENT, OUTCOME_UNKNOWN_CONTENT } from './session-recovery.js';
+export { SurfaceState } from './session-surface.js';
 export type { JsonlStoreOptions } from './store-jsonl.js';
 export { createJsonlStore } from './store-jsonl.js';
 export type { MemoryStoreOptions } from './store-memory.js';

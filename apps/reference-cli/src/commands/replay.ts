@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { RequestHeaderBody } from '@spine/agent-loop';
-import type { ModelClient } from '@spine/protocol';
+import {
+  type ReplayedRequest,
+  ReplayInputMissingError,
+  type RequestHeaderBody,
+  replay,
+} from '@spine/agent-loop';
+import { type ModelClient, type ModelRequest, SpineError } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import type { SpineConfig } from '../config/schema.js';
@@ -8,7 +13,6 @@ import { SessionNotFoundError, UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { resolveModel } from '../model-config.js';
 import { formatBytes, styleFor } from '../present/style.js';
-import { rebuildRequest } from '../rebuild-request.js';
 import { storeFor } from '../store.js';
 
 /**
@@ -31,11 +35,15 @@ export async function replayCommand(
     throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
   const session = await Session.open({ store, id, readOnly: true });
   try {
-    const { replay } = await import('@spine/agent-loop');
     // A session can switch provider on resume: each request is encoded by its own provider.
     const encoders = await encodersFor(config, session);
+    // `--request N`: the request replay rebuilds for the Nth header (the CLI builds none itself).
+    const wanted =
+      flags.request === undefined ? undefined : headerSeqAt(session, Number(flags.request));
+    let rebuilt: ModelRequest | undefined;
     const report = replay(session, {
       onRequest: (request, entry) => {
+        if (entry.seq === wanted) rebuilt = request;
         const wire = entry.ok ? encoders.get(entry.seq)?.encodeRequest?.(request) : undefined;
         if (wire === undefined) return;
         entry.wireBytes = Buffer.byteLength(wire);
@@ -49,7 +57,8 @@ export async function replayCommand(
           message: `${id} has ${report.requests.length} recorded requests; --request ${flags.request} is out of range`,
         });
       }
-      const request = rebuildRequest(session, entry.seq);
+      if (!rebuilt) throw notRebuilt(flags.request, entry);
+      const request = rebuilt;
       const wire = encoders.get(entry.seq)?.encodeRequest?.(request);
       if (flags.json)
         process.stdout.write(`${JSON.stringify({ ...entry, request, wire }, null, 2)}\n`);
@@ -86,6 +95,30 @@ export async function replayCommand(
   } finally {
     await session.close();
   }
+}
+
+/** The seq of the `n`th `request/header` (1-based), if the log has that many. */
+function headerSeqAt(session: Session, n: number): number | undefined {
+  let seen = 0;
+  for (const event of session.events()) {
+    if (event.type === 'request/header' && ++seen === n) return event.seq;
+  }
+  return undefined;
+}
+
+/**
+ * Why replay could not rebuild request `n`: its system prompt or tool list is not in the log,
+ * or no longer matches its recorded hash (never an empty stand-in: the CLI builds no requests).
+ */
+function notRebuilt(n: string, entry: ReplayedRequest): SpineError {
+  const { field = 'messages', expected, actual } = entry.mismatch ?? {};
+  const what = field === 'system' ? 'system prompt' : field === 'tools' ? 'tool list' : field;
+  if (actual === 'missing')
+    return new ReplayInputMissingError({ requestSeq: entry.seq, what: `the ${what} ${expected}` });
+  return new SpineError({
+    code: 'REPLAY_MISMATCH',
+    message: `request ${n} (request/header #${entry.seq}) cannot be rebuilt from the log: its ${what} does not match the record (expected ${expected ?? 'a value'}, found ${actual ?? 'none'})`,
+  });
 }
 
 /**

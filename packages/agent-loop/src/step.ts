@@ -1,0 +1,417 @@
+// One agent step, phase by phase: prepare → request (build, record, stream; retry) → commit →
+// tools → step end. Compaction (the fold) runs in prepare on pressure and in request on
+// overflow. Every phase returns a value: a step that cannot go on returns `stopped(...)`, which
+// the turn loop (turn.ts) records; only bugs throw.
+import {
+  type AssistantMessageBody,
+  type CompactionEngine,
+  type FinishReason,
+  type ModelClient,
+  type ModelRequest,
+  promptTokensOf,
+  type RetryPolicy,
+  type SessionLog,
+  SpineError,
+  type TokenMeter,
+  type ToolCallPart,
+  type ToolResultBody,
+  type ToolRunOptions,
+  type ToolScheduler,
+  textOf,
+  type Usage,
+} from '@spine/protocol';
+import type { Inbox } from './inbox.js';
+import { type ModelAnswer, readModelStream } from './model-stream.js';
+import { diagnoseOverflow } from './overflow.js';
+import type { AbortedBody, AttemptBody, PrefixChangeCause } from './records.js';
+import type { BuildRequestInput, RequestBuilder } from './request-builder.js';
+import { failedAttempt, handleRequestError } from './request-error.js';
+import { fitToolResult } from './result-fit.js';
+import { sleep } from './retry.js';
+import { runCompaction } from './run-compaction.js';
+import type { RuntimeContextProjection } from './runtime-context.js';
+import type { PromptSnapshot, SystemPrompt } from './system-prompt.js';
+import { assignToolCallIds } from './tool-call-ids.js';
+import type { AgentEvents } from './types.js';
+
+/** Everything a step needs; the agent owns it and may swap the model between turns. */
+export interface StepContext {
+  session: SessionLog;
+  model: ModelClient;
+  modelId: string;
+  contextWindow: number;
+  maxOutputTokens?: number;
+  tools: ToolScheduler;
+  prompt: SystemPrompt;
+  compaction?: CompactionEngine;
+  retryPolicy: RetryPolicy;
+  meter?: TokenMeter;
+  maxSteps: number;
+  approve?: ToolRunOptions['approve'];
+  reasoning?: ModelRequest['reasoning'];
+  agentName?: string;
+  builder: RequestBuilder;
+  projection: RuntimeContextProjection;
+  inbox: Inbox;
+  emit: <K extends keyof AgentEvents>(name: K, ...args: Parameters<AgentEvents[K]>) => void;
+  /** True when someone listens to `name` (frequent events skip building their payload otherwise). */
+  listens(name: keyof AgentEvents): boolean;
+  addUsage(usage: Usage): void;
+}
+
+/** Which step runs: `attempt` > 1 and `started` when a crashed step is retried. */
+export interface StepStart {
+  turn: number;
+  step: number;
+  attempt: number;
+  /** True when `step/start` of `step` is already in the log. */
+  started: boolean;
+}
+
+/** What a step produced before it ended (nothing when it ended before the model answered). */
+interface StepOutput {
+  /** The committed answer's usage. */
+  usage?: Usage;
+  /** The committed answer's text ('' when none). */
+  text: string;
+  /** Tools denied in this step, in order. */
+  deniedTools: string[];
+}
+
+/** A step that ran to `step/end`. */
+export interface StepDone extends StepOutput {
+  status: 'done';
+  finishReason: FinishReason;
+  toolCalls: number;
+}
+
+/** A step that ended early: aborted in `phase`, or failed with `error`. */
+export type StepStopped =
+  | (StepOutput & { status: 'aborted'; phase: AbortedBody['phase'] })
+  | (StepOutput & { status: 'failed'; error: SpineError });
+
+/** How a step ended. */
+export type StepResult = StepDone | StepStopped;
+
+type Stop =
+  | { status: 'aborted'; phase: AbortedBody['phase'] }
+  | { status: 'failed'; error: SpineError };
+type At = { turn: number; step: number };
+const NOTHING: StepOutput = { text: '', deniedTools: [] };
+const NO_OPTIONS: { signal?: AbortSignal } = {};
+
+/** Runs one step; see the file header for its phases. */
+export async function runStep(
+  context: StepContext,
+  start: StepStart,
+  signal?: AbortSignal,
+): Promise<StepResult> {
+  const at = { turn: start.turn, step: start.step };
+  // 1. Prepare: system prompt, next-step inbox, compaction on pressure.
+  const prepared = await prepare(context, start, signal);
+  if ('status' in prepared) return { ...NOTHING, ...prepared };
+  // 2. Request: runtime context, build and record, stream; failed attempts retried or compacted.
+  const answer = await request(context, prepared, { ...at, attempt: start.attempt }, signal);
+  if ('status' in answer) return { ...NOTHING, ...answer };
+  // 3. Commit the answer: `assistant/message`, then its `assistant/attempt`.
+  const { body, usage, text } = commit(context, answer, at);
+  // 4. Tools: every call gets a result.
+  const calls = callsOf(body.content);
+  for (const call of calls) context.emit('tool-call', { ...at, call });
+  const tools: { deniedTools: string[]; error?: SpineError } =
+    calls.length > 0 ? await runTools(context, calls, at, signal) : NOTHING;
+  const output: StepOutput = { text, deniedTools: tools.deniedTools };
+  if (usage) output.usage = usage;
+  if (tools.error) return { ...output, status: 'failed', error: tools.error };
+  // 5. Step end.
+  const { finishReason } = answer;
+  context.session.append('step/end', { finishReason, toolCalls: calls.length }, at);
+  if (context.listens('step-end'))
+    context.emit('step-end', { ...at, finishReason, toolCalls: calls.length });
+  return { ...output, status: 'done', finishReason, toolCalls: calls.length };
+}
+
+/** Phase 1: `step/start`, queued `next-step` input, the prompt snapshot, pressure compaction. */
+async function prepare(
+  context: StepContext,
+  start: StepStart,
+  signal?: AbortSignal,
+): Promise<PromptSnapshot | Stop> {
+  if (signal?.aborted) return { status: 'aborted', phase: 'pre-step' };
+  const { session, inbox } = context;
+  const at = { turn: start.turn, step: start.step };
+  if (!start.started) session.append('step/start', {}, at);
+  if (context.listens('step-start')) context.emit('step-start', { ...at, attempt: start.attempt });
+  const items = inbox.items('next-step');
+  if (items.length > 0) {
+    for (const item of items) {
+      session.append(
+        'user/message',
+        { content: item.content, source: 'user', meta: { inboxId: item.id, queue: 'next-step' } },
+        { ...at, surfaceOp: { op: 'append' } },
+      );
+    }
+    inbox.consumed('next-step', items.length);
+  }
+  const snapshot = context.prompt.assemble({ tools: context.tools.specs(context.agentName) });
+  if (context.compaction) {
+    await runCompaction(context, snapshot, 'pressure', at, signal);
+    if (signal?.aborted) return { status: 'aborted', phase: 'compaction' };
+  }
+  return snapshot;
+}
+
+/** The answer of a step's successful attempt, with where its request was recorded. */
+interface Answer extends ModelAnswer {
+  headerSeq: number;
+  /** What broke the request's prefix (empty when it extended the previous one). */
+  prefixCauses: PrefixChangeCause[];
+  attempt: number;
+}
+
+/**
+ * Phase 2: per attempt, project the runtime context, build and record the request, stream it.
+ * A failed attempt is recorded (`assistant/attempt`) and the request-error chain decides:
+ * compact and retry, retry after a delay, or fail.
+ */
+async function request(
+  context: StepContext,
+  snapshot: PromptSnapshot,
+  position: At & { attempt: number },
+  signal?: AbortSignal,
+): Promise<Answer | Stop> {
+  const { session } = context;
+  const at = { turn: position.turn, step: position.step };
+  let attempt = position.attempt;
+  let overflowCompactions = 0;
+  for (;;) {
+    // Written after any compaction of this step, so the model always sees the current state
+    // (nothing is written when it is unchanged and still on the surface).
+    context.projection.project(snapshot.contexts, at);
+    const measure = context.meter?.measure({
+      session,
+      system: snapshot.system,
+      tools: snapshot.tools,
+    });
+    const input: BuildRequestInput = {
+      snapshot,
+      modelId: context.modelId,
+      provider: context.model.provider,
+      ...position,
+      attempt,
+    };
+    if (context.maxOutputTokens !== undefined) input.maxOutputTokens = context.maxOutputTokens;
+    if (context.reasoning !== undefined) input.reasoning = context.reasoning;
+    if (measure) input.estimatedTokens = measure.tokens;
+    if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
+    const built = context.builder.buildRequest(input, signal ? { signal } : NO_OPTIONS);
+    let answer: ModelAnswer;
+    try {
+      answer = await readModelStream(context, built.request, at, signal);
+    } catch (error) {
+      const record = failedAttempt(error, built.headerSeq, attempt, signal?.aborted === true);
+      session.append('assistant/attempt', record, at);
+      if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
+      let compactionAborted = false;
+      const decision = await handleRequestError({
+        error,
+        attempt,
+        overflowCompactions,
+        retryPolicy: context.retryPolicy,
+        contextWindow: context.contextWindow,
+        compact: context.compaction
+          ? async () => {
+              const outcome = await runCompaction(context, snapshot, 'overflow', at, signal);
+              compactionAborted = signal?.aborted === true;
+              return outcome;
+            }
+          : undefined,
+        diagnose: () =>
+          diagnoseOverflow({
+            session,
+            system: snapshot.system,
+            tools: snapshot.tools,
+            contextWindow: context.contextWindow,
+            ...(context.maxOutputTokens === undefined
+              ? {}
+              : { maxOutputTokens: context.maxOutputTokens }),
+            ...(context.meter ? { meter: context.meter } : {}),
+          }),
+      });
+      if (compactionAborted) return { status: 'aborted', phase: 'compaction' };
+      if (!decision.retry) return { status: 'failed', error: decision.error };
+      if (decision.compactionId !== undefined) overflowCompactions++;
+      const retry = {
+        failedAttempt: attempt,
+        nextAttempt: attempt + 1,
+        delayMs: decision.delayMs,
+        reason: decision.reason,
+      };
+      session.append(
+        'llm/retry',
+        {
+          ...retry,
+          ...(record.code ? { code: record.code } : {}),
+          ...(decision.compactionId !== undefined ? { compactionId: decision.compactionId } : {}),
+        },
+        at,
+      );
+      context.emit('retry', { ...at, ...retry });
+      try {
+        await sleep(decision.delayMs, signal);
+      } catch {
+        return { status: 'aborted', phase: 'retry-wait' };
+      }
+      attempt++;
+      session.append('llm/retry-started', { attempt }, at);
+      continue;
+    }
+    if (measure && answer.usage) {
+      const reportedTokens = promptTokensOf(answer.usage);
+      context.meter?.observe({ rawTokens: measure.rawTokens, reportedTokens });
+    }
+    const prefixCauses = built.header.prefix.extends ? [] : built.header.prefix.causes;
+    return { ...answer, headerSeq: built.headerSeq, prefixCauses, attempt };
+  }
+}
+
+/** Phase 3: appends the answer (tool call ids made unique) and its `assistant/attempt`. */
+function commit(
+  context: StepContext,
+  answer: Answer,
+  at: At,
+): { body: AssistantMessageBody; usage?: Usage; text: string } {
+  const { session } = context;
+  const body: AssistantMessageBody = {
+    // Ids unique in the session before they reach the surface (the provider's are kept).
+    content: assignToolCallIds(session, answer.message.content, at),
+    finishReason: answer.finishReason,
+    model: context.modelId,
+    provider: context.model.provider,
+    attempt: answer.attempt,
+  };
+  if (answer.rawFinishReason !== undefined) body.rawFinishReason = answer.rawFinishReason;
+  if (answer.usage) body.usage = answer.usage;
+  const messageEvent = session.append('assistant/message', body, {
+    ...at,
+    surfaceOp: { op: 'append' },
+  });
+  const outcome: AttemptBody = {
+    request: answer.headerSeq,
+    attempt: answer.attempt,
+    outcome: 'ok',
+    messageSeq: messageEvent.seq,
+  };
+  if (answer.prefixCauses.length > 0) outcome.prefixCauses = answer.prefixCauses;
+  const { usage } = answer;
+  if (usage) {
+    outcome.usage = usage;
+    outcome.cacheHitTokens = usage.cacheReadTokens;
+    outcome.cacheMissTokens = usage.inputTokens + usage.cacheWriteTokens;
+    context.addUsage(usage);
+  }
+  session.append('assistant/attempt', outcome, at);
+  return usage
+    ? { body, usage, text: textOf(answer.message) }
+    : { body, text: textOf(answer.message) };
+}
+
+/**
+ * Phase 4: runs the calls through the scheduler, appending `tool/approval`, `tool/started` and
+ * `tool/result` as it reports them. Every call ends up with a result ("not started" or "outcome
+ * unknown" when the scheduler failed or the turn was aborted); a failing scheduler fails the step.
+ */
+async function runTools(
+  context: StepContext,
+  calls: readonly ToolCallPart[],
+  at: At,
+  signal?: AbortSignal,
+): Promise<{ deniedTools: string[]; error?: SpineError }> {
+  const { session } = context;
+  const deniedTools: string[] = [];
+  const answered = new Set<string>();
+  const started = new Set<string>();
+  const fit = {
+    contextWindow: context.contextWindow,
+    at,
+    ...(context.maxOutputTokens === undefined ? {} : { maxOutputTokens: context.maxOutputTokens }),
+    ...(context.meter ? { meter: context.meter } : {}),
+  };
+  const record = (result: ToolResultBody): void => {
+    if (answered.has(result.toolCallId)) return;
+    answered.add(result.toolCallId);
+    // A result that could never fit the window is cut (the whole output stays in the log).
+    const body = fitToolResult(session, result, fit);
+    session.append('tool/result', body, { ...at, surfaceOp: { op: 'append' } });
+    if (body.outcome === 'denied') deniedTools.push(body.toolName);
+    context.emit('tool-result', { ...at, result: body });
+  };
+  const closeOpen = (why: string): void => {
+    for (const call of calls) {
+      if (answered.has(call.id)) continue;
+      const unknown = started.has(call.id);
+      record({
+        toolCallId: call.id,
+        toolName: call.name,
+        content: unknown
+          ? `Outcome unknown: ${why} while this tool was running; it may have had effects. Verify the state before retrying.`
+          : `Not started: ${why} before this tool ran. Run it again if it is still needed.`,
+        isError: true,
+        outcome: unknown ? 'unknown' : 'not-started',
+      });
+    }
+  };
+  if (!signal?.aborted) {
+    const options: ToolRunOptions = {
+      onEvent: (event) => {
+        switch (event.type) {
+          case 'approval':
+            session.append('tool/approval', event.body, at);
+            break;
+          case 'started': {
+            started.add(event.toolCallId);
+            const { toolCallId, toolName, arguments: args } = event;
+            session.append('tool/started', { toolCallId, toolName, arguments: args }, at);
+            break;
+          }
+          case 'progress':
+            context.emit('tool-progress', {
+              ...at,
+              toolCallId: event.toolCallId,
+              ...(event.message !== undefined ? { message: event.message } : {}),
+              ...(event.data !== undefined ? { data: event.data } : {}),
+            });
+            break;
+          case 'result':
+            record(event.body);
+            break;
+        }
+      },
+    };
+    if (signal) options.signal = signal;
+    if (context.approve) options.approve = context.approve;
+    if (context.agentName) options.agent = context.agentName;
+    try {
+      for (const result of await context.tools.run(calls, options)) record(result);
+    } catch (error) {
+      closeOpen('the tool runtime failed');
+      const failure = SpineError.isInstance(error)
+        ? error
+        : new SpineError({
+            code: 'INTERNAL',
+            message: `the tool scheduler failed: ${String(error)}; report this bug`,
+            cause: error,
+          });
+      return { deniedTools, error: failure };
+    }
+  }
+  closeOpen('the turn was aborted');
+  return { deniedTools };
+}
+
+/** The tool calls of an assistant message, in order (a loop: no callback per step). */
+export function callsOf(content: AssistantMessageBody['content']): ToolCallPart[] {
+  const calls: ToolCallPart[] = [];
+  for (const part of content) if (part.type === 'tool-call') calls.push(part);
+  return calls;
+}

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
 import {
@@ -172,23 +171,25 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       userNamespace: options.userNamespace ?? true,
     });
   const pool = new BwrapWarmPool(path, argumentsFor, filter, options.prewarm ?? true);
-  let filterFile: string | undefined;
+  // A plain argv cannot carry the seccomp program as a descriptor: the shell that becomes bwrap
+  // feeds it, octal-escaped, through a pipe on fd 3 (no temporary file to leak).
+  const filterEscaped = [...filter]
+    .map((byte) => `\\0${byte.toString(8).padStart(3, '0')}`)
+    .join('');
   return {
     specificationVersion: 1,
     info: options.version ? { ...info, version: options.version } : info,
     wrap: (command) => {
       if (command.mode === 'danger-full-access')
         return { file: SHELL, args: [...SHELL_FLAGS, '-c', command.command] };
-      // A plain argv cannot carry the seccomp program: a shell opens it on fd 3, then becomes bwrap.
-      filterFile ??= writeFilterFile(filter);
       return {
         file: SHELL,
         args: [
           ...SHELL_FLAGS,
           '-c',
-          'exec 3<"$1" && shift && exec "$@"',
+          'exec 3< <(printf %b "$1") && shift && exec "$@"',
           'spine-bwrap',
-          filterFile,
+          filterEscaped,
           path,
           ...argumentsFor(command),
         ],
@@ -204,11 +205,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       }
       return child;
     },
-    close: () => {
-      pool.close();
-      if (filterFile) rmSync(dirname(filterFile), { recursive: true, force: true });
-      filterFile = undefined;
-    },
+    close: () => pool.close(),
   };
 
   function spawnConfined(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
@@ -236,12 +233,6 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
 
 /** The descriptor bwrap reads the seccomp program from (the fourth stdio entry of the spawn). */
 const SECCOMP_FD = 3;
-
-function writeFilterFile(filter: Buffer): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'spine-seccomp-')), 'filter.bpf');
-  writeFileSync(file, filter, { mode: 0o400 });
-  return file;
-}
 
 const PROBE = ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--new-session'];
 // Tried first: a user namespace with the uid commands will run as.

@@ -147,9 +147,22 @@ export function readMemory(file: MemoryFile): LoadedMemory {
 
 /** What {@link appendFact} did. */
 export type AppendFactResult =
-  | { status: 'added'; created: boolean }
-  | { status: 'duplicate' }
-  | { status: 'full'; bytes: number };
+  | {
+      /** The fact was appended. */
+      status: 'added';
+      /** True when the file was created for it. */
+      created: boolean;
+    }
+  | {
+      /** The same fact is already in the file; nothing was written. */
+      status: 'duplicate';
+    }
+  | {
+      /** The file is at the size cap; nothing was written. */
+      status: 'full';
+      /** The file's size in bytes. */
+      bytes: number;
+    };
 
 /**
  * Appends one fact with its provenance, creating the file (and its folder) when missing. An

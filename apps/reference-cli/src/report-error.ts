@@ -1,4 +1,4 @@
-import { ModelError, SpineError } from '@spine/protocol';
+import { isModelErrorCode, ModelError, SpineError } from '@spine/protocol';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 
 /** The session a command is working on, named in a bug report. */
@@ -48,22 +48,8 @@ function systemErrorOf(
 }
 
 function isModelCode(code: string): boolean {
-  return [
-    'RATE_LIMITED',
-    'OVERLOADED',
-    'SERVER_ERROR',
-    'NETWORK_ERROR',
-    'STREAM_BROKEN',
-    'STREAM_IDLE',
-    'REQUEST_TIMEOUT',
-    'AUTH_FAILED',
-    'INSUFFICIENT_BALANCE',
-    'INVALID_REQUEST',
-    'CONTEXT_OVERFLOW',
-    'COMPACTION_FAILED',
-    'COMPACTION_DISABLED',
-    'MODEL_NOT_FOUND',
-  ].includes(code);
+  if (code === 'COMPACTION_FAILED' || code === 'COMPACTION_DISABLED') return true;
+  return code !== 'ABORTED' && isModelErrorCode(code);
 }
 
 /** What a CLI user can do about an error, beyond its message (empty when nothing to add). */

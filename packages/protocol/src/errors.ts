@@ -1,6 +1,36 @@
 const BRAND = Symbol.for('spine.error');
 
 /**
+ * The codes a model request failure can carry, the one list every package reads (a
+ * {@link ModelError} carries one of them). `ABORTED` is shared with the rest of Spine.
+ */
+export const MODEL_ERROR_CODES = [
+  'RATE_LIMITED',
+  'OVERLOADED',
+  'SERVER_ERROR',
+  'NETWORK_ERROR',
+  'STREAM_BROKEN',
+  'STREAM_IDLE',
+  'REQUEST_TIMEOUT',
+  'AUTH_FAILED',
+  'INSUFFICIENT_BALANCE',
+  'INVALID_REQUEST',
+  'CONTEXT_OVERFLOW',
+  'MODEL_NOT_FOUND',
+  'ABORTED',
+] as const;
+
+/** Codes a {@link ModelError} can carry: one of {@link MODEL_ERROR_CODES}. */
+export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
+
+const MODEL_CODES: ReadonlySet<string> = new Set(MODEL_ERROR_CODES);
+
+/** True when `code` is one of {@link MODEL_ERROR_CODES}. */
+export function isModelErrorCode(code: string): code is ModelErrorCode {
+  return MODEL_CODES.has(code);
+}
+
+/**
  * Stable error codes shared by every Spine package. New codes may be added in a minor
  * release; an existing code never changes meaning.
  */
@@ -16,19 +46,8 @@ export type SpineErrorCode =
   | 'SESSION_CLOSED'
   | 'UNSUPPORTED_FORMAT'
   | 'STORE_UNAVAILABLE'
-  // models
-  | 'RATE_LIMITED'
-  | 'OVERLOADED'
-  | 'SERVER_ERROR'
-  | 'NETWORK_ERROR'
-  | 'STREAM_BROKEN'
-  | 'STREAM_IDLE'
-  | 'REQUEST_TIMEOUT'
-  | 'AUTH_FAILED'
-  | 'INSUFFICIENT_BALANCE'
-  | 'INVALID_REQUEST'
-  | 'CONTEXT_OVERFLOW'
-  | 'MODEL_NOT_FOUND'
+  // models: the one list, MODEL_ERROR_CODES
+  | ModelErrorCode
   // tools
   | 'TOOL_NOT_FOUND'
   | 'INVALID_TOOL_ARGUMENTS'

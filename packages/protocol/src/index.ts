@@ -25,9 +25,11 @@ export type {
   CompactionOutcome,
   CompactionReason,
 } from './compaction-engine.js';
-export type { SpineErrorCode, SpineErrorOptions } from './errors.js';
+export type { ModelErrorCode, SpineErrorCode, SpineErrorOptions } from './errors.js';
 export {
   assertSpecificationVersion,
+  isModelErrorCode,
+  MODEL_ERROR_CODES,
   SpineError,
   UnsupportedSpecificationError,
 } from './errors.js';
@@ -138,7 +140,6 @@ export {
 export type {
   FinishReason,
   ModelClient,
-  ModelErrorCode,
   ModelErrorOptions,
   ModelRequest,
   ModelStreamEvent,
@@ -148,6 +149,7 @@ export type {
 } from './model-client.js';
 export { isModelError, ModelError } from './model-client.js';
 export type { EventTypeDefinition, Projector } from './projector.js';
+export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
 export type { OpenedSession, SessionStore, SessionSummary } from './session-store.js';
 export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';

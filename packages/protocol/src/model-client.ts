@@ -1,4 +1,4 @@
-import { SpineError, type SpineErrorCode } from './errors.js';
+import { type ModelErrorCode, SpineError } from './errors.js';
 import type { JsonValue } from './json.js';
 import type { AssistantMessage, Message } from './messages.js';
 import type { ToolSpec } from './tool-spec.js';
@@ -90,24 +90,6 @@ export interface ModelClient {
    */
   encodeRequest?(request: ModelRequest): string;
 }
-
-/** Codes a {@link ModelError} can carry. */
-export type ModelErrorCode = Extract<
-  SpineErrorCode,
-  | 'RATE_LIMITED'
-  | 'OVERLOADED'
-  | 'SERVER_ERROR'
-  | 'NETWORK_ERROR'
-  | 'STREAM_BROKEN'
-  | 'STREAM_IDLE'
-  | 'REQUEST_TIMEOUT'
-  | 'AUTH_FAILED'
-  | 'INSUFFICIENT_BALANCE'
-  | 'INVALID_REQUEST'
-  | 'CONTEXT_OVERFLOW'
-  | 'MODEL_NOT_FOUND'
-  | 'ABORTED'
->;
 
 /** Constructor options of {@link ModelError}. */
 export interface ModelErrorOptions {

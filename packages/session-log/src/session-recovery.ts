@@ -7,13 +7,19 @@ import type {
   ToolResultBody,
   ToolStartedBody,
 } from '@spine/protocol';
+import { notStartedText, outcomeUnknownText } from '@spine/protocol';
 import type { SurfaceState } from './session-surface.js';
 
-/** Content of the result written for a call that reached `tool/started` but has no result. */
-export const OUTCOME_UNKNOWN_CONTENT =
-  'outcome unknown: the tool may have run and had effects; verify state before retrying';
-/** Content of the result written for a proposed call that never reached `tool/started`. */
-export const NOT_STARTED_CONTENT = 'not started; retry if still needed';
+/**
+ * Content of the result written for a call that reached `tool/started` but has no result:
+ * `outcomeUnknownText('the process stopped')` of `@spine/protocol`, the one wording.
+ */
+export const OUTCOME_UNKNOWN_CONTENT = outcomeUnknownText('the process stopped');
+/**
+ * Content of the result written for a proposed call that never reached `tool/started`:
+ * `notStartedText('the process stopped')` of `@spine/protocol`, the one wording.
+ */
+export const NOT_STARTED_CONTENT = notStartedText('the process stopped');
 
 /** One event recovery will append. */
 export interface PlannedEvent {

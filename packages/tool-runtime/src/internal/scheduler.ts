@@ -6,6 +6,7 @@
 // calls it again. No promise is created per call for waiting.
 import { setMaxListeners } from 'node:events';
 import type { ToolCallPart, ToolResultBody, ToolRunEvent, ToolRunOptions } from '@spine/protocol';
+import { notStartedText } from '@spine/protocol';
 import { type ExecutionListener, executeCall } from './execute.js';
 import { finalizeCall } from './finalize.js';
 import {
@@ -18,8 +19,7 @@ import {
 import { isResult, prepareCall } from './prepare.js';
 import { errorResult, messageOf } from './results.js';
 
-const NOT_STARTED =
-  'Not started: the run was aborted before this call began. Retry it if it is still needed.';
+const NOT_STARTED = notStartedText('the run was aborted');
 
 type Slot = ToolResultBody | ExecutedCall;
 

@@ -22,7 +22,17 @@ describe('restoreLoopState', () => {
     const session = await Session.create({ store: createMemoryStore() });
     session.append('turn/start', {}, { turn: 3, step: 0 });
     session.append('step/start', {}, { turn: 3, step: 2 });
-    const header = session.append('request/header', { attempt: 2 }, { turn: 3, step: 2 });
+    // A whole header: the protocol's schema refuses partial ones on append.
+    const header = session.append(
+      'request/header',
+      {
+        ...{ turn: 3, step: 2, attempt: 2, model: 'm', provider: 'p', generation: 0 },
+        ...{ systemHash: 'sha256:s', toolsHash: 'sha256:t', messageCount: 0, addedHashes: [] },
+        ...{ seqs: { ranges: [] }, messagesHash: 'sha256:m', requestHash: 'sha256:r' },
+        prefix: { kept: 0, of: 0, extends: false, causes: [] },
+      },
+      { turn: 3, step: 2 },
+    );
     const state = restoreLoopState(session);
     expect(state.open).toMatchObject({
       turn: 3,

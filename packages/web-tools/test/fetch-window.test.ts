@@ -41,14 +41,16 @@ beforeAll(async () => {
   const runtime = createWebRuntime({ providers: [fetchHarness().provider] });
   const tools = createWebTools(runtime, { fetchMaxChars: 20_000 });
   webFetch = tools.find((tool) => tool.spec.name === 'web_fetch')!;
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await site.close();
 });
 
 describe('web_fetch windows over the converted page', () => {
-  it('converts a page larger than the old 1 MiB cap whole and shows the first part, naming what is left out', async () => {
+  it('converts a page larger than the old 1 MiB cap whole and shows the first part, naming what is left out', {
+    timeout: 300_000,
+  }, async () => {
     const output = await webFetch.execute({ url: site.url('/long') }, context);
     expect(output.isError).toBeUndefined();
     const text = output.content;
@@ -65,7 +67,9 @@ describe('web_fetch windows over the converted page', () => {
     expect(output.meta).toMatchObject({ shown: { start: 0 }, params: { url: site.url('/long') } });
   });
 
-  it('returns one section by its heading, and the end of the page by offset', async () => {
+  it('returns one section by its heading, and the end of the page by offset', {
+    timeout: 300_000,
+  }, async () => {
     const section = await webFetch.execute({ url: site.url('/long'), section: 'part 7' }, context);
     expect(section.content).toContain('Section: "Part 7: detail".');
     expect(section.content).toContain('## Part 7: detail');
@@ -82,7 +86,9 @@ describe('web_fetch windows over the converted page', () => {
     expect(last.content).toContain('FINAL-SENTENCE of the article.');
   });
 
-  it('answers a section that does not exist or a bad offset with the list of sections', async () => {
+  it('answers a section that does not exist or a bad offset with the list of sections', {
+    timeout: 300_000,
+  }, async () => {
     const missing = await webFetch.execute({ url: site.url('/long'), section: 'nope' }, context);
     expect(missing.isError).toBe(true);
     expect(missing.content).toContain('No section heading matches "nope"');

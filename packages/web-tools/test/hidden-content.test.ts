@@ -109,7 +109,9 @@ describe('hidden content never reaches the model', () => {
     expect(result.markdown).not.toContain('decorativesvgtext');
   });
 
-  it('removes generated hidden blocks at any depth, whatever the surrounding markup', () => {
+  it('removes generated hidden blocks at any depth, whatever the surrounding markup', {
+    timeout: 300_000,
+  }, () => {
     const wrappers = fc.constantFrom('div', 'section', 'span', 'li', 'blockquote', 'td');
     fc.assert(
       fc.property(

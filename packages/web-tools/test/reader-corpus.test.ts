@@ -35,7 +35,7 @@ beforeAll(() => {
       words: new Set(words),
     };
   });
-}, 120_000);
+}, 600_000);
 
 /**
  * Words that occur on a page only inside elements hidden in the most explicit ways (inline
@@ -69,12 +69,16 @@ function hiddenOnlyWords(source: string): Set<string> {
 }
 
 describe('htmlToMarkdown on the reader corpus (130 real pages)', () => {
-  it('holds at least 100 pages, each with its reader-view expectation', () => {
+  it('holds at least 100 pages, each with its reader-view expectation', {
+    timeout: 300_000,
+  }, () => {
     expect(converted.length).toBeGreaterThanOrEqual(100);
     for (const { page } of converted) expect(page.expected.length).toBeGreaterThan(0);
   });
 
-  it('matches the reader view word for word: median F1 ≥ 0.99, no article page below 0.8', () => {
+  it('matches the reader view word for word: median F1 ≥ 0.99, no article page below 0.8', {
+    timeout: 300_000,
+  }, () => {
     const { median } = quantiles(converted.map((entry) => entry.f1));
     expect(median).toBeGreaterThanOrEqual(0.99);
     const low = converted
@@ -83,7 +87,9 @@ describe('htmlToMarkdown on the reader corpus (130 real pages)', () => {
     expect(low).toEqual([]);
   });
 
-  it('lets no hidden word through on any page, and reports what it removed', () => {
+  it('lets no hidden word through on any page, and reports what it removed', {
+    timeout: 300_000,
+  }, () => {
     const leaks: string[] = [];
     let pagesWithHidden = 0;
     for (const { page, words, result } of converted) {
@@ -98,7 +104,9 @@ describe('htmlToMarkdown on the reader corpus (130 real pages)', () => {
     expect(leaks).toEqual([]);
   });
 
-  it('fences every code block of the reader view, with the language where the page declares one', () => {
+  it('fences every code block of the reader view, with the language where the page declares one', {
+    timeout: 300_000,
+  }, () => {
     const unfenced: string[] = [];
     const unlabelled: string[] = [];
     let blocks = 0;
@@ -118,7 +126,9 @@ describe('htmlToMarkdown on the reader corpus (130 real pages)', () => {
     expect(unlabelled).toEqual([]);
   });
 
-  it('renders at least 90% of the data tables of the reader view as GFM tables', () => {
+  it('renders at least 90% of the data tables of the reader view as GFM tables', {
+    timeout: 300_000,
+  }, () => {
     let dataTables = 0;
     let gfmTables = 0;
     let rawTables = 0;
@@ -135,7 +145,7 @@ describe('htmlToMarkdown on the reader corpus (130 real pages)', () => {
     expect(rawTables).toBeLessThanOrEqual(gfmTables * 0.1);
   });
 
-  it('keeps only http(s) links, all absolute', () => {
+  it('keeps only http(s) links, all absolute', { timeout: 300_000 }, () => {
     for (const { result } of converted) {
       for (const match of result.markdown.matchAll(/\]\(([^)\s]+)/g)) {
         expect(match[1]).toMatch(/^https?:\/\//);

@@ -80,11 +80,15 @@ export function nodeWords(root: { ownerDocument?: unknown } & object): string[] 
   return words;
 }
 
-/** The words of an HTML fragment's text. */
+const BLOCK_TAG =
+  /<(?=\/?(?:p|div|br|li|h[1-6]|tr|td|th|pre|blockquote|section|article|ul|ol|dl|dd|dt|table|figure|figcaption|header|footer|aside|nav|main|hr)\b)/gi;
+
+/** The words of an HTML fragment's text, blocks apart, inline elements joined as rendered. */
 export function htmlWords(html: string): string[] {
-  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  const spaced = html.replace(BLOCK_TAG, ' <');
+  const { document } = parseHTML(`<!doctype html><html><body>${spaced}</body></html>`);
   for (const element of all(document, 'script, style')) element.remove();
-  return nodeWords(document.body);
+  return wordsOf(document.body.textContent ?? '');
 }
 
 /** Word-level F1 of two bags of words (multiset overlap). */

@@ -14,6 +14,10 @@ const subpaths = [
     find: /^@spine\/session-log\/testing$/,
     replacement: `${root}packages/session-log/src/testing.ts`,
   },
+  {
+    find: /^@spine\/compaction\/testing$/,
+    replacement: `${root}packages/compaction/src/testing.ts`,
+  },
 ];
 const packages = readdirSync(`${root}packages`).map((name) => ({
   find: new RegExp(`^@spine/${name}$`),

@@ -50,17 +50,27 @@ for (const dir of readdirSync('packages')) {
       `${pkg.name}: tsconfig references ${refs.join(', ') || 'nothing'} but depends on ${runtime.join(', ') || 'nothing'}`,
     );
   }
-  // Imports in src must match declared deps (no reaching into packages it may not use).
+  // Imports in src must match declared deps (no reaching into packages it may not use), and a
+  // runtime dependency no source file imports is stale (tests-only belongs in devDependencies).
+  const imported = new Set();
   for (const file of walk(join('packages', dir, 'src'))) {
     if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/from '(@spine\/[a-z-]+)/g)) {
+      imported.add(match[1]);
       if (match[1] !== pkg.name && !runtime.includes(match[1]))
         problems.push(`${file} imports ${match[1]}, which ${pkg.name} does not depend on`);
     }
     const lines = text.split('\n').length;
     if (lines > 400 && !/over 400 lines because/i.test(text))
       notes.push(`${file}: ${lines} lines without a comment saying why`);
+  }
+  // Published packages only: a private helper package is never installed by an adopter.
+  for (const dep of pkg.private ? [] : runtime) {
+    if (!imported.has(dep))
+      problems.push(
+        `${pkg.name} -> ${dep}: no source file imports it (tests only? devDependencies)`,
+      );
   }
   if (!pkg.private) {
     for (const required of ['README.md', 'CHANGELOG.md', 'src/index.ts']) {

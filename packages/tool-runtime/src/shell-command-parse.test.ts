@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadShellParser, type ShellCommandParser } from './shell-command-parse.js';
 
@@ -121,6 +122,57 @@ describe('parsing shell command lines into the commands they run', () => {
       ['rm', ['sudo', 'bash -c', 'eval']],
       ['eval', ['sudo', 'bash -c']],
     ]);
+  });
+
+  it('never throws on generated input, and every command it reports has a name or a doubt', () => {
+    const shellish = fc.array(
+      fc.oneof(
+        fc.string(),
+        fc.constantFrom(
+          ';',
+          '&&',
+          '|',
+          '$(',
+          ')',
+          '`',
+          "'",
+          '"',
+          '\\',
+          '\n',
+          '<(',
+          '{',
+          '}',
+          'rm',
+          'eval',
+          'bash -c',
+          '$X',
+          '${X:-',
+          '((',
+          '<<EOF\n',
+          'EOF',
+        ),
+      ),
+      { maxLength: 20 },
+    );
+    fc.assert(
+      fc.property(shellish, (parts) => {
+        const line = parts.join(' ');
+        const parsed = parser.parse(line);
+        const unnamed = parsed.commands.filter(
+          (command) => command.name === undefined && command.assignments.length === 0,
+        );
+        if (unnamed.length > 0 && !parsed.commands.every((command) => command.args !== undefined))
+          throw new Error('malformed command');
+        if (
+          parsed.commands.some(
+            (command) => command.name === undefined && command.programKind === 'unknown',
+          ) &&
+          !parsed.doubts.some((doubt) => doubt.hidesCommands)
+        )
+          throw new Error(`an unknown program without a doubt in ${JSON.stringify(line)}`);
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('survives hostile input: deep nesting, NUL bytes, huge lines', () => {

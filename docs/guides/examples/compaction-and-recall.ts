@@ -10,6 +10,7 @@ import {
   createRecallHistoryTool,
   createTokenMeter,
 } from '@spine/compaction';
+import { checkCompactionEngine, checkTokenMeter } from '@spine/compaction/testing';
 import { createOpenAICompatibleModel } from '@spine/llm';
 import type { Summarizer } from '@spine/protocol';
 import { createMemoryStore, Session } from '@spine/session-log';
@@ -164,6 +165,25 @@ for (let i = 0; i < 3; i++) {
   console.log(`pressure #${i + 1}: ${outcome.status} — ${outcome.message}`);
 }
 console.log('state:', JSON.stringify(strict.state(stuck)));
+
+// The conformance kits (@spine/compaction/testing) a meter or engine of your own runs; here
+// against Spine's own, each with fresh in-memory sessions.
+const kitSessions: Session[] = [];
+const kitSession = async () => {
+  const session = await Session.create({ store: createMemoryStore(), cwd });
+  kitSessions.push(session);
+  return session;
+};
+const meterKit = await checkTokenMeter({ meter: () => createTokenMeter(), session: kitSession });
+const engineKit = await checkCompactionEngine({
+  engine: () => createCompactionEngine({ meter: createTokenMeter() }),
+  session: kitSession,
+});
+console.log(
+  `kits: TokenMeter ${meterKit.passed} passed, CompactionEngine ${engineKit.passed} passed, failed: ${JSON.stringify([...meterKit.failed, ...engineKit.failed])}`,
+);
+if (!meterKit.ok || !engineKit.ok) process.exitCode = 1;
+for (const session of kitSessions) await session.close();
 
 await server.close();
 rmSync(cwd, { recursive: true, force: true });

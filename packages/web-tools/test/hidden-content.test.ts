@@ -23,6 +23,10 @@ const HIDING: Array<[string, string]> = [
   ['zero height with overflow hidden', '<div style="height:0px; overflow: hidden"><p>@@</p></div>'],
   ['max-height 0', '<div style="max-height:0;overflow:hidden"><p>@@</p></div>'],
   ['font-size 0', '<p style="font-size:0">@@</p>'],
+  [
+    'font-size 0 around a resized sibling',
+    '<div style="font-size:0"><span>@@</span><b><i>@@</i></b><span style="font-size:14px">Resized sibling stays.</span></div>',
+  ],
   ['transparent text', '<p style="color:transparent">@@</p>'],
   ['rgba transparent text', '<p style="color: rgba(0, 0, 0, 0)">@@</p>'],
   ['off-screen left', '<div style="position:absolute;left:-9999px"><p>@@</p></div>'],
@@ -61,7 +65,7 @@ function page(body: string): string {
 describe('hidden content never reaches the model', () => {
   it.each(HIDING)('removes text hidden by %s', (_name, template) => {
     const secret = `${SECRET}${Math.random().toString(36).slice(2, 8)}`;
-    const result = htmlToMarkdown(page(template.replace('@@', secret)));
+    const result = htmlToMarkdown(page(template.replaceAll('@@', secret)));
     expect(result.markdown).toContain('The visible paragraph explains');
     expect(result.markdown).not.toContain('exfiltrate');
     expect(result.markdown).not.toContain(secret.slice(-6));
@@ -69,7 +73,9 @@ describe('hidden content never reaches the model', () => {
   });
 
   it('removes every technique at once and reports how many words went', () => {
-    const body = HIDING.map(([, template], index) => template.replace('@@', `${SECRET}${index}`));
+    const body = HIDING.map(([, template], index) =>
+      template.replaceAll('@@', `${SECRET}${index}`),
+    );
     const result = htmlToMarkdown(page(body.join('\n')));
     expect(result.markdown).not.toContain('exfiltrate');
     expect(result.hidden.elements).toBeGreaterThanOrEqual(HIDING.length - 2);
@@ -119,7 +125,7 @@ describe('hidden content never reaches the model', () => {
         fc.array(wrappers, { maxLength: 4 }),
         fc.stringMatching(/^[a-z]{6,12}$/),
         (template, nesting, word) => {
-          let block = template.replace('@@', `${SECRET} ${word}qq`);
+          let block = template.replaceAll('@@', `${SECRET} ${word}qq`);
           for (const tag of nesting) {
             block = tag === 'li' ? `<ul><li>${block}</li></ul>` : `<${tag}>${block}</${tag}>`;
             if (tag === 'td') block = `<table><tr>${block}<td>cell</td></tr></table>`;

@@ -196,7 +196,7 @@ function hiddenBySheet(element: Element, sheets: SheetIndex, classes: string[]):
   return false;
 }
 
-function isHidden(element: Element, sheets: SheetIndex): boolean {
+function isHidden(element: Element, sheets: SheetIndex, drop: (element: Element) => void): boolean {
   if (element.hasAttribute('hidden')) return true;
   const ariaHidden = element.getAttribute('aria-hidden');
   if (ariaHidden && ariaHidden.trim().toLowerCase() === 'true') return true;
@@ -217,12 +217,27 @@ function isHidden(element: Element, sheets: SheetIndex): boolean {
   const fontSize = declarations.get('font-size');
   if (fontSize === undefined || !ZERO.test(fontSize)) return hidesElement(declarations);
   // `font-size: 0` is also the inline-block gap trick: text under it is invisible unless a
-  // descendant sets a size again, so drop the text nodes that inherit the zero size.
+  // descendant sets a size again, so keep only what sits under such a descendant.
   if (!element.querySelector('[style*="font-size"]')) return true;
-  for (const child of Array.from(element.childNodes)) {
-    if ((child as { nodeType: number }).nodeType === 3) (child as Element).remove();
-  }
+  pruneZeroFontSize(element, drop);
   return false;
+}
+
+function setsFontSize(element: Element): boolean {
+  const style = element.getAttribute('style');
+  if (!style || !/font-size/i.test(style)) return false;
+  const size = parseDeclarations(style).get('font-size');
+  return size !== undefined && !ZERO.test(size);
+}
+
+/** Removes the text that inherits a zero font size, keeping subtrees that set a size again. */
+function pruneZeroFontSize(element: Element, drop: (element: Element) => void): void {
+  for (const child of Array.from(element.childNodes) as Element[]) {
+    if ((child as { nodeType: number }).nodeType === 3) child.remove();
+    else if ((child as { nodeType: number }).nodeType !== 1 || setsFontSize(child)) continue;
+    else if (child.querySelector('[style*="font-size"]')) pruneZeroFontSize(child, drop);
+    else drop(child);
+  }
 }
 
 /**
@@ -240,7 +255,7 @@ export function removeHidden(document: Document): HiddenRemoval {
   const sheets = indexSheets(hiddenBySheets(document));
   for (const element of all(document, '*')) {
     if (element.tagName === 'BODY' || element.tagName === 'HTML') continue;
-    if (element.isConnected && isHidden(element, sheets)) drop(element);
+    if (element.isConnected && isHidden(element, sheets, drop)) drop(element);
   }
   return removal;
 }

@@ -38,11 +38,13 @@ function gridPage(): string {
 }
 
 let site: TestServer;
+let requests = 0;
 let webFetch: ToolDefinition;
 
 beforeAll(async () => {
   const page = longPage();
   site = await startHttpsServer((request, response) => {
+    requests++;
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(request.url === '/grid' ? gridPage() : page);
   });
@@ -75,7 +77,7 @@ describe('web_fetch windows over the converted page', () => {
     expect(output.meta).toMatchObject({ shown: { start: 0 }, params: { url: site.url('/long') } });
   });
 
-  it('returns one section by its heading, and the end of the page by offset', {
+  it('returns one section by its heading, and the end of the page by offset, from the page fetched moments ago', {
     timeout: 300_000,
   }, async () => {
     const section = await webFetch.execute({ url: site.url('/long'), section: 'part 7' }, context);
@@ -84,6 +86,7 @@ describe('web_fetch windows over the converted page', () => {
     expect(section.content).toContain('Section 7 paragraph 40 explains');
     expect(section.content).not.toContain('Section 8 paragraph 1 ');
     const first = await webFetch.execute({ url: site.url('/long') }, context);
+    const fetched = requests;
     let offset = Number(/offset: (\d+)/.exec(first.content)?.[1]);
     let last = first;
     for (let call = 0; call < 20 && offset; call++) {
@@ -92,6 +95,7 @@ describe('web_fetch windows over the converted page', () => {
       offset = next ? Number(next) : 0;
     }
     expect(last.content).toContain('FINAL-SENTENCE of the article.');
+    expect(requests).toBe(fetched); // the offset calls reused the page of the plain call
   });
 
   it('answers a section that does not exist or a bad offset with the list of sections', {

@@ -1,7 +1,7 @@
-// One agent step, phase by phase: prepare → request (build, record, stream; retry) → commit →
-// tools → step end. Compaction (the fold) runs in prepare on pressure and in request on
-// overflow. Every phase returns a value: a step that cannot go on returns `stopped(...)`, which
-// the turn loop (turn.ts) records; only bugs throw.
+// One agent step, phase by phase: prepare → fold (compaction on pressure) → request (build,
+// record, stream; retry, or compact on overflow) → commit → tools → step end. Every phase
+// returns a value; a step that cannot go on returns `aborted` (with the phase) or `failed` (with
+// the error) to the turn loop (turn.ts), which records it. Only bugs throw.
 import {
   type AssistantMessageBody,
   type CompactionEngine,
@@ -107,15 +107,20 @@ export async function runStep(
   signal?: AbortSignal,
 ): Promise<StepResult> {
   const at = { turn: start.turn, step: start.step };
-  // 1. Prepare: system prompt, next-step inbox, compaction on pressure.
-  const prepared = await prepare(context, start, signal);
-  if ('status' in prepared) return { ...NOTHING, ...prepared };
-  // 2. Request: runtime context, build and record, stream; failed attempts retried or compacted.
-  const answer = await request(context, prepared, { ...at, attempt: start.attempt }, signal);
+  // 1. Prepare: `step/start`, next-step inbox, system prompt.
+  const snapshot = prepare(context, start, signal);
+  if ('status' in snapshot) return { ...NOTHING, ...snapshot };
+  // 2. Fold: compaction on pressure (the engine decides whether it is needed).
+  if (context.compaction) {
+    await runCompaction(context, snapshot, 'pressure', at, signal);
+    if (signal?.aborted) return { ...NOTHING, status: 'aborted', phase: 'compaction' };
+  }
+  // 3. Request: runtime context, build and record, stream; failed attempts retried or compacted.
+  const answer = await request(context, snapshot, { ...at, attempt: start.attempt }, signal);
   if ('status' in answer) return { ...NOTHING, ...answer };
-  // 3. Commit the answer: `assistant/message`, then its `assistant/attempt`.
+  // 4. Commit the answer: `assistant/message`, then its `assistant/attempt`.
   const { body, usage, text } = commit(context, answer, at);
-  // 4. Tools: every call gets a result.
+  // 5. Tools: every call gets a result.
   const calls = callsOf(body.content);
   for (const call of calls) context.emit('tool-call', { ...at, call });
   const tools: { deniedTools: string[]; error?: SpineError } =
@@ -123,7 +128,7 @@ export async function runStep(
   const output: StepOutput = { text, deniedTools: tools.deniedTools };
   if (usage) output.usage = usage;
   if (tools.error) return { ...output, status: 'failed', error: tools.error };
-  // 5. Step end.
+  // 6. Step end.
   const { finishReason } = answer;
   context.session.append('step/end', { finishReason, toolCalls: calls.length }, at);
   if (context.listens('step-end'))
@@ -131,12 +136,12 @@ export async function runStep(
   return { ...output, status: 'done', finishReason, toolCalls: calls.length };
 }
 
-/** Phase 1: `step/start`, queued `next-step` input, the prompt snapshot, pressure compaction. */
-async function prepare(
+/** Phase 1: `step/start`, queued `next-step` input, the prompt snapshot. */
+function prepare(
   context: StepContext,
   start: StepStart,
   signal?: AbortSignal,
-): Promise<PromptSnapshot | Stop> {
+): PromptSnapshot | Stop {
   if (signal?.aborted) return { status: 'aborted', phase: 'pre-step' };
   const { session, inbox } = context;
   const at = { turn: start.turn, step: start.step };
@@ -153,12 +158,7 @@ async function prepare(
     }
     inbox.consumed('next-step', items.length);
   }
-  const snapshot = context.prompt.assemble({ tools: context.tools.specs(context.agentName) });
-  if (context.compaction) {
-    await runCompaction(context, snapshot, 'pressure', at, signal);
-    if (signal?.aborted) return { status: 'aborted', phase: 'compaction' };
-  }
-  return snapshot;
+  return context.prompt.assemble({ tools: context.tools.specs(context.agentName) });
 }
 
 /** The answer of a step's successful attempt, with where its request was recorded. */
@@ -170,7 +170,7 @@ interface Answer extends ModelAnswer {
 }
 
 /**
- * Phase 2: per attempt, project the runtime context, build and record the request, stream it.
+ * Phase 3: per attempt, project the runtime context, build and record the request, stream it.
  * A failed attempt is recorded (`assistant/attempt`) and the request-error chain decides:
  * compact and retry, retry after a delay, or fail.
  */
@@ -275,7 +275,7 @@ async function request(
   }
 }
 
-/** Phase 3: appends the answer (tool call ids made unique) and its `assistant/attempt`. */
+/** Phase 4: appends the answer (tool call ids made unique) and its `assistant/attempt`. */
 function commit(
   context: StepContext,
   answer: Answer,
@@ -317,7 +317,7 @@ function commit(
 }
 
 /**
- * Phase 4: runs the calls through the scheduler, appending `tool/approval`, `tool/started` and
+ * Phase 5: runs the calls through the scheduler, appending `tool/approval`, `tool/started` and
  * `tool/result` as it reports them. Every call ends up with a result ("not started" or "outcome
  * unknown" when the scheduler failed or the turn was aborted); a failing scheduler fails the step.
  */

@@ -1,5 +1,7 @@
 import {
   AssistantMessageBodySchema,
+  AttemptBodySchema,
+  RequestHeaderBodySchema,
   SpineError,
   ToolResultBodySchema,
   UserMessageBodySchema,
@@ -76,8 +78,9 @@ async function agrees(
   const session = await Session.create({ store: createMemoryStore(), id: 'check' });
   let code: string | undefined;
   try {
-    // A tool result off the surface: the check under test runs before any surface rule.
-    session.append(type, body, type === 'tool/result' ? {} : { surfaceOp: { op: 'append' } });
+    // Only an assistant message goes on the surface (a tool result there would need its call);
+    // the check under test runs before any surface rule.
+    session.append(type, body, type === 'assistant/message' ? { surfaceOp: { op: 'append' } } : {});
   } catch (error) {
     code = SpineError.isInstance(error) ? error.code : String(error);
   }
@@ -121,6 +124,79 @@ describe('built-in body checks', () => {
     await fc.assert(
       fc.asyncProperty(tool, (body) => agrees('tool/result', ToolResultBodySchema, body)),
       { numRuns: 300 },
+    );
+  });
+
+  it('accept exactly the request/header and assistant/attempt bodies the schemas accept', async () => {
+    // Valid bodies with one field (possibly nested) set to a tricky value or removed: the
+    // boundary where a hand-written check and its schema could disagree.
+    const header = {
+      ...{ turn: 1, step: 2, attempt: 1, model: 'm', provider: 'p', generation: 0 },
+      ...{ systemHash: 'sha256:s', toolsHash: 'sha256:t', messageCount: 3 },
+      ...{ addedHashes: ['0123456789abcdef'], messagesHash: 'sha256:m', requestHash: 'sha256:r' },
+      seqs: { base: 4, keep: 1, ranges: [[2, 3]] },
+      hashing: 'chain/1',
+      maxOutputTokens: 100,
+      sessionId: 'sess',
+      prefix: { previous: 4, kept: 1, of: 2, extends: false, causes: ['tools-changed'] },
+      estimatedTokens: 50,
+    };
+    const attempt = {
+      ...{ request: 5, attempt: 2, outcome: 'error', code: 'RATE_LIMITED', message: 'slow' },
+      ...{ retryable: true, status: 429, cacheHitTokens: 1, cacheMissTokens: 2 },
+      ...{ usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1 } },
+      ...{ messageSeq: 6, prefixCauses: ['model-changed'] },
+    };
+    const tricky = fc.constantFrom<unknown>(
+      undefined,
+      0,
+      -1,
+      1.5,
+      2 ** 60,
+      '',
+      'chain/2',
+      'ok',
+      null,
+      true,
+      [],
+      {},
+      [1],
+      [1, 2, 3],
+      ['x'],
+      { enabled: true },
+    );
+    const paths = (body: object): string[][] => {
+      const out: string[][] = [];
+      const walk = (value: unknown, path: string[]): void => {
+        if (path.length > 0) out.push(path);
+        if (value !== null && typeof value === 'object')
+          for (const [key, inner] of Object.entries(value)) walk(inner, [...path, key]);
+      };
+      walk(body, []);
+      return out;
+    };
+    const mutated = (base: object) =>
+      fc.tuple(fc.constantFrom(...paths(base)), tricky, fc.boolean()).map(([path, value, keep]) => {
+        const body = structuredClone(base) as Record<string, unknown>;
+        if (keep) return body;
+        let target = body;
+        for (const key of path.slice(0, -1)) target = target[key] as Record<string, unknown>;
+        const last = path.at(-1) as string;
+        if (value === undefined) delete target[last];
+        else target[last] = value;
+        return body;
+      });
+    await fc.assert(
+      fc.asyncProperty(mutated(header), (body) =>
+        agrees('request/header', RequestHeaderBodySchema, body),
+      ),
+      { numRuns: 1500 },
+    );
+    await fc.assert(
+      fc.asyncProperty(mutated(attempt), (body) =>
+        agrees('assistant/attempt', AttemptBodySchema, body),
+      ),
+      { numRuns: 1000 },
     );
   });
 

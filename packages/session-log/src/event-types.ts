@@ -1,5 +1,10 @@
 import type { EventTypeDefinition, Message, SessionEvent } from '@spine/protocol';
-import { BUILTIN_EVENT_TYPES, ToolResultBodySchema } from '@spine/protocol';
+import {
+  AttemptBodySchema,
+  BUILTIN_EVENT_TYPES,
+  PrefixChangeCauseSchema,
+  ToolResultBodySchema,
+} from '@spine/protocol';
 import { InvalidEventError } from './errors.js';
 
 /** What a session knows about one event type. */
@@ -19,6 +24,14 @@ const outcomeSchema = ToolResultBodySchema.shape.outcome.unwrap() as unknown as 
 const OUTCOMES: ReadonlySet<string> = new Set(
   outcomeSchema.options ?? (outcomeSchema.values ? [...outcomeSchema.values] : []),
 );
+
+// The values of a zod literal union, read from the schema (`values` in zod 4).
+function literalValues(schema: unknown): ReadonlySet<string> {
+  const values = (schema as { values?: ReadonlySet<string> }).values;
+  return new Set(values ? [...values] : []);
+}
+const CAUSES = literalValues(PrefixChangeCauseSchema);
+const ATTEMPT_OUTCOMES = literalValues(AttemptBodySchema.shape.outcome);
 
 function optionalString(value: unknown): boolean {
   return value === undefined || typeof value === 'string';
@@ -68,6 +81,53 @@ function isUsage(usage: unknown): boolean {
   );
 }
 
+function isPositive(value: unknown): boolean {
+  return isCount(value) && (value as number) > 0;
+}
+
+function optionalCount(value: unknown): boolean {
+  return value === undefined || isCount(value);
+}
+
+function isObject(value: unknown): value is Loose {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isCauses(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!CAUSES.has(value[i])) return false;
+  return true;
+}
+
+function isStrings(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
+}
+
+/** `seqs` of a request header: optional base/keep, then `[start, end]` pairs of positive seqs. */
+function isRecordedSeqs(seqs: unknown): boolean {
+  if (!isObject(seqs) || !Array.isArray(seqs.ranges)) return false;
+  if (!(seqs.base === undefined || isPositive(seqs.base)) || !optionalCount(seqs.keep))
+    return false;
+  for (const range of seqs.ranges as unknown[]) {
+    if (!Array.isArray(range) || range.length !== 2) return false;
+    if (!isPositive(range[0]) || !isPositive(range[1])) return false;
+  }
+  return true;
+}
+
+function isPrefix(prefix: unknown): boolean {
+  return (
+    isObject(prefix) &&
+    (prefix.previous === undefined || isPositive(prefix.previous)) &&
+    isCount(prefix.kept) &&
+    isCount(prefix.of) &&
+    typeof prefix.extends === 'boolean' &&
+    isCauses(prefix.causes)
+  );
+}
+
 function isAssistantContent(content: unknown): boolean {
   if (!Array.isArray(content)) return false;
   for (let i = 0; i < content.length; i++) if (!isAssistantPart(content[i])) return false;
@@ -99,6 +159,40 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
     typeof body.isError === 'boolean' &&
     (body.outcome === undefined || OUTCOMES.has(body.outcome as string)) &&
     body.meta === undefined,
+  // One per attempt: the step benchmark's per-step cost.
+  'request/header': (body) =>
+    isCount(body.turn) &&
+    isCount(body.step) &&
+    isPositive(body.attempt) &&
+    typeof body.model === 'string' &&
+    typeof body.provider === 'string' &&
+    typeof body.systemHash === 'string' &&
+    typeof body.toolsHash === 'string' &&
+    isCount(body.generation) &&
+    isCount(body.messageCount) &&
+    isRecordedSeqs(body.seqs) &&
+    isStrings(body.addedHashes) &&
+    typeof body.messagesHash === 'string' &&
+    typeof body.requestHash === 'string' &&
+    (body.hashing === undefined || body.hashing === 'chain/1') &&
+    optionalCount(body.maxOutputTokens) &&
+    body.reasoning === undefined &&
+    optionalString(body.sessionId) &&
+    isPrefix(body.prefix) &&
+    optionalCount(body.estimatedTokens),
+  'assistant/attempt': (body) =>
+    isPositive(body.request) &&
+    isPositive(body.attempt) &&
+    ATTEMPT_OUTCOMES.has(body.outcome as string) &&
+    optionalString(body.code) &&
+    optionalString(body.message) &&
+    (body.retryable === undefined || typeof body.retryable === 'boolean') &&
+    (body.status === undefined || Number.isSafeInteger(body.status)) &&
+    optionalCount(body.cacheHitTokens) &&
+    optionalCount(body.cacheMissTokens) &&
+    (body.usage === undefined || isUsage(body.usage)) &&
+    (body.messageSeq === undefined || isPositive(body.messageSeq)) &&
+    (body.prefixCauses === undefined || isCauses(body.prefixCauses)),
 };
 
 function builtinEntry(type: string): EventTypeEntry | undefined {

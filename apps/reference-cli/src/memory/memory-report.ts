@@ -1,4 +1,5 @@
 import { MAX_MEMORY_BYTES, type MemoryFact, type MemoryFile, readMemory } from '@spine/memory';
+import { visibleText } from '../present/terminal-text.js';
 
 /** One memory file as `/memory` and `spine memory` show it. */
 export interface MemoryFileReport {
@@ -59,10 +60,11 @@ export function formatMemoryReport(report: MemoryReport): string {
       : file.linked
         ? 'a symbolic link: not read; replace it with a plain file'
         : `${file.facts.length} fact${file.facts.length === 1 ? '' : 's'}${file.cut ? `, over the ${MAX_MEMORY_BYTES}-byte cap: only the first part loads` : ''}`;
-    lines.push(`${file.scope} memory: ${file.path} (${state})`);
+    lines.push(`${file.scope} memory: ${visibleText(file.path)} (${state})`);
     for (const fact of file.facts) {
       const source = fact.sessionId ? `session ${fact.sessionId}, ${fact.date}` : 'hand-written';
-      lines.push(`  - ${fact.text}  [${source}]`);
+      // Facts come from the model or from a file in the repository: never raw to the terminal.
+      lines.push(`  - ${visibleText(fact.text)}  [${visibleText(source)}]`);
     }
   }
   lines.push(report.note);

@@ -70,7 +70,11 @@ export interface ApprovalRule {
   argument?: string;
   /** The argument must start with this, at a word boundary. */
   prefix?: string;
-  /** The argument must match this regular expression. */
+  /**
+   * The argument must match this regular expression. A string is RE2 syntax (linear-time; no
+   * backreferences or lookaround), so configuration cannot make matching hang; a `RegExp` object
+   * is used as given. A pattern that does not compile denies the call.
+   */
   pattern?: string | RegExp;
   /** What the rule decides. */
   decision: 'allow' | 'deny';

@@ -107,6 +107,30 @@ describe('shell command rules', () => {
     expect(decide([allowPattern], 'ls -la | rm x')).toBeUndefined();
   });
 
+  it('compiles string patterns with RE2, so a catastrophic one cannot hang, and a bad one denies', async () => {
+    const slow: ApprovalRule = {
+      tool: 'bash',
+      argument: 'command',
+      pattern: '^(a+)+$',
+      decision: 'deny',
+    };
+    expect(decide([slow], `echo ${'a'.repeat(40)}!`)).toBeUndefined();
+    expect(decide([slow], 'a'.repeat(40))).toMatchObject({ decision: 'deny' });
+    ran.length = 0;
+    const runtime = createToolRuntime({
+      cwd,
+      tools,
+      approval: 'never-ask',
+      rules: [{ tool: 'shell', argument: 'command', pattern: '(?=lookahead)', decision: 'deny' }],
+    });
+    const [result] = await runtime.run([call('shell', { command: 'ls' })]);
+    expect(result!.outcome).toBe('denied');
+    expect(result!.content).toMatch(
+      /rules could not be applied: the pattern .* is not valid RE2 syntax/,
+    );
+    expect(ran).toEqual([]);
+  });
+
   it('keeps plain-text matching for tools that do not execute', () => {
     const rule: ApprovalRule = {
       tool: 'open',

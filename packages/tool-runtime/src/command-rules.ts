@@ -1,5 +1,6 @@
 import type { JsonValue, ToolPermissions } from '@spine/protocol';
 import picomatch from 'picomatch';
+import { RE2 } from 're2-wasm';
 import type { ApprovalRule } from './approval.js';
 import type { ShellCommand, ShellCommandLine, ShellCommandParser } from './shell-command-parse.js';
 
@@ -217,12 +218,40 @@ function textMatches(rule: ApprovalRule, value: string): boolean {
   return rule.pattern === undefined || patternOf(rule).test(value);
 }
 
-function patternOf(rule: ApprovalRule): RegExp {
-  const pattern = typeof rule.pattern === 'string' ? new RegExp(rule.pattern) : rule.pattern!;
-  // A stateful (global or sticky) expression would remember lastIndex between calls.
-  return pattern.global || pattern.sticky
-    ? new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
-    : pattern;
+/** What a rule's pattern is tested with: a RegExp given in code, or RE2 for a string. */
+interface Tester {
+  test(text: string): boolean;
+  readonly source: string;
+}
+
+const compiled = new WeakMap<ApprovalRule, Tester>();
+
+/**
+ * The rule's pattern. A string (typically from configuration) compiles with RE2, whose matching
+ * time is linear, so a pattern such as `(a+)+$` cannot freeze the process on a command line the
+ * model wrote; a `RegExp` object is used as given (without `g`/`y`, which would keep state).
+ *
+ * @throws {Error} when a string pattern is not valid RE2 syntax.
+ */
+function patternOf(rule: ApprovalRule): Tester {
+  let tester = compiled.get(rule);
+  if (tester) return tester;
+  const pattern = rule.pattern!;
+  if (typeof pattern === 'string') {
+    try {
+      tester = new RE2(pattern, 'u');
+    } catch (error) {
+      throw new Error(
+        `the pattern ${JSON.stringify(pattern)} of a rule for ${rule.tool} is not valid RE2 syntax (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  } else
+    tester =
+      pattern.global || pattern.sticky
+        ? new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
+        : pattern;
+  compiled.set(rule, tester);
+  return tester;
 }
 
 function describe(rule: ApprovalRule): string {

@@ -88,7 +88,19 @@ export class ApprovalGate {
               `the rules could not be applied: ${messageOf(error)}`,
             ),
         );
-      outcome = evaluateApprovalRules(this.rules, check, parser);
+      try {
+        outcome = evaluateApprovalRules(this.rules, check, parser);
+      } catch (error) {
+        // A rule that cannot be applied (a bad pattern) must not let the call through.
+        return done(
+          toolCallId,
+          check,
+          false,
+          'rule',
+          'rule',
+          `the rules could not be applied: ${messageOf(error)}`,
+        );
+      }
     }
     if (outcome?.decision === 'deny')
       return done(toolCallId, check, false, 'rule', 'rule', outcome.reason);

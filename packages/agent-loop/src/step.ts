@@ -116,7 +116,7 @@ export async function runStep(
     if (signal?.aborted) return { ...NOTHING, status: 'aborted', phase: 'compaction' };
   }
   // 3. Request: runtime context, build and record, stream; failed attempts retried or compacted.
-  const answer = await request(context, snapshot, { ...at, attempt: start.attempt }, signal);
+  const answer = await request(context, snapshot, start, signal);
   if ('status' in answer) return { ...NOTHING, ...answer };
   // 4. Commit the answer: `assistant/message`, then its `assistant/attempt`.
   const { body, usage, text } = commit(context, answer, at);
@@ -177,7 +177,7 @@ interface Answer extends ModelAnswer {
 async function request(
   context: StepContext,
   snapshot: PromptSnapshot,
-  position: At & { attempt: number },
+  position: StepStart,
   signal?: AbortSignal,
 ): Promise<Answer | Stop> {
   const { session } = context;
@@ -197,7 +197,8 @@ async function request(
       snapshot,
       modelId: context.modelId,
       provider: context.model.provider,
-      ...position,
+      turn: position.turn,
+      step: position.step,
       attempt,
     };
     if (context.maxOutputTokens !== undefined) input.maxOutputTokens = context.maxOutputTokens;

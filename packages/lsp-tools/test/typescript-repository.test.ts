@@ -158,6 +158,12 @@ describe('typescript-language-server on this repository', () => {
         symbol.name,
       ).toEqual([]);
       const hits = answer.filter((where) => symbol.references.has(where)).length;
+      const missed = [...symbol.references].filter((where) => !answer.includes(where));
+      const extra = answer.filter((where) => !symbol.references.has(where));
+      if (missed.length + extra.length > 0)
+        console.log(
+          `${symbol.name}: missed ${missed.slice(0, 5).join(' ')}; extra ${extra.slice(0, 5).join(' ')}`,
+        );
       found += answer.length;
       correct += hits;
       expected += symbol.references.size;

@@ -106,7 +106,18 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
     projects ??= discoverProjects(cwd, projectFilesOf(config), Object.keys(config.languages));
     return projects;
   };
-  const giveLooseFiles = (found: WorkspaceProjects): Promise<void> => {
+  let projectsOpened: Promise<void> | undefined;
+  /** Opens one file of every project, once; tsserver then loads each configured project. */
+  const openProjects = (found: WorkspaceProjects): Promise<void> => {
+    projectsOpened ??= documents.sync(
+      found.representatives.map((path) => ({ path, languageId: languageOf(path) })),
+    );
+    return projectsOpened;
+  };
+  // The configured projects are opened first: a file that an external project already contains
+  // is not looked up in its tsconfig again, so that project would never be loaded.
+  const giveLooseFiles = async (found: WorkspaceProjects): Promise<void> => {
+    await openProjects(found);
     looseOpened ??= openLooseFiles(found);
     return looseOpened;
   };
@@ -151,10 +162,6 @@ export function createSession(client: LspClient, options: SessionOptions): Serve
       const found = await discover();
       await giveLooseFiles(found);
       const targets = changedTargets();
-      const opened = new Set(targets.map((target) => target.path));
-      for (const path of found.representatives) {
-        if (!opened.has(path)) targets.push({ path, languageId: languageOf(path) });
-      }
       if (documents.size === 0 && targets.length === 0) {
         const seed = await findWorkspaceFile(cwd, Object.keys(config.languages));
         if (seed) targets.push({ path: seed, languageId: languageOf(seed) });

@@ -2,6 +2,7 @@ import {
   addUsage,
   assertSpecificationVersion,
   type ModelClient,
+  outcomeUnknownText,
   type SessionLog,
   type ToolResultBody,
   type Usage,
@@ -231,8 +232,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       const body: ToolResultBody = {
         toolCallId: call.id,
         toolName: call.name,
-        content:
-          'Outcome unknown: the process stopped while this tool call was pending; it may have had effects. Verify the state before retrying.',
+        content: outcomeUnknownText('the process stopped'),
         isError: true,
         outcome: 'unknown',
       };

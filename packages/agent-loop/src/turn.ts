@@ -1,6 +1,12 @@
 // The turn loop: runs steps (step.ts) until the model stops calling tools, the step limit, an
 // abort or an error, and always ends the turn with `turn/end`.
-import { addUsage, SpineError, type Usage } from '@spine/protocol';
+import {
+  addUsage,
+  notStartedText,
+  outcomeUnknownText,
+  SpineError,
+  type Usage,
+} from '@spine/protocol';
 import { TurnAbortedError } from './errors.js';
 import type { AbortedBody, TurnEndBody } from './records.js';
 import { callsOf, runStep, type StepContext, type StepStart } from './step.js';
@@ -126,8 +132,8 @@ function answerOpenCalls(context: StepContext, at: { turn: number; step: number 
         toolCallId: call.id,
         toolName: call.name,
         content: unknown
-          ? 'Outcome unknown: the turn failed with an internal error while this tool was running; it may have had effects. Verify the state before retrying.'
-          : 'Not started: the turn failed with an internal error before this tool ran. Run it again if it is still needed.',
+          ? outcomeUnknownText('the turn failed with an internal error')
+          : notStartedText('the turn failed with an internal error'),
         isError: true,
         outcome: unknown ? 'unknown' : 'not-started',
       },

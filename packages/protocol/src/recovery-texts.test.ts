@@ -6,10 +6,10 @@ import { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 describe('the one wording of interrupted tool calls', () => {
   it('says whether the tool may have run, and what to do', () => {
     expect(outcomeUnknownText('the process stopped')).toBe(
-      'Outcome unknown: the process stopped while this tool was running; it may have had effects. Verify the state before retrying.',
+      'outcome unknown: the process stopped while this tool was running; it may have had effects. Verify the state before retrying.',
     );
     expect(notStartedText('the run was aborted')).toBe(
-      'Not started: the run was aborted before this tool ran. Retry it if it is still needed.',
+      'not started: the run was aborted before this tool ran. Retry it if it is still needed.',
     );
   });
 });

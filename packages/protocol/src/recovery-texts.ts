@@ -10,11 +10,11 @@
  * @example
  * ```ts
  * outcomeUnknownText('the process stopped');
- * // 'Outcome unknown: the process stopped while this tool was running; it may have had effects. Verify the state before retrying.'
+ * // 'outcome unknown: the process stopped while this tool was running; it may have had effects. Verify the state before retrying.'
  * ```
  */
 export function outcomeUnknownText(why: string): string {
-  return `Outcome unknown: ${why} while this tool was running; it may have had effects. Verify the state before retrying.`;
+  return `outcome unknown: ${why} while this tool was running; it may have had effects. Verify the state before retrying.`;
 }
 
 /**
@@ -25,9 +25,9 @@ export function outcomeUnknownText(why: string): string {
  * @example
  * ```ts
  * notStartedText('the run was aborted');
- * // 'Not started: the run was aborted before this tool ran. Retry it if it is still needed.'
+ * // 'not started: the run was aborted before this tool ran. Retry it if it is still needed.'
  * ```
  */
 export function notStartedText(why: string): string {
-  return `Not started: ${why} before this tool ran. Retry it if it is still needed.`;
+  return `not started: ${why} before this tool ran. Retry it if it is still needed.`;
 }

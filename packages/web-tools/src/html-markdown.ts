@@ -39,9 +39,12 @@ const DROP_TAGS =
 
 function titleOf(document: Document): string | undefined {
   const title =
-    document.querySelector('title')?.textContent?.trim() ||
-    document.querySelector('meta[property="og:title"]')?.getAttribute('content')?.trim() ||
-    document.querySelector('h1')?.textContent?.trim() ||
+    all(document, 'title')[0]?.textContent?.trim() ||
+    all(document, 'meta')
+      .find((meta) => meta.getAttribute('property') === 'og:title')
+      ?.getAttribute('content')
+      ?.trim() ||
+    all(document, 'h1')[0]?.textContent?.trim() ||
     undefined;
   return title?.replace(/\s+/g, ' ');
 }

@@ -2,7 +2,10 @@ import { all, type Document, type Element, unwrap } from './dom.js';
 
 /** The base URL of a page: its `<base href>` resolved against the page URL, else the page URL. */
 export function baseOf(document: Document, pageUrl: string | undefined): string | undefined {
-  const href = document.querySelector('base[href]')?.getAttribute('href') ?? undefined;
+  const href =
+    all(document, 'base')
+      .find((base) => base.hasAttribute('href'))
+      ?.getAttribute('href') ?? undefined;
   if (!href) return pageUrl;
   try {
     return new URL(href, pageUrl).href;

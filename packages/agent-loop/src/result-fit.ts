@@ -1,15 +1,8 @@
-import type { SessionLog, TokenMeter, ToolResultBody } from '@spine/protocol';
+import type { SessionLog, TokenMeter, ToolOutputBody, ToolResultBody } from '@spine/protocol';
 import { DEFAULT_RESERVED_OUTPUT } from './overflow.js';
 
-/** Body of `tool/output`: the whole output of a tool whose `tool/result` was cut to fit. */
-export interface ToolOutputBody {
-  /** The call the output belongs to. */
-  toolCallId: string;
-  /** The tool's name. */
-  toolName: string;
-  /** The output exactly as the tool returned it. */
-  content: string;
-}
+// The body of `tool/output` is declared with its schema in @spine/protocol.
+export type { ToolOutputBody } from '@spine/protocol';
 
 /** The share of the usable window (window minus the output reserve) one tool result may take. */
 const RESULT_SHARE = 0.5;

@@ -8,6 +8,8 @@ import {
   type FinishReason,
   type ModelClient,
   type ModelRequest,
+  notStartedText,
+  outcomeUnknownText,
   promptTokensOf,
   type RetryPolicy,
   type SessionLog,
@@ -354,9 +356,7 @@ async function runTools(
       record({
         toolCallId: call.id,
         toolName: call.name,
-        content: unknown
-          ? `Outcome unknown: ${why} while this tool was running; it may have had effects. Verify the state before retrying.`
-          : `Not started: ${why} before this tool ran. Run it again if it is still needed.`,
+        content: unknown ? outcomeUnknownText(why) : notStartedText(why),
         isError: true,
         outcome: unknown ? 'unknown' : 'not-started',
       });

@@ -2,7 +2,7 @@ import type TurndownService from 'turndown';
 import { replaceMathAndSvg } from './internal/accessible.js';
 import { removeBoilerplate } from './internal/boilerplate.js';
 import { normaliseCodeBlocks } from './internal/code-blocks.js';
-import { all, type Document, type Element, parsePage } from './internal/dom.js';
+import { all, connected, type Element, parsePage } from './internal/dom.js';
 import { extractMainContent } from './internal/extract.js';
 import { removeHidden } from './internal/hidden.js';
 import { absolutizeLinks, baseOf } from './internal/links.js';
@@ -34,17 +34,23 @@ export interface HtmlToMarkdownOptions {
 }
 
 /** Elements that never carry readable content (`<title>` stays for Readability's title logic). */
-const DROP_TAGS =
-  'script, style, noscript, template, iframe, object, embed, canvas, button, select, textarea, input, link';
+const DROP_TAGS = new Set(
+  'SCRIPT STYLE NOSCRIPT TEMPLATE IFRAME OBJECT EMBED CANVAS BUTTON SELECT TEXTAREA INPUT LINK'.split(
+    ' ',
+  ),
+);
+const DROP_AFTER = new Set([...DROP_TAGS, 'TITLE']);
 
-function titleOf(document: Document): string | undefined {
+function titleOf(elements: Element[]): string | undefined {
+  const first = (tag: string): Element | undefined =>
+    elements.find((element) => element.tagName === tag);
   const title =
-    all(document, 'title')[0]?.textContent?.trim() ||
-    all(document, 'meta')
-      .find((meta) => meta.getAttribute('property') === 'og:title')
+    first('TITLE')?.textContent?.trim() ||
+    elements
+      .find((meta) => meta.tagName === 'META' && meta.getAttribute('property') === 'og:title')
       ?.getAttribute('content')
       ?.trim() ||
-    all(document, 'h1')[0]?.textContent?.trim() ||
+    first('H1')?.textContent?.trim() ||
     undefined;
   return title?.replace(/\s+/g, ' ');
 }
@@ -67,15 +73,17 @@ export function htmlToMarkdown(
   options: HtmlToMarkdownOptions = {},
 ): HtmlToMarkdownResult {
   const document = parsePage(html);
-  const title = titleOf(document);
+  // One walk of the page serves every pass before extraction (each skips what went before it).
+  const elements = all(document, '*');
+  const title = titleOf(elements);
   const base = baseOf(document, options.baseUrl);
-  const hidden = removeHidden(document);
-  replaceMathAndSvg(document);
-  for (const element of all(document, DROP_TAGS)) element.remove();
-  normaliseCodeBlocks(document);
-  if (document.body) removeBoilerplate(document.body as Element);
-  const { root, extractor } = extractMainContent(document);
-  for (const element of all(root, `${DROP_TAGS}, title`)) element.remove();
+  const hidden = removeHidden(document, elements);
+  replaceMathAndSvg(document, elements);
+  for (const element of connected(elements, DROP_TAGS)) element.remove();
+  normaliseCodeBlocks(document, elements);
+  if (document.body) removeBoilerplate(document.body as Element, elements);
+  const { root, extractor } = extractMainContent(document, elements);
+  for (const element of all(root, '*')) if (DROP_AFTER.has(element.tagName)) element.remove();
   for (const form of all(root, 'form')) {
     if (!form.querySelector('p, pre, table, h1, h2, h3, ul, ol')) form.remove();
   }

@@ -1,5 +1,8 @@
 // MathML and SVG carry text that reads as garbage when flattened; keep only their accessible text.
-import { all, type Document, type Element } from './dom.js';
+import { all, connected, type Document, type Element } from './dom.js';
+
+const MATH = new Set(['MATH']);
+const SVG = new Set(['SVG']);
 
 function replaceWithCode(document: Document, element: Element, text: string): void {
   const code = document.createElement('code') as Element;
@@ -13,8 +16,11 @@ function replaceWithCode(document: Document, element: Element, text: string): vo
  * `<svg>` by its label (`aria-label`, `<title>`) as plain text; both are dropped when they carry
  * no accessible text. Runs after the hidden-content pass, so hidden copies are already gone.
  */
-export function replaceMathAndSvg(document: Document): void {
-  for (const math of all(document, 'math')) {
+export function replaceMathAndSvg(
+  document: Document,
+  elements: Element[] = all(document, '*'),
+): void {
+  for (const math of connected(elements, MATH)) {
     if (!math.isConnected) continue;
     const annotation = math.querySelector(
       'annotation[encoding*="tex" i], annotation[encoding="text/plain" i]',
@@ -23,7 +29,7 @@ export function replaceMathAndSvg(document: Document): void {
     if (text.trim()) replaceWithCode(document, math, text);
     else math.remove();
   }
-  for (const svg of all(document, 'svg')) {
+  for (const svg of connected(elements, SVG)) {
     if (!svg.isConnected) continue;
     const title = Array.from(svg.childNodes).find(
       (child) => (child as Element).tagName?.toLowerCase() === 'title',

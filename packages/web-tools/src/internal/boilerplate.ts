@@ -28,16 +28,15 @@ function isChrome(element: Element): boolean {
 }
 
 /** Removes small chrome blocks (navigation, banners, share and cookie blocks) from the content. */
-export function removeBoilerplate(root: Element): number {
+export function removeBoilerplate(root: Element, elements: Element[] = all(root, '*')): number {
   const limit = Math.min(1000, textOf(root).length * 0.2);
   let removed = 0;
-  let last: Element | undefined;
-  for (const element of all(root, '*')) {
-    if (last?.contains(element) || !isChrome(element)) continue;
+  for (const element of elements) {
+    if (element === root || !isChrome(element)) continue;
+    if (!element.isConnected || !root.contains(element)) continue;
     if (textOf(element).length > limit || element.querySelector('h1, pre, table, main, article'))
       continue;
     element.remove();
-    last = element;
     removed++;
   }
   return removed;

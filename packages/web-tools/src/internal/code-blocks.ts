@@ -1,6 +1,8 @@
 // Code blocks: one <pre><code> per block, with the language the page declares in any of the
 // common highlighter conventions, kept in a data attribute that survives Readability's cleanup.
-import { all, type Document, type Element } from './dom.js';
+import { all, connected, type Document, type Element } from './dom.js';
+
+const PRE = new Set(['PRE']);
 
 /** Languages recognised when a class names them bare (`<pre class="javascript">`). */
 const BARE_LANGUAGES = new Set(
@@ -37,8 +39,11 @@ export function languageOf(element: Element | null | undefined, bare = true): st
  * highlighter markup flattened, the language taken from the `<code>`, the `<pre>` or a wrapper one
  * or two levels up.
  */
-export function normaliseCodeBlocks(document: Document): void {
-  for (const pre of all(document, 'pre')) {
+export function normaliseCodeBlocks(
+  document: Document,
+  elements: Element[] = all(document, '*'),
+): void {
+  for (const pre of connected(elements, PRE)) {
     if (!pre.isConnected || pre.parentElement?.closest('pre')) continue;
     const code = pre.querySelector('code') as Element | null;
     const language =

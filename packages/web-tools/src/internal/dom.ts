@@ -27,6 +27,14 @@ export function all(root: Document | Element, selector: string): Element[] {
   return Array.from(root.querySelectorAll(selector)) as Element[];
 }
 
+/**
+ * The elements of a document-order snapshot (`all(root, '*')`) with one of these tag names
+ * (upper case) that are still in the page: one walk of the page serves every pass.
+ */
+export function connected(elements: Element[], tags: ReadonlySet<string>): Element[] {
+  return elements.filter((element) => tags.has(element.tagName) && element.isConnected);
+}
+
 /** The whitespace-normalised text of an element. */
 export function textOf(element: Element): string {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim();

@@ -2,7 +2,7 @@
 // measurement on the reader corpus (see bench/reader.bench.ts), with one guard: class and id
 // names may lower a block's score but never delete a block holding most of the page's text.
 import { Readability } from '@mozilla/readability';
-import { all, type Document, type Element, textOf } from './dom.js';
+import { all, connected, type Document, type Element, textOf } from './dom.js';
 
 /** Which extractor produced the main content. */
 export type Extractor = 'readability' | 'readability-keep-unlikely' | 'page';
@@ -15,6 +15,7 @@ export interface Extraction {
 }
 
 const H1_MARK = 'data-spine-h1';
+const H1 = new Set(['H1']);
 
 type ReadabilityInternals = {
   _flags: number;
@@ -31,13 +32,19 @@ type ReadabilityInternals = {
  * then the class/id hint must not delete it outright. (A size rule alone is wrong: comment
  * threads, legends and sidebars larger than the article are common on the corpus.)
  */
-function unlikelyBlockHoldsThePage(document: Document, reader: ReadabilityInternals): boolean {
+function unlikelyBlockHoldsThePage(
+  document: Document,
+  reader: ReadabilityInternals,
+  elements: Element[],
+): boolean {
   const body = document.body as Element | null;
   if (!body) return false;
   const total = textOf(body).length;
   if (total < 1000) return false;
   const { unlikelyCandidates, okMaybeItsACandidate } = reader.REGEXPS;
-  for (const element of all(body, '[class], [id]')) {
+  for (const element of elements) {
+    if (!element.hasAttribute('class') && !element.hasAttribute('id')) continue;
+    if (element === body || !element.isConnected || !body.contains(element)) continue;
     const marker = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`;
     if (!unlikelyCandidates.test(marker) || okMaybeItsACandidate.test(marker)) continue;
     if (element.tagName === 'A' || element.closest('table, code')) continue;
@@ -51,7 +58,10 @@ function unlikelyBlockHoldsThePage(document: Document, reader: ReadabilityIntern
  * Finds the main content of a cleaned page. Readability runs on the page in place (it edits the
  * document); when it finds nothing the whole body is the content.
  */
-export function extractMainContent(document: Document): Extraction {
+export function extractMainContent(
+  document: Document,
+  elements: Element[] = all(document, '*'),
+): Extraction {
   const body = document.body as Element | null;
   if (!body) return { root: document.documentElement as Element, extractor: 'page' };
   const reader = new Readability<Element>(
@@ -85,12 +95,12 @@ export function extractMainContent(document: Document): Extraction {
   };
 
   let extractor: Extractor = 'readability';
-  if (unlikelyBlockHoldsThePage(document, internals)) {
+  if (unlikelyBlockHoldsThePage(document, internals, elements)) {
     internals._flags &= ~internals.FLAG_STRIP_UNLIKELYS;
     extractor = 'readability-keep-unlikely';
   }
   // Readability demotes every <h1> to <h2>, copying attributes: mark them to restore the level.
-  for (const heading of all(body, 'h1')) heading.setAttribute(H1_MARK, '');
+  for (const heading of connected(elements, H1)) heading.setAttribute(H1_MARK, '');
   const article = reader.parse();
   const root = article?.content;
   if (root && textOf(root).length > 0) {

@@ -138,13 +138,16 @@ function topLevelRules(css: string, conditional: Set<string>): Array<[string, st
 }
 
 /** Simple selectors that the page's own top-level style sheets hide. */
-export function hiddenBySheets(document: Document): SimpleSelector[] {
+export function hiddenBySheets(
+  document: Document,
+  styles: Element[] = all(document, 'style'),
+): SimpleSelector[] {
   const selectors: SimpleSelector[] = [];
   // A name that an @media block styles may be shown there (responsive layouts hide the mobile
   // copy at top level and show it in a media query): such rules are not trusted to hide.
   const conditional = new Set<string>();
   const rules: Array<[string, string]> = [];
-  for (const style of all(document, 'style')) {
+  for (const style of styles) {
     const css = (style.textContent ?? '').replace(/\/\*[\s\S]*?\*\//g, '');
     rules.push(...topLevelRules(css, conditional));
   }
@@ -244,7 +247,10 @@ function pruneZeroFontSize(element: Element, drop: (element: Element) => void): 
  * Removes hidden elements from the page in place and reports how many elements and words went.
  * Runs on the whole original page, before main-content extraction.
  */
-export function removeHidden(document: Document): HiddenRemoval {
+export function removeHidden(
+  document: Document,
+  elements: Element[] = all(document, '*'),
+): HiddenRemoval {
   const removal: HiddenRemoval = { elements: 0, words: 0 };
   const drop = (element: Element): void => {
     if (!element.isConnected) return;
@@ -252,8 +258,9 @@ export function removeHidden(document: Document): HiddenRemoval {
     removal.words += countWords(textOf(element));
     element.remove();
   };
-  const sheets = indexSheets(hiddenBySheets(document));
-  for (const element of all(document, '*')) {
+  const styles = elements.filter((element) => element.tagName === 'STYLE');
+  const sheets = indexSheets(hiddenBySheets(document, styles));
+  for (const element of elements) {
     if (element.tagName === 'BODY' || element.tagName === 'HTML') continue;
     if (element.isConnected && isHidden(element, sheets, drop)) drop(element);
   }

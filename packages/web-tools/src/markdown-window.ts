@@ -6,7 +6,7 @@
 export interface MarkdownHeading {
   /** Heading level, 1–6. */
   level: number;
-  /** The heading text without the `#` marks. */
+  /** The heading as a reader sees it: no `#` marks, links reduced to their text, no escapes or emphasis marks. */
   text: string;
   /** Character offset of the heading line. */
   offset: number;
@@ -51,6 +51,16 @@ interface Layout {
   headings: MarkdownHeading[];
 }
 
+/** A heading's text as a reader sees it (what the model will quote back as `section`). */
+function plainHeading(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
+    .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1')
+    .replace(/(\*\*|__|[*_`])/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
 function layoutOf(markdown: string): Layout {
   const blocks = [0];
   const headings: MarkdownHeading[] = [];
@@ -71,7 +81,11 @@ function layoutOf(markdown: string): Layout {
       if (previousBlank && offset > 0) blocks.push(offset);
       const heading = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
       if (heading) {
-        headings.push({ level: heading[1]?.length ?? 1, text: heading[2] ?? '', offset });
+        headings.push({
+          level: heading[1]?.length ?? 1,
+          text: plainHeading(heading[2] ?? ''),
+          offset,
+        });
       }
     }
     if (line.trim() !== '') previousBlank = false;
@@ -117,10 +131,7 @@ export function selectMarkdownWindow(
   let stop = total;
   let section: MarkdownHeading | undefined;
   if (options.section !== undefined) {
-    const wanted = options.section
-      .replace(/^#+\s*/, '')
-      .trim()
-      .toLowerCase();
+    const wanted = plainHeading(options.section.replace(/^#+\s*/, '')).toLowerCase();
     section =
       headings.find((heading) => heading.text.toLowerCase() === wanted) ??
       headings.find((heading) => heading.text.toLowerCase().includes(wanted));

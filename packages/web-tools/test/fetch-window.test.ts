@@ -145,6 +145,20 @@ describe('selectMarkdownWindow', () => {
     expect(next?.ok && next.content).toBe('```js\nline 1\n\nline 2\n```\n\npara two');
   });
 
+  it('finds a section by the text a reader sees, whatever Markdown the heading holds', () => {
+    const markdown =
+      '# Guide\n\nintro\n\n## 1\\. Install [the *CLI*](https://x.example/cli)\n\nsteps\n\n## 2\\. Use\n\nmore';
+    const window = selectMarkdownWindow(markdown, {
+      maxChars: 1000,
+      section: '1. Install the CLI',
+    });
+    expect(window.ok && window.section?.text).toBe('1. Install the CLI');
+    expect(window.ok && window.content).toBe(
+      '## 1\\. Install [the *CLI*](https://x.example/cli)\n\nsteps',
+    );
+    expect(window.ok && window.omittedSections.map((heading) => heading.text)).toEqual(['2. Use']);
+  });
+
   it('covers any Markdown exactly once when read window after window', () => {
     const block = fc.oneof(
       fc.stringMatching(/^[a-z ]{1,60}$/),

@@ -1,7 +1,12 @@
 // How a step stops early, end to end: each phase returns aborted or failed as a value, and the
 // turn records it (`agent/aborted` with the phase, `turn/end`), with history still replayable.
 import { createCompactionEngine, createTokenMeter } from '@spine/compaction';
-import type { CompactionEngine, ToolResultBody, ToolScheduler } from '@spine/protocol';
+import {
+  type CompactionEngine,
+  notStartedText,
+  type ToolResultBody,
+  type ToolScheduler,
+} from '@spine/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../src/index.js';
 import { createHarness, type Harness, replayThenClose } from './harness.js';
@@ -143,9 +148,7 @@ describe('a step that stops early', { timeout: 60_000 }, () => {
       ['a', 'not-started'],
       ['b', 'not-started'],
     ]);
-    expect(results[0]?.content).toMatch(
-      /^Not started: the tool runtime failed before this tool ran/,
-    );
+    expect(results[0]?.content).toBe(notStartedText('the tool runtime failed'));
     const end = typesOf(harness, 'turn/end')[0] as { reason: string; usage: unknown };
     expect(end.reason).toBe('error');
     expect(end.usage).toEqual(result.usage);

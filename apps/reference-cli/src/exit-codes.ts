@@ -4,18 +4,19 @@
  * | code | meaning |
  * | ---- | ------- |
  * | 0 | success |
- * | 1 | unexpected internal error (a bug; `spine doctor` also uses it for a failed check) |
+ * | 1 | unexpected internal error (a bug: spine says where to report it) |
  * | 2 | bad usage, invalid configuration, an unknown, locked or unusable session or session directory |
  * | 3 | model or provider failure (auth, network, rate limit after retries, bad request) |
  * | 4 | a tool call was denied (approval policy, user or hook) |
  * | 5 | replay or rerun mismatch (a hash or a tool result differs from the record) |
  * | 6 | the step limit was reached before the task finished |
+ * | 7 | `spine doctor` found a check that failed |
  * | 130 | aborted (Ctrl-C / SIGINT) |
  */
 export const EXIT_CODES = {
   /** Success. */
   ok: 0,
-  /** Unexpected internal error (and `spine doctor` found a failure). */
+  /** Unexpected internal error: a bug, and nothing else. */
   internal: 1,
   /** Bad usage, invalid configuration, or an unknown, locked or unusable session or session directory. */
   usage: 2,
@@ -27,6 +28,8 @@ export const EXIT_CODES = {
   mismatch: 5,
   /** The step limit was reached. */
   stepLimit: 6,
+  /** `spine doctor` found a check that failed (a missing key, an unreachable provider, no sandbox …). */
+  doctorFailed: 7,
   /** Aborted with Ctrl-C. */
   aborted: 130,
 } as const;

@@ -184,5 +184,5 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
       );
     }
   }
-  return checks.some((check) => check.status === 'fail') ? EXIT_CODES.internal : EXIT_CODES.ok;
+  return checks.some((check) => check.status === 'fail') ? EXIT_CODES.doctorFailed : EXIT_CODES.ok;
 }

@@ -66,7 +66,7 @@ describe('spine doctor with an Anthropic model', { timeout: 60_000 }, () => {
       const bad = await runCli(args, {
         env: isolatedEnv({ ANTHROPIC_API_KEY: 'sk-ant-wrong' }).env,
       });
-      expect(bad.code).toBe(1);
+      expect(bad.code).toBe(7);
       const failed = JSON.parse(bad.stdout).find(
         (check: { name: string }) => check.name === 'reachability',
       );

@@ -75,13 +75,13 @@ describe('spine doctor', { timeout: 180_000 }, () => {
   it('fails when the provider is unreachable or the key is missing', async () => {
     const { env } = isolatedEnv();
     const result = await runCli(['doctor', '--model', 'deepseek/deepseek-v4-flash'], { env });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(7);
     expect(result.stdout).toContain('DEEPSEEK_API_KEY is not set');
     const unreachable = await runCli(
       ['doctor', '--model', 'openai-compatible/x', '--base-url', 'http://127.0.0.1:9'],
       { env },
     );
-    expect(unreachable.code).toBe(1);
+    expect(unreachable.code).toBe(7);
     expect(unreachable.stdout).toMatch(/✗ provider reachability/);
   });
 });

@@ -208,7 +208,9 @@ export type TurnError = z.infer<typeof TurnErrorSchema>;
 /** Body of `turn/end`. */
 export const TurnEndBodySchema = z.object({
   reason: TurnEndReasonSchema.describe('Why the turn ended.'),
-  steps: count.describe('Steps run in the turn (by the process that ended it).'),
+  // Optional: a harness that uses the session log alone may not count steps (its guide example
+  // ends a turn with `{ reason: 'completed' }`); the agent loop always records it.
+  steps: count.optional().describe('Steps run in the turn (by the process that ended it).'),
   usage: UsageSchema.optional().describe('Tokens used by those steps.'),
   error: TurnErrorSchema.optional().describe('The error, for `error` and `aborted`.'),
   deniedTools: z.array(z.string()).optional().describe('Tools denied during the turn, in order.'),

@@ -99,7 +99,8 @@ describe('the published log-format schema', () => {
   it('refuses lines that break the format, naming where', () => {
     const at = '2026-12-01T00:00:00.000Z';
     const bad: Array<[unknown, RegExp]> = [
-      [{ seq: 3, type: 'turn/end', at, body: { reason: 'completed' } }, /\/body.*steps/],
+      [{ seq: 3, type: 'turn/end', at, body: { steps: 1 } }, /\/body.*reason/],
+      [{ seq: 3, type: 'turn/end', at, body: { reason: 'completed', steps: -1 } }, /\/body\/steps/],
       [{ seq: 3, type: 'turn/end', at, body: { reason: 'done', steps: 1 } }, /\/body\/reason/],
       [{ seq: 0, type: 'turn/start', at, body: {} }, /\/seq/],
       [{ seq: 4, type: 'step/start', at, body: {}, surfaceOp: { op: 'append' } }, /\/surfaceOp/],

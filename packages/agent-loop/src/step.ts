@@ -2,6 +2,8 @@
 // record, stream; retry, or compact on overflow) → commit → tools → step end. Every phase
 // returns a value; a step that cannot go on returns `aborted` (with the phase) or `failed` (with
 // the error) to the turn loop (turn.ts), which records it. Only bugs throw.
+// The file is over 400 lines because a reader follows a whole step here without leaving it
+// (issue 15's "one step, one file"); the parts it calls live in files named for what they do.
 import {
   type AssistantMessageBody,
   type CompactionEngine,

@@ -1,3 +1,5 @@
+// Over 400 lines because Session is the single writer of a log: append validation, the surface,
+// derivation, projection and durability hooks share its private state (split parts: session-*.ts).
 import { randomUUID } from 'node:crypto';
 import type {
   AppendOptions,

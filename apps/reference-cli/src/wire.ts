@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import type {
   CompactionEngine,
   JsonValue,
@@ -8,7 +7,6 @@ import type {
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
-import { createShellHooks, runShellCommand, type ShellHooks } from './hooks-shell.js';
 import { findInstructionFiles, renderInstructions } from './instructions.js';
 import { DEFAULT_KEY_VARIABLES, type ResolvedModel } from './model-config.js';
 import { createLazyToolRuntime } from './runtime-lazy.js';
@@ -48,7 +46,7 @@ export interface WiredAgent {
   prompt: import('@spine/agent-loop').SystemPrompt;
   meter: import('@spine/compaction').SpineTokenMeter;
   compaction: CompactionEngine;
-  hooks: ShellHooks;
+  hooks: import('@spine/tool-runtime').ShellHooks;
   model: ResolvedModel;
   /** Names of the tool families that loaded (`workspace`, `recall`, `memory`, `web`, `lsp`). */
   families: string[];
@@ -111,22 +109,14 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       ),
     ],
   });
-  const hooks = createShellHooks({
+  const hooks = toolRuntime.createShellHooks({
     cwd,
     env: shellEnv,
     hooks: config.hooks,
     sessionId: () => session.id,
     onWarning: warn,
     // Hooks run under the same OS sandbox and mode as the agent's shell commands.
-    run: (command, input, runOptions) => {
-      const mode = runtime.sandbox;
-      if (!backend?.info.enforces.includes(mode))
-        return runShellCommand(command, input, runOptions);
-      const workspace = realpathSync(cwd);
-      const wrapped = backend.wrap({ command, cwd: workspace, workspace, mode });
-      const line = [wrapped.file, ...wrapped.args].map(shellQuote).join(' ');
-      return runShellCommand(line, input, runOptions);
-    },
+    run: toolRuntime.createSandboxedHookRunner({ backend, mode: () => runtime.sandbox }),
   });
 
   // Tool families load now (module imports); their objects are built on first use.
@@ -289,10 +279,6 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       await lspManager?.shutdown();
     },
   };
-}
-
-function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./=:@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 /** A model resolved from a client that needs no configuration (recorded outputs, tests). */

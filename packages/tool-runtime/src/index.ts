@@ -20,6 +20,21 @@ export {
   SandboxUnavailableError,
   StaleFileError,
 } from './errors.js';
+export type {
+  ShellHookCommand,
+  ShellHookConfig,
+  ShellHookEvent,
+  ShellHooks,
+  ShellHooksOptions,
+} from './hooks-shell.js';
+export { createShellHooks } from './hooks-shell.js';
+export type {
+  HookCommandRunner,
+  HookRunOptions,
+  HookRunResult,
+  SandboxedHookRunnerOptions,
+} from './hooks-shell-run.js';
+export { createSandboxedHookRunner, runShellCommand } from './hooks-shell-run.js';
 export type { DomainProxyPolicy } from './network-proxy.js';
 export {
   handleProxyConnection,

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type {
   JsonValue,
   PostExecuteHook,
@@ -6,109 +5,67 @@ import type {
   PreExecuteVerdict,
   ToolHooks,
 } from '@spine/protocol';
-import type { HookCommand, HookEvent, SpineConfig } from './config/schema.js';
+import { type HookCommandRunner, type HookRunResult, runShellCommand } from './hooks-shell-run.js';
 
-/** What one hook command did. */
-export interface HookRunResult {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+/** The events a person can attach shell commands to. */
+export type ShellHookEvent =
+  | 'session-start'
+  | 'pre-tool-use'
+  | 'post-tool-use'
+  | 'pre-compact'
+  | 'stop';
 
-/** Runs a command line to completion with `input` on stdin. */
-export type HookCommandRunner = (
-  command: string,
-  input: string,
-  options: { cwd: string; timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv },
-) => Promise<HookRunResult>;
+/**
+ * A hook command: a shell command line, or an object with a per-hook timeout (default 30 s) and,
+ * for tool hooks, a matcher (`*`, a tool name, or names joined by `|`).
+ */
+export type ShellHookCommand =
+  | string
+  | { command: string; timeoutMs?: number | undefined; matcher?: string | undefined };
+
+/** Hook commands per event, run in order. */
+export type ShellHookConfig = { readonly [E in ShellHookEvent]: readonly ShellHookCommand[] };
 
 /** Options of {@link createShellHooks}. */
 export interface ShellHooksOptions {
   /** The workspace; hooks run there. */
   cwd: string;
-  /** Hook commands per event, from the configuration. */
-  hooks: SpineConfig['hooks'];
+  /** Hook commands per event. */
+  hooks: ShellHookConfig;
   /** The session id, passed to every hook. */
   sessionId: () => string;
   /** Reports a hook that failed without blocking (non-zero exit other than 2, timeout). */
   onWarning?: (message: string) => void;
-  /** Runs commands; default: `sh -c` in the workspace. A sandboxing runner can be passed. */
+  /**
+   * Runs commands; default {@link runShellCommand} (`sh -c` in the workspace, unconfined).
+   * {@link createSandboxedHookRunner} confines them like the agent's shell commands.
+   */
   run?: HookCommandRunner;
   /**
-   * Environment of hook commands. Default: `createShellEnv(process.env)` from tool-runtime (the
-   * core variables only), so a hook never sees the model key or other credentials.
+   * Environment of hook commands. Default: `createShellEnv(process.env)` (the core variables
+   * only), so a hook never sees the model key or other credentials.
    */
   env?: NodeJS.ProcessEnv;
 }
 
-/** User hooks as tool-runtime hook chains plus the lifecycle events. */
+/** Shell hooks as tool-runtime hook chains plus the lifecycle events. */
 export interface ShellHooks {
-  /** `pre-tool-use` and `post-tool-use` as tool-runtime hook chains. */
+  /** `pre-tool-use` and `post-tool-use` as hook chains for `createToolRuntime({ hooks })`. */
   toolHooks: ToolHooks;
   /** Fires `session-start`, `pre-compact` or `stop` with the payload on stdin. */
   fire(
-    event: Exclude<HookEvent, 'pre-tool-use' | 'post-tool-use'>,
+    event: Exclude<ShellHookEvent, 'pre-tool-use' | 'post-tool-use'>,
     payload: Record<string, JsonValue>,
   ): Promise<void>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-/**
- * The default runner: `sh -c command` with the given environment (default: the core variables;
- * never `ENV`/`BASH_ENV`), event JSON on stdin, killed at the timeout.
- */
-export const runShellCommand: HookCommandRunner = async (command, input, options) => {
-  const { createShellEnv, withoutShellStartup } = await import('@spine/tool-runtime');
-  const env = withoutShellStartup(options.env ?? createShellEnv(process.env));
-  return spawnHook(command, input, options, env);
-};
-
-function spawnHook(
-  command: string,
-  input: string,
-  options: { cwd: string; timeoutMs: number; signal?: AbortSignal },
-  env: NodeJS.ProcessEnv,
-): Promise<HookRunResult> {
-  return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', command], {
-      cwd: options.cwd,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, options.timeoutMs);
-    const onAbort = (): void => {
-      child.kill('SIGKILL');
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
-    child.on('close', (exitCode) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve({ exitCode, stdout, stderr, timedOut });
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ exitCode: 127, stdout, stderr: String(error), timedOut });
-    });
-  });
-}
-
-function normalize(hook: HookCommand): { command: string; timeoutMs: number; matcher: string } {
+function normalize(hook: ShellHookCommand): {
+  command: string;
+  timeoutMs: number;
+  matcher: string;
+} {
   if (typeof hook === 'string')
     return { command: hook, timeoutMs: DEFAULT_TIMEOUT_MS, matcher: '*' };
   return {
@@ -123,17 +80,28 @@ function matches(matcher: string, toolName: string): boolean {
 }
 
 /**
- * Turns the configured shell commands into hooks. Contract of a `pre-tool-use` command: exit 0
+ * Turns shell commands into hooks. Every command gets the event as JSON on stdin (`event`,
+ * `sessionId`, `cwd` and the event's payload). Contract of a `pre-tool-use` command: exit 0
  * allows (no opinion), exit 2 blocks the call with stderr (or stdout) as the reason the model
  * sees, and stdout `{"decision":"deny"|"ask"|"allow","reason":"…"}` decides explicitly. A
  * `post-tool-use` command that exits 2 appends its stderr to the result as feedback.
+ *
+ * @example
+ * ```ts
+ * const shell = createShellHooks({
+ *   cwd,
+ *   hooks: { 'session-start': [], 'pre-tool-use': ['./check.sh'], 'post-tool-use': [], 'pre-compact': [], stop: [] },
+ *   sessionId: () => session.id,
+ * });
+ * const runtime = createToolRuntime({ cwd, tools, hooks: shell.toolHooks });
+ * ```
  */
 export function createShellHooks(options: ShellHooksOptions): ShellHooks {
   const run = options.run ?? runShellCommand;
   const warn = options.onWarning ?? (() => {});
   const invoke = async (
-    event: HookEvent,
-    hook: HookCommand,
+    event: ShellHookEvent,
+    hook: ShellHookCommand,
     payload: Record<string, unknown>,
     signal?: AbortSignal,
   ) => {

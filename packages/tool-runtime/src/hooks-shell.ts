@@ -21,7 +21,14 @@ export type ShellHookEvent =
  */
 export type ShellHookCommand =
   | string
-  | { command: string; timeoutMs?: number | undefined; matcher?: string | undefined };
+  | {
+      /** The shell command line. */
+      command: string;
+      /** Killed after this many ms (default 30,000). */
+      timeoutMs?: number | undefined;
+      /** Tool hooks only: `*` (default), a tool name, or names joined by `|`. */
+      matcher?: string | undefined;
+    }; timeoutMs?: number | undefined; matcher?: string | undefined };
 
 /** Hook commands per event, run in order. */
 export type ShellHookConfig = { readonly [E in ShellHookEvent]: readonly ShellHookCommand[] };

@@ -28,7 +28,7 @@ export type ShellHookCommand =
       timeoutMs?: number | undefined;
       /** Tool hooks only: `*` (default), a tool name, or names joined by `|`. */
       matcher?: string | undefined;
-    }; timeoutMs?: number | undefined; matcher?: string | undefined };
+    };
 
 /** Hook commands per event, run in order. */
 export type ShellHookConfig = { readonly [E in ShellHookEvent]: readonly ShellHookCommand[] };

@@ -3,12 +3,13 @@
 // dependencies and Node built-ins (so `npm i @spine/session-log` never pulls in undici),
 // and every entry point it exports loads.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
 const problems = [];
+const requireFrom = createRequire(import.meta.url);
 let checked = 0;
 
 function packageName(specifier) {
@@ -33,10 +34,10 @@ for (const group of ['packages', 'apps']) {
       ...Object.keys(pkg.peerDependencies ?? {}),
     ]);
     for (const file of readdirSync(dist, { recursive: true })) {
-      if (!String(file).endsWith('.js')) continue;
+      if (!/\.c?js$/.test(String(file))) continue;
       const text = readFileSync(join(dist, String(file)), 'utf8');
       for (const match of text.matchAll(
-        /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]((?:@[\w.-]+\/)?[\w-][\w.-]*(?:\/[\w./-]+)?|node:[\w/]+)['"]/g,
+        /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)['"]((?:@[\w.-]+\/)?[\w-][\w.-]*(?:\/[\w./-]+)?|node:[\w/]+)['"]/g,
       )) {
         const name = packageName(match[1]);
         if (!builtins.has(match[1]) && !builtins.has(name) && !allowed.has(name)) {
@@ -47,16 +48,26 @@ for (const group of ['packages', 'apps']) {
       }
     }
     // Every entry point loads: the main one and each subpath (`./sqlite`, `./testing`, …).
+    // Each condition is either a path or `{ types, default }`; `require` entries load through
+    // `require()` so the CommonJS build is checked as well as the ES module one.
+    const target = (condition) => (typeof condition === 'string' ? condition : condition?.default);
     const entries = pkg.exports
-      ? Object.values(pkg.exports)
-          .map((target) => (typeof target === 'string' ? target : target?.import))
-          .filter((target) => typeof target === 'string' && target.endsWith('.js'))
-      : [pkg.main].filter(Boolean);
-    for (const entry of entries) {
+      ? Object.values(pkg.exports).flatMap((value) =>
+          typeof value === 'string'
+            ? [{ kind: 'import', file: value }]
+            : [
+                { kind: 'import', file: target(value?.import) },
+                { kind: 'require', file: target(value?.require) },
+              ],
+        )
+      : [{ kind: 'import', file: pkg.main }];
+    for (const { kind, file } of entries) {
+      if (typeof file !== 'string') continue;
       try {
-        await import(pathToFileURL(resolve(root, entry)).href);
+        if (kind === 'require') requireFrom(resolve(root, file));
+        else await import(pathToFileURL(resolve(root, file)).href);
       } catch (error) {
-        problems.push(`${pkg.name}: importing ${entry} failed: ${error.message}`);
+        problems.push(`${pkg.name}: ${kind} of ${file} failed: ${error.message}`);
       }
     }
     checked++;

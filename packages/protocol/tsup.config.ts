@@ -2,9 +2,10 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   entry: ['src/index.ts'],
-  format: ['esm'],
+  format: ['esm', 'cjs'],
+  shims: true,
   dts: { compilerOptions: { composite: false, incremental: false } },
   clean: true,
-  sourcemap: true,
+  sourcemap: false,
   target: 'node20',
 });

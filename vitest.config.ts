@@ -18,6 +18,18 @@ const subpaths = [
     find: /^@spine\/compaction\/testing$/,
     replacement: `${root}packages/compaction/src/testing.ts`,
   },
+  {
+    find: /^@spine\/llm\/testing$/,
+    replacement: `${root}packages/llm/src/testing.ts`,
+  },
+  {
+    find: /^@spine\/web-tools\/testing$/,
+    replacement: `${root}packages/web-tools/src/testing.ts`,
+  },
+  {
+    find: /^@spine\/tool-runtime\/testing$/,
+    replacement: `${root}packages/tool-runtime/src/testing.ts`,
+  },
 ];
 const packages = readdirSync(`${root}packages`).map((name) => ({
   find: new RegExp(`^@spine/${name}$`),

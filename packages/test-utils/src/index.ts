@@ -1,19 +1,30 @@
 // Public API of @spine/test-utils. Every export here is a semver promise.
+// The loopback model servers moved to the published @spine/llm/testing entry; they are
+// re-exported here so the repository's own tests keep one import.
 
-export type { LoopbackHandler, LoopbackServer } from './loopback-server.js';
-export { sleep, sseFrame, startSseServer, writeInPieces, writeSseHead } from './loopback-server.js';
-export type { PromptCacheResult } from './prompt-cache.js';
-export { commonPrefixLength, PromptCacheEmulator } from './prompt-cache.js';
-export type { ScriptedModelServer, ScriptedModelServerOptions } from './scripted-model-server.js';
-export { createScriptedModelServer } from './scripted-model-server.js';
 export type {
+  LoopbackHandler,
+  LoopbackServer,
+  PromptCacheResult,
   ReceivedRequest,
   ScriptedCompletion,
   ScriptedDrop,
   ScriptedError,
+  ScriptedModelServer,
+  ScriptedModelServerOptions,
   ScriptedReply,
   ScriptedStall,
   ScriptedToolCall,
   ScriptedUsage,
-} from './scripted-reply.js';
+} from '@spine/llm/testing';
+export {
+  commonPrefixLength,
+  createScriptedModelServer,
+  PromptCacheEmulator,
+  sleep,
+  sseFrame,
+  startSseServer,
+  writeInPieces,
+  writeSseHead,
+} from '@spine/llm/testing';
 export { tmpDir, withTmpDir } from './tmp-dir.js';

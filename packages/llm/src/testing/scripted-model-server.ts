@@ -195,6 +195,12 @@ async function answer(
   }
 
   const completion: ScriptedCompletion = reply;
+  // Scripted usage overrides the estimate on both wires (the OpenAI chunks apply it themselves).
+  const promptTokens = completion.usage?.promptTokens ?? prompt.promptTokens;
+  const scriptedPrompt = {
+    promptTokens,
+    hitTokens: Math.min(promptTokens, completion.usage?.cacheHitTokens ?? prompt.hitTokens),
+  };
   const outputChars =
     (completion.text ?? '').length +
     (completion.reasoning ?? '').length +
@@ -208,7 +214,7 @@ async function answer(
     response.writeHead(200, { 'content-type': 'application/json', ...completion.headers });
     response.end(
       context.wire === 'anthropic'
-        ? anthropicBody(completion, chunkContext, anthropicUsage(prompt, outputTokens))
+        ? anthropicBody(completion, chunkContext, anthropicUsage(scriptedPrompt, outputTokens))
         : completionBody(
             completion,
             chunkContext,
@@ -223,7 +229,7 @@ async function answer(
     response.write(': keep-alive\n\n');
     if (delay > 0) await sleep(delay);
   }
-  for (const frame of frames(completion, context, chunkContext, prompt, outputTokens)) {
+  for (const frame of frames(completion, context, chunkContext, scriptedPrompt, outputTokens)) {
     if (response.destroyed) return;
     if (delay > 0) await sleep(delay);
     response.write(frame);

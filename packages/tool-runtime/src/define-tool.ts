@@ -40,11 +40,23 @@ function isZodSchema(value: unknown): value is ZodType {
   );
 }
 
+/** A zod 3 schema (`_def` and `parse` but no zod 4 `_zod` internals), which zod 4 cannot export. */
+function isZod3Schema(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !('_zod' in value) &&
+    '_def' in value &&
+    typeof (value as { parse?: unknown }).parse === 'function'
+  );
+}
+
 /**
  * Converts a zod schema to the JSON Schema the model sees (input side: fields with defaults are
  * optional), or checks and returns a raw JSON Schema.
  *
- * @throws {InvalidToolDefinitionError} when the schema cannot be exported or compiled.
+ * @throws {InvalidToolDefinitionError} when the schema cannot be exported or compiled, or is a zod 3
+ *   schema (zod 4 is required).
  */
 export function toParametersSchema(name: string, parameters: ZodType | JsonSchema): JsonSchema {
   let schema: JsonSchema;
@@ -61,6 +73,12 @@ export function toParametersSchema(name: string, parameters: ZodType | JsonSchem
         cause,
       });
     }
+  } else if (isZod3Schema(parameters)) {
+    throw new InvalidToolDefinitionError({
+      name,
+      reason:
+        'its parameters are a zod 3 schema; Spine needs zod 4 (peer dependency zod ^4.0.0): install zod@4 and import from "zod"',
+    });
   } else {
     schema = parameters;
   }

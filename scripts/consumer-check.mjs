@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+// Installs the packed packages as an adopter would and uses them from outside the repository.
+//
+// After `turbo run build`: `npm pack` every published package into a temporary folder, then
+//  1. one consumer project with every package: every entry point loads from ESM (`import`) and
+//     from CommonJS (`require`), and `.mts`/`.cts` files that import every entry point type-check
+//     with `strict` under `moduleResolution` `nodenext` and `bundler`, first without `@types/node`
+//     in the consumer's own dependencies, then with it;
+//  2. one consumer project with `@spine/session-log` alone (plus the `@spine/protocol` tarball it
+//     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
+// Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
+// removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const keep = process.argv.includes('--keep');
+const repo = resolve(import.meta.dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'spine-consumer-'));
+const tarballs = join(work, 'tarballs');
+mkdirSync(tarballs);
+const problems = [];
+
+/** Runs a command; returns stdout, or records the failure and returns undefined. */
+function run(label, command, args, cwd) {
+  try {
+    return execFileSync(command, args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+  } catch (error) {
+    problems.push(`${label}: ${`${error.stdout ?? ''}${error.stderr ?? error.message}`.trim()}`);
+    return undefined;
+  }
+}
+
+// The published packages and the subpaths each exports.
+const published = [];
+for (const group of ['packages', 'apps']) {
+  for (const dir of readdirSync(join(repo, group))) {
+    const root = join(repo, group, dir);
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (pkg.private) continue;
+    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    const subpaths = Object.keys(pkg.exports ?? { '.': null }).map((key) =>
+      key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`,
+    );
+    published.push({
+      name: pkg.name,
+      tarball: join(tarballs, out.trim().split('\n').pop()),
+      subpaths,
+    });
+  }
+}
+
+/** Creates a consumer project that installs the given tarballs plus `extra` registry packages. */
+function consumer(name, packages, extra) {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  const dependencies = Object.fromEntries(packages.map((p) => [p.name, `file:${p.tarball}`]));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, private: true, version: '0.0.0', dependencies }, null, 2),
+  );
+  const started = performance.now();
+  run(`${name}: npm install`, 'npm', ['install', '--no-audit', '--no-fund', ...extra], dir);
+  const seconds = (performance.now() - started) / 1000;
+  const size = run(`${name}: du`, 'du', ['-sk', join(dir, 'node_modules')], dir);
+  console.log(
+    `consumer-check: ${name}: installed in ${seconds.toFixed(1)} s, node_modules ${(
+      Number.parseInt(size ?? '0', 10) / 1024
+    ).toFixed(1)} MB`,
+  );
+  return dir;
+}
+
+/** Type-checks `files` in `dir` under both module resolutions with strict settings. */
+function typecheck(name, dir, files, label) {
+  for (const [resolution, module] of [
+    ['nodenext', 'nodenext'],
+    ['bundler', 'preserve'],
+  ]) {
+    const config = {
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module,
+        moduleResolution: resolution,
+        target: 'es2022',
+        lib: ['es2023'],
+        // No skipLibCheck: the published .d.ts files are what is being checked.
+      },
+      files,
+    };
+    const tsconfig = `tsconfig.${resolution}.json`;
+    writeFileSync(join(dir, tsconfig), JSON.stringify(config, null, 2));
+    run(`${name}: tsc ${resolution} ${label}`, 'npx', ['--no-install', 'tsc', '-p', tsconfig], dir);
+  }
+}
+
+/** ESM, CJS and TypeScript files that load every entry point of `packages`. */
+function writeLoaders(dir, packages) {
+  const specifiers = packages.flatMap((p) => p.subpaths);
+  const list = JSON.stringify(specifiers);
+  writeFileSync(
+    join(dir, 'load.mjs'),
+    `for (const s of ${list}) {\n  const m = await import(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('esm ok');\n`,
+  );
+  writeFileSync(
+    join(dir, 'load.cjs'),
+    `for (const s of ${list}) {\n  const m = require(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('cjs ok');\n`,
+  );
+  const imports = specifiers.map((s, i) => `import * as m${i} from '${s}';`).join('\n');
+  const use = `export const all = [${specifiers.map((_, i) => `m${i}`).join(', ')}];\n`;
+  writeFileSync(join(dir, 'check.mts'), `${imports}\n${use}`);
+  const requires = specifiers.map((s, i) => `import m${i} = require('${s}');`).join('\n');
+  writeFileSync(join(dir, 'check.cts'), `${requires}\n${use}`);
+}
+
+// 1. Every package in one consumer.
+{
+  const name = 'all-packages';
+  const dir = consumer(name, published, ['typescript@5.9.3']);
+  writeLoaders(dir, published);
+  run(`${name}: node load.mjs`, 'node', ['load.mjs'], dir);
+  run(`${name}: node load.cjs`, 'node', ['load.cjs'], dir);
+  typecheck(name, dir, ['check.mts', 'check.cts'], 'without @types/node in the consumer');
+  run(
+    `${name}: install @types/node`,
+    'npm',
+    ['install', '--no-audit', '--no-fund', '@types/node@20'],
+    dir,
+  );
+  typecheck(name, dir, ['check.mts', 'check.cts'], 'with @types/node');
+}
+
+// 2. The session log alone: what the design card's first adopter installs.
+{
+  const name = 'session-log-alone';
+  const own = published.filter(
+    (p) => p.name === '@spine/session-log' || p.name === '@spine/protocol',
+  );
+  const dir = consumer(name, own, ['typescript@5.9.3']);
+  writeLoaders(
+    dir,
+    own.filter((p) => p.name === '@spine/session-log'),
+  );
+  const body = (load) => `${load}
+(async () => {
+  const store = createMemoryStore();
+  const session = await Session.create({ store, title: 'consumer' });
+  session.append('turn/start', {}, { turn: 1 });
+  session.append('user/message', { content: 'hi', source: 'user' }, { turn: 1, surfaceOp: { op: 'append' } });
+  const { messages } = session.deriveMessages();
+  if (messages.length !== 1 || messages[0].content !== 'hi') throw new Error('unexpected messages');
+  await session.close();
+  console.log('session ok');
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+  writeFileSync(
+    join(dir, 'session.mjs'),
+    body("import { Session, createMemoryStore } from '@spine/session-log';"),
+  );
+  writeFileSync(
+    join(dir, 'session.cjs'),
+    body("const { Session, createMemoryStore } = require('@spine/session-log');"),
+  );
+  for (const file of ['load.mjs', 'load.cjs', 'session.mjs', 'session.cjs']) {
+    run(`${name}: node ${file}`, 'node', [file], dir);
+  }
+  typecheck(name, dir, ['check.mts', 'check.cts'], 'without @types/node in the consumer');
+}
+
+if (keep) console.log(`consumer-check: kept ${work}`);
+else rmSync(work, { recursive: true, force: true });
+if (problems.length) {
+  for (const problem of problems) console.error(`consumer-check: ${problem}\n`);
+  process.exit(1);
+}
+console.log(`consumer-check: ${published.length} packages install, load (ESM, CJS) and type-check`);

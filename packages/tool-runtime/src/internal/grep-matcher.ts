@@ -10,6 +10,8 @@ export const RE2_SYNTAX_NOTE =
 
 /** A compiled line matcher. */
 export interface LineMatcher {
+  /** Whether the pattern matches an empty line (then every file has a match, even an empty one). */
+  matchesEmptyLine: boolean;
   /** Indexes of the lines that match, in order, at most `limit`; stops early when `shouldStop()` says so. */
   matchLines(lines: readonly string[], limit: number, shouldStop: () => boolean): Promise<number[]>;
 }
@@ -35,6 +37,7 @@ export function compileLineMatcher(
     };
   }
   return {
+    matchesEmptyLine: regex.test(''),
     async matchLines(lines, limit, shouldStop) {
       const found: number[] = [];
       let slice = Date.now();

@@ -58,9 +58,29 @@ function ignored(rules: readonly Rules[], rel: string, isDirectory: boolean): bo
   return false;
 }
 
+interface Listing {
+  own: Rules | undefined;
+  entries: Dirent[] | undefined;
+}
+
+/** Directories listed ahead of the one being walked (their `.gitignore` and entries). */
+const LIST_AHEAD = 8;
+
+async function listDirectory(fs: WorkspaceFs, root: string, dir: string): Promise<Listing> {
+  const [own, entries] = await Promise.all([
+    loadRules(fs, root, dir),
+    fs.readdir(dir, { withFileTypes: true }).then(
+      (found) => found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      () => undefined,
+    ),
+  ]);
+  return { own, entries };
+}
+
 /**
  * Walks the workspace breadth-first from `start`, in name order, honouring `.gitignore` files
  * (from the root down), skipping `.git`, excluded patterns and every symlink (never followed).
+ * The next few queued directories are listed ahead concurrently; the order is unchanged.
  */
 export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkEntry> {
   const { fs, root } = options;
@@ -72,21 +92,17 @@ export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkE
     const rules = await loadRules(fs, root, join(root, ...ancestors.slice(0, i)));
     if (rules) baseRules.push(rules);
   }
-  const queue: Array<{ dir: string; depth: number; rules: Rules[] }> = [
+  const queue: Array<{ dir: string; depth: number; rules: Rules[]; listing?: Promise<Listing> }> = [
     { dir: options.start, depth: 0, rules: baseRules },
   ];
   while (queue.length > 0) {
     if (options.signal?.aborted) return;
-    const { dir, depth, rules: inherited } = queue.shift()!;
-    const own = await loadRules(fs, root, dir);
+    for (let i = 0; i < Math.min(queue.length, LIST_AHEAD); i++)
+      queue[i]!.listing ??= listDirectory(fs, root, queue[i]!.dir);
+    const { dir, depth, rules: inherited, listing } = queue.shift()!;
+    const { own, entries } = await listing!;
     const rules = own ? [...inherited, own] : inherited;
-    let entries: Dirent[];
-    try {
-      entries = await fs.readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!entries) continue;
     for (const entry of entries) {
       if (entry.isSymbolicLink()) continue;
       const isDirectory = entry.isDirectory();

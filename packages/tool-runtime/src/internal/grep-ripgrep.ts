@@ -1,0 +1,143 @@
+// ripgrep as a prefilter for the grep tool. The JS walk chooses the files (so ignore semantics stay
+// the tool's own); rg only says which of them can contain a match, and RE2 then produces the output
+// from those files alone. For that to leave results unchanged, rg must report every file in which
+// RE2 finds a matching line. rg runs with `--no-unicode` on raw bytes, where `\w`, `\d`, `\s`, `\b`
+// are ASCII as in RE2. An ASCII pattern built only from ASCII-matching parts finds the same lines
+// byte by byte as RE2 does char by char; parts that can match a non-ASCII character (`.`, negated
+// classes, `\W`, escapes by code, case folding to `K`/`ſ`…) could miss in bytes, so with those rg
+// also reports every file holding a non-ASCII byte. Anything else (non-ASCII pattern, anchors of
+// the whole text, a pattern matching an empty line, any rg error) means no prefilter.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+/** How rg is asked for one pattern. */
+export interface RipgrepPlan {
+  args: string[];
+}
+
+/** Finds an executable `rg`: the given path, or the first on `PATH`; `null` turns rg off. */
+export function locateRipgrep(configured: string | null | undefined): string | undefined {
+  if (configured === null) return undefined;
+  const candidates =
+    configured !== undefined
+      ? [configured]
+      : (process.env.PATH ?? '')
+          .split(delimiter)
+          .filter((dir) => isAbsolute(dir))
+          .map((dir) => join(dir, 'rg'));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+// Parts of an ASCII pattern that can match a non-ASCII character in RE2 (conservatively: any `.`,
+// negated class, upper-case class escape, escape by code, `\p`, `\C`, `\X`, inline flags).
+const UNICODE_SENSITIVE = /\.|\[\^|\[:\^|\\[WSDBpPxCX0-9]|\(\?/;
+// Under case folding, `k` and `s` also match U+212A and U+017F; classes and ranges may contain them.
+const FOLD_SENSITIVE = /[ksKS\\[-]/;
+// Parts whose meaning differs between a line (RE2 here) and rg's haystack, or that rg lacks.
+const UNSUPPORTED = /\\[AzZQEC]|[\n\r]/;
+
+/** The rg arguments for `pattern`, or `undefined` when rg cannot stand in for RE2 soundly. */
+export function planRipgrep(
+  pattern: string,
+  options: { ignoreCase?: boolean; matchesEmptyLine: boolean },
+): RipgrepPlan | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range check
+  if (options.matchesEmptyLine || !/^[\x00-\x7f]*$/.test(pattern)) return undefined;
+  if (UNSUPPORTED.test(pattern)) return undefined;
+  const sensitive =
+    UNICODE_SENSITIVE.test(pattern) ||
+    (options.ignoreCase === true && FOLD_SENSITIVE.test(pattern));
+  const args = [
+    '--no-config',
+    '--files-with-matches',
+    '--null',
+    '--no-messages',
+    '--text',
+    '--no-encoding',
+    '--no-unicode',
+    '--no-ignore',
+    '--hidden',
+    options.ignoreCase ? '--ignore-case' : '--case-sensitive',
+    '-e',
+    pattern,
+  ];
+  if (sensitive) args.push('-e', '[\\x80-\\xFF]');
+  return { args };
+}
+
+/** Paths per rg process (well under the argument-size limit). */
+const CHUNK_FILES = 400;
+const PARALLEL = 2;
+
+function runChunk(
+  rg: string,
+  args: string[],
+  files: readonly string[],
+  cwd: string,
+  signal: AbortSignal,
+): Promise<string[] | undefined> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(undefined);
+    const child = spawn(rg, [...args, '--', ...files], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, RIPGREP_CONFIG_PATH: '' },
+    });
+    const chunks: Buffer[] = [];
+    const onAbort = (): void => {
+      child.kill('SIGKILL');
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('error', () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(undefined);
+    });
+    child.on('close', (code) => {
+      signal.removeEventListener('abort', onAbort);
+      if (signal.aborted || (code !== 0 && code !== 1)) return resolve(undefined);
+      resolve(
+        Buffer.concat(chunks)
+          .toString('utf8')
+          .split('\0')
+          .filter((path) => path !== ''),
+      );
+    });
+  });
+}
+
+/**
+ * The subset of `files` (absolute paths) in which rg finds the planned pattern, or `undefined`
+ * when rg failed in any way (the caller then searches every file itself). An abort kills rg.
+ */
+export async function ripgrepFilter(
+  rg: string,
+  plan: RipgrepPlan,
+  files: readonly string[],
+  cwd: string,
+  signal: AbortSignal,
+): Promise<Set<string> | undefined> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < files.length; i += CHUNK_FILES) chunks.push(files.slice(i, i + CHUNK_FILES));
+  const found = new Set<string>();
+  let failed = false;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < chunks.length) {
+      const paths = await runChunk(rg, plan.args, chunks[next++]!, cwd, signal);
+      if (!paths) failed = true;
+      else for (const path of paths) found.add(path);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, chunks.length) }, worker));
+  return failed ? undefined : found;
+}

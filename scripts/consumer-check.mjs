@@ -53,13 +53,18 @@ for (const group of ['packages', 'apps']) {
       cwd: root,
       encoding: 'utf8',
     });
-    const subpaths = Object.keys(pkg.exports ?? { '.': null }).map((key) =>
-      key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`,
-    );
+    const exportsMap = pkg.exports ?? { '.': null };
+    const specifier = (key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`);
+    const subpaths = Object.keys(exportsMap).map(specifier);
+    // The CLI's API is ES modules only (no `require` condition); everything else has both.
+    const required = Object.entries(exportsMap)
+      .filter(([, target]) => target && typeof target === 'object' && 'require' in target)
+      .map(([key]) => specifier(key));
     published.push({
       name: pkg.name,
       tarball: join(tarballs, out.trim().split('\n').pop()),
       subpaths,
+      required,
     });
   }
 }
@@ -113,19 +118,22 @@ function typecheck(name, dir, files, label) {
 function writeLoaders(dir, packages) {
   const specifiers = packages.flatMap((p) => p.subpaths);
   const list = JSON.stringify(specifiers);
+  const requiredList = JSON.stringify(packages.flatMap((p) => p.required));
   writeFileSync(
     join(dir, 'load.mjs'),
     `for (const s of ${list}) {\n  const m = await import(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('esm ok');\n`,
   );
   writeFileSync(
     join(dir, 'load.cjs'),
-    `for (const s of ${list}) {\n  const m = require(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('cjs ok');\n`,
+    `for (const s of ${requiredList}) {\n  const m = require(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('cjs ok');\n`,
   );
   const imports = specifiers.map((s, i) => `import * as m${i} from '${s}';`).join('\n');
   const use = `export const all = [${specifiers.map((_, i) => `m${i}`).join(', ')}];\n`;
   writeFileSync(join(dir, 'check.mts'), `${imports}\n${use}`);
-  const requires = specifiers.map((s, i) => `import m${i} = require('${s}');`).join('\n');
-  writeFileSync(join(dir, 'check.cts'), `${requires}\n${use}`);
+  const requiredSpecifiers = packages.flatMap((p) => p.required);
+  const requires = requiredSpecifiers.map((s, i) => `import m${i} = require('${s}');`).join('\n');
+  const cjsUse = `export const all = [${requiredSpecifiers.map((_, i) => `m${i}`).join(', ')}];\n`;
+  writeFileSync(join(dir, 'check.cts'), `${requires}\n${cjsUse}`);
 }
 
 // 1. Every package in one consumer.
@@ -135,6 +143,22 @@ function writeLoaders(dir, packages) {
   writeLoaders(dir, published);
   run(`${name}: node load.mjs`, 'node', ['load.mjs'], dir);
   run(`${name}: node load.cjs`, 'node', ['load.cjs'], dir);
+  // Node 20.18 cannot require() ES modules; newer Node can turn that off, so the CommonJS builds
+  // are checked as 20.18 loads them. @spine/web-tools is left out: linkedom's own CommonJS build
+  // requires css-select, which is ES modules only, so web-tools from CommonJS needs Node >= 20.19.
+  const cjsOnly = published
+    .flatMap((p) => p.required)
+    .filter((s) => !s.startsWith('@spine/web-tools'));
+  writeFileSync(
+    join(dir, 'load-cjs-only.cjs'),
+    `for (const s of ${JSON.stringify(cjsOnly)}) require(s);\nconsole.log('cjs-only ok');\n`,
+  );
+  run(
+    `${name}: node --no-experimental-require-module load-cjs-only.cjs`,
+    'node',
+    ['--no-experimental-require-module', '--no-warnings', 'load-cjs-only.cjs'],
+    dir,
+  );
   typecheck(name, dir, ['check.mts', 'check.cts'], 'without @types/node in the consumer');
   run(
     `${name}: install @types/node`,
@@ -179,6 +203,12 @@ function writeLoaders(dir, packages) {
   for (const file of ['load.mjs', 'load.cjs', 'session.mjs', 'session.cjs']) {
     run(`${name}: node ${file}`, 'node', [file], dir);
   }
+  run(
+    `${name}: node --no-experimental-require-module session.cjs`,
+    'node',
+    ['--no-experimental-require-module', '--no-warnings', 'session.cjs'],
+    dir,
+  );
   typecheck(name, dir, ['check.mts', 'check.cts'], 'without @types/node in the consumer');
 }
 

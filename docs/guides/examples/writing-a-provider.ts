@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgent, replay } from '@spine/agent-loop';
 import { createOpenAICompatibleModel, createRetryPolicy } from '@spine/llm';
+import { checkModelClient, createScriptedModelServer } from '@spine/llm/testing';
 import {
   type AssistantPart,
   type FinishReason,
@@ -15,9 +16,14 @@ import {
   type WebSearchResult,
 } from '@spine/protocol';
 import { createMemoryStore, Session } from '@spine/session-log';
-import { createScriptedModelServer } from '@spine/test-utils';
 import { createToolRuntime } from '@spine/tool-runtime';
-import { createWebRuntime, createWebTools } from '@spine/web-tools';
+import {
+  createWebRuntime,
+  createWebTools,
+  FetchFailedError,
+  ProviderUnavailableError,
+} from '@spine/web-tools';
+import { checkWebSearchProvider } from '@spine/web-tools/testing';
 
 // 1. First choice: an OpenAI-compatible endpoint needs no new code.
 const scripted = await createScriptedModelServer({
@@ -229,7 +235,8 @@ const server: Server = createServer((request, response) => {
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-// 3. A WebSearchProvider over a local index.
+// 3. A WebSearchProvider over a local index. Failures are typed: no index is
+// PROVIDER_UNAVAILABLE, a cancelled search FETCH_FAILED.
 const pages: WebSearchResult[] = [
   {
     title: 'Session log',
@@ -241,20 +248,38 @@ const pages: WebSearchResult[] = [
     url: 'https://example.org/compaction',
     snippet: 'Checkpoints that keep the facts.',
   },
-];
-const localSearch: WebSearchProvider = {
-  specificationVersion: 1,
-  kind: 'search',
-  id: 'local-index',
-  availability: () => ({ available: true }),
-  async search(query, options) {
-    options?.signal?.throwIfAborted();
-    const words = query.query.toLowerCase().split(/\s+/);
-    return pages
-      .filter((page) => words.some((word) => page.title.toLowerCase().includes(word)))
-      .slice(0, query.maxResults ?? 5);
+  {
+    title: 'Spine conformance kits',
+    url: 'https://example.org/testing',
+    snippet: 'Check a provider of your own.',
   },
-};
+];
+function createLocalSearch(index: WebSearchResult[] | undefined): WebSearchProvider {
+  return {
+    specificationVersion: 1,
+    kind: 'search',
+    id: 'local-index',
+    availability: () =>
+      index
+        ? { available: true }
+        : { available: false, reason: 'no index: pass the pages to index' },
+    async search(query, options) {
+      if (!index)
+        throw new ProviderUnavailableError({ kind: 'search', detail: 'no index to search' });
+      if (options?.signal?.aborted)
+        throw new FetchFailedError({
+          url: 'local-index',
+          reason: 'aborted',
+          detail: 'search aborted',
+        });
+      const words = query.query.toLowerCase().split(/\s+/);
+      return index
+        .filter((page) => words.some((word) => page.title.toLowerCase().includes(word)))
+        .slice(0, query.maxResults ?? 5);
+    },
+  };
+}
+const localSearch = createLocalSearch(pages);
 const web = createWebRuntime({ providers: [localSearch], search: 'local-index' });
 console.log('web selection:', JSON.stringify(web.describe().search));
 
@@ -289,3 +314,28 @@ console.log(
 );
 await session.close();
 server.close();
+
+// 5. The conformance kits check a provider the way Spine checks its own: the ModelClient kit
+// drives a client against loopback servers that speak the OpenAI-compatible and Anthropic wire
+// formats (here the configured OpenAI-compatible client of step 1), the search kit a provider.
+const clientReport = await checkModelClient({
+  client: (url) =>
+    createOpenAICompatibleModel({
+      baseUrl: url,
+      apiKey: 'test',
+      provider: 'local',
+      idleTimeoutMs: 5000,
+    }),
+});
+const searchReport = await checkWebSearchProvider({
+  configured: () => createLocalSearch(pages),
+  unconfigured: () => createLocalSearch(undefined),
+});
+for (const [kit, report] of [
+  ['ModelClient', clientReport],
+  ['WebSearchProvider', searchReport],
+] as const) {
+  console.log(`${kit} kit: ${report.passed} passed, ${report.failed.length} failed`);
+  for (const failure of report.failed) console.log(`  ${failure.name}: ${failure.message}`);
+  if (!report.ok) process.exitCode = 1;
+}

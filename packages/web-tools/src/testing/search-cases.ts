@@ -6,7 +6,8 @@ import { type ConformanceCase, ConformanceFailure, describeError, ensure, show }
 export interface WebSearchProviderFixture {
   /**
    * Makes a configured provider that reaches a live backend (a loopback server in tests)
-   * answering any query with at least 10 hits.
+   * answering the query `spine conformance` with at least one hit (10 or more let the case see
+   * `maxResults` trimming).
    */
   configured(): WebSearchProvider | Promise<WebSearchProvider>;
   /** Makes the same provider without its key or URL, so it must report itself unavailable. */

@@ -223,7 +223,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       sections: [{ id: 'memory', text: memory.section, order: 60 }],
     });
 
-  const meter = compactionPkg.createTokenMeter();
+  // DeepSeek's own tokenizer when its optional package is installed (spine doctor says how), else o200k.
+  const meter = compactionPkg.createTokenMeter({ tokenizer: 'auto' });
   const high = config.compaction.threshold;
   const engine = compactionPkg.createCompactionEngine({
     meter,

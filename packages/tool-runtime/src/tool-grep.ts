@@ -90,10 +90,11 @@ const GREP_TIMEOUT_MS = 30_000;
  */
 export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToolArguments> {
   const support = toolSupport(options);
-  let ripgrep: string | undefined | false = support.fs === nodeWorkspaceFs ? undefined : false;
-  const findRipgrep = (): string | undefined => {
-    if (ripgrep === undefined) ripgrep = locateRipgrep(options.ripgrepPath) ?? false;
-    return ripgrep || undefined;
+  let ripgrep: Promise<string | undefined> | undefined;
+  const findRipgrep = (): Promise<string | undefined> => {
+    if (support.fs !== nodeWorkspaceFs) return Promise.resolve(undefined);
+    ripgrep ??= locateRipgrep(options.ripgrepPath);
+    return ripgrep;
   };
   const load = async (entry: Candidate): Promise<{ entry: Candidate; buffer?: Buffer }> => {
     const stats = await support.fs.stat(entry.absolute);
@@ -133,7 +134,7 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
               }),
               matchGlob,
             );
-        const rg = Array.isArray(candidates) ? undefined : findRipgrep();
+        const rg = Array.isArray(candidates) ? undefined : await findRipgrep();
         const plan = rg
           ? planRipgrep(args.pattern, {
               ignoreCase: args.ignoreCase,

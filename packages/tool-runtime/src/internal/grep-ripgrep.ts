@@ -7,7 +7,7 @@
 // classes, `\W`, escapes by code, case folding to `K`/`ſ`…) could miss in bytes, so with those rg
 // also reports every file holding a non-ASCII byte. Anything else (non-ASCII pattern, anchors of
 // the whole text, a pattern matching an empty line, any rg error) means no prefilter.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
@@ -16,8 +16,14 @@ export interface RipgrepPlan {
   args: string[];
 }
 
-/** Finds an executable `rg`: the given path, or the first on `PATH`; `null` turns rg off. */
-export function locateRipgrep(configured: string | null | undefined): string | undefined {
+/**
+ * Finds ripgrep: the given path, or the first `rg` on `PATH`; `null` turns rg off. The candidate
+ * must say it is ripgrep when asked for its version (a stand-in exiting 1 would read as "no file
+ * matches" and hide results).
+ */
+export async function locateRipgrep(
+  configured: string | null | undefined,
+): Promise<string | undefined> {
   if (configured === null) return undefined;
   const candidates =
     configured !== undefined
@@ -29,7 +35,13 @@ export function locateRipgrep(configured: string | null | undefined): string | u
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
+      if (!statSync(candidate).isFile()) continue;
+      const version = await new Promise<string | undefined>((resolve) => {
+        execFile(candidate, ['--version'], { timeout: 5_000 }, (error, stdout) =>
+          resolve(error ? undefined : stdout),
+        );
+      });
+      if (version !== undefined && /^ripgrep \d/.test(version)) return candidate;
     } catch {
       // not this one
     }
@@ -62,7 +74,7 @@ export function planRipgrep(
     '--null',
     '--no-messages',
     '--text',
-    '--no-encoding',
+    '--encoding=none',
     '--no-unicode',
     '--no-ignore',
     '--hidden',

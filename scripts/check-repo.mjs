@@ -14,7 +14,7 @@ const ALLOWED = {
   '@spine/lsp-tools': ['@spine/protocol'],
   '@spine/memory': ['@spine/protocol'],
   '@spine/agent-loop': ['@spine/protocol', '@spine/session-log'],
-  '@spine/test-utils': ['@spine/protocol'],
+  '@spine/test-utils': ['@spine/protocol', '@spine/llm'],
 };
 const problems = [];
 const notes = [];

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Runs the README and guide examples as an adopter would paste them (after `turbo run build`).
+//
+// Every fenced `ts` block that imports a `@spine/*` package is an example. All packages are packed
+// and installed from their tarballs into one project outside the repository (with typescript and
+// tsx from the registry); each example is written there as an `.mts` file, type-checked with
+// `strict` under `moduleResolution` nodenext, then run with tsx in its own empty folder, offline:
+// provider keys are removed from the environment, so an example that needs one must say so and
+// exit 0. Blocks without such an import are fragments (signatures, excerpts) and are listed, not run.
+// Exit code 1 with every failing example listed. `--keep` keeps the project for inspection.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+
+const keep = process.argv.includes('--keep');
+const repo = resolve(import.meta.dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'spine-examples-'));
+const tarballs = join(work, 'tarballs');
+const project = join(work, 'project');
+mkdirSync(tarballs);
+mkdirSync(project);
+
+// 1. Examples from the package READMEs and the guides.
+const sources = [
+  ...readdirSync(join(repo, 'packages')).map((dir) => join(repo, 'packages', dir, 'README.md')),
+  join(repo, 'apps', 'reference-cli', 'README.md'),
+  ...readdirSync(join(repo, 'docs', 'guides'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => join(repo, 'docs', 'guides', file)),
+];
+const examples = [];
+const fragments = [];
+for (const source of sources) {
+  let text;
+  try {
+    text = readFileSync(source, 'utf8');
+  } catch {
+    continue;
+  }
+  if (source.includes('/test-utils/')) continue; // private package, not published
+  const where = relative(repo, source);
+  let index = 0;
+  for (const match of text.matchAll(/^```(ts|typescript)\s*\n([\s\S]*?)^```/gm)) {
+    index++;
+    const code = match[2];
+    const label = `${where} block ${index}`;
+    if (/from\s+['"]@spine\//.test(code)) examples.push({ label, code });
+    else fragments.push(label);
+  }
+}
+
+// 2. One consumer project with every published package from its tarball.
+const dependencies = {};
+for (const group of ['packages', 'apps']) {
+  for (const dir of readdirSync(join(repo, group))) {
+    const root = join(repo, group, dir);
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (pkg.private) continue;
+    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    dependencies[pkg.name] = `file:${join(tarballs, out.trim().split('\n').pop())}`;
+  }
+}
+dependencies.typescript = '5.9.3';
+dependencies.tsx = '4.23.15';
+dependencies.zod = '4.6.7';
+writeFileSync(
+  join(project, 'package.json'),
+  JSON.stringify({ name: 'examples', private: true, type: 'module', dependencies }, null, 2),
+);
+execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
+
+// 3. Type-check every example together, then run each one.
+const files = examples.map((example, i) => {
+  const file = `example-${i + 1}.mts`;
+  writeFileSync(join(project, file), `// ${example.label}\n${example.code}`);
+  return { ...example, file };
+});
+writeFileSync(
+  join(project, 'tsconfig.json'),
+  JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+    },
+    files: files.map((f) => f.file),
+  }),
+);
+const problems = [];
+const tsc = spawnSync(join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], {
+  cwd: project,
+  encoding: 'utf8',
+});
+if (tsc.status !== 0) {
+  const byFile = new Map();
+  for (const line of tsc.stdout.split('\n')) {
+    const file = line.match(/^(example-\d+\.mts)\(/)?.[1];
+    if (file) byFile.set(file, [...(byFile.get(file) ?? []), line]);
+  }
+  for (const example of files) {
+    const lines = byFile.get(example.file);
+    if (lines) problems.push(`${example.label}: tsc\n  ${lines.join('\n  ')}`);
+  }
+  if (byFile.size === 0) problems.push(`tsc: ${tsc.stdout}${tsc.stderr}`);
+}
+const env = { ...process.env };
+for (const name of Object.keys(env)) {
+  if (/_API_KEY$|^SEARXNG_URL$/.test(name)) delete env[name];
+}
+for (const example of files) {
+  const cwd = join(work, `run-${example.file}`);
+  mkdirSync(cwd);
+  const result = spawnSync(
+    join(project, 'node_modules', '.bin', 'tsx'),
+    [join(project, example.file)],
+    { cwd, env, encoding: 'utf8', timeout: 120_000 },
+  );
+  const status = result.status === 0 ? 'ok' : `exit ${result.status ?? result.signal}`;
+  console.log(`readme-examples: ${status.padEnd(8)} ${example.label}`);
+  if (result.status !== 0) {
+    problems.push(
+      `${example.label}: ${status}\n  ${`${result.stdout}${result.stderr}`.trim().split('\n').slice(-8).join('\n  ')}`,
+    );
+  }
+}
+console.log(`readme-examples: fragments (not run): ${fragments.join(', ') || 'none'}`);
+if (keep) console.log(`readme-examples: kept ${work}`);
+else rmSync(work, { recursive: true, force: true });
+if (problems.length) {
+  for (const problem of problems) console.error(`readme-examples: ${problem}\n`);
+  process.exit(1);
+}
+console.log(`readme-examples: ${files.length} examples type-check and run`);

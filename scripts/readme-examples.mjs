@@ -6,7 +6,8 @@
 // tsx from the registry); each example is written there as an `.mts` file, type-checked with
 // `strict` under `moduleResolution` nodenext, then run with tsx in its own empty folder, offline:
 // provider keys are removed from the environment, so an example that needs one must say so and
-// exit 0. Blocks without such an import are fragments (signatures, excerpts) and are listed, not run.
+// exit 0. Blocks without such an import, and blocks fenced as `ts excerpt`, are fragments (signatures,
+// parts of a program) and are listed, not run.
 // Exit code 1 with every failing example listed. `--keep` keeps the project for inspection.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 const keep = process.argv.includes('--keep');
+// `--packages-only`: the package READMEs (what a package page shows), not docs/guides.
+const packagesOnly = process.argv.includes('--packages-only');
 const repo = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'spine-examples-'));
 const tarballs = join(work, 'tarballs');
@@ -25,7 +28,7 @@ mkdirSync(project);
 const sources = [
   ...readdirSync(join(repo, 'packages')).map((dir) => join(repo, 'packages', dir, 'README.md')),
   join(repo, 'apps', 'reference-cli', 'README.md'),
-  ...readdirSync(join(repo, 'docs', 'guides'))
+  ...(packagesOnly ? [] : readdirSync(join(repo, 'docs', 'guides')))
     .filter((file) => file.endsWith('.md'))
     .map((file) => join(repo, 'docs', 'guides', file)),
 ];
@@ -41,12 +44,14 @@ for (const source of sources) {
   if (source.includes('/test-utils/')) continue; // private package, not published
   const where = relative(repo, source);
   let index = 0;
-  for (const match of text.matchAll(/^```(ts|typescript)\s*\n([\s\S]*?)^```/gm)) {
+  for (const match of text.matchAll(/^```(?:ts|typescript)([^\n]*)\n([\s\S]*?)^```/gm)) {
     index++;
     const code = match[2];
     const label = `${where} block ${index}`;
-    if (/from\s+['"]@spine\//.test(code)) examples.push({ label, code });
-    else fragments.push(label);
+    // A `ts excerpt` fence marks part of a program (it names things defined elsewhere).
+    if (!match[1].includes('excerpt') && /from\s+['"]@spine\//.test(code)) {
+      examples.push({ label, code });
+    } else fragments.push(label);
   }
 }
 

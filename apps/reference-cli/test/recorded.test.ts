@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,25 @@ describe('recorded sessions: demo, rerun, replay', { timeout: 180_000 }, () => {
     expect(summary.ok).toBe(true);
     expect(summary.rerun.toolResults).toEqual({ recorded: 4, rerun: 4, same: 4 });
     expect(summary.replay[EXAMPLE_SESSION_ID]).toEqual({ ok: true, requests: 5 });
+  });
+
+  it('prints replay commands only for a demo folder it keeps', async () => {
+    const { env } = isolatedEnv();
+    const removed = await runCli(['demo'], { env });
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).not.toContain('spine replay');
+    expect(removed.stdout).toContain('run spine demo --keep to keep its sessions');
+    const kept = await runCli(['demo', '--keep'], { env });
+    expect(kept.code).toBe(0);
+    const root = kept.stdout.match(/kept (\S+)/)?.[1];
+    expect(root).toBeDefined();
+    try {
+      const command = kept.stdout.match(/spine replay (\S+) --verify --session-dir (\S+)\)/);
+      expect(command).not.toBeNull();
+      expect(existsSync(join(command![2]!, `${command![1]}.jsonl`))).toBe(true);
+    } finally {
+      rmSync(root!, { recursive: true, force: true });
+    }
   });
 
   it('reruns the recorded session against the current code and reports a difference with exit 5', async () => {

@@ -66,7 +66,9 @@ export async function demoCommand(flags: { keep?: boolean; json?: boolean }): Pr
     const { replay } = await import('@spine/agent-loop');
     const verdicts: Record<string, { ok: boolean; requests: number }> = {};
     for (const id of [DEMO_SESSION_ID, summary.rerunSessionId]) {
-      say(style.dim(`   (spine replay ${id} --verify --session-dir ${sessionDir})`));
+      // The command is only worth printing when the folder outlives the demo.
+      if (flags.keep)
+        say(style.dim(`   (spine replay ${id} --verify --session-dir ${sessionDir})`));
       const session = await Session.open({ store, id, readOnly: true });
       const report = replay(session);
       await session.close();
@@ -84,7 +86,13 @@ export async function demoCommand(flags: { keep?: boolean; json?: boolean }): Pr
           )
         : style.red('demo failed: see the differences above'),
     );
-    if (flags.keep) say(style.dim(`kept ${root}`));
+    say(
+      style.dim(
+        flags.keep
+          ? `kept ${root}`
+          : 'the demo folder is removed; run spine demo --keep to keep its sessions and replay them yourself',
+      ),
+    );
     if (flags.json)
       process.stdout.write(
         `${JSON.stringify({ ok, rerun: summary, replay: verdicts, root: flags.keep ? root : undefined })}\n`,

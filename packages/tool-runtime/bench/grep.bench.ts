@@ -1,7 +1,8 @@
-// grep (RE2) over this repository's own tree, pattern by pattern, against ripgrep on the same
-// patterns when `rg` is installed. Without rg there is no external reference: the baseline is the
-// bare walk (list, stat, read and split every file the tool would search, no matching), so the
-// ratio is what matching costs on top of the I/O. Each figure is the median of ROUNDS runs.
+// grep (RE2) over this repository's own tree, pattern by pattern, in the same run: the pure-JS path
+// (`ripgrepPath: null`), the default path (rg as a prefilter when `rg` is installed) and ripgrep
+// itself on the same patterns. The two grep paths must give identical output. Without rg there is
+// no external reference: the baseline is the bare walk (list, stat, read and split every file the
+// tool would search, no matching). Each figure is the median of ROUNDS runs.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,14 +22,20 @@ const PATTERNS = [
   'zzqqzz-not-found',
 ];
 
-const runtime = createToolRuntime({
-  cwd: ROOT,
-  approval: 'never-ask',
-  sandboxBackend: null,
-  tools: [createGrepTool({ cwd: ROOT, timeoutMs: 120_000 })],
-});
+const runtimeWith = (ripgrepPath: string | null | undefined) =>
+  createToolRuntime({
+    cwd: ROOT,
+    approval: 'never-ask',
+    sandboxBackend: null,
+    tools: [createGrepTool({ cwd: ROOT, timeoutMs: 120_000, ripgrepPath })],
+  });
+const jsRuntime = runtimeWith(null);
+const defaultRuntime = runtimeWith(undefined);
 let id = 0;
-async function grepOnce(pattern: string): Promise<{ ms: number; matches: number }> {
+async function grepOnce(
+  runtime: ReturnType<typeof runtimeWith>,
+  pattern: string,
+): Promise<{ ms: number; matches: number; content: string }> {
   const started = performance.now();
   const [result] = await runtime.run([
     {
@@ -39,7 +46,11 @@ async function grepOnce(pattern: string): Promise<{ ms: number; matches: number 
     },
   ]);
   if (result!.outcome !== 'ok') throw new Error(`grep ${pattern}: ${result!.content}`);
-  return { ms: performance.now() - started, matches: Number(result!.meta?.matches ?? 0) };
+  return {
+    ms: performance.now() - started,
+    matches: Number(result!.meta?.matches ?? 0),
+    content: result!.content,
+  };
 }
 
 async function walkOnce(): Promise<{ ms: number; files: number; bytes: number }> {
@@ -75,15 +86,22 @@ const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const walks: number[] = [];
 let corpus = { files: 0, bytes: 0 };
-const runs = new Map<string, { grep: number[]; rg: number[]; matches: number }>();
-for (const pattern of PATTERNS) runs.set(pattern, { grep: [], rg: [], matches: 0 });
+const runs = new Map<string, { js: number[]; grep: number[]; rg: number[]; matches: number }>();
+for (const pattern of PATTERNS) runs.set(pattern, { js: [], grep: [], rg: [], matches: 0 });
+// Warm-up: the first search pays for loading RE2 and locating rg.
+await grepOnce(jsRuntime, 'warm-up');
+await grepOnce(defaultRuntime, 'warm-up');
 for (let round = 0; round < ROUNDS; round++) {
   const walked = await walkOnce();
   walks.push(walked.ms);
   corpus = { files: walked.files, bytes: walked.bytes };
   for (const pattern of PATTERNS) {
     const entry = runs.get(pattern)!;
-    const grep = await grepOnce(pattern);
+    const js = await grepOnce(jsRuntime, pattern);
+    const grep = await grepOnce(defaultRuntime, pattern);
+    if (grep.content !== js.content)
+      throw new Error(`grep ${pattern}: the rg-assisted output differs from the JS path's`);
+    entry.js.push(js.ms);
     entry.grep.push(grep.ms);
     entry.matches = grep.matches;
     if (rgPresent) entry.rg.push(rgOnce(pattern));
@@ -92,14 +110,18 @@ for (let round = 0; round < ROUNDS; round++) {
     `round ${round + 1}/${ROUNDS}: walk ${walked.ms.toFixed(0)} ms over ${walked.files} files`,
   );
 }
-const figures: Record<string, { grepMs: number; matches: number; rgMs?: number }> = {};
+type Figure = { jsMs: number; grepMs: number; matches: number; rgMs?: number };
+const figures: Record<string, Figure> = {};
+let jsTotal = 0;
 let grepTotal = 0;
 let rgTotal = 0;
 for (const [pattern, entry] of runs) {
-  const figure: { grepMs: number; matches: number; rgMs?: number } = {
+  const figure: Figure = {
+    jsMs: Number(median(entry.js).toFixed(1)),
     grepMs: Number(median(entry.grep).toFixed(1)),
     matches: entry.matches,
   };
+  jsTotal += figure.jsMs;
   grepTotal += figure.grepMs;
   if (rgPresent) {
     figure.rgMs = Number(median(entry.rg).toFixed(1));
@@ -107,7 +129,7 @@ for (const [pattern, entry] of runs) {
   }
   figures[pattern] = figure;
   console.log(
-    `${pattern}: grep ${figure.grepMs} ms (${figure.matches} matches)${figure.rgMs === undefined ? '' : `, rg ${figure.rgMs} ms`}`,
+    `${pattern}: JS path ${figure.jsMs} ms, grep ${figure.grepMs} ms (${figure.matches} matches)${figure.rgMs === undefined ? '' : `, rg ${figure.rgMs} ms (${(figure.grepMs / figure.rgMs).toFixed(2)}x)`}`,
   );
 }
 const walkMs = Number(median(walks).toFixed(1));
@@ -115,6 +137,7 @@ const perPattern = grepTotal / PATTERNS.length;
 const result = rgPresent
   ? {
       vsRipgrep: Number((grepTotal / rgTotal).toFixed(2)),
+      jsPathVsRipgrep: Number((jsTotal / rgTotal).toFixed(2)),
       target: 2,
       pass: grepTotal / rgTotal <= 2,
     }
@@ -126,6 +149,7 @@ console.log(
     bytes: corpus.bytes,
     walkMs,
     grepMsPerPattern: Number(perPattern.toFixed(1)),
+    jsPathMsPerPattern: Number((jsTotal / PATTERNS.length).toFixed(1)),
     vsBareWalk: Number((perPattern / walkMs).toFixed(2)),
     patterns: figures,
     ...result,

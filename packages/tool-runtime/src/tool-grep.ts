@@ -3,7 +3,12 @@ import picomatch from 'picomatch';
 import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { compileLineMatcher, RE2_SYNTAX_NOTE } from './internal/grep-matcher.js';
-import { locateRipgrep, planRipgrep, ripgrepFilter } from './internal/grep-ripgrep.js';
+import {
+  locateRipgrep,
+  planRipgrep,
+  type RipgrepLines,
+  ripgrepFilter,
+} from './internal/grep-ripgrep.js';
 import { readAhead } from './internal/read-ahead.js';
 import { failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
 import { walkWorkspace } from './internal/walk.js';
@@ -139,8 +144,10 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           ? planRipgrep(args.pattern, {
               ignoreCase: args.ignoreCase,
               matchesEmptyLine: matcher.matchesEmptyLine,
+              maxCount: limit,
             })
           : undefined;
+        let candidateLines: Map<string, RipgrepLines> | undefined;
         if (rg && plan) {
           const all: Candidate[] = [];
           for await (const entry of candidates) all.push(entry);
@@ -154,6 +161,7 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           );
           if (stopped()) return { content: 'Search aborted.', isError: true };
           candidates = hits ? all.filter((entry) => hits.has(entry.absolute)) : all;
+          candidateLines = hits;
         }
         for await (const { entry, buffer } of readAhead(candidates, load, READ_AHEAD)) {
           if (context.signal.aborted) break;
@@ -161,7 +169,18 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           const lines = buffer.toString('utf8').split('\n');
           let lastShown = -1;
           let fileHadMatch = false;
-          const hits = await matcher.matchLines(lines, limit - matches, stopped);
+          const known = candidateLines?.get(entry.absolute);
+          let hits = known ? matcher.matchCandidates(lines, known.lines, limit - matches) : [];
+          if (!known) hits = await matcher.matchLines(lines, limit - matches, stopped);
+          else if (!known.complete && hits.length < limit - matches && known.lines.length > 0)
+            hits.push(
+              ...(await matcher.matchLines(
+                lines,
+                limit - matches - hits.length,
+                stopped,
+                known.lines.at(-1)! + 1,
+              )),
+            );
           if (stopped()) break;
           for (const i of hits) {
             matches++;

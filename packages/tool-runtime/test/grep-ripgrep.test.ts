@@ -148,7 +148,11 @@ describe('grep with ripgrep as a prefilter', () => {
             if (Number(plain.meta?.matches ?? 0) > 0) found++;
             if (
               !('error' in matcher) &&
-              planRipgrep(regex, { ignoreCase, matchesEmptyLine: matcher.matchesEmptyLine })
+              planRipgrep(regex, {
+                ignoreCase,
+                matchesEmptyLine: matcher.matchesEmptyLine,
+                maxCount: maxMatches,
+              })
             )
               prefiltered++;
           } finally {
@@ -197,6 +201,7 @@ describe('grep with ripgrep as a prefilter', () => {
     const plan = (regex: string, ignoreCase = false) =>
       planRipgrep(regex, {
         ignoreCase,
+        maxCount: 100,
         matchesEmptyLine: (compileLineMatcher(regex, {}) as { matchesEmptyLine: boolean })
           .matchesEmptyLine,
       });

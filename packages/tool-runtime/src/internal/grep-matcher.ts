@@ -1,7 +1,10 @@
 // Line matching for the grep tool on RE2 (re2-wasm): linear in the input, so no pattern can
 // freeze the process. Calls into WebAssembly cost a fixed ~15 µs each, so a file is first tested
-// in blocks of lines (one call per ~32 KiB) and only matching blocks line by line. Matching is
-// synchronous, so the caller yields to the event loop between blocks and checks its signal there.
+// in blocks of lines (one call per ~32 KiB). A matching block is narrowed by halves (a line that
+// matches alone also matches in any block holding it, for every pattern without whole-text
+// anchors), so a sparse match costs a few calls, not one per line; patterns with `\A`, `\z` or a
+// turned-off flag are tested line by line. Matching is synchronous, so the caller yields to the
+// event loop between blocks and checks its signal there.
 import { RE2 } from 're2-wasm';
 
 /** RE2 syntax that JavaScript has and RE2 has not, told to the model in the tool description. */
@@ -12,11 +15,26 @@ export const RE2_SYNTAX_NOTE =
 export interface LineMatcher {
   /** Whether the pattern matches an empty line (then every file has a match, even an empty one). */
   matchesEmptyLine: boolean;
-  /** Indexes of the lines that match, in order, at most `limit`; stops early when `shouldStop()` says so. */
-  matchLines(lines: readonly string[], limit: number, shouldStop: () => boolean): Promise<number[]>;
+  /**
+   * Indexes of the lines from `start` on that match, in order, at most `limit`; stops early when
+   * `shouldStop()` says so.
+   */
+  matchLines(
+    lines: readonly string[],
+    limit: number,
+    shouldStop: () => boolean,
+    start?: number,
+  ): Promise<number[]>;
+  /** Which of the given line indexes (ascending) match, in order, at most `limit`. */
+  matchCandidates(lines: readonly string[], candidates: readonly number[], limit: number): number[];
 }
 
 const BLOCK_CHARS = 32 * 1024;
+/** Blocks of at most this many lines are tested line by line instead of halved again. */
+const NARROW_LINES = 4;
+// Whole-text anchors (and `(?-m)`, which makes ^ and $ anchors of the whole text): for these a line
+// alone can match where the block holding it does not, so only the old line-by-line test is exact.
+const NOT_LOCAL = /\\[Az]|\(\?[a-zA-Z]*-/;
 const YIELD_EVERY_MS = 15;
 
 /** Compiles `pattern`; the error message says what RE2 refused and what to do instead. */
@@ -38,19 +56,38 @@ export function compileLineMatcher(
   }
   return {
     matchesEmptyLine: regex.test(''),
-    async matchLines(lines, limit, shouldStop) {
+    matchCandidates(lines, candidates, limit) {
       const found: number[] = [];
+      for (const index of candidates) {
+        if (found.length >= limit) break;
+        if (index < lines.length && regex.test(lines[index]!)) found.push(index);
+      }
+      return found;
+    },
+    async matchLines(lines, limit, shouldStop, from = 0) {
+      const found: number[] = [];
+      const local = !NOT_LOCAL.test(pattern);
+      const joined = (from: number, to: number): string =>
+        to - from === 1 ? lines[from]! : lines.slice(from, to).join('\n');
+      // Lines of [from, to) that match alone, in order; the block as a whole is known to match.
+      const narrow = (from: number, to: number): void => {
+        if (!local || to - from <= NARROW_LINES) {
+          for (let index = from; index < to && found.length < limit; index++)
+            if (regex.test(lines[index]!)) found.push(index);
+          return;
+        }
+        const middle = (from + to) >> 1;
+        if (regex.test(joined(from, middle))) narrow(from, middle);
+        if (found.length < limit && regex.test(joined(middle, to))) narrow(middle, to);
+      };
       let slice = Date.now();
-      let start = 0;
+      let start = from;
       while (start < lines.length && found.length < limit) {
         let end = start;
         let chars = 0;
         while (end < lines.length && (end === start || chars < BLOCK_CHARS))
           chars += lines[end++]!.length + 1;
-        if (regex.test(end - start === 1 ? lines[start]! : lines.slice(start, end).join('\n'))) {
-          for (let index = start; index < end && found.length < limit; index++)
-            if (regex.test(lines[index]!)) found.push(index);
-        }
+        if (regex.test(joined(start, end))) narrow(start, end);
         start = end;
         if (Date.now() - slice >= YIELD_EVERY_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve));

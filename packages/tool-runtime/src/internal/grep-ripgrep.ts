@@ -14,6 +14,15 @@ import { delimiter, isAbsolute, join } from 'node:path';
 /** How rg is asked for one pattern. */
 export interface RipgrepPlan {
   args: string[];
+  /** rg stops a file after this many candidate lines (the caller matches the rest itself). */
+  maxCount: number;
+}
+
+/** The lines rg found in one file, as 0-based indexes, ascending. */
+export interface RipgrepLines {
+  lines: number[];
+  /** False when rg stopped at `maxCount`: lines after the last one are not known to be free. */
+  complete: boolean;
 }
 
 /**
@@ -60,7 +69,7 @@ const UNSUPPORTED = /\\[AzZQEC]|[\n\r]/;
 /** The rg arguments for `pattern`, or `undefined` when rg cannot stand in for RE2 soundly. */
 export function planRipgrep(
   pattern: string,
-  options: { ignoreCase?: boolean; matchesEmptyLine: boolean },
+  options: { ignoreCase?: boolean; matchesEmptyLine: boolean; maxCount: number },
 ): RipgrepPlan | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range check
   if (options.matchesEmptyLine || !/^[\x00-\x7f]*$/.test(pattern)) return undefined;
@@ -70,8 +79,13 @@ export function planRipgrep(
     (options.ignoreCase === true && FOLD_SENSITIVE.test(pattern));
   const args = [
     '--no-config',
-    '--files-with-matches',
+    '--line-number',
+    '--with-filename',
+    '--no-heading',
     '--null',
+    '--color=never',
+    '--max-columns=1',
+    `--max-count=${options.maxCount}`,
     '--no-messages',
     '--text',
     '--encoding=none',
@@ -83,11 +97,11 @@ export function planRipgrep(
     pattern,
   ];
   if (sensitive) args.push('-e', '[\\x80-\\xFF]');
-  return { args };
+  return { args, maxCount: options.maxCount };
 }
 
-/** Paths per rg process (well under the argument-size limit). */
-const CHUNK_FILES = 400;
+/** Bytes of paths per rg process (well under the argument-size limit; rg itself is parallel). */
+const CHUNK_BYTES = 256 * 1024;
 const PARALLEL = 2;
 
 function runChunk(
@@ -96,7 +110,7 @@ function runChunk(
   files: readonly string[],
   cwd: string,
   signal: AbortSignal,
-): Promise<string[] | undefined> {
+): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve(undefined);
     const child = spawn(rg, [...args, '--', ...files], {
@@ -117,19 +131,38 @@ function runChunk(
     child.on('close', (code) => {
       signal.removeEventListener('abort', onAbort);
       if (signal.aborted || (code !== 0 && code !== 1)) return resolve(undefined);
-      resolve(
-        Buffer.concat(chunks)
-          .toString('utf8')
-          .split('\0')
-          .filter((path) => path !== ''),
-      );
+      resolve(Buffer.concat(chunks));
     });
   });
 }
 
+/** Parses rg's `path NUL line:…` records (a line's text is at most one byte: `--max-columns=1`). */
+function parseLines(output: Buffer, found: Map<string, RipgrepLines>, maxCount: number): boolean {
+  let at = 0;
+  while (at < output.length) {
+    const nul = output.indexOf(0, at);
+    const colon = nul < 0 ? -1 : output.indexOf(0x3a, nul);
+    const end = colon < 0 ? -1 : output.indexOf(0x0a, colon);
+    if (end < 0) return false;
+    const path = output.toString('utf8', at, nul);
+    const line = Number(output.toString('latin1', nul + 1, colon));
+    if (!Number.isInteger(line) || line < 1) return false;
+    let entry = found.get(path);
+    if (!entry) {
+      entry = { lines: [], complete: true };
+      found.set(path, entry);
+    }
+    entry.lines.push(line - 1);
+    if (entry.lines.length >= maxCount) entry.complete = false;
+    at = end + 1;
+  }
+  return true;
+}
+
 /**
- * The subset of `files` (absolute paths) in which rg finds the planned pattern, or `undefined`
- * when rg failed in any way (the caller then searches every file itself). An abort kills rg.
+ * For each of `files` (absolute paths) in which rg finds the planned pattern, the candidate lines;
+ * `undefined` when rg failed in any way (the caller then searches every file itself). An abort
+ * kills rg.
  */
 export async function ripgrepFilter(
   rg: string,
@@ -137,17 +170,26 @@ export async function ripgrepFilter(
   files: readonly string[],
   cwd: string,
   signal: AbortSignal,
-): Promise<Set<string> | undefined> {
+): Promise<Map<string, RipgrepLines> | undefined> {
+  // A path with a line break would make rg's output ambiguous.
+  if (files.some((file) => file.includes('\n'))) return undefined;
   const chunks: string[][] = [];
-  for (let i = 0; i < files.length; i += CHUNK_FILES) chunks.push(files.slice(i, i + CHUNK_FILES));
-  const found = new Set<string>();
+  let size = CHUNK_BYTES;
+  for (const file of files) {
+    if (size + file.length + 1 > CHUNK_BYTES) {
+      chunks.push([]);
+      size = 0;
+    }
+    chunks.at(-1)!.push(file);
+    size += file.length + 1;
+  }
+  const found = new Map<string, RipgrepLines>();
   let failed = false;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (!failed && next < chunks.length) {
-      const paths = await runChunk(rg, plan.args, chunks[next++]!, cwd, signal);
-      if (!paths) failed = true;
-      else for (const path of paths) found.add(path);
+      const output = await runChunk(rg, plan.args, chunks[next++]!, cwd, signal);
+      if (!output || !parseLines(output, found, plan.maxCount)) failed = true;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, chunks.length) }, worker));

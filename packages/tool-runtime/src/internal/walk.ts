@@ -64,7 +64,7 @@ interface Listing {
 }
 
 /** Directories listed ahead of the one being walked (their `.gitignore` and entries). */
-const LIST_AHEAD = 8;
+const LIST_AHEAD = 32;
 
 async function listDirectory(fs: WorkspaceFs, root: string, dir: string): Promise<Listing> {
   const [own, entries] = await Promise.all([

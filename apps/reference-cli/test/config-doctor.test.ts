@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { isolatedEnv, modelArgs, runCli, tempFolder } from './run-cli.js';
 
 describe('spine config', { timeout: 180_000 }, () => {
   it('prints every effective value with its layer, field by field', async () => {
@@ -13,7 +12,7 @@ describe('spine config', { timeout: 180_000 }, () => {
       join(env.SPINE_CONFIG_HOME!, 'config.json'),
       JSON.stringify({ compaction: { threshold: 0.7 } }),
     );
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-cfg-'));
+    const cwd = tempFolder('spine-cfg-');
     mkdirSync(join(cwd, '.spine'));
     writeFileSync(
       join(cwd, '.spine', 'config.json'),
@@ -33,7 +32,7 @@ describe('spine config', { timeout: 180_000 }, () => {
 
   it('exits 2 naming the file, key and expected shape of an invalid value', async () => {
     const { env } = isolatedEnv();
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-cfg-'));
+    const cwd = tempFolder('spine-cfg-');
     mkdirSync(join(cwd, '.spine'));
     writeFileSync(join(cwd, '.spine', 'config.json'), JSON.stringify({ sandbox: 'sometimes' }));
     const result = await runCli(['config', '--effective', '--cwd', cwd], { env });

@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { isolatedEnv, modelArgs, runCli, tempFolder } from './run-cli.js';
 
 describe('user hooks and project instructions through spine run', { timeout: 180_000 }, () => {
   it('blocks a tool call from a pre-tool-use hook, fires lifecycle hooks and sends AGENTS.md with its path', async () => {
@@ -15,7 +14,7 @@ describe('user hooks and project instructions through spine run', { timeout: 180
       ],
     });
     try {
-      const cwd = mkdtempSync(join(tmpdir(), 'spine-hooks-'));
+      const cwd = tempFolder('spine-hooks-');
       mkdirSync(join(cwd, '.spine'));
       writeFileSync(join(cwd, 'AGENTS.md'), 'Never delete build folders.');
       writeFileSync(

@@ -1,14 +1,13 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SESSION_ID } from '../scripts/example-task.js';
-import { APP_DIR, isolatedEnv, runCli } from './run-cli.js';
+import { APP_DIR, isolatedEnv, runCli, tempFolder } from './run-cli.js';
 
 const EXAMPLES = join(APP_DIR, 'examples');
 
 function copies(): { workspace: string; sessions: string } {
-  const root = mkdtempSync(join(tmpdir(), 'spine-recorded-'));
+  const root = tempFolder('spine-recorded-');
   cpSync(join(EXAMPLES, 'workspace'), join(root, 'workspace'), { recursive: true });
   cpSync(join(EXAMPLES, 'sessions'), join(root, 'sessions'), { recursive: true });
   return { workspace: join(root, 'workspace'), sessions: join(root, 'sessions') };

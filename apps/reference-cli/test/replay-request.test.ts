@@ -1,13 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SESSION_ID } from '../scripts/example-task.js';
-import { APP_DIR, isolatedEnv, runCli } from './run-cli.js';
+import { APP_DIR, isolatedEnv, runCli, tempFolder } from './run-cli.js';
 
 /** A copy of the recorded example sessions, and its log file. */
 function copy(): { sessions: string; file: string } {
-  const sessions = join(mkdtempSync(join(tmpdir(), 'spine-replay-request-')), 'sessions');
+  const sessions = join(tempFolder('spine-replay-request-'), 'sessions');
   cpSync(join(APP_DIR, 'examples', 'sessions'), sessions, { recursive: true });
   return { sessions, file: join(sessions, `${EXAMPLE_SESSION_ID}.jsonl`) };
 }

@@ -1,12 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { replay } from '@spine/agent-loop';
 import type { Message, SessionEvent } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli, tempFolder } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 function readEvents(path: string): SessionEvent[] {
@@ -107,7 +106,7 @@ describe('rerun of an interactive session with /compact between two tasks', () =
       summary: expect.stringContaining('Checkpoint: the user asked about src/add.js'),
     });
 
-    const outDir = mkdtempSync(join(tmpdir(), 'spine-rerun-compact-out-'));
+    const outDir = tempFolder('spine-rerun-compact-out-');
     const rerun = await runCli(
       [
         'rerun',

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createOpenAICompatibleModel } from '@spine/llm';
 import { createMemoryStore, Session } from '@spine/session-log';
@@ -8,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { rerunSession } from '../src/commands/rerun.js';
 import { defaultConfig } from '../src/config/schema.js';
 import { fixedModel, wireAgent } from '../src/wire.js';
-import { exampleWorkspace } from './run-cli.js';
+import { exampleWorkspace, tempFolder } from './run-cli.js';
 
 describe('rerun of a session with input queued during a step', () => {
   it('queues the input again at the same step and matches the recording', async () => {
@@ -61,7 +60,7 @@ describe('rerun of a session with input queued during a step', () => {
       ).toBe(true);
       await wired.close();
 
-      const outDir = mkdtempSync(join(tmpdir(), 'spine-rerun-out-'));
+      const outDir = tempFolder('spine-rerun-out-');
       const summary = await rerunSession(recorded, {
         cwd: exampleWorkspace('spine-rerun-q-'),
         config,

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli, tempFolder } from './run-cli.js';
 
 /**
  * Starts `spine run` with `args`, waits until the server has received `requests` requests (at most
@@ -84,7 +83,7 @@ describe('spine resume after a crash', () => {
       const { env } = isolatedEnv();
       const model = modelArgs(server.baseUrl);
       const { code, output } = await runThenSignal(
-        [...model, '--cwd', mkdtempSync(join(tmpdir(), 'spine-term-')), '--json', 'work'],
+        [...model, '--cwd', tempFolder('spine-term-'), '--json', 'work'],
         { env, server, requests: 1, signal: 'SIGTERM' },
       );
       expect(code).toBe(130);

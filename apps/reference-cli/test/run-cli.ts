@@ -1,8 +1,22 @@
 import { type SpawnOptions, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+// Temp folders made by these helpers, removed when the test file that made them ends.
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp folder removed after the current test file. */
+export function tempFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
 
 /** The app directory and the `spine` binary, run from sources (no build needed). */
 export const APP_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -10,7 +24,7 @@ export const BIN = join(APP_DIR, 'bin', 'spine.js');
 
 /** A fresh copy of the example workspace in a temp folder named after `prefix`. */
 export function exampleWorkspace(prefix: string): string {
-  const workspace = join(mkdtempSync(join(tmpdir(), prefix)), 'workspace');
+  const workspace = join(tempFolder(prefix), 'workspace');
   cpSync(join(APP_DIR, 'examples', 'workspace'), workspace, { recursive: true });
   return workspace;
 }
@@ -33,7 +47,7 @@ export function isolatedEnv(extra: Record<string, string> = {}): {
   root: string;
   sessionDir: string;
 } {
-  const root = mkdtempSync(join(tmpdir(), 'spine-cli-'));
+  const root = tempFolder('spine-cli-');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: root,

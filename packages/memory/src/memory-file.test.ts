@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   appendFact,
   MAX_MEMORY_BYTES,
@@ -13,10 +13,20 @@ import {
 } from './memory-file.js';
 import { renderMemorySection } from './memory-prompt.js';
 
+// Temp folders this file makes, removed when it ends.
+const created: string[] = [];
+function track(dir: string): string {
+  created.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 const provenance = { sessionId: 'session-1', date: '2026-11-30' };
 
 function files(): { root: string; user: MemoryFile; project: MemoryFile } {
-  const root = mkdtempSync(join(tmpdir(), 'spine-memory-'));
+  const root = track(mkdtempSync(join(tmpdir(), 'spine-memory-')));
   mkdirSync(join(root, 'ws'));
   const [user, project] = memoryFiles(join(root, 'ws'), {
     userFile: join(root, 'home', 'memory.md'),

@@ -3,6 +3,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -14,17 +15,27 @@ import {
   createApprovalPolicy,
   createToolRuntime,
 } from '@spine/tool-runtime';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryApproval } from './memory-approval.js';
 import { MAX_MEMORY_BYTES, memoryFiles, PROJECT_MEMORY_PATH } from './memory-file.js';
 import { createRememberTool, REMEMBER_TOOL } from './tool-remember.js';
+
+// Temp folders this file makes, removed when it ends.
+const created: string[] = [];
+function track(dir: string): string {
+  created.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A real tool runtime with the remember tool and the user-memory approval rule, as wired. */
 function setup(
   approval: ApprovalPolicyName,
   sandbox: 'read-only' | 'workspace-write' = 'workspace-write',
 ) {
-  const root = mkdtempSync(join(tmpdir(), 'spine-remember-'));
+  const root = track(mkdtempSync(join(tmpdir(), 'spine-remember-')));
   const cwd = join(root, 'ws');
   mkdirSync(cwd);
   const files = memoryFiles(cwd, { userFile: join(root, 'config', 'memory.md') });
@@ -145,7 +156,7 @@ describe('the remember tool', () => {
     expect(full.content).toMatch(/^project memory \(\.spine\/memory\.md\) is full .* prune it/);
 
     const linked = setup('never-ask');
-    const elsewhere = mkdtempSync(join(tmpdir(), 'spine-elsewhere-'));
+    const elsewhere = track(mkdtempSync(join(tmpdir(), 'spine-elsewhere-')));
     symlinkSync(elsewhere, join(linked.cwd, '.spine'));
     expect((await linked.remember({ fact: 'x' })).content).toContain('symbolic link');
     expect(existsSync(join(elsewhere, 'memory.md'))).toBe(false);

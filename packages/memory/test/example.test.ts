@@ -1,15 +1,25 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// Temp folders this file makes, removed when it ends.
+const created: string[] = [];
+function track(dir: string): string {
+  created.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 describe("the README's example", () => {
   it('runs alone, remembers a fact with provenance and renders it for the next session', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spine-memory-readme-'));
+    const dir = track(mkdtempSync(join(tmpdir(), 'spine-memory-readme-')));
     const run = spawnSync('npx', ['tsx', 'packages/memory/examples/memory-alone.ts', dir], {
       cwd: root,
       encoding: 'utf8',

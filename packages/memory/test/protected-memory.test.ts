@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalRequest, ToolResultBody } from '@spine/protocol';
@@ -8,7 +8,7 @@ import {
   createWorkspaceTools,
   type ToolRuntime,
 } from '@spine/tool-runtime';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   createMemoryApproval,
   createRememberTool,
@@ -18,12 +18,22 @@ import {
   REMEMBER_TOOL,
 } from '../src/index.js';
 
+// Temp folders this file makes, removed when it ends.
+const created: string[] = [];
+function track(dir: string): string {
+  created.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 /**
  * A real tool runtime with the workspace tools and `remember`, under the default protected paths
  * (`.spine/**` among them), wired the way the package README says.
  */
 function setup(writers: { [tool: string]: readonly string[] }) {
-  const root = mkdtempSync(join(tmpdir(), 'spine-memory-protected-'));
+  const root = track(mkdtempSync(join(tmpdir(), 'spine-memory-protected-')));
   const cwd = join(root, 'ws');
   mkdirSync(join(cwd, '.spine'), { recursive: true });
   const files = memoryFiles(cwd, { userFile: join(root, 'user', 'memory.md') });

@@ -1,12 +1,22 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalRequest } from '@spine/protocol';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { createToolRuntime } from './runtime.js';
 import { createWriteTool } from './tool-write.js';
+
+// Temp folders this file makes, removed when it ends.
+const created: string[] = [];
+function track(dir: string): string {
+  created.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A tool that appends a line to a workspace file it names in `mutatedPaths`, as memory tools do. */
 function appendTool(cwd: string) {
@@ -25,7 +35,7 @@ function appendTool(cwd: string) {
 
 describe('protectedPathWriters', () => {
   it('lets only the named tool write only the named protected paths under the policy', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-writers-'));
+    const cwd = track(mkdtempSync(join(tmpdir(), 'spine-writers-')));
     mkdirSync(join(cwd, '.spine'));
     const runtime = createToolRuntime({
       cwd,

@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from 'node:fs';
 import type { ToolDefinition } from '@spine/protocol';
 import picomatch from 'picomatch';
 import { type ZodType, z } from 'zod';
@@ -66,6 +67,8 @@ export interface GrepToolArguments {
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** Files stat'ed and read ahead of the one being matched. */
 const READ_AHEAD = 24;
+/** The search yields to the event loop at least this often. */
+const YIELD_EVERY_MS = 15;
 
 /** Options of {@link createGrepTool}. */
 export interface GrepToolOptions extends WorkspaceToolOptions {
@@ -101,10 +104,16 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
     ripgrep ??= locateRipgrep(options.ripgrepPath);
     return ripgrep;
   };
+  // On the node file system a file is stat'ed and read synchronously: from the page cache that is
+  // several times cheaper than the thread-pool round trips of fs/promises, and the search loop
+  // yields to the event loop every few milliseconds anyway.
+  const direct = support.fs === nodeWorkspaceFs;
   const load = async (entry: Candidate): Promise<{ entry: Candidate; buffer?: Buffer }> => {
-    const stats = await support.fs.stat(entry.absolute);
+    const stats = direct ? statSync(entry.absolute) : await support.fs.stat(entry.absolute);
     if (stats.size > MAX_FILE_BYTES) return { entry };
-    const buffer = await support.fs.readFile(entry.absolute);
+    const buffer = direct
+      ? readFileSync(entry.absolute)
+      : await support.fs.readFile(entry.absolute);
     return looksBinary(buffer) ? { entry } : { entry, buffer };
   };
   return defineTool({
@@ -163,7 +172,12 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           candidates = hits ? all.filter((entry) => hits.has(entry.absolute)) : all;
           candidateLines = hits;
         }
+        let slice = Date.now();
         for await (const { entry, buffer } of readAhead(candidates, load, READ_AHEAD)) {
+          if (Date.now() - slice >= YIELD_EVERY_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            slice = Date.now();
+          }
           if (context.signal.aborted) break;
           if (!buffer) continue;
           const lines = buffer.toString('utf8').split('\n');

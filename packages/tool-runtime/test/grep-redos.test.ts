@@ -126,13 +126,14 @@ describe('grep on RE2', () => {
     const files = makeTempDir('spine-grep-timeout-');
     try {
       const chunk = `${'ab'.repeat(40)}\n`.repeat(25_000);
-      for (let index = 0; index < 12; index++)
+      for (let index = 0; index < 24; index++)
         writeFileSync(join(files.dir, `f${index}.txt`), chunk);
+      // The RE2 path itself (ripgrep, when installed, would rule these files out at once).
       const slow = createToolRuntime({
         cwd: files.dir,
         approval: 'never-ask',
         sandboxBackend: null,
-        tools: [createGrepTool({ cwd: files.dir, timeoutMs: 200 })],
+        tools: [createGrepTool({ cwd: files.dir, timeoutMs: 200, ripgrepPath: null })],
       });
       const [result] = await slow.run([toolCall('grep', { pattern: '(.{0,100}){10}x' })]);
       expect(result!.outcome).toBe('timeout');

@@ -109,12 +109,18 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
   // yields to the event loop every few milliseconds anyway.
   const direct = support.fs === nodeWorkspaceFs;
   const load = async (entry: Candidate): Promise<{ entry: Candidate; buffer?: Buffer }> => {
-    const stats = direct ? statSync(entry.absolute) : await support.fs.stat(entry.absolute);
-    if (stats.size > MAX_FILE_BYTES) return { entry };
-    const buffer = direct
-      ? readFileSync(entry.absolute)
-      : await support.fs.readFile(entry.absolute);
-    return looksBinary(buffer) ? { entry } : { entry, buffer };
+    try {
+      const stats = direct ? statSync(entry.absolute) : await support.fs.stat(entry.absolute);
+      if (stats.size > MAX_FILE_BYTES) return { entry };
+      const buffer = direct
+        ? readFileSync(entry.absolute)
+        : await support.fs.readFile(entry.absolute);
+      return looksBinary(buffer) ? { entry } : { entry, buffer };
+    } catch (error) {
+      // A file removed since the walk listed it (a build's temporary file) is simply not searched.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entry };
+      throw error;
+    }
   };
   return defineTool({
     name: 'grep',

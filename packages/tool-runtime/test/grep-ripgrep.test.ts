@@ -100,7 +100,7 @@ const atom = fc.constantFrom(
     '\\x{e9}',
     '(?i)k',
   ],
-  ...['\\.', '(?:ab|é)', '\\pL', '\\xff', '[\\x80-\\xff]', '(?s:.)'],
+  ...['\\.', '(?:ab|é)', '\\pL', '\\xff', '[\\x80-\\xff]', '(?s:.)', '.*', '.+', 'a.*b', 'a.+!'],
 );
 const quantifier = fc.constantFrom('', '', '', '+', '*', '?', '{2}', '{1,3}');
 const pattern = fc
@@ -208,6 +208,11 @@ describe('grep with ripgrep as a prefilter', () => {
     expect(plan('createToolRuntime')?.args).toEqual(expect.arrayContaining(['--no-unicode']));
     expect(plan('createToolRuntime')?.args).not.toContain('[\\x80-\\xFF]');
     expect(plan('a.b')?.args).toContain('[\\x80-\\xFF]');
+    expect(plan('a.{2}b')?.args).toContain('[\\x80-\\xFF]');
+    expect(plan('a.*b')?.args).not.toContain('[\\x80-\\xFF]');
+    expect(plan('a.+b')?.args).not.toContain('[\\x80-\\xFF]');
+    expect(plan('a\\.b')?.args).not.toContain('[\\x80-\\xFF]');
+    expect(plan('a\\\\.b')?.args).toContain('[\\x80-\\xFF]');
     expect(plan('task', true)?.args).toContain('[\\x80-\\xFF]');
     expect(plan('ab', true)?.args).not.toContain('[\\x80-\\xFF]');
     expect(plan('é')).toBeUndefined();

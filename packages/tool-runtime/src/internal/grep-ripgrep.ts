@@ -58,9 +58,17 @@ export async function locateRipgrep(
   return undefined;
 }
 
-// Parts of an ASCII pattern that can match a non-ASCII character in RE2 (conservatively: any `.`,
-// negated class, upper-case class escape, escape by code, `\p`, `\C`, `\X`, inline flags).
-const UNICODE_SENSITIVE = /\.|\[\^|\[:\^|\\[WSDBpPxCX0-9]|\(\?/;
+// Parts of an ASCII pattern that can match a non-ASCII character in RE2 (conservatively: negated
+// classes, upper-case class escapes, escapes by code, `\p`, `\C`, `\X`, inline flags), and a `.`
+// other than in `.*` or `.+` (any run of characters is any run of bytes; one character is not).
+const UNICODE_SENSITIVE = /\[\^|\[:\^|\\[WSDBpPxCX0-9]|\(\?/;
+const SINGLE_DOT = /\.(?![*+])/;
+
+function unicodeSensitive(pattern: string): boolean {
+  if (UNICODE_SENSITIVE.test(pattern)) return true;
+  // Escaped characters (`\.` is a literal dot) are dropped before looking for a lone `.`.
+  return SINGLE_DOT.test(pattern.replace(/\\[\s\S]/g, ''));
+}
 // Under case folding, `k` and `s` also match U+212A and U+017F; classes and ranges may contain them.
 const FOLD_SENSITIVE = /[ksKS\\[-]/;
 // Parts whose meaning differs between a line (RE2 here) and rg's haystack, or that rg lacks.
@@ -75,8 +83,7 @@ export function planRipgrep(
   if (options.matchesEmptyLine || !/^[\x00-\x7f]*$/.test(pattern)) return undefined;
   if (UNSUPPORTED.test(pattern)) return undefined;
   const sensitive =
-    UNICODE_SENSITIVE.test(pattern) ||
-    (options.ignoreCase === true && FOLD_SENSITIVE.test(pattern));
+    unicodeSensitive(pattern) || (options.ignoreCase === true && FOLD_SENSITIVE.test(pattern));
   const args = [
     '--no-config',
     '--line-number',

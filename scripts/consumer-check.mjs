@@ -8,6 +8,7 @@
 //     in the consumer's own dependencies, then with it;
 //  2. one consumer project with `@spine/session-log` alone (plus the `@spine/protocol` tarball it
 //     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
+//  3. `npm publish --dry-run` accepts every tarball.
 // Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
 // removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
 import { execFileSync } from 'node:child_process';
@@ -210,6 +211,14 @@ function writeLoaders(dir, packages) {
     dir,
   );
   typecheck(name, dir, ['check.mts', 'check.cts'], 'without @types/node in the consumer');
+}
+
+// 3. The release: npm accepts every tarball for publishing (dry run: nothing is uploaded).
+for (const { name, tarball } of published) {
+  const out = run(`${name}: npm publish --dry-run`, 'npm', ['publish', '--dry-run', tarball], work);
+  if (out !== undefined && !out.includes(`+ ${name}@`)) {
+    problems.push(`${name}: npm publish --dry-run did not report the package: ${out}`);
+  }
 }
 
 if (keep) console.log(`consumer-check: kept ${work}`);

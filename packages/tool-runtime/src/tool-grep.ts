@@ -165,12 +165,16 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
         let candidateLines: Map<string, RipgrepLines> | undefined;
         if (rg && plan) {
           const all: Candidate[] = [];
-          for await (const entry of candidates) all.push(entry);
-          if (stopped()) return { content: 'Search aborted.', isError: true };
+          const listed = candidates;
           const hits = await ripgrepFilter(
             rg,
             plan,
-            all.map((entry) => entry.absolute),
+            (async function* () {
+              for await (const entry of listed) {
+                all.push(entry);
+                yield entry.absolute;
+              }
+            })(),
             root,
             context.signal,
           );

@@ -1,7 +1,7 @@
 // ripgrep is only a prefilter for grep: the results with rg must be byte-for-byte those without it,
 // on any text (Unicode, invalid UTF-8, CRLF, case folding to K/ſ) and any pattern, and any failure
 // of rg falls back to searching every file. Needs the real `rg` (ripgrep, installed by .ci/run).
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { compileLineMatcher } from '../src/internal/grep-matcher.js';
 import { locateRipgrep, planRipgrep } from '../src/internal/grep-ripgrep.js';
 import { createToolRuntime, type ToolRuntime } from '../src/runtime.js';
 import { createGrepTool } from '../src/tool-grep.js';
+import { nodeWorkspaceFs, type WorkspaceFs } from '../src/workspace-fs.js';
 import { makeTempDir, runOne } from './helpers.js';
 
 let rg: string;
@@ -278,6 +279,34 @@ describe('grep with ripgrep as a prefilter', () => {
       const deadline = Date.now() + 10_000;
       while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(alive()).toBe(false);
+    } finally {
+      temp.cleanup();
+    }
+  }, 60_000);
+
+  it('skips a file removed between the walk and its read instead of failing', async () => {
+    const temp = makeTempDir('spine-grep-gone-');
+    try {
+      writeFileSync(join(temp.dir, 'a.txt'), 'alpha\n');
+      writeFileSync(join(temp.dir, 'gone.txt'), 'alpha gone\n');
+      writeFileSync(join(temp.dir, 'z.txt'), 'alpha z\n');
+      // The real file system, except that the file really disappears just before it is stat'ed.
+      const fs: WorkspaceFs = {
+        ...nodeWorkspaceFs,
+        stat: async (path) => {
+          if (path.endsWith('gone.txt')) rmSync(path, { force: true });
+          return nodeWorkspaceFs.stat(path);
+        },
+      };
+      const runtime = createToolRuntime({
+        cwd: temp.dir,
+        approval: 'never-ask',
+        sandboxBackend: null,
+        tools: [createGrepTool({ cwd: temp.dir, fs })],
+      });
+      const result = await runOne(runtime, 'grep', { pattern: 'alpha' });
+      expect(result.outcome).toBe('ok');
+      expect(result.content).toBe('a.txt:1:alpha\nz.txt:1:alpha z');
     } finally {
       temp.cleanup();
     }

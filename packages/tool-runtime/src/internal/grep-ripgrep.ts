@@ -107,7 +107,8 @@ export function planRipgrep(
   return { args, maxCount: options.maxCount };
 }
 
-/** Bytes of paths per rg process (well under the argument-size limit; rg itself is parallel). */
+/** Paths per rg process, and at most this many bytes of them (well under the argument limit). */
+const CHUNK_FILES = 4096;
 const CHUNK_BYTES = 256 * 1024;
 const PARALLEL = 2;
 
@@ -174,31 +175,43 @@ function parseLines(output: Buffer, found: Map<string, RipgrepLines>, maxCount: 
 export async function ripgrepFilter(
   rg: string,
   plan: RipgrepPlan,
-  files: readonly string[],
+  files: AsyncIterable<string> | Iterable<string>,
   cwd: string,
   signal: AbortSignal,
 ): Promise<Map<string, RipgrepLines> | undefined> {
-  // A path with a line break would make rg's output ambiguous.
-  if (files.some((file) => file.includes('\n'))) return undefined;
-  const chunks: string[][] = [];
-  let size = CHUNK_BYTES;
-  for (const file of files) {
-    if (size + file.length + 1 > CHUNK_BYTES) {
-      chunks.push([]);
-      size = 0;
-    }
-    chunks.at(-1)!.push(file);
-    size += file.length + 1;
-  }
   const found = new Map<string, RipgrepLines>();
+  const queue: string[][] = [];
+  const running = new Set<Promise<void>>();
   let failed = false;
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (!failed && next < chunks.length) {
-      const output = await runChunk(rg, plan.args, chunks[next++]!, cwd, signal);
-      if (!output || !parseLines(output, found, plan.maxCount)) failed = true;
+  const pump = (): void => {
+    while (!failed && running.size < PARALLEL && queue.length > 0) {
+      const chunk = queue.shift()!;
+      const job = runChunk(rg, plan.args, chunk, cwd, signal).then((output) => {
+        if (!output || !parseLines(output, found, plan.maxCount)) failed = true;
+        running.delete(job);
+        pump();
+      });
+      running.add(job);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, chunks.length) }, worker));
+  // Chunks start while the walk is still listing, so rg's work overlaps it.
+  let chunk: string[] = [];
+  let size = 0;
+  for await (const file of files) {
+    // A path with a line break would make rg's output ambiguous.
+    if (file.includes('\n')) failed = true;
+    if (failed) continue;
+    chunk.push(file);
+    size += file.length + 1;
+    if (chunk.length >= CHUNK_FILES || size >= CHUNK_BYTES) {
+      queue.push(chunk);
+      chunk = [];
+      size = 0;
+      pump();
+    }
+  }
+  if (chunk.length > 0) queue.push(chunk);
+  pump();
+  while (running.size > 0) await Promise.all(running);
   return failed ? undefined : found;
 }

@@ -72,18 +72,23 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
 
 /** On the node file system, synchronously: from the page cache far cheaper than fs/promises. */
 function listDirectorySync(root: string, dir: string): Listing {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true }).sort(byName);
+  } catch {
+    return { own: undefined, entries: undefined };
+  }
   let own: Rules | undefined;
-  try {
-    const text = readFileSync(join(dir, '.gitignore'), 'utf8');
-    own = { base: toPosix(relative(root, dir)), matcher: ignore().add(text) };
-  } catch {
-    own = undefined;
+  // Only a directory that lists a `.gitignore` is asked for one (a failed open costs an exception).
+  if (entries.some((entry) => entry.name === '.gitignore')) {
+    try {
+      const text = readFileSync(join(dir, '.gitignore'), 'utf8');
+      own = { base: toPosix(relative(root, dir)), matcher: ignore().add(text) };
+    } catch {
+      own = undefined;
+    }
   }
-  try {
-    return { own, entries: readdirSync(dir, { withFileTypes: true }).sort(byName) };
-  } catch {
-    return { own, entries: undefined };
-  }
+  return { own, entries };
 }
 
 async function listDirectory(fs: WorkspaceFs, root: string, dir: string): Promise<Listing> {
@@ -114,9 +119,13 @@ export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkE
     const rules = await loadRules(fs, root, join(root, ...ancestors.slice(0, i)));
     if (rules) baseRules.push(rules);
   }
-  const queue: Array<{ dir: string; depth: number; rules: Rules[]; listing?: Promise<Listing> }> = [
-    { dir: options.start, depth: 0, rules: baseRules },
-  ];
+  const queue: Array<{
+    dir: string;
+    rel: string;
+    depth: number;
+    rules: Rules[];
+    listing?: Promise<Listing>;
+  }> = [{ dir: options.start, rel: startRel, depth: 0, rules: baseRules }];
   let slice = Date.now();
   while (queue.length > 0) {
     if (Date.now() - slice >= YIELD_EVERY_MS) {
@@ -126,7 +135,9 @@ export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkE
     if (options.signal?.aborted) return;
     for (let i = 0; i < Math.min(queue.length, LIST_AHEAD); i++)
       queue[i]!.listing ??= listDirectory(fs, root, queue[i]!.dir);
-    const { dir, depth, rules: inherited, listing } = queue.shift()!;
+    const { dir, rel: dirRel, depth, rules: inherited, listing } = queue.shift()!;
+    const dirPrefix = dir.endsWith(sep) ? dir : `${dir}${sep}`;
+    const relPrefix = dirRel === '' ? '' : `${dirRel}/`;
     const { own, entries } = await listing!;
     const rules = own ? [...inherited, own] : inherited;
     if (!entries) continue;
@@ -135,12 +146,13 @@ export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkE
       const isDirectory = entry.isDirectory();
       if (!isDirectory && !entry.isFile()) continue;
       if (isDirectory && entry.name === '.git') continue;
-      const absolute = join(dir, entry.name);
-      const rel = toPosix(relative(root, absolute));
+      // Names hold no separator, so these equal join(dir, name) and relative(root, that).
+      const absolute = `${dirPrefix}${entry.name}`;
+      const rel = `${relPrefix}${entry.name}`;
       if (excluded(rel) || ignored(rules, rel, isDirectory)) continue;
       yield { absolute, relative: rel, isDirectory, depth: depth + 1 };
       if (isDirectory && (options.maxDepth === undefined || depth + 1 < options.maxDepth)) {
-        queue.push({ dir: absolute, depth: depth + 1, rules });
+        queue.push({ dir: absolute, rel, depth: depth + 1, rules });
       }
     }
   }

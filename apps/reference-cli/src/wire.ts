@@ -1,8 +1,8 @@
 import type {
+  AnyToolDefinition,
   CompactionEngine,
   JsonValue,
   ModelClient,
-  ToolDefinition,
   ToolRunOptions,
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
@@ -155,16 +155,16 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     sandbox: config.sandbox,
     ...(memory ? { mapApproval: memory.mapApproval } : {}),
     build: () => {
-      const tools: ToolDefinition<never>[] = [
+      const tools: AnyToolDefinition[] = [
         ...(toolRuntime.createWorkspaceTools({
           cwd,
           env: shellEnv,
           network,
           exclude: config.tools.exclude,
-        }) as ToolDefinition<never>[]),
-        compactionPkg.createRecallHistoryTool({ session }) as unknown as ToolDefinition<never>,
+        }) as AnyToolDefinition[]),
+        compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,
       ];
-      if (memory) tools.push(memory.tool as unknown as ToolDefinition<never>);
+      if (memory) tools.push(memory.tool as unknown as AnyToolDefinition);
       const built = toolRuntime.createToolRuntime({
         cwd,
         tools,
@@ -187,7 +187,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
             providers: webTools.webProvidersFromEnv(process.env),
           });
           for (const tool of webTools.createWebTools(web))
-            built.register(tool as ToolDefinition<never>);
+            built.register(tool as AnyToolDefinition);
         } catch (error) {
           warn(`web tools not registered: ${(error as Error).message}`);
         }
@@ -196,7 +196,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         try {
           lspManager = lspTools.createLspManager({ cwd });
           for (const tool of lspTools.createLspTools(lspManager))
-            built.register(tool as ToolDefinition<never>);
+            built.register(tool as AnyToolDefinition);
           built.hooks.postExecute.push(lspTools.createDiagnosticsHook(lspManager));
         } catch (error) {
           warn(`language-server tools not registered: ${(error as Error).message}`);

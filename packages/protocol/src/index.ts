@@ -155,6 +155,7 @@ export type { OpenedSession, SessionStore, SessionSummary } from './session-stor
 export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
 export type { TokenMeasure, TokenMeter } from './token-meter.js';
 export type {
+  AnyToolDefinition,
   SandboxMode,
   ToolDefinition,
   ToolExecutionContext,

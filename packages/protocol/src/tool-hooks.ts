@@ -1,12 +1,12 @@
 import type { JsonValue } from './json.js';
-import type { ToolDefinition, ToolExecutionContext, ToolOutput } from './tool.js';
+import type { AnyToolDefinition, ToolExecutionContext, ToolOutput } from './tool.js';
 
 /** The call a hook sees: the tool, its id and its parsed, validated arguments. */
 export interface ToolHookCall {
   toolCallId: string;
   toolName: string;
   args: JsonValue;
-  tool: ToolDefinition<never>;
+  tool: AnyToolDefinition;
 }
 
 /** A `pre-execute` hook's verdict. `undefined` means "no opinion", and the chain goes on. */

@@ -65,3 +65,9 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** Paths a call mutates, so the runtime can serialise calls on the same path. */
   mutatedPaths?: (args: Args) => string[];
 }
+
+/**
+ * A tool of any argument type, as registries and schedulers hold them. `execute` takes its
+ * arguments contravariantly, so only `never` accepts every `ToolDefinition<Args>`; this names it.
+ */
+export type AnyToolDefinition = ToolDefinition<never>;

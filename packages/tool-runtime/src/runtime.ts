@@ -1,9 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type {
+  AnyToolDefinition,
   SandboxMode,
   ToolCallPart,
-  ToolDefinition,
   ToolHooks,
   ToolResultBody,
   ToolRunOptions,
@@ -34,7 +34,7 @@ export interface ToolRuntimeOptions {
   /** Workspace root; resolved to its real path. */
   cwd: string;
   /** Tools to register now. */
-  tools?: ToolDefinition<never>[];
+  tools?: AnyToolDefinition[];
   /** Sandbox mode. Default `workspace-write`. */
   sandbox?: SandboxMode;
   /** Approval policy (a built-in name or your own). Default `ask`. */
@@ -48,7 +48,7 @@ export interface ToolRuntimeOptions {
   /** Results longer than this many characters are truncated. Default 30,000. */
   maxResultChars?: number;
   /** Which tools an agent sees (and may call). Default: all. */
-  visibility?: (agent: string | undefined, tool: ToolDefinition<never>) => boolean;
+  visibility?: (agent: string | undefined, tool: AnyToolDefinition) => boolean;
   /** OS sandbox for shell commands: a backend, `null` for none, or omitted to detect bubblewrap. */
   sandboxBackend?: SandboxBackend | null;
   /** How long a tool may keep running after its signal fired before its result is given up. Default 2,000 ms. */
@@ -75,7 +75,7 @@ export interface ToolRuntimeOptions {
 /** A registry plus scheduler: what the agent loop runs tool calls with. */
 export interface ToolRuntime extends ToolScheduler {
   /** Adds a tool (replacing none). @throws {InvalidToolDefinitionError} on a duplicate name or bad schema. */
-  register(tool: ToolDefinition<never>): void;
+  register(tool: AnyToolDefinition): void;
   /** Removes a tool; returns whether it was there. */
   unregister(name: string): boolean;
   /** Changes the sandbox mode for later calls. */
@@ -178,7 +178,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     pathLocks: new KeyedLock(),
   };
   const maxConcurrency = Math.max(1, options.maxConcurrency ?? 8);
-  const register = (tool: ToolDefinition<never>): void => {
+  const register = (tool: AnyToolDefinition): void => {
     const name = tool.spec?.name;
     if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
       throw new InvalidToolDefinitionError({

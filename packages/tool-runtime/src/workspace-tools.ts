@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@spine/protocol';
+import type { AnyToolDefinition } from '@spine/protocol';
 import type { SandboxBackend } from './sandbox.js';
 import { createBashTool } from './tool-bash.js';
 import { createEditTool } from './tool-edit.js';
@@ -28,7 +28,7 @@ export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
  * const runtime = createToolRuntime({ cwd, tools: createWorkspaceTools({ cwd, exclude: ['.env'] }) });
  * ```
  */
-export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefinition<never>[] {
+export function createWorkspaceTools(options: WorkspaceToolsOptions): AnyToolDefinition[] {
   const tools = [
     createReadTool(options),
     createWriteTool(options),
@@ -38,5 +38,5 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
     createListTool(options),
     createBashTool(options),
   ];
-  return tools as unknown as ToolDefinition<never>[];
+  return tools as unknown as AnyToolDefinition[];
 }

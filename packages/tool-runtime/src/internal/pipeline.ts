@@ -3,10 +3,10 @@
 // truncation and metadata (finalize.ts). Every stage returns synchronously when nothing in it is
 // asynchronous, so a batch of cheap calls costs little more than the calls themselves.
 import type {
+  AnyToolDefinition,
   JsonValue,
   SandboxMode,
   ToolCallPart,
-  ToolDefinition,
   ToolExecutionContext,
   ToolHookCall,
   ToolHooks,
@@ -21,7 +21,7 @@ import type { ArgumentValidator } from './validate.js';
 
 /** A registered tool with its compiled validator. */
 export interface RegisteredTool {
-  tool: ToolDefinition<never>;
+  tool: AnyToolDefinition;
   validate: ArgumentValidator;
   /** The schema has an `escalation` property, so calls may ask for extra permissions. */
   escalates: boolean;
@@ -35,8 +35,8 @@ export interface PipelineState {
   hooks: Required<ToolHooks>;
   gate: ApprovalGate;
   /** The runtime's visibility rule, if any (checked first, so the common case costs nothing). */
-  visibility: ((agent: string | undefined, tool: ToolDefinition<never>) => boolean) | undefined;
-  visible(agent: string | undefined, tool: ToolDefinition<never>): boolean;
+  visibility: ((agent: string | undefined, tool: AnyToolDefinition) => boolean) | undefined;
+  visible(agent: string | undefined, tool: AnyToolDefinition): boolean;
   maxResultChars: number;
   abortGraceMs: number;
   services: { [key: string]: unknown };

@@ -1,8 +1,8 @@
 // The ToolScheduler conformance cases: each runs a batch of calls of the kit's own tools.
 import type {
+  AnyToolDefinition,
   ApprovalRequest,
   ToolCallPart,
-  ToolDefinition,
   ToolResultBody,
   ToolRunEvent,
   ToolRunOptions,
@@ -18,7 +18,7 @@ export interface ToolSchedulerFixture {
    * `ToolRunOptions.approve` before running a tool whose `permissions.executes` is true, run
    * other calls without asking, and may run `isConcurrencySafe` calls at the same time.
    */
-  scheduler(tools: readonly ToolDefinition<never>[]): ToolScheduler | Promise<ToolScheduler>;
+  scheduler(tools: readonly AnyToolDefinition[]): ToolScheduler | Promise<ToolScheduler>;
 }
 
 type Outcome = NonNullable<ToolResultBody['outcome']>;

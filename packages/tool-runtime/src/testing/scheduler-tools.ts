@@ -1,5 +1,10 @@
 // The tools the ToolScheduler kit hands to the scheduler under test, each recording what it saw.
-import type { JsonSchema, ToolDefinition, ToolExecutionContext } from '@spine/protocol';
+import type {
+  AnyToolDefinition,
+  JsonSchema,
+  ToolDefinition,
+  ToolExecutionContext,
+} from '@spine/protocol';
 
 /** What the kit's tools observed while a case ran. */
 export interface ToolProbe {
@@ -33,7 +38,7 @@ const textArgs: JsonSchema = {
 };
 
 /** Makes the kit's tools and the probe they report into. */
-export function kitTools(): { tools: ToolDefinition<never>[]; probe: ToolProbe } {
+export function kitTools(): { tools: AnyToolDefinition[]; probe: ToolProbe } {
   const probe: ToolProbe = { executed: [], maxActive: 0, sawAbort: [] };
   let active = 0;
   const tracked =
@@ -61,9 +66,9 @@ export function kitTools(): { tools: ToolDefinition<never>[]; probe: ToolProbe }
       return `echo: ${args.text}`;
     }),
   });
-  const tools: ToolDefinition<never>[] = [
-    echo(true, 'kit_echo') as ToolDefinition<never>,
-    echo(false, 'kit_serial') as ToolDefinition<never>,
+  const tools: AnyToolDefinition[] = [
+    echo(true, 'kit_echo') as AnyToolDefinition,
+    echo(false, 'kit_serial') as AnyToolDefinition,
     {
       spec: {
         name: 'kit_wait',

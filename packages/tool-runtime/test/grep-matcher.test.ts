@@ -30,7 +30,21 @@ const line = fc
   .map((parts) => parts.join(''));
 const pattern = fc.constantFrom(
   ...['a', 'foo', '^a', 'a$', '^$', '\\bfoo\\b', 'a\\s+b', 'b\\s*a', '(?s)a.b', '\\Aa', 'a\\z'],
-  ...['(?-m)^a', '(?-m:a$)', '\\W\\w', '[^a]{3}', 'é|\u212a', 'a(?:\\s|!)', '\\d+', '.{9}', 'k'],
+  ...[
+    'a b',
+    'o!',
+    'oo ',
+    '_1',
+    '(?-m)^a',
+    '(?-m:a$)',
+    '\\W\\w',
+    '[^a]{3}',
+    'é|\u212a',
+    'a(?:\\s|!)',
+    '\\d+',
+    '.{9}',
+    'k',
+  ],
 );
 
 describe('the grep line matcher', () => {

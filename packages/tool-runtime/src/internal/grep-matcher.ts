@@ -54,13 +54,23 @@ export function compileLineMatcher(
       error: `Invalid regular expression ${JSON.stringify(pattern.slice(0, 200))}: ${detail}. ${RE2_SYNTAX_NOTE}`,
     };
   }
+  const compiled = regex;
+  // A case-sensitive pattern of plain printable ASCII characters (no metacharacter at all) matches
+  // exactly where it occurs as a substring, which V8 finds without the WebAssembly round trip.
+  const literal =
+    !options.ignoreCase && /^[\x20-\x7e]+$/.test(pattern) && !/[\\^$.|?*+()[\]{}]/.test(pattern)
+      ? pattern
+      : undefined;
+  const test = literal
+    ? (text: string): boolean => text.includes(literal)
+    : (text: string): boolean => compiled.test(text);
   return {
     matchesEmptyLine: regex.test(''),
     matchCandidates(lines, candidates, limit) {
       const found: number[] = [];
       for (const index of candidates) {
         if (found.length >= limit) break;
-        if (index < lines.length && regex.test(lines[index]!)) found.push(index);
+        if (index < lines.length && test(lines[index]!)) found.push(index);
       }
       return found;
     },
@@ -73,12 +83,12 @@ export function compileLineMatcher(
       const narrow = (from: number, to: number): void => {
         if (!local || to - from <= NARROW_LINES) {
           for (let index = from; index < to && found.length < limit; index++)
-            if (regex.test(lines[index]!)) found.push(index);
+            if (test(lines[index]!)) found.push(index);
           return;
         }
         const middle = (from + to) >> 1;
-        if (regex.test(joined(from, middle))) narrow(from, middle);
-        if (found.length < limit && regex.test(joined(middle, to))) narrow(middle, to);
+        if (test(joined(from, middle))) narrow(from, middle);
+        if (found.length < limit && test(joined(middle, to))) narrow(middle, to);
       };
       let slice = Date.now();
       let start = from;
@@ -87,7 +97,7 @@ export function compileLineMatcher(
         let chars = 0;
         while (end < lines.length && (end === start || chars < BLOCK_CHARS))
           chars += lines[end++]!.length + 1;
-        if (regex.test(joined(start, end))) narrow(start, end);
+        if (test(joined(start, end))) narrow(start, end);
         start = end;
         if (Date.now() - slice >= YIELD_EVERY_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve));

@@ -161,6 +161,10 @@ function writeLoaders(dir, packages) {
     dir,
   );
   typecheck(name, dir, ['check.mts', 'check.cts'], 'without @types/node in the consumer');
+  // The installed CLI runs its offline demo (its optional peers, TypeScript's language server and
+  // the DeepSeek tokenizer, are not installed here).
+  const spine = join(dir, 'node_modules', '@spine', 'cli', 'bin', 'spine.js');
+  run(`${name}: spine demo`, 'node', [spine, 'demo'], dir);
   run(
     `${name}: install @types/node`,
     'npm',

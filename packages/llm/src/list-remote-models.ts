@@ -14,7 +14,7 @@ export interface ListRemoteModelsOptions {
 /**
  * Lists the model ids an OpenAI-compatible endpoint serves (`GET {baseUrl}/models`; with
  * `provider: 'anthropic'`, `GET {baseUrl}/v1/models` with Anthropic's headers), so a configured
- * id can be checked at startup (DeepSeek renames models; see PROVIDERS.md §0).
+ * id can be checked at startup (DeepSeek renames models between snapshots).
  *
  * @throws {ModelError} classified like any model request failure (AUTH_FAILED, NETWORK_ERROR, …).
  * @example

@@ -9,7 +9,7 @@ export type DeepSeekModelOptions = Partial<Omit<OpenAICompatibleModelOptions, 'p
 
 /**
  * A `ModelClient` for DeepSeek (`https://api.deepseek.com`, key from `DEEPSEEK_API_KEY`).
- * Follows DeepSeek's safe `reasoning_content` policy (PROVIDERS.md §2.4): reasoning is resent
+ * Follows a safe `reasoning_content` policy for DeepSeek: reasoning is resent
  * on every assistant message that carries tool calls, dropped elsewhere, and never sent when
  * the request turns thinking off. Model ids (`deepseek-v4-flash`, …) are configuration.
  *

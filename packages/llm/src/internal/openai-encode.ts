@@ -22,7 +22,7 @@ function encodeMessage(message: Message, withReasoning: boolean): string {
           );
         }
       }
-      // DeepSeek's safe policy (PROVIDERS.md §2.4): reasoning goes back only with tool calls.
+      // DeepSeek's safe policy: reasoning goes back only with tool calls.
       const content = calls.length > 0 && text === '' ? 'null' : JSON.stringify(text);
       let out = `{"role":"assistant","content":${content}`;
       if (withReasoning && calls.length > 0)

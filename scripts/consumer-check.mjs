@@ -12,9 +12,10 @@
 // Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
 // removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { packPublished } from './lib/pack.mjs';
 
 const keep = process.argv.includes('--keep');
 const repo = resolve(import.meta.dirname, '..');
@@ -40,34 +41,15 @@ function run(label, command, args, cwd) {
 
 // The published packages and the subpaths each exports.
 const published = [];
-for (const group of ['packages', 'apps']) {
-  for (const dir of readdirSync(join(repo, group))) {
-    const root = join(repo, group, dir);
-    let pkg;
-    try {
-      pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    } catch {
-      continue;
-    }
-    if (pkg.private) continue;
-    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    const exportsMap = pkg.exports ?? { '.': null };
-    const specifier = (key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`);
-    const subpaths = Object.keys(exportsMap).map(specifier);
-    // The CLI's API is ES modules only (no `require` condition); everything else has both.
-    const required = Object.entries(exportsMap)
-      .filter(([, target]) => target && typeof target === 'object' && 'require' in target)
-      .map(([key]) => specifier(key));
-    published.push({
-      name: pkg.name,
-      tarball: join(tarballs, out.trim().split('\n').pop()),
-      subpaths,
-      required,
-    });
-  }
+for (const { pkg, tarball } of packPublished(repo, tarballs)) {
+  const exportsMap = pkg.exports ?? { '.': null };
+  const specifier = (key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`);
+  const subpaths = Object.keys(exportsMap).map(specifier);
+  // The CLI's API is ES modules only (no `require` condition); everything else has both.
+  const required = Object.entries(exportsMap)
+    .filter(([, target]) => target && typeof target === 'object' && 'require' in target)
+    .map(([key]) => specifier(key));
+  published.push({ name: pkg.name, tarball, subpaths, required });
 }
 
 /** Creates a consumer project that installs the given tarballs plus `extra` registry packages. */

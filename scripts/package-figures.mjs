@@ -5,9 +5,10 @@
 // install time, the size of node_modules, and the cold `import` time against `node -e 0`
 // (median of 7 runs each, measured in the same run). Prints a table, then one JSON object.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { packPublished } from './lib/pack.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'spine-figures-'));
@@ -16,23 +17,8 @@ mkdirSync(tarballs);
 const RUNS = 7;
 
 const packages = new Map();
-for (const group of ['packages', 'apps']) {
-  for (const dir of readdirSync(join(repo, group))) {
-    const root = join(repo, group, dir);
-    let pkg;
-    try {
-      pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    } catch {
-      continue;
-    }
-    if (pkg.private) continue;
-    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    packages.set(pkg.name, { pkg, tarball: join(tarballs, out.trim().split('\n').pop()) });
-  }
-}
+for (const { pkg, tarball } of packPublished(repo, tarballs))
+  packages.set(pkg.name, { pkg, tarball });
 
 /** The package and every @spine/* package it depends on, transitively. */
 function closure(name, seen = new Set()) {

@@ -13,6 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { packPublished } from './lib/pack.mjs';
 
 const keep = process.argv.includes('--keep');
 // `--packages-only`: the package READMEs (what a package page shows), not docs/guides.
@@ -57,22 +58,8 @@ for (const source of sources) {
 
 // 2. One consumer project with every published package from its tarball.
 const dependencies = {};
-for (const group of ['packages', 'apps']) {
-  for (const dir of readdirSync(join(repo, group))) {
-    const root = join(repo, group, dir);
-    let pkg;
-    try {
-      pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    } catch {
-      continue;
-    }
-    if (pkg.private) continue;
-    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    dependencies[pkg.name] = `file:${join(tarballs, out.trim().split('\n').pop())}`;
-  }
+for (const { pkg, tarball } of packPublished(repo, tarballs)) {
+  dependencies[pkg.name] = `file:${tarball}`;
 }
 dependencies.typescript = '5.9.3';
 dependencies.tsx = '4.23.15';

@@ -102,11 +102,14 @@ function cutPoint(markdown: string, start: number, limit: number, blocks: number
     if (block > limit) break;
   }
   if (best > start) return best;
-  // One block larger than the budget: cut at its last line break, else at the limit.
+  // One block larger than the budget: cut after its last line break (a window that starts on an
+  // empty line ends right after it, so the next line is read whole if it fits), else inside the
+  // line at the limit: only a line longer than the budget is cut, and the next window resumes
+  // exactly there.
   const newline = markdown.lastIndexOf('\n', limit - 1);
-  let end = newline > start ? newline + 1 : limit;
+  let end = newline >= start ? newline + 1 : limit;
   const code = markdown.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
+  if (code >= 0xd800 && code <= 0xdbff && end - 1 > start) end--; // never split a surrogate pair
   return end;
 }
 

@@ -159,6 +159,22 @@ describe('selectMarkdownWindow', () => {
     expect(window.ok && window.omittedSections.map((heading) => heading.text)).toEqual(['2. Use']);
   });
 
+  it('reads a line exactly as long as the budget whole when a window starts on an empty line', () => {
+    // Found by the property below: the second window started on the blank line before `aaaaaa`
+    // and cut that line inside, so the third window went back to the line start.
+    const markdown = '```\n\n\n\naaaaaa\n```';
+    const starts: number[] = [];
+    let offset = 0;
+    while (offset < markdown.length) {
+      const window = selectMarkdownWindow(markdown, { maxChars: 6, offset });
+      if (!window.ok) throw new Error(window.error);
+      expect(window.start).toBe(offset);
+      starts.push(window.start);
+      offset = window.end;
+    }
+    expect(starts).toEqual([0, 6, 7, 13]);
+  });
+
   it('covers any Markdown exactly once when read window after window', () => {
     const block = fc.oneof(
       fc.stringMatching(/^[a-z ]{1,60}$/),

@@ -1,3 +1,4 @@
+import type { AttemptBody, InboxItem, InboxQueue } from '@spine/protocol';
 import {
   addUsage,
   assertSpecificationVersion,
@@ -11,7 +12,6 @@ import {
 import { EventEmitter } from 'eventemitter3';
 import { AgentBusyError } from './errors.js';
 import { Inbox } from './inbox.js';
-import type { AttemptBody, InboxItem, InboxQueue } from './records.js';
 import { type OpenTurn, restoreLoopState } from './recovery.js';
 import { RequestBuilder } from './request-builder.js';
 import { createFallbackRetryPolicy } from './retry.js';

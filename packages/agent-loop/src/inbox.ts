@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionEvent, SessionLog, UserMessageBody } from '@spine/protocol';
-import type { InboxItem, InboxQueue, InboxSplicedBody } from './records.js';
+import type {
+  InboxItem,
+  InboxQueue,
+  InboxSplicedBody,
+  SessionEvent,
+  SessionLog,
+  UserMessageBody,
+} from '@spine/protocol';
 
 /**
  * The agent's two input queues, `next-turn` and `next-step`. Every change is appended as an

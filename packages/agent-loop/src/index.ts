@@ -1,20 +1,5 @@
 // Public API of @spine/agent-loop. Every export here is a semver promise.
 
-export { Agent, createAgent } from './agent.js';
-export type { EnvironmentContributionOptions } from './environment.js';
-export { createEnvironmentContribution } from './environment.js';
-export {
-  AgentBusyError,
-  CompactionFailedError,
-  CompactionUnavailableError,
-  ContextOverflowError,
-  ModelRequestFailedError,
-  ReplayInputMissingError,
-  TurnAbortedError,
-} from './errors.js';
-export { Inbox } from './inbox.js';
-export type { OverflowDiagnosis } from './overflow.js';
-export { DEFAULT_RESERVED_OUTPUT, describeOverflow, diagnoseOverflow } from './overflow.js';
 export type {
   AbortedBody,
   AttemptBody,
@@ -33,7 +18,22 @@ export type {
   TurnEndBody,
   TurnEndReason,
   TurnError,
-} from './records.js';
+} from '@spine/protocol';
+export { Agent, createAgent } from './agent.js';
+export type { EnvironmentContributionOptions } from './environment.js';
+export { createEnvironmentContribution } from './environment.js';
+export {
+  AgentBusyError,
+  CompactionFailedError,
+  CompactionUnavailableError,
+  ContextOverflowError,
+  ModelRequestFailedError,
+  ReplayInputMissingError,
+  TurnAbortedError,
+} from './errors.js';
+export { Inbox } from './inbox.js';
+export type { OverflowDiagnosis } from './overflow.js';
+export { DEFAULT_RESERVED_OUTPUT, describeOverflow, diagnoseOverflow } from './overflow.js';
 export type { ReplayedRequest, ReplayMismatch, ReplayOptions, ReplayReport } from './replay.js';
 export { replay } from './replay.js';
 export type { BuildRequestInput, BuiltRequest, RecordedRequest } from './request-builder.js';

@@ -1,3 +1,4 @@
+import type { AttemptBody, RequestHeaderBody } from '@spine/protocol';
 import {
   type AssistantMessageBody,
   addUsage,
@@ -6,7 +7,6 @@ import {
   type ToolResultBody,
   type Usage,
 } from '@spine/protocol';
-import type { AttemptBody, RequestHeaderBody } from './records.js';
 
 /** Where an interrupted turn stopped. */
 export interface OpenTurn {

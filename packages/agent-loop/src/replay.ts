@@ -4,8 +4,11 @@ import type {
   ModelClient,
   ModelRequest,
   Projector,
+  PromptSystemBody,
+  RequestHeaderBody,
   SessionLog,
   ToolSpec,
+  ToolsDefinedBody,
 } from '@spine/protocol';
 import { createDefaultProjector, SurfaceState } from '@spine/session-log';
 import { CHAIN_SCHEME, IncrementalRequestHash } from './internal/canonical.js';
@@ -19,7 +22,6 @@ import {
 } from './internal/replay-check.js';
 import { paramsOfHeader } from './internal/request-params.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
-import type { PromptSystemBody, RequestHeaderBody, ToolsDefinedBody } from './records.js';
 import { hashTools } from './request-builder.js';
 
 /** Options of {@link replay}. */

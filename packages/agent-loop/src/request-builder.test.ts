@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionLog, ToolSpec } from '@spine/protocol';
+import type { RequestHeaderBody, SessionLog, ToolSpec } from '@spine/protocol';
 import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chainOf, digestRequest } from './internal/canonical.js';
-import type { RequestHeaderBody } from './records.js';
 import { replay } from './replay.js';
 import { RequestBuilder } from './request-builder.js';
 import { SystemPrompt } from './system-prompt.js';

@@ -1,3 +1,12 @@
+import type {
+  PrefixChangeCause,
+  PrefixComparison,
+  PromptSystemBody,
+  RecordedSeqs,
+  RequestContextBody,
+  RequestHeaderBody,
+  ToolsDefinedBody,
+} from '@spine/protocol';
 import {
   canonicalJson,
   type Message,
@@ -15,15 +24,6 @@ import {
 import { sha256 } from './internal/hash.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
 import { toRanges } from './internal/seq-ranges.js';
-import type {
-  PrefixChangeCause,
-  PrefixComparison,
-  PromptSystemBody,
-  RecordedSeqs,
-  RequestContextBody,
-  RequestHeaderBody,
-  ToolsDefinedBody,
-} from './records.js';
 import { RUNTIME_CONTEXT_SOURCE } from './runtime-context.js';
 import type { PromptSnapshot } from './system-prompt.js';
 

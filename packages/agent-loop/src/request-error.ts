@@ -1,3 +1,4 @@
+import type { AttemptBody } from '@spine/protocol';
 import {
   type CompactionOutcome,
   isModelError,
@@ -11,7 +12,6 @@ import {
   ModelRequestFailedError,
 } from './errors.js';
 import type { OverflowDiagnosis } from './overflow.js';
-import type { AttemptBody } from './records.js';
 
 /** What the request-error chain knows about a failed attempt. */
 export interface RequestErrorContext {

@@ -4,6 +4,8 @@
 // the error) to the turn loop (turn.ts), which records it. Only bugs throw.
 // The file is over 400 lines because a reader follows a whole step here without leaving it
 // (issue 15's "one step, one file"); the parts it calls live in files named for what they do.
+
+import type { AbortedBody, AttemptBody, PrefixChangeCause } from '@spine/protocol';
 import {
   type AssistantMessageBody,
   type CompactionEngine,
@@ -27,7 +29,6 @@ import {
 import type { Inbox } from './inbox.js';
 import { type ModelAnswer, readModelStream } from './model-stream.js';
 import { diagnoseOverflow } from './overflow.js';
-import type { AbortedBody, AttemptBody, PrefixChangeCause } from './records.js';
 import type { BuildRequestInput, RequestBuilder } from './request-builder.js';
 import { failedAttempt, handleRequestError } from './request-error.js';
 import { fitToolResult } from './result-fit.js';

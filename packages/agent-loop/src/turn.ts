@@ -1,5 +1,7 @@
 // The turn loop: runs steps (step.ts) until the model stops calling tools, the step limit, an
 // abort or an error, and always ends the turn with `turn/end`.
+
+import type { AbortedBody, TurnEndBody } from '@spine/protocol';
 import {
   addUsage,
   notStartedText,
@@ -8,7 +10,6 @@ import {
   type Usage,
 } from '@spine/protocol';
 import { TurnAbortedError } from './errors.js';
-import type { AbortedBody, TurnEndBody } from './records.js';
 import { callsOf, runStep, type StepContext, type StepStart } from './step.js';
 import type { TurnResult } from './types.js';
 

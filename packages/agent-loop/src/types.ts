@@ -1,6 +1,8 @@
 import type {
   CompactionEngine,
   CompactionOutcome,
+  InboxItem,
+  InboxQueue,
   ModelClient,
   ModelRequest,
   RetryPolicy,
@@ -13,7 +15,6 @@ import type {
   ToolScheduler,
   Usage,
 } from '@spine/protocol';
-import type { InboxItem, InboxQueue } from './records.js';
 import type { SystemPrompt } from './system-prompt.js';
 
 /** Options of {@link createAgent}. */

@@ -1,5 +1,4 @@
-import type { Message } from '@spine/protocol';
-import type { RequestHeaderBody } from '../records.js';
+import type { Message, RequestHeaderBody } from '@spine/protocol';
 import type { ReplayMismatch } from '../replay.js';
 import {
   CHAIN_SCHEME,

@@ -1,5 +1,4 @@
-import type { SessionLog } from '@spine/protocol';
-import type { RecordedSeqs, RequestHeaderBody } from '../records.js';
+import type { RecordedSeqs, RequestHeaderBody, SessionLog } from '@spine/protocol';
 import { fromRanges } from './seq-ranges.js';
 
 /**

@@ -14,6 +14,10 @@ const ALLOWED = {
   '@spine/lsp-tools': ['@spine/protocol'],
   '@spine/memory': ['@spine/protocol'],
   '@spine/agent-loop': ['@spine/protocol', '@spine/session-log'],
+  '@spine/mcp': ['@spine/protocol'],
+  '@spine/checkpoints': ['@spine/protocol'],
+  '@spine/store-postgres': ['@spine/protocol'],
+  '@spine/subagents': ['@spine/protocol', '@spine/session-log', '@spine/agent-loop'],
   '@spine/test-utils': ['@spine/protocol', '@spine/llm'],
 };
 const problems = [];

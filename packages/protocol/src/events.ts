@@ -53,6 +53,8 @@ import {
   TurnStartBodySchema,
 } from './loop-bodies.js';
 import { AssistantPartSchema } from './messages.js';
+import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
+import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
 import { UsageSchema } from './usage.js';
 
 /** The current version of the persisted event format, carried by `session/header`. */
@@ -109,7 +111,14 @@ export const SessionHeaderBodySchema = z.object({
   cwd: z.string().optional(),
   title: z.string().optional(),
   model: z.string().optional(),
-  parent: z.object({ sessionId: z.string(), atSeq: z.number().int().nonnegative() }).optional(),
+  parent: z
+    .object({
+      sessionId: z.string(),
+      atSeq: z.number().int().nonnegative(),
+      // Set on a subagent's session: the parent's `task` call this child answers.
+      toolCallId: z.string().optional(),
+    })
+    .optional(),
   meta: z.record(z.string(), JsonValueSchema).optional(),
 });
 /** Body of `session/header`. */
@@ -244,6 +253,8 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'tools/defined': { surface: 'none', body: ToolsDefinedBodySchema },
   'agent/inbox/spliced': { surface: 'none', body: InboxSplicedBodySchema },
   'agent/aborted': { surface: 'none', body: AbortedBodySchema },
+  'agent/child/start': { surface: 'none', body: ChildStartBodySchema },
+  'agent/child/end': { surface: 'none', body: ChildEndBodySchema },
   'tool/approval': { surface: 'none', body: ToolApprovalBodySchema },
   'tool/started': { surface: 'none', body: ToolStartedBodySchema },
   'tool/progress': { surface: 'none', body: ToolProgressBodySchema },
@@ -275,6 +286,8 @@ export interface EventBodies {
   'tools/defined': ToolsDefinedBody;
   'agent/inbox/spliced': InboxSplicedBody;
   'agent/aborted': AbortedBody;
+  'agent/child/start': ChildStartBody;
+  'agent/child/end': ChildEndBody;
   'tool/progress': ToolProgressBody;
   'tool/output': ToolOutputBody;
   'compaction/start': CompactionStartBody;

@@ -152,6 +152,12 @@ export type { EventTypeDefinition, Projector } from './projector.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
 export type { OpenedSession, SessionStore, SessionSummary } from './session-store.js';
+export type { ChildEndBody, ChildEndReason, ChildStartBody } from './subagent-bodies.js';
+export {
+  ChildEndBodySchema,
+  ChildEndReasonSchema,
+  ChildStartBodySchema,
+} from './subagent-bodies.js';
 export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
 export type { TokenMeasure, TokenMeter } from './token-meter.js';
 export type {

@@ -27,6 +27,9 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   'tools/defined': 'A tool list, stored once per content hash.',
   'agent/inbox/spliced': 'A change to an inbox queue, as a splice.',
   'agent/aborted': 'A turn was aborted by its signal, and where.',
+  'agent/child/start': 'A subagent (child session) was started for a `task` tool call.',
+  'agent/child/end':
+    'A subagent ended (or was closed after a crash): its outcome, usage and changes.',
   'tool/approval': 'One approval decision for a tool call.',
   'tool/started': 'A tool call is about to execute (written before it runs).',
   'tool/progress': 'Reserved, not written today (tool progress is live only).',

@@ -1,8 +1,43 @@
+// Public API of @spine/mcp. Every export here is a semver promise.
 /**
  * Model Context Protocol servers as recorded, approved, sandboxed Spine tools.
  *
  * @packageDocumentation
  */
+
+export type { McpCommand, McpCommandContext, McpCommandWrapper } from './command.js';
+export type {
+  McpRemoteServerConfig,
+  McpServerConfig,
+  McpServersConfig,
+  McpStdioServerConfig,
+  McpToolOverride,
+} from './config.js';
+export {
+  describeServer,
+  expandServerConfig,
+  expandVariables,
+  isStdioServer,
+  McpRemoteServerConfigSchema,
+  McpStdioServerConfigSchema,
+  McpToolOverrideSchema,
+  parseMcpConfig,
+  parseMcpServerConfig,
+} from './config.js';
+export { McpConfigError, McpServerUnavailableError, McpUrlRefusedError } from './errors.js';
+export type {
+  McpDiagnostic,
+  McpManager,
+  McpManagerOptions,
+  McpServerHandle,
+  McpServerStatus,
+} from './manager.js';
+export { createMcpManager } from './manager.js';
+export { assignToolNames, MAX_TOOL_NAME_LENGTH, plainToolName, toolKey } from './names.js';
+export type { McpToolAnnotations, McpToolPolicy } from './policy.js';
+export { toolPolicy } from './policy.js';
+export type { RenderToolResultOptions } from './render.js';
+export { DEFAULT_MAX_RESULT_CHARS, renderToolResult } from './render.js';
 
 /** The package's version. */
 export const VERSION = '0.1.0';

@@ -1,0 +1,381 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  type Prompt,
+  type Resource,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpCommandWrapper } from '../command.js';
+import { isStdioServer, type McpServerConfig } from '../config.js';
+import { McpServerUnavailableError } from '../errors.js';
+import { checkServerUrl } from './url-check.js';
+
+/** Default time limit for connecting to a server and listing its tools. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+/** Default time limit for one tool call. */
+export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+const STDERR_TAIL = 4_096;
+
+export type ConnectionState = 'idle' | 'starting' | 'ready' | 'failed' | 'closed';
+
+export interface ConnectionOptions {
+  cwd: string;
+  clientName: string;
+  clientVersion: string;
+  wrapCommand?: McpCommandWrapper;
+  authProvider?: OAuthClientProvider;
+  onToolsChanged: () => void;
+}
+
+function wait<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function refusal(what: string, key: string): McpError {
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `Spine refuses ${what} requests from this server; set "${key}": true on the server's configuration to allow them`,
+  );
+}
+
+/** One configured server: its process or HTTP session, its client, its listed tools. */
+export class ServerConnection {
+  state: ConnectionState = 'idle';
+  tools: Tool[] = [];
+  lastError: Error | undefined;
+  restarts = 0;
+  transportKind: 'stdio' | 'streamable-http' | 'sse' | undefined;
+  private client: Client | undefined;
+  private starting: Promise<Client> | undefined;
+  private stderrTail = '';
+  private closing = false;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly options: ConnectionOptions,
+  ) {}
+
+  /** The last lines the server wrote to stderr (diagnostics only; never logged). */
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  get capabilities(): ReturnType<Client['getServerCapabilities']> {
+    return this.client?.getServerCapabilities();
+  }
+
+  get instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
+  /** Connects (once; concurrent callers share the attempt) and lists the tools. */
+  ensureStarted(): Promise<Client> {
+    if (this.client && this.state === 'ready') return Promise.resolve(this.client);
+    if (this.state === 'closed')
+      return Promise.reject(
+        new McpServerUnavailableError({
+          server: this.name,
+          reason: 'closed',
+          detail: 'the session closed its MCP servers',
+        }),
+      );
+    if (!this.starting) {
+      this.state = 'starting';
+      this.starting = this.start().then(
+        async (client) => {
+          this.starting = undefined;
+          if (this.state === 'closed') {
+            await client.close().catch(() => undefined);
+            throw new McpServerUnavailableError({
+              server: this.name,
+              reason: 'closed',
+              detail: 'the session closed its MCP servers while it started',
+            });
+          }
+          this.state = 'ready';
+          this.lastError = undefined;
+          return client;
+        },
+        (error: unknown) => {
+          this.starting = undefined;
+          this.state = 'failed';
+          this.lastError = error instanceof Error ? error : new Error(String(error));
+          throw error;
+        },
+      );
+    }
+    return this.starting;
+  }
+
+  private async start(): Promise<Client> {
+    const limit = this.config.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    let attempt: Client | undefined;
+    const run = async (): Promise<Client> => {
+      const transports = this.transports();
+      let lastError: unknown;
+      for (const [kind, make] of transports) {
+        const client = this.newClient();
+        attempt = client;
+        try {
+          await client.connect(make());
+          this.transportKind = kind;
+          this.client = client;
+          this.tools = await this.listAllTools(client);
+          client.onclose = () => this.onClosed(client);
+          return client;
+        } catch (error) {
+          lastError = error;
+          await client.close().catch(() => undefined);
+        }
+      }
+      throw lastError;
+    };
+    try {
+      return await wait(
+        run(),
+        limit,
+        () =>
+          new McpServerUnavailableError({
+            server: this.name,
+            reason: 'start-timeout',
+            detail: `no answer to initialize and tools/list within ${limit} ms`,
+          }),
+      );
+    } catch (error) {
+      await attempt?.close().catch(() => undefined);
+      this.client = undefined;
+      if (error instanceof McpServerUnavailableError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
+      throw new McpServerUnavailableError({
+        server: this.name,
+        reason: 'start-failed',
+        detail: tail ? `${message} (stderr: ${tail})` : message,
+        cause: error,
+      });
+    }
+  }
+
+  private transports(): Array<['stdio' | 'streamable-http' | 'sse', () => Transport]> {
+    const config = this.config;
+    if (isStdioServer(config)) {
+      return [
+        [
+          'stdio',
+          () => {
+            const cwd =
+              config.cwd === undefined
+                ? this.options.cwd
+                : isAbsolute(config.cwd)
+                  ? config.cwd
+                  : resolve(this.options.cwd, config.cwd);
+            let command = {
+              command: config.command,
+              args: config.args ?? [],
+              env: config.env ?? {},
+            };
+            const sandbox = config.sandbox ?? 'workspace-write';
+            if (sandbox !== 'danger-full-access' && this.options.wrapCommand)
+              command = this.options.wrapCommand(command, {
+                server: this.name,
+                sandbox,
+                network: config.network === true,
+                cwd,
+              });
+            const transport = new StdioClientTransport({ ...command, cwd, stderr: 'pipe' });
+            transport.stderr?.on('data', (chunk: Buffer) => {
+              this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+            });
+            return transport;
+          },
+        ],
+      ];
+    }
+    const url = checkServerUrl(this.name, config.url);
+    const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+    const authProvider = this.options.authProvider;
+    const sse: ['sse', () => Transport] = [
+      'sse',
+      () => new SSEClientTransport(url, { requestInit, ...(authProvider ? { authProvider } : {}) }),
+    ];
+    if (config.type === 'sse') return [sse];
+    return [
+      [
+        'streamable-http',
+        () =>
+          new StreamableHTTPClientTransport(url, {
+            requestInit,
+            ...(authProvider ? { authProvider } : {}),
+          }),
+      ],
+      sse,
+    ];
+  }
+
+  private newClient(): Client {
+    const elicitation = this.config.elicitation === true;
+    const sampling = this.config.sampling === true;
+    const client = new Client(
+      { name: this.options.clientName, version: this.options.clientVersion },
+      {
+        capabilities: {
+          ...(elicitation ? { elicitation: {} } : {}),
+          ...(sampling ? { sampling: {} } : {}),
+        },
+        listChanged: {
+          tools: {
+            autoRefresh: false,
+            debounceMs: 50,
+            onChanged: () => void this.refreshTools(),
+          },
+        },
+      },
+    );
+    // Enabled capabilities without an answering UI are still refused, with a clear error.
+    if (elicitation)
+      client.setRequestHandler(ElicitRequestSchema, () => {
+        throw refusal('elicitation', 'elicitation');
+      });
+    if (sampling)
+      client.setRequestHandler(CreateMessageRequestSchema, () => {
+        throw refusal('sampling', 'sampling');
+      });
+    return client;
+  }
+
+  private async listAllTools(client: Client): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  }
+
+  private async refreshTools(): Promise<void> {
+    const client = this.client;
+    if (!client || this.state !== 'ready') return;
+    try {
+      this.tools = await this.listAllTools(client);
+      this.options.onToolsChanged();
+    } catch (error) {
+      this.lastError = error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  private onClosed(client: Client): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    if (this.closing) return;
+    this.state = 'failed';
+    this.lastError = new McpServerUnavailableError({
+      server: this.name,
+      reason: 'crashed',
+      detail: 'the connection closed unexpectedly',
+    });
+  }
+
+  /** Calls a tool; a crash restarts the server once (the caller decides whether to retry). */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: {
+      signal: AbortSignal;
+      timeoutMs?: number;
+      onProgress?: (progress: number, total?: number, message?: string) => void;
+    },
+  ): Promise<CallToolResult> {
+    const client = await this.ensureStarted();
+    const timeout = options.timeoutMs ?? this.config.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const onProgress = options.onProgress;
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      signal: options.signal,
+      timeout,
+      ...(onProgress
+        ? {
+            onprogress: (progress: { progress: number; total?: number; message?: string }) =>
+              onProgress(progress.progress, progress.total, progress.message),
+            resetTimeoutOnProgress: false,
+          }
+        : {}),
+    });
+    return result as CallToolResult;
+  }
+
+  /** Restarts a crashed server once per session; false when the restart was already used. */
+  async restartOnce(): Promise<boolean> {
+    if (this.restarts >= 1 || this.state === 'closed') return false;
+    this.restarts += 1;
+    this.state = 'idle';
+    try {
+      await this.ensureStarted();
+      this.options.onToolsChanged();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async listResources(): Promise<Resource[]> {
+    const client = await this.ensureStarted();
+    const out: Resource[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const result = await client.listResources(cursor === undefined ? {} : { cursor });
+      out.push(...result.resources);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return out;
+  }
+
+  async readResource(uri: string, signal?: AbortSignal): Promise<unknown> {
+    const client = await this.ensureStarted();
+    return client.readResource({ uri }, signal ? { signal } : {});
+  }
+
+  async listPrompts(): Promise<Prompt[]> {
+    const client = await this.ensureStarted();
+    const out: Prompt[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const result = await client.listPrompts(cursor === undefined ? {} : { cursor });
+      out.push(...result.prompts);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return out;
+  }
+
+  async getPrompt(name: string, args: Record<string, string>): Promise<unknown> {
+    const client = await this.ensureStarted();
+    return client.getPrompt({ name, arguments: args });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.state = 'closed';
+    await this.starting?.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+}

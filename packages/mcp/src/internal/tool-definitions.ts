@@ -1,0 +1,221 @@
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  AnyToolDefinition,
+  JsonSchema,
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolOutput,
+} from '@spine/protocol';
+import { toolPolicy } from '../policy.js';
+import { renderToolResult } from '../render.js';
+import { schemaProblem } from './schema-check.js';
+import { DEFAULT_CALL_TIMEOUT_MS, type ServerConnection } from './server-connection.js';
+
+const MAX_DESCRIPTION = 4_000;
+// The SDK's own timeout sits behind the runtime's, so the runtime's abort (a `timeout` outcome
+// and `notifications/cancelled`) normally wins.
+const SDK_TIMEOUT_MARGIN_MS = 5_000;
+
+function errorOutput(
+  content: string,
+  server: string,
+  tool: string,
+  extra: Record<string, string> = {},
+): ToolOutput {
+  return { content, isError: true, meta: { provider: 'mcp', server, tool, ...extra } };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function call(
+  connection: ServerConnection,
+  tool: string,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  readOnly: boolean,
+): Promise<ToolOutput> {
+  const server = connection.name;
+  const callTimeout = connection.config.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const onProgress = context.onProgress;
+  const attempt = () =>
+    connection.callTool(tool, args, {
+      signal: context.signal,
+      timeoutMs: callTimeout + SDK_TIMEOUT_MARGIN_MS,
+      ...(onProgress
+        ? {
+            onProgress: (progress: number, total?: number, message?: string) =>
+              onProgress({
+                message: `${message ? `${message} ` : ''}${progress}${total === undefined ? '' : `/${total}`}`,
+                data: total === undefined ? { progress } : { progress, total },
+              }),
+          }
+        : {}),
+    });
+  try {
+    return renderToolResult(await attempt(), {
+      server,
+      tool,
+      maxChars: connection.config.maxResultChars,
+    });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    if (connection.state !== 'failed' || connection.restarts >= 1) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+        return errorOutput(
+          `MCP server ${server} did not answer ${tool} in time: ${error.message}`,
+          server,
+          tool,
+          { reason: 'timeout' },
+        );
+      if (connection.state === 'failed')
+        return errorOutput(
+          `MCP server ${server} stopped during the call and was already restarted once this session; the outcome of ${tool} is unknown: verify state before retrying. (${describe(error)})`,
+          server,
+          tool,
+          { reason: 'crashed' },
+        );
+      return errorOutput(`MCP server ${server} refused ${tool}: ${describe(error)}`, server, tool, {
+        reason: 'protocol-error',
+      });
+    }
+    const restarted = await connection.restartOnce();
+    if (restarted && readOnly) {
+      try {
+        const output = renderToolResult(await attempt(), {
+          server,
+          tool,
+          maxChars: connection.config.maxResultChars,
+        });
+        return { ...output, meta: { ...output.meta, retriedAfterRestart: true } };
+      } catch (retryError) {
+        if (context.signal.aborted) throw retryError;
+        return errorOutput(
+          `MCP server ${server} failed again after a restart: ${describe(retryError)}`,
+          server,
+          tool,
+          { reason: 'crashed' },
+        );
+      }
+    }
+    return errorOutput(
+      `MCP server ${server} stopped during the call (${describe(error)}); ${restarted ? 'it was restarted' : 'it could not be restarted'}. ${tool} is not read-only, so it was not retried: its outcome is unknown, verify state before retrying.`,
+      server,
+      tool,
+      { reason: 'crashed' },
+    );
+  }
+}
+
+function definition(
+  connection: ServerConnection,
+  name: string,
+  tool: Pick<Tool, 'name' | 'description' | 'annotations' | 'title'> & { inputSchema: JsonSchema },
+  run: (
+    args: Record<string, unknown>,
+    context: ToolExecutionContext,
+    readOnly: boolean,
+  ) => Promise<ToolOutput>,
+): AnyToolDefinition {
+  const policy = toolPolicy(tool.name, tool.annotations, connection.config);
+  const text = (tool.description ?? tool.title ?? '').slice(0, MAX_DESCRIPTION);
+  const defined: ToolDefinition<Record<string, unknown>> = {
+    spec: {
+      name,
+      description: `[MCP server ${connection.name}] ${text || `Tool ${tool.name}.`}`,
+      parameters: tool.inputSchema,
+    },
+    execute: (args, context) => run(args, context, policy.readOnly),
+    timeoutMs: connection.config.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    isConcurrencySafe: policy.isConcurrencySafe,
+    permissions: policy.permissions,
+  };
+  return defined as unknown as AnyToolDefinition;
+}
+
+/** The tool definitions of one ready server: its tools (minus skipped ones) and `read_resource`. */
+export function buildServerTools(
+  connection: ServerConnection,
+  options: {
+    nameOf: (tool: string) => string;
+    report: (diagnostic: { server: string; tool?: string; message: string }) => void;
+  },
+): AnyToolDefinition[] {
+  const out: AnyToolDefinition[] = [];
+  for (const tool of connection.tools) {
+    if (connection.config.tools?.[tool.name]?.enabled === false) continue;
+    const problem = schemaProblem(tool.inputSchema);
+    if (problem !== undefined) {
+      options.report({
+        server: connection.name,
+        tool: tool.name,
+        message: `tool ${tool.name} skipped: its input schema does not compile (${problem})`,
+      });
+      continue;
+    }
+    const inputSchema = JSON.parse(JSON.stringify(tool.inputSchema)) as JsonSchema;
+    out.push(
+      definition(
+        connection,
+        options.nameOf(tool.name),
+        { ...tool, inputSchema },
+        (args, context, readOnly) => call(connection, tool.name, args, context, readOnly),
+      ),
+    );
+  }
+  if (
+    connection.capabilities?.resources &&
+    connection.config.tools?.read_resource?.enabled !== false
+  ) {
+    const resourceTool = {
+      name: 'read_resource',
+      description: `Reads one resource of MCP server ${connection.name} by URI (resources/read).`,
+      annotations: { readOnlyHint: true },
+      inputSchema: {
+        type: 'object',
+        properties: {
+          uri: { type: 'string', description: 'The resource URI, e.g. file:///path.' },
+        },
+        required: ['uri'],
+        additionalProperties: false,
+      } as JsonSchema,
+    };
+    out.push(
+      definition(
+        connection,
+        options.nameOf('read_resource'),
+        resourceTool,
+        async (args, context) => {
+          const uri = String(args.uri);
+          try {
+            const result = (await connection.readResource(uri, context.signal)) as {
+              contents?: unknown[];
+            };
+            const content = (result.contents ?? []).map((resource) => ({
+              type: 'resource',
+              resource,
+            }));
+            const output = renderToolResult(
+              { content },
+              {
+                server: connection.name,
+                tool: 'read_resource',
+                maxChars: connection.config.maxResultChars,
+              },
+            );
+            return { ...output, meta: { ...output.meta, sourceUrl: uri } };
+          } catch (error) {
+            if (context.signal.aborted) throw error;
+            return errorOutput(
+              `MCP server ${connection.name} could not read ${uri}: ${describe(error)}`,
+              connection.name,
+              'read_resource',
+            );
+          }
+        },
+      ),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,173 @@
+import type { JsonValue, ToolOutput } from '@spine/protocol';
+
+/** Default cap on the characters of one rendered result. */
+export const DEFAULT_MAX_RESULT_CHARS = 40_000;
+
+/** Options of {@link renderToolResult}. */
+export interface RenderToolResultOptions {
+  /** The server's configured name (recorded in the metadata). */
+  server: string;
+  /** The server's own tool name (recorded in the metadata). */
+  tool: string;
+  /** Cap on the rendered characters; longer results are cut and say so. */
+  maxChars?: number;
+}
+
+type Block = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Block {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Bytes a base64 string decodes to, without decoding it. */
+function base64Bytes(data: string): number {
+  const clean = data.replace(/\s/g, '');
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}
+
+function label(value: unknown, fallback: string): string {
+  const out = text(value);
+  return out === undefined || out === '' ? fallback : out.replace(/[\r\n]+/g, ' ');
+}
+
+function renderResource(resource: unknown): { text: string; size: number } {
+  if (!isRecord(resource)) return { text: '[resource: malformed]', size: 0 };
+  const uri = label(resource.uri, '(no uri)');
+  const mime = label(resource.mimeType, 'unknown type');
+  const body = text(resource.text);
+  if (body !== undefined)
+    return {
+      text: `[resource ${uri} (${mime}), ${body.length} characters]\n${body}`,
+      size: body.length,
+    };
+  const blob = text(resource.blob);
+  const bytes = blob === undefined ? 0 : base64Bytes(blob);
+  return {
+    text: `[resource ${uri} (${mime}), ${bytes} bytes of binary data not shown]`,
+    size: bytes,
+  };
+}
+
+function renderBlock(block: unknown): { type: string; text: string; size: number } {
+  if (!isRecord(block)) return { type: 'malformed', text: '[malformed content block]', size: 0 };
+  const type = label(block.type, 'unknown');
+  switch (type) {
+    case 'text': {
+      const body = text(block.text) ?? '';
+      return { type, text: body, size: body.length };
+    }
+    case 'image':
+    case 'audio': {
+      const data = text(block.data);
+      const bytes = data === undefined ? 0 : base64Bytes(data);
+      const mime = label(block.mimeType, 'unknown type');
+      return {
+        type,
+        text: `[${type} (${mime}), ${bytes} bytes, not shown to the model]`,
+        size: bytes,
+      };
+    }
+    case 'resource': {
+      const rendered = renderResource(block.resource);
+      return { type, ...rendered };
+    }
+    case 'resource_link': {
+      const uri = label(block.uri, '(no uri)');
+      const name = label(block.name, uri);
+      const mime = text(block.mimeType);
+      const description = text(block.description);
+      let line = `[resource link: ${name} <${uri}>${mime ? ` (${mime})` : ''}]`;
+      if (description) line += ` ${description.replace(/[\r\n]+/g, ' ')}`;
+      return { type, text: line, size: 0 };
+    }
+    default:
+      return { type, text: `[content of type ${JSON.stringify(type)} not shown]`, size: 0 };
+  }
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isRecord(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
+  const out = JSON.stringify(value);
+  return out === undefined ? 'null' : out;
+}
+
+function sameJson(textBlock: string, structured: string): boolean {
+  try {
+    return canonical(JSON.parse(textBlock)) === structured;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Renders an MCP `tools/call` result into the text the model sees, deterministically: text blocks
+ * as they are; images and audio as a line naming type and size; embedded resources with their URI
+ * and text (binary ones by size); resource links as a line; `structuredContent` as JSON unless a
+ * text block already carries the same JSON; anything else as a line naming its type. Blocks are
+ * joined by a blank line, then cut at `maxChars` with a note. `isError` makes an error result.
+ * Never throws, whatever `result` holds.
+ *
+ * @example
+ * ```ts
+ * renderToolResult({ content: [{ type: 'text', text: 'hi' }] }, { server: 'everything', tool: 'echo' });
+ * // { content: 'hi', isError: false, meta: { provider: 'mcp', server: 'everything', … } }
+ * ```
+ */
+export function renderToolResult(result: unknown, options: RenderToolResultOptions): ToolOutput {
+  const record = isRecord(result) ? result : {};
+  const blocks = Array.isArray(record.content) ? record.content : [];
+  const parts: string[] = [];
+  const types: string[] = [];
+  const sizes: number[] = [];
+  for (const block of blocks) {
+    const rendered = renderBlock(block);
+    parts.push(rendered.text);
+    types.push(rendered.type);
+    sizes.push(rendered.size);
+  }
+  const structured = record.structuredContent;
+  const hasStructured = structured !== undefined && structured !== null;
+  if (hasStructured) {
+    const json = canonical(structured);
+    const duplicated = blocks.some(
+      (block) => isRecord(block) && block.type === 'text' && sameJson(text(block.text) ?? '', json),
+    );
+    if (!duplicated) {
+      parts.push(`[structured content]\n${json}`);
+      types.push('structured');
+      sizes.push(json.length);
+    }
+  }
+  const isError = record.isError === true;
+  let content = parts.join('\n\n');
+  if (content === '')
+    content = isError ? '(the tool reported an error without details)' : '(no content)';
+  const maxChars = Math.max(1, options.maxChars ?? DEFAULT_MAX_RESULT_CHARS);
+  const originalLength = content.length;
+  const truncated = originalLength > maxChars;
+  if (truncated)
+    content = `${content.slice(0, maxChars)}\n[truncated: showed ${maxChars} of ${originalLength} characters]`;
+  const meta: Record<string, JsonValue> = {
+    provider: 'mcp',
+    server: options.server,
+    tool: options.tool,
+    contentTypes: types,
+    sizes,
+    structured: hasStructured,
+  };
+  if (truncated) {
+    meta.truncated = true;
+    meta.originalLength = originalLength;
+  }
+  return { content, isError, meta };
+}

@@ -1,8 +1,34 @@
+// Public API of @spine/store-postgres. Every export here is a semver promise.
 /**
  * A PostgreSQL SessionStore with leases and fencing, live followers and a task queue for workers.
  *
  * @packageDocumentation
  */
 
-/** The package's version. */
-export const VERSION = '0.1.0';
+export {
+  AppendConflictError,
+  LeaseLostError,
+  SchemaNotMigratedError,
+  SessionClosedError,
+  SessionCorruptError,
+  SessionExistsError,
+  SessionLockedError,
+  SessionNotFoundError,
+  StoreUnavailableError,
+} from './errors.js';
+export type { FollowOptions } from './follow.js';
+export type { ConnectionOptions } from './internal/database.js';
+export { describeConnection } from './internal/database.js';
+export { LEASE_TAKEOVER_EVENT } from './internal/lease.js';
+export type { MigrateResult, PostgresMigration } from './migrations.js';
+export {
+  migratePostgresStore,
+  POSTGRES_MIGRATIONS,
+  POSTGRES_SCHEMA_VERSION,
+} from './migrations.js';
+export type {
+  PostgresSessionSummary,
+  PostgresStore,
+  PostgresStoreOptions,
+} from './store-postgres.js';
+export { createPostgresStore, DEFAULT_LEASE_MS } from './store-postgres.js';

@@ -1,0 +1,203 @@
+// The writer an open session hands back. `append` is synchronous (the SessionStore contract), so
+// it queues the batch and sends it at once; batches queued while one is in flight go out
+// together as the next single statement. Every statement checks the fencing token and the
+// expected last seq in the same UPDATE that guards the INSERT: a writer whose lease was taken
+// over, or that raced another writer, stores nothing and gets a typed error.
+
+import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
+import type { Pool } from 'pg';
+import {
+  AppendConflictError,
+  InvalidRangeError,
+  LeaseLostError,
+  SessionClosedError,
+} from '../errors.js';
+import { sqlState } from './database.js';
+
+/** What a writer needs to know about its session and lease. */
+export interface WriterContext {
+  pool: Pool;
+  schema: string;
+  sessionId: string;
+  events: SessionEvent[];
+  /** The last committed seq when opened. */
+  lastSeq: number;
+  readOnly: boolean;
+  /** The fencing token of the lease this writer holds (unused when read-only). */
+  token: number;
+  leaseMs: number;
+}
+
+/** Makes the `OpenedSession` of one open (a lease holder, or a reader). */
+export function createWriter(context: WriterContext): OpenedSession {
+  const { pool, sessionId, readOnly, token, leaseMs } = context;
+  const s = `"${context.schema}"`;
+  let lastSeq = context.lastSeq;
+  let storedSeq = lastSeq;
+  let pending: SessionEvent[] = [];
+  let inflight: Promise<void> | undefined;
+  let failure: Error | undefined;
+  let reported = false;
+  let closed = false;
+
+  const insert = `WITH lease AS (
+      UPDATE ${s}.spine_sessions
+         SET last_seq = $4, size_bytes = size_bytes + $5, updated_at = clock_timestamp(),
+             lease_expires_at = clock_timestamp() + $6 * interval '1 millisecond'
+       WHERE id = $1 AND lease_token = $2 AND last_seq = $3
+       RETURNING id)
+    INSERT INTO ${s}.spine_events (session_id, seq, data)
+    SELECT lease.id, t.seq, t.data FROM lease, unnest($7::bigint[], $8::text[]) AS t(seq, data)`;
+
+  const diagnose = async (expected: number): Promise<Error> => {
+    const row = await pool
+      .query<{ lease_token: string; lease_owner: string | null; last_seq: string }>(
+        `SELECT lease_token, lease_owner, last_seq FROM ${s}.spine_sessions WHERE id = $1`,
+        [sessionId],
+      )
+      .then((result) => result.rows[0])
+      .catch(() => undefined);
+    if (row && Number(row.lease_token) !== token) {
+      return new LeaseLostError({ sessionId, token, owner: row.lease_owner });
+    }
+    return new AppendConflictError({
+      sessionId,
+      expectedLastSeq: expected,
+      ...(row ? { storedLastSeq: Number(row.last_seq) } : {}),
+    });
+  };
+
+  const write = async (batch: SessionEvent[]): Promise<void> => {
+    const seqs: number[] = [];
+    const data: string[] = [];
+    let bytes = 0;
+    for (const event of batch) {
+      const line = JSON.stringify(event);
+      bytes += Buffer.byteLength(line) + 1;
+      seqs.push(event.seq);
+      data.push(line);
+    }
+    const last = seqs[seqs.length - 1] as number;
+    let inserted = 0;
+    try {
+      const result = await pool.query(insert, [
+        sessionId,
+        token,
+        storedSeq,
+        last,
+        bytes,
+        leaseMs,
+        seqs,
+        data,
+      ]);
+      inserted = result.rowCount ?? 0;
+    } catch (error) {
+      if (sqlState(error) === '23505') throw await diagnose(storedSeq);
+      throw error;
+    }
+    if (inserted !== batch.length) throw await diagnose(storedSeq);
+    storedSeq = last;
+  };
+
+  const drain = async (): Promise<void> => {
+    while (pending.length > 0 && !failure) {
+      const batch = pending;
+      pending = [];
+      try {
+        await write(batch);
+      } catch (error) {
+        failure = error as Error;
+      }
+    }
+    inflight = undefined;
+  };
+
+  const raise = (): never => {
+    reported = true;
+    throw failure;
+  };
+
+  const renew = async (): Promise<void> => {
+    if (closed || failure) return;
+    try {
+      const result = await pool.query(
+        `UPDATE ${s}.spine_sessions SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+          WHERE id = $1 AND lease_token = $2`,
+        [sessionId, token, leaseMs],
+      );
+      if (result.rowCount === 0 && !closed) failure ??= await diagnose(storedSeq);
+    } catch {
+      // A connection blip: the next append or renewal reports what is wrong.
+    }
+  };
+  const heartbeat = readOnly ? undefined : setInterval(renew, Math.max(50, leaseMs / 3));
+  heartbeat?.unref();
+
+  const settle = async (): Promise<void> => {
+    while (inflight) await inflight;
+  };
+
+  return {
+    events: context.events,
+    lastSeq: context.lastSeq,
+    append(batch: readonly SessionEvent[]): void {
+      if (closed || readOnly)
+        throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
+      if (failure) raise();
+      if (batch.length === 0) return;
+      for (const event of batch) {
+        if (event.seq !== lastSeq + 1) {
+          throw new AppendConflictError({ sessionId, expectedLastSeq: lastSeq });
+        }
+        lastSeq = event.seq;
+      }
+      pending.push(...batch);
+      inflight ??= drain();
+    },
+    async flush(): Promise<void> {
+      await settle();
+      if (failure && !closed) raise();
+    },
+    async writeSnapshot(snapshot: StoredSnapshot): Promise<void> {
+      if (closed || readOnly)
+        throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
+      await settle();
+      if (failure) raise();
+      if (!Number.isInteger(snapshot.seq) || snapshot.seq < 1 || snapshot.seq > storedSeq) {
+        throw new InvalidRangeError({
+          reason: `snapshot seq ${snapshot.seq} is not an appended seq (the log ends at ${storedSeq})`,
+        });
+      }
+      // Stored only while this writer still holds the lease (the fencing token is checked).
+      const result = await pool.query(
+        `INSERT INTO ${s}.spine_snapshots (session_id, seq, data)
+         SELECT id, $3, $4 FROM ${s}.spine_sessions WHERE id = $1 AND lease_token = $2
+         ON CONFLICT (session_id) DO UPDATE
+           SET seq = excluded.seq, data = excluded.data, created_at = clock_timestamp()`,
+        [sessionId, token, snapshot.seq, snapshot.data],
+      );
+      if (result.rowCount === 0) {
+        failure ??= await diagnose(storedSeq);
+        raise();
+      }
+    },
+    // Every append is already on its way to the server, where a commit is durable.
+    checkpoint(): void {},
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (heartbeat) clearInterval(heartbeat);
+      if (readOnly) return;
+      await settle();
+      await pool
+        .query(
+          `UPDATE ${s}.spine_sessions
+              SET lease_owner = NULL, lease_host = NULL, lease_pid = NULL, lease_expires_at = NULL
+            WHERE id = $1 AND lease_token = $2`,
+          [sessionId, token],
+        )
+        .catch(() => {});
+      if (failure && !reported) raise();
+    },
+  };
+}

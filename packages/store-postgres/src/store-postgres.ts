@@ -1,0 +1,267 @@
+import type {
+  OpenedSession,
+  SessionEvent,
+  SessionHeaderBody,
+  SessionRange,
+  SessionStore,
+  SessionStoreOpenOptions,
+  SessionSummary,
+  StoredSnapshot,
+} from '@spine/protocol';
+import type { Pool, PoolClient } from 'pg';
+import { SessionExistsError, SessionNotFoundError } from './errors.js';
+import { type FollowOptions, followEvents } from './follow.js';
+import {
+  type ConnectionOptions,
+  type Database,
+  inTransaction,
+  openDatabase,
+  sqlState,
+  unavailable,
+} from './internal/database.js';
+import { acquireLease, newHolder } from './internal/lease.js';
+import { checkRange, pageRange, readEvents } from './internal/read.js';
+import { createWriter } from './internal/writer.js';
+import { assertMigrated } from './migrations.js';
+
+/** The default lease length: a writer that stops renewing loses its session this long after. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** Options of {@link createPostgresStore}. */
+export interface PostgresStoreOptions extends ConnectionOptions {
+  /**
+   * How long a writer's lease lasts without renewal (renewed every third of it while open, and
+   * by every append). Another process may take the session over once it expires. Default 30 s.
+   */
+  leaseMs?: number;
+  /** A label for this process in lease rows and task lists (default `host:pid`). */
+  owner?: string;
+}
+
+/** One line of {@link PostgresStore.list}, with who holds the session's lease right now. */
+export interface PostgresSessionSummary extends SessionSummary {
+  /** The live lease holder (`host:pid:n`), when a writer has the session open. */
+  leasedBy?: string;
+}
+
+/** A PostgreSQL `SessionStore` that can also follow sessions and close its pool. */
+export interface PostgresStore extends SessionStore {
+  /** The schema holding the tables. */
+  readonly schema: string;
+  /** Sessions, most recently updated first, with the live lease holder of each. */
+  list(options?: { limit?: number }): Promise<PostgresSessionSummary[]>;
+  /**
+   * Every event of `sessionId` after `afterSeq` (default 0), in seq order, as it is committed:
+   * LISTEN/NOTIFY wakes the follower and it reads by seq, so a dropped notification costs
+   * latency (at most `pollMs`), never an event. Ends when `signal` aborts.
+   */
+  follow(sessionId: string, options?: FollowOptions): AsyncIterable<SessionEvent>;
+  /** Ends the pool the store made (a pool passed in stays open). Close sessions first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a store keeping sessions in PostgreSQL: events keyed by (session_id, seq), one writer
+ * per session across machines through a lease with a fencing token, live followers. The schema
+ * must be migrated first ({@link migratePostgresStore} or `spine store migrate`); `pg` is an
+ * optional peer dependency, loaded on first use.
+ *
+ * @throws {SchemaNotMigratedError} from its methods when the schema is missing or outdated.
+ * @throws {StoreUnavailableError} from its methods when pg is missing or the server unreachable.
+ * @example
+ * ```ts
+ * import { createPostgresStore } from '@spine/store-postgres';
+ * const store = createPostgresStore({ connectionString: process.env.SPINE_STORE_URL });
+ * const session = await Session.create({ store, title: 'shared' });
+ * ```
+ */
+export function createPostgresStore(options: PostgresStoreOptions = {}): PostgresStore {
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  let ready: Promise<Database> | undefined;
+  const database = (): Promise<Database> => {
+    if (ready) return ready;
+    const opening = openDatabase(options).then(async (db) => {
+      try {
+        await assertMigrated(db.pool, db.schema);
+      } catch (error) {
+        if (db.owned) await db.pool.end().catch(() => {});
+        if (sqlState(error) || (error as { errno?: unknown }).errno) throw unavailable(error);
+        throw error;
+      }
+      return db;
+    });
+    // A failed start (server down, schema not migrated) is retried by the next call.
+    opening.catch(() => {
+      if (ready === opening) ready = undefined;
+    });
+    ready = opening;
+    return opening;
+  };
+  const whereOf = (db: Database, id: string): string =>
+    `${db.where} (schema ${db.schema}, session ${id})`;
+  const schema = options.schema ?? 'spine';
+
+  const lastSeqOf = async (client: Pool | PoolClient, db: Database, id: string) => {
+    const { rows } = await client.query<{ last_seq: string }>(
+      `SELECT last_seq FROM "${db.schema}".spine_sessions WHERE id = $1`,
+      [id],
+    );
+    if (!rows[0]) throw new SessionNotFoundError({ sessionId: id, where: db.where });
+    return Number(rows[0].last_seq);
+  };
+
+  return {
+    specificationVersion: 1,
+    kind: 'postgres',
+    schema,
+
+    async create(header: SessionEvent): Promise<OpenedSession> {
+      const db = await database();
+      const s = `"${db.schema}"`;
+      const id = (header.body as SessionHeaderBody).sessionId;
+      const holder = newHolder(options.owner);
+      const data = JSON.stringify(header);
+      try {
+        await db.pool.query(
+          `WITH created AS (
+             INSERT INTO ${s}.spine_sessions
+               (id, header, last_seq, size_bytes, lease_owner, lease_host, lease_pid, lease_token, lease_expires_at)
+             VALUES ($1, $2, 1, $3, $4, $5, $6, 1, clock_timestamp() + $7 * interval '1 millisecond')
+             RETURNING id)
+           INSERT INTO ${s}.spine_events (session_id, seq, data) SELECT id, 1, $8 FROM created`,
+          [
+            id,
+            JSON.stringify(header.body),
+            Buffer.byteLength(data) + 1,
+            holder.owner,
+            holder.host,
+            holder.pid,
+            leaseMs,
+            data,
+          ],
+        );
+      } catch (error) {
+        if (sqlState(error) === '23505') throw new SessionExistsError({ sessionId: id });
+        throw error;
+      }
+      return createWriter({
+        pool: db.pool,
+        schema: db.schema,
+        sessionId: id,
+        events: [header],
+        lastSeq: 1,
+        readOnly: false,
+        token: 1,
+        leaseMs,
+      });
+    },
+
+    async open(
+      sessionId: string,
+      openOptions: SessionStoreOpenOptions = {},
+    ): Promise<OpenedSession> {
+      const db = await database();
+      const where = whereOf(db, sessionId);
+      const fromSeq = Math.max(1, Math.floor(openOptions.fromSeq ?? 1));
+      const readOnly = openOptions.readOnly ?? false;
+      const read = async (client: Pool | PoolClient) => {
+        const lastSeq = await lastSeqOf(client, db, sessionId);
+        const events = await readEvents(client, {
+          schema: db.schema,
+          sessionId,
+          fromSeq,
+          toSeq: lastSeq,
+          where,
+        });
+        return { lastSeq, events };
+      };
+      const context = { pool: db.pool, schema: db.schema, sessionId, readOnly, leaseMs };
+      if (readOnly) return createWriter({ ...context, ...(await read(db.pool)), token: 0 });
+      const holder = newHolder(options.owner);
+      const opened = await inTransaction(db.pool, async (client) => {
+        const lease = await acquireLease(client, {
+          schema: db.schema,
+          sessionId,
+          holder,
+          leaseMs,
+          where: db.where,
+        });
+        return { token: lease.token, ...(await read(client)) };
+      });
+      return createWriter({ ...context, ...opened });
+    },
+
+    async *readRange(sessionId: string, range: SessionRange): AsyncIterable<SessionEvent> {
+      checkRange(range);
+      const db = await database();
+      await lastSeqOf(db.pool, db, sessionId);
+      yield* pageRange(db.pool, {
+        schema: db.schema,
+        sessionId,
+        range,
+        where: whereOf(db, sessionId),
+      });
+    },
+
+    async readSnapshot(sessionId: string): Promise<StoredSnapshot | undefined> {
+      const db = await database();
+      await lastSeqOf(db.pool, db, sessionId);
+      const { rows } = await db.pool.query<{ seq: string; data: string }>(
+        `SELECT seq, data FROM "${db.schema}".spine_snapshots WHERE session_id = $1`,
+        [sessionId],
+      );
+      const row = rows[0];
+      return row && { seq: Number(row.seq), data: row.data };
+    },
+
+    async exists(sessionId: string): Promise<boolean> {
+      const db = await database();
+      const result = await db.pool.query(
+        `SELECT 1 FROM "${db.schema}".spine_sessions WHERE id = $1`,
+        [sessionId],
+      );
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async list(listOptions: { limit?: number } = {}): Promise<PostgresSessionSummary[]> {
+      const db = await database();
+      const result = await db.pool.query<{
+        id: string;
+        header: string;
+        updated_at: Date;
+        size_bytes: string;
+        leased_by: string | null;
+      }>(
+        `SELECT id, header, updated_at, size_bytes,
+                CASE WHEN lease_expires_at > clock_timestamp() THEN lease_owner END AS leased_by
+           FROM "${db.schema}".spine_sessions ORDER BY updated_at DESC, id LIMIT $1`,
+        [listOptions.limit ?? null],
+      );
+      return result.rows.map((row) => ({
+        id: row.id,
+        header: JSON.parse(row.header) as SessionHeaderBody,
+        sizeBytes: Number(row.size_bytes),
+        updatedAt: row.updated_at.toISOString(),
+        ...(row.leased_by ? { leasedBy: row.leased_by } : {}),
+      }));
+    },
+
+    follow(sessionId: string, followOptions: FollowOptions = {}): AsyncIterable<SessionEvent> {
+      return followEvents(
+        async () => {
+          const db = await database();
+          return { pool: db.pool, schema: db.schema, where: whereOf(db, sessionId) };
+        },
+        sessionId,
+        followOptions,
+      );
+    },
+
+    async close(): Promise<void> {
+      if (!ready) return;
+      const db = await ready.catch(() => undefined);
+      ready = undefined;
+      if (db?.owned) await db.pool.end();
+    },
+  };
+}

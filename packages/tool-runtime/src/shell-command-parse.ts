@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Parser, Node as SyntaxNode } from 'web-tree-sitter';
 import { staticWord } from './internal/shell-words.js';
 import { unwrapCommand } from './internal/shell-wrappers.js';
@@ -50,15 +50,21 @@ export interface ShellCommandParser {
 }
 
 const MAX_DEPTH = 6;
+/**
+ * tree-sitter-bash 0.25.1's WebAssembly grammar, shipped in the package (`grammars/`, MIT): the
+ * npm package brings 20 MB of native sources and prebuilds for this one 1.3 MB file. The path
+ * holds from `src/` and from `dist/` alike.
+ */
+const GRAMMAR = new URL('../grammars/tree-sitter-bash.wasm', import.meta.url);
 const MAX_INPUT_CHARS = 100_000;
 let loading: Promise<ShellCommandParser> | undefined;
 let loaded: ShellCommandParser | undefined;
 
 /**
- * Loads the bash grammar (tree-sitter-bash through web-tree-sitter, WebAssembly) once per process
+ * Loads the bash grammar (tree-sitter-bash's WebAssembly build, run by web-tree-sitter) once per process
  * and returns the parser.
  *
- * @throws {Error} when the grammar cannot be loaded (the packages are missing).
+ * @throws {Error} when the grammar cannot be loaded (web-tree-sitter or the grammar file is missing).
  * @example
  * ```ts
  * const parser = await loadShellParser();
@@ -69,8 +75,7 @@ export function loadShellParser(): Promise<ShellCommandParser> {
   loading ??= (async () => {
     const { Parser, Language } = await import('web-tree-sitter');
     await Parser.init();
-    const require = createRequire(import.meta.url);
-    const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const language = await Language.load(fileURLToPath(GRAMMAR));
     const parser = new Parser();
     parser.setLanguage(language);
     loaded = { parse: (line) => parseLine(parser, line, 0) };

@@ -18,6 +18,8 @@ function createLeakyStore(dir: string): SessionStore {
     create: (header) => inner.create(header),
     exists: (id) => inner.exists(id),
     list: (options) => inner.list(options),
+    readRange: (id, range) => inner.readRange(id, range),
+    readSnapshot: (id) => inner.readSnapshot(id),
     open: (id) => inner.open(id, { readOnly: true }),
   };
 }

@@ -46,6 +46,7 @@ export type SpineErrorCode =
   | 'SESSION_CLOSED'
   | 'UNSUPPORTED_FORMAT'
   | 'STORE_UNAVAILABLE'
+  | 'INVALID_RANGE'
   // models: the one list, MODEL_ERROR_CODES
   | ModelErrorCode
   // tools
@@ -57,6 +58,10 @@ export type SpineErrorCode =
   | 'PATH_REFUSED'
   | 'STALE_FILE'
   | 'SANDBOX_UNAVAILABLE'
+  // workspace checkpoints
+  | 'CHECKPOINT_NOT_FOUND'
+  | 'CHECKPOINT_FAILED'
+  | 'REWIND_CONFLICT'
   // web, lsp, compaction, config
   | 'URL_REFUSED'
   | 'FETCH_FAILED'

@@ -151,7 +151,14 @@ export { isModelError, ModelError } from './model-client.js';
 export type { EventTypeDefinition, Projector } from './projector.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
-export type { OpenedSession, SessionStore, SessionSummary } from './session-store.js';
+export type {
+  OpenedSession,
+  SessionRange,
+  SessionStore,
+  SessionStoreOpenOptions,
+  SessionSummary,
+  StoredSnapshot,
+} from './session-store.js';
 export type { ChildEndBody, ChildEndReason, ChildStartBody } from './subagent-bodies.js';
 export {
   ChildEndBodySchema,

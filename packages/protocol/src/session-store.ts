@@ -12,10 +12,54 @@ export interface SessionSummary {
   updatedAt?: string;
 }
 
+/**
+ * Which events {@link SessionStore.readRange} yields: seqs `fromSeq..toSeq` (inclusive), only
+ * the given `types` when set, at most `limit` of them.
+ */
+export interface SessionRange {
+  /** First seq to read (an integer ≥ 1). */
+  fromSeq: number;
+  /** Last seq to read, inclusive (default: the last committed event). */
+  toSeq?: number;
+  /** Only events whose `type` is one of these (default: every type). */
+  types?: readonly string[];
+  /** Stop after yielding this many events (default: no limit). */
+  limit?: number;
+}
+
+/**
+ * A snapshot as a store keeps it. The session log writes and checks `data` (its own versioned
+ * format, including the hash of the log up to `seq`); to the store it is opaque text, kept byte
+ * for byte. A store keeps at least the newest snapshot of each session.
+ */
+export interface StoredSnapshot {
+  /** The seq the snapshot describes: every event up to and including it is folded in. */
+  seq: number;
+  /** The serialised snapshot, kept exactly. */
+  data: string;
+}
+
+/** Options of {@link SessionStore.open}. */
+export interface SessionStoreOpenOptions {
+  /** Read without taking the writer lock; appends are refused and nothing is repaired. */
+  readOnly?: boolean;
+  /**
+   * Hand back only the events from this seq on in {@link OpenedSession.events} (the rest stay
+   * readable through {@link SessionStore.readRange}). Default 1: every event. A seq past the
+   * last event gives an empty `events`; `lastSeq` still says where the log ends.
+   */
+  fromSeq?: number;
+}
+
 /** What {@link SessionStore.open} hands back: the committed events and a writer. */
 export interface OpenedSession {
-  /** Every committed event, in seq order; torn or partial events already removed. */
+  /**
+   * The committed events from the open's `fromSeq` (default 1: every event), in seq order;
+   * torn or partial events already removed.
+   */
   readonly events: readonly SessionEvent[];
+  /** The seq of the last committed event when the session was opened or created. */
+  readonly lastSeq: number;
   /** Set when opening repaired the stored data (for example a torn last line was cut). */
   readonly repaired?: { reason: string; truncatedBytes?: number };
   /** Appends already-validated events. Returns once they are durable per the store's policy. */
@@ -24,6 +68,14 @@ export interface OpenedSession {
   flush(): Promise<void>;
   /** Called at turn boundaries; stores with a `per-turn` durability policy sync here. */
   checkpoint?(): void;
+  /**
+   * Stores `snapshot` as the session's newest, atomically: a crash leaves the previous snapshot
+   * or the new one, never a mix. Every event up to `snapshot.seq` must have been appended; the
+   * store makes them durable first. Durable per the store's policy.
+   *
+   * @throws {Error} a `SESSION_CLOSED` SpineError from a read-only or closed writer.
+   */
+  writeSnapshot(snapshot: StoredSnapshot): Promise<void>;
   /** Releases the lock and file handles. Idempotent. */
   close(): Promise<void>;
 }
@@ -31,7 +83,10 @@ export interface OpenedSession {
 /**
  * Durable storage of session event logs. Implementations: memory, JSONL (default), SQLite.
  *
- * Contract: a store never rewrites committed events. `open` on a session held by another
+ * Contract: a store never rewrites committed events. Snapshots belong to the store (so that
+ * writing one is as crash-safe as the store's own writes) but their content does not: the
+ * session log validates a snapshot against the log and ignores one that does not match, so a
+ * store may drop or lose snapshots at any time without losing data. `open` on a session held by another
  * writer throws a `SESSION_LOCKED` error; corrupt data throws `SESSION_CORRUPT` naming the
  * file and line, never silently dropping a committed event (only a torn last write may be cut).
  * `append` throws on I/O failure; the caller must treat the session as closed.
@@ -44,7 +99,16 @@ export interface SessionStore {
   /** Creates a new session whose first event is `header`; throws if the id exists. */
   create(header: SessionEvent): Promise<OpenedSession>;
   /** Opens an existing session for appending (or reading only, without taking the lock). */
-  open(sessionId: string, options?: { readOnly?: boolean }): Promise<OpenedSession>;
+  open(sessionId: string, options?: SessionStoreOpenOptions): Promise<OpenedSession>;
+  /**
+   * Streams committed events of `range` in seq order without loading the rest of the log (the
+   * events a writer has flushed; a writer's unflushed appends may be missing). Works while a
+   * writer holds the session. Throws `SESSION_NOT_FOUND` for an unknown id and
+   * `SESSION_CORRUPT` for damaged data in the range; a torn last line is not yielded.
+   */
+  readRange(sessionId: string, range: SessionRange): AsyncIterable<SessionEvent>;
+  /** The session's newest stored snapshot, or undefined when it has none. */
+  readSnapshot(sessionId: string): Promise<StoredSnapshot | undefined>;
   /** True when a session with this id exists. */
   exists(sessionId: string): Promise<boolean>;
   /** Lists sessions from their headers, newest first. */

@@ -126,3 +126,13 @@ export class StoreUnavailableError extends SpineError {
     super({ code: 'STORE_UNAVAILABLE', message: options.message, cause: options.cause });
   }
 }
+
+/** Thrown by `SessionStore.readRange` (and the session's range reads) for a malformed range. */
+export class InvalidRangeError extends SpineError {
+  constructor(options: { reason: string }) {
+    super({
+      code: 'INVALID_RANGE',
+      message: `Invalid seq range: ${options.reason}. Pass { fromSeq } as an integer ≥ 1 and toSeq/limit as integers`,
+    });
+  }
+}

@@ -3,6 +3,7 @@
 export {
   IllegalSurfaceOpError,
   InvalidEventError,
+  InvalidRangeError,
   SessionClosedError,
   SessionCorruptError,
   SessionExistsError,

@@ -17,13 +17,18 @@ import type {
   OpenedSession,
   SessionEvent,
   SessionHeaderBody,
+  SessionRange,
   SessionStore,
+  SessionStoreOpenOptions,
   SessionSummary,
+  StoredSnapshot,
 } from '@spine/protocol';
 import { InvalidEventError, SessionExistsError, SessionNotFoundError } from './errors.js';
 import { acquireFileLock } from './internal/file-lock.js';
-import { readFirstLine, readJsonlEvents } from './internal/jsonl-read.js';
+import { readFirstLine, readJsonlEvents, readJsonlRange } from './internal/jsonl-read.js';
+import { anchorFor, readSnapshotFile } from './internal/jsonl-snapshot.js';
 import { JsonlWriter } from './internal/jsonl-writer.js';
+import { checkRange } from './internal/range.js';
 import type { FsyncPolicy } from './types.js';
 
 /** Options of {@link createJsonlStore}. */
@@ -81,8 +86,10 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
   const flushIntervalMs = options.flushIntervalMs ?? 20;
   const writer = (init: {
     sessionId: string;
+    path: string;
     fd: number;
     events: SessionEvent[];
+    lastSeq: number;
     repaired?: OpenedSession['repaired'];
     readOnly: boolean;
     release: () => void;
@@ -123,12 +130,20 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       } finally {
         rmSync(temporary, { force: true });
       }
-      return writer({ sessionId: id, fd, events: [header], readOnly: false, release });
+      return writer({
+        sessionId: id,
+        path,
+        fd,
+        events: [header],
+        lastSeq: 1,
+        readOnly: false,
+        release,
+      });
     },
 
     async open(
       sessionId: string,
-      openOptions: { readOnly?: boolean } = {},
+      openOptions: SessionStoreOpenOptions = {},
     ): Promise<OpenedSession> {
       if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
       const path = pathFor(dir, sessionId);
@@ -136,7 +151,8 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       const readOnly = openOptions.readOnly ?? false;
       const release = readOnly ? () => {} : acquireFileLock(`${path}.lock`, sessionId);
       try {
-        const read = readJsonlEvents(path);
+        const fromSeq = openOptions.fromSeq ?? 1;
+        const read = readJsonlEvents(path, { ...anchorFor(path, fromSeq), fromSeq });
         let repaired: OpenedSession['repaired'];
         if (read.validBytes < read.size && !readOnly) {
           truncateSync(path, read.validBytes);
@@ -147,11 +163,42 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
         }
         const fd = openSync(path, readOnly ? 'r' : 'a');
         if (repaired) fdatasyncSync(fd);
-        return writer({ sessionId, fd, events: read.events, repaired, readOnly, release });
+        return writer({
+          sessionId,
+          path,
+          fd,
+          events: read.events,
+          lastSeq: read.lastSeq,
+          repaired,
+          readOnly,
+          release,
+        });
       } catch (error) {
         release();
         throw error;
       }
+    },
+
+    async *readRange(sessionId: string, range: SessionRange): AsyncIterable<SessionEvent> {
+      checkRange(range);
+      if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const path = pathFor(dir, sessionId);
+      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
+      yield* readJsonlRange(path, {
+        ...anchorFor(path, range.fromSeq),
+        fromSeq: range.fromSeq,
+        toSeq: range.toSeq,
+        types: range.types ? new Set(range.types) : undefined,
+        limit: range.limit,
+      });
+    },
+
+    async readSnapshot(sessionId: string): Promise<StoredSnapshot | undefined> {
+      if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const path = pathFor(dir, sessionId);
+      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const snapshot = readSnapshotFile(path);
+      return snapshot && { seq: snapshot.seq, data: snapshot.data };
     },
 
     async exists(sessionId: string): Promise<boolean> {

@@ -2,8 +2,11 @@ import type {
   OpenedSession,
   SessionEvent,
   SessionHeaderBody,
+  SessionRange,
   SessionStore,
+  SessionStoreOpenOptions,
   SessionSummary,
+  StoredSnapshot,
 } from '@spine/protocol';
 import {
   SessionClosedError,
@@ -11,30 +14,47 @@ import {
   SessionLockedError,
   SessionNotFoundError,
 } from './errors.js';
+import { checkRange, filterRange } from './internal/range.js';
 
 interface MemoryRecord {
   events: SessionEvent[];
   locked: boolean;
   updatedAt: string;
+  snapshot?: StoredSnapshot;
 }
 
 /** Options of {@link createMemoryStore} (none yet; reserved for growth). */
 export type MemoryStoreOptions = Record<string, never>;
 
-function writerFor(id: string, record: MemoryRecord, readOnly: boolean): OpenedSession {
+function* eventsFrom(events: readonly SessionEvent[], fromSeq: number): Generator<SessionEvent> {
+  for (let i = Math.max(0, fromSeq - 1); i < events.length; i++) yield events[i] as SessionEvent;
+}
+
+function writerFor(
+  id: string,
+  record: MemoryRecord,
+  readOnly: boolean,
+  fromSeq = 1,
+): OpenedSession {
   let closed = false;
+  const refuse = (): never => {
+    throw new SessionClosedError({ sessionId: id, reason: readOnly ? 'read-only' : 'closed' });
+  };
   return {
-    events: record.events.slice(),
+    events: record.events.slice(Math.max(0, fromSeq - 1)),
+    lastSeq: record.events.length,
     append(events: readonly SessionEvent[]): void {
-      if (closed || readOnly) {
-        throw new SessionClosedError({ sessionId: id, reason: readOnly ? 'read-only' : 'closed' });
-      }
+      if (closed || readOnly) refuse();
       for (const event of events) record.events.push(event);
       const last = events[events.length - 1];
       if (last) record.updatedAt = last.at;
     },
     async flush(): Promise<void> {},
     checkpoint(): void {},
+    async writeSnapshot(snapshot: StoredSnapshot): Promise<void> {
+      if (closed || readOnly) refuse();
+      record.snapshot = { seq: snapshot.seq, data: snapshot.data };
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
@@ -64,7 +84,7 @@ export function createMemoryStore(_options: MemoryStoreOptions = {}): SessionSto
       sessions.set(id, record);
       return writerFor(id, record, false);
     },
-    async open(sessionId: string, options: { readOnly?: boolean } = {}): Promise<OpenedSession> {
+    async open(sessionId: string, options: SessionStoreOpenOptions = {}): Promise<OpenedSession> {
       const record = sessions.get(sessionId);
       if (!record) throw new SessionNotFoundError({ sessionId, where: 'the memory store' });
       const readOnly = options.readOnly ?? false;
@@ -72,7 +92,18 @@ export function createMemoryStore(_options: MemoryStoreOptions = {}): SessionSto
         if (record.locked) throw new SessionLockedError({ sessionId, pid: process.pid });
         record.locked = true;
       }
-      return writerFor(sessionId, record, readOnly);
+      return writerFor(sessionId, record, readOnly, options.fromSeq);
+    },
+    async *readRange(sessionId: string, range: SessionRange): AsyncIterable<SessionEvent> {
+      checkRange(range);
+      const record = sessions.get(sessionId);
+      if (!record) throw new SessionNotFoundError({ sessionId, where: 'the memory store' });
+      yield* filterRange(eventsFrom(record.events, range.fromSeq), range);
+    },
+    async readSnapshot(sessionId: string): Promise<StoredSnapshot | undefined> {
+      const record = sessions.get(sessionId);
+      if (!record) throw new SessionNotFoundError({ sessionId, where: 'the memory store' });
+      return record.snapshot && { ...record.snapshot };
     },
     async exists(sessionId: string): Promise<boolean> {
       return sessions.has(sessionId);

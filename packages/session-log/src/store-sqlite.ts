@@ -3,8 +3,11 @@ import type {
   OpenedSession,
   SessionEvent,
   SessionHeaderBody,
+  SessionRange,
   SessionStore,
+  SessionStoreOpenOptions,
   SessionSummary,
+  StoredSnapshot,
 } from '@spine/protocol';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
@@ -17,6 +20,7 @@ import {
 } from './errors.js';
 import { compactEvent, structuralProblem } from './internal/event-check.js';
 import { isAlive, startTimeOf } from './internal/process.js';
+import { checkRange } from './internal/range.js';
 
 /** Options of {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -55,7 +59,9 @@ async function openDatabase(path: string): Promise<Database> {
       size_bytes INTEGER NOT NULL DEFAULT 0, lock_pid INTEGER, lock_start TEXT);
     CREATE TABLE IF NOT EXISTS spine_events (
       session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
-      PRIMARY KEY (session_id, seq)) WITHOUT ROWID;`);
+      PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS spine_snapshots (
+      session_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, data TEXT NOT NULL);`);
   return db;
 }
 
@@ -82,6 +88,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     handle: Database,
     sessionId: string,
     events: SessionEvent[],
+    lastSeq: number,
     readOnly: boolean,
   ): OpenedSession => {
     const key = `${path}#${sessionId}`;
@@ -103,6 +110,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     let closed = false;
     return {
       events,
+      lastSeq,
       append(batch: readonly SessionEvent[]): void {
         if (closed || readOnly)
           throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
@@ -114,6 +122,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       },
       checkpoint(): void {
         if (!closed && !readOnly) handle.pragma('wal_checkpoint(PASSIVE)');
+      },
+      async writeSnapshot(snapshot: StoredSnapshot): Promise<void> {
+        if (closed || readOnly)
+          throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
+        // One statement, one transaction: the previous snapshot or this one, never a mix.
+        handle
+          .prepare(
+            'INSERT INTO spine_snapshots (session_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET seq = excluded.seq, data = excluded.data',
+          )
+          .run(sessionId, snapshot.seq, snapshot.data);
       },
       async close(): Promise<void> {
         if (closed) return;
@@ -180,14 +198,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         })
         .immediate();
       held.add(`${path}#${id}`);
-      return writer(handle, id, [header], false);
+      return writer(handle, id, [header], 1, false);
     },
 
     async open(
       sessionId: string,
-      openOptions: { readOnly?: boolean } = {},
+      openOptions: SessionStoreOpenOptions = {},
     ): Promise<OpenedSession> {
       const handle = await db();
+      const fromSeq = Math.max(1, openOptions.fromSeq ?? 1);
       const readOnly = openOptions.readOnly ?? false;
       if (readOnly) {
         if (!handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(sessionId)) {
@@ -200,11 +219,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         const events: SessionEvent[] = [];
         const types = new Map<string, string>();
         const rows = handle
-          .prepare('SELECT data FROM spine_events WHERE session_id = ? ORDER BY seq')
+          .prepare('SELECT data FROM spine_events WHERE session_id = ? AND seq >= ? ORDER BY seq')
           .pluck()
-          .iterate(sessionId) as IterableIterator<string>;
+          .iterate(sessionId, fromSeq) as IterableIterator<string>;
         for (const data of rows) {
-          const seq = events.length + 1;
+          const seq = events.length + fromSeq;
           let value: unknown;
           try {
             value = JSON.parse(data);
@@ -226,7 +245,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           compactEvent(value as SessionEvent, types);
           events.push(value as SessionEvent);
         }
-        return writer(handle, sessionId, events, readOnly);
+        const last = handle
+          .prepare('SELECT MAX(seq) FROM spine_events WHERE session_id = ?')
+          .pluck()
+          .get(sessionId) as number | null;
+        return writer(handle, sessionId, events, last ?? 0, readOnly);
       } catch (error) {
         if (!readOnly) {
           held.delete(`${path}#${sessionId}`);
@@ -234,6 +257,67 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         }
         throw error;
       }
+    },
+
+    async *readRange(sessionId: string, range: SessionRange): AsyncIterable<SessionEvent> {
+      checkRange(range);
+      const handle = await db();
+      if (!handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(sessionId)) {
+        throw new SessionNotFoundError({ sessionId, where: path });
+      }
+      const limit = range.limit ?? Number.POSITIVE_INFINITY;
+      if (limit <= 0) return;
+      const types = range.types ? new Set(range.types) : undefined;
+      // Read in pages so no statement stays open across a yield (the caller may write meanwhile).
+      let next = range.fromSeq;
+      const toSeq = range.toSeq ?? Number.MAX_SAFE_INTEGER;
+      let yielded = 0;
+      const page = handle
+        .prepare(
+          'SELECT seq, data FROM spine_events WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT 512',
+        )
+        .raw();
+      for (;;) {
+        const rows = page.all(sessionId, next, toSeq) as Array<[number, string]>;
+        if (rows.length === 0) return;
+        for (const [seq, data] of rows) {
+          let value: unknown;
+          try {
+            value = JSON.parse(data);
+          } catch (cause) {
+            throw new SessionCorruptError({
+              file: `${path} (session ${sessionId})`,
+              line: seq,
+              reason: 'not valid JSON',
+              cause,
+            });
+          }
+          const problem = structuralProblem(value, seq);
+          if (problem) {
+            throw new SessionCorruptError({
+              file: `${path} (session ${sessionId})`,
+              line: seq,
+              reason: problem,
+            });
+          }
+          const event = value as SessionEvent;
+          if (types && !types.has(event.type)) continue;
+          yield event;
+          if (++yielded >= limit) return;
+        }
+        next = (rows[rows.length - 1] as [number, string])[0] + 1;
+      }
+    },
+
+    async readSnapshot(sessionId: string): Promise<StoredSnapshot | undefined> {
+      const handle = await db();
+      if (!handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(sessionId)) {
+        throw new SessionNotFoundError({ sessionId, where: path });
+      }
+      const row = handle
+        .prepare('SELECT seq, data FROM spine_snapshots WHERE session_id = ?')
+        .get(sessionId) as { seq: number; data: string } | undefined;
+      return row && { seq: row.seq, data: row.data };
     },
 
     async exists(sessionId: string): Promise<boolean> {

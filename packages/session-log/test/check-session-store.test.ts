@@ -7,8 +7,15 @@ import { describe, expect, it } from 'vitest';
 
 type OpenHook = (opened: OpenedSession) => OpenedSession;
 
-/** A memory store whose open() results go through `hook`, and whose locks can be ignored. */
-function brokenMemoryStore(options: { hook?: OpenHook; ignoreLocks?: boolean }): SessionStore {
+/**
+ * A memory store whose open() results go through `hook`, whose locks can be ignored and whose
+ * range reads can ignore `limit`.
+ */
+function brokenMemoryStore(options: {
+  hook?: OpenHook;
+  ignoreLocks?: boolean;
+  ignoreLimit?: boolean;
+}): SessionStore {
   const inner = createMemoryStore();
   const hook = options.hook ?? ((opened) => opened);
   return {
@@ -17,6 +24,9 @@ function brokenMemoryStore(options: { hook?: OpenHook; ignoreLocks?: boolean }):
     create: (header) => inner.create(header),
     exists: (id) => inner.exists(id),
     list: (listOptions) => inner.list(listOptions),
+    readSnapshot: (id) => inner.readSnapshot(id),
+    readRange: (id, range) =>
+      inner.readRange(id, options.ignoreLimit ? { ...range, limit: undefined } : range),
     async open(id, openOptions) {
       if (options.ignoreLocks) return hook(await inner.open(id, { readOnly: true }));
       return hook(await inner.open(id, openOptions));
@@ -27,7 +37,9 @@ function brokenMemoryStore(options: { hook?: OpenHook; ignoreLocks?: boolean }):
 function withEvents(opened: OpenedSession, events: OpenedSession['events']): OpenedSession {
   return {
     events,
+    lastSeq: opened.lastSeq,
     append: (appended) => opened.append(appended),
+    writeSnapshot: (snapshot) => opened.writeSnapshot(snapshot),
     flush: () => opened.flush(),
     checkpoint: () => opened.checkpoint?.(),
     close: () => opened.close(),
@@ -87,6 +99,15 @@ describe('checkSessionStore', () => {
     }));
     expect(failureOf(report, 'gives a second writer SESSION_LOCKED')).toBe(
       'opening for writing while the creating Session holds the session: expected a SpineError with code SESSION_LOCKED, but it succeeded',
+    );
+  });
+
+  it('reports a store whose range reads ignore limit, naming the seqs it read', async () => {
+    const report = await checkSessionStore(() => ({
+      store: brokenMemoryStore({ ignoreLimit: true }),
+    }));
+    expect(failureOf(report, 'readRange streams a seq range')).toMatch(
+      /readRange\(\{ fromSeq: 10, types: \['note\/a'\], limit: 4 \}\): the seqs read: expected 4 items, got \d+/,
     );
   });
 

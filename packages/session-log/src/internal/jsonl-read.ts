@@ -5,33 +5,51 @@ import { compactEvent, structuralProblem } from './event-check.js';
 
 /** What reading a JSONL session file found. */
 export interface JsonlReadResult {
-  /** The committed events, seq 1..n. */
+  /** The committed events, `fromSeq..lastSeq`. */
   events: SessionEvent[];
   /** File size in bytes. */
   size: number;
   /** Bytes holding committed events; anything after is a torn last write. */
   validBytes: number;
+  /** The seq of the last committed event (skipped lines included). */
+  lastSeq: number;
 }
 
 const CHUNK_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 10;
 
+/** Where {@link readJsonlEvents} starts and which events it keeps. */
+export interface JsonlReadOptions {
+  /** Byte offset of a line start to read from (default 0); the line there holds `startSeq`. */
+  startOffset?: number;
+  /** The seq of the event at `startOffset` (default 1). */
+  startSeq?: number;
+  /** Keep only events from this seq on; earlier lines are counted, not parsed (default 1). */
+  fromSeq?: number;
+}
+
 /**
  * Reads a JSONL session file in chunks (never holding the raw text and the parsed events at
- * once), checking each event's structure and seq. A last line that is cut short or unparseable
- * is reported through `validBytes` (a torn write); any other damage throws.
+ * once), checking each kept event's structure and seq. Lines before `fromSeq` are skipped at the
+ * byte level (one event per non-empty line; seqs are gapless). A last line that is cut short or
+ * unparseable is reported through `validBytes` (a torn write); any other damage throws.
  *
  * @throws {SessionCorruptError} naming the file and line.
  */
-export function readJsonlEvents(path: string): JsonlReadResult {
+export function readJsonlEvents(path: string, options: JsonlReadOptions = {}): JsonlReadResult {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
+    const startOffset = options.startOffset ?? 0;
+    const startSeq = options.startSeq ?? 1;
+    const fromSeq = Math.max(options.fromSeq ?? 1, startSeq);
     const events: SessionEvent[] = [];
     const types = new Map<string, string>();
-    let position = 0;
-    let consumed = 0;
-    let line = 0;
+    let position = startOffset;
+    let consumed = startOffset;
+    // Lines and seqs are counted from the start offset; `line` names lines for errors.
+    let line = startSeq - 1;
+    let nextSeq = startSeq;
     let pending: Buffer | undefined;
     let bad: { line: number; start: number; reason: string } | undefined;
     while (position < size) {
@@ -50,7 +68,20 @@ export function readJsonlEvents(path: string): JsonlReadResult {
         continue;
       }
       pending = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : undefined;
-      const text = data.toString('utf8', 0, last);
+      // Skip whole lines before fromSeq without decoding them.
+      let skipped = 0;
+      while (nextSeq < fromSeq && skipped <= last) {
+        const newline = data.indexOf(NEWLINE, skipped);
+        line++;
+        if (newline > skipped) nextSeq++;
+        skipped = newline + 1;
+      }
+      if (skipped > last) {
+        consumed += last + 1;
+        continue;
+      }
+      const text = data.toString('utf8', skipped, last);
+      const textStart = consumed + skipped;
       let start = 0;
       for (;;) {
         const newline = text.indexOf('\n', start);
@@ -66,7 +97,7 @@ export function readJsonlEvents(path: string): JsonlReadResult {
             value = JSON.parse(text.slice(start, end));
           } catch (error) {
             parsed = false;
-            const lineStart = consumed + Buffer.byteLength(text.slice(0, start));
+            const lineStart = textStart + Buffer.byteLength(text.slice(0, start));
             bad = {
               line,
               start: lineStart,
@@ -74,10 +105,11 @@ export function readJsonlEvents(path: string): JsonlReadResult {
             };
           }
           if (parsed) {
-            const problem = structuralProblem(value, events.length + 1);
+            const problem = structuralProblem(value, nextSeq);
             if (problem) throw new SessionCorruptError({ file: path, line, reason: problem });
             compactEvent(value as SessionEvent, types);
             events.push(value as SessionEvent);
+            nextSeq++;
           }
         }
         if (newline < 0) break;
@@ -87,14 +119,14 @@ export function readJsonlEvents(path: string): JsonlReadResult {
     }
     let validBytes = consumed;
     if (bad) validBytes = bad.start;
-    if (events.length === 0) {
+    if (nextSeq === 1) {
       throw new SessionCorruptError({
         file: path,
         line: bad?.line ?? 1,
         reason: 'no complete session/header: the file is empty or not a Spine session',
       });
     }
-    return { events, size, validBytes };
+    return { events, size, validBytes, lastSeq: nextSeq - 1 };
   } finally {
     closeSync(fd);
   }
@@ -128,6 +160,87 @@ export function readFirstLine(path: string, maxBytes = 1024 * 1024): unknown {
       step = Math.min(step * 4, 256 * 1024);
     }
     return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Which lines {@link readJsonlRange} yields, and where it may start scanning. */
+export interface JsonlRangeOptions extends JsonlReadOptions {
+  /** Last seq to yield, inclusive (default: the end of the file). */
+  toSeq?: number;
+  /** Only events of these types. */
+  types?: ReadonlySet<string>;
+  /** At most this many events. */
+  limit?: number;
+}
+
+/**
+ * Yields the events of a seq range from a JSONL session file, scanning from `startOffset` and
+ * skipping earlier lines at the byte level; stops at `toSeq` or `limit` without reading further.
+ * A last line cut short (a torn write) is not yielded.
+ *
+ * @throws {SessionCorruptError} for damaged data inside the range.
+ */
+export function* readJsonlRange(path: string, options: JsonlRangeOptions): Generator<SessionEvent> {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const fromSeq = Math.max(options.fromSeq ?? 1, options.startSeq ?? 1);
+    const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    if (limit <= 0 || toSeq < fromSeq) return;
+    let position = options.startOffset ?? 0;
+    let nextSeq = options.startSeq ?? 1;
+    let yielded = 0;
+    let pending: Buffer | undefined;
+    let bad: { seq: number; reason: string } | undefined;
+    while (position < size) {
+      const carried = pending?.length ?? 0;
+      const chunk = Buffer.allocUnsafe(carried + Math.min(CHUNK_BYTES, size - position));
+      if (pending) pending.copy(chunk, 0);
+      const read = readSync(fd, chunk, carried, chunk.length - carried, position);
+      if (read === 0) break;
+      position += read;
+      const data = chunk.subarray(0, carried + read);
+      const last = data.lastIndexOf(NEWLINE);
+      if (last < 0) {
+        pending = data;
+        continue;
+      }
+      pending = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : undefined;
+      let start = 0;
+      while (start <= last) {
+        const newline = data.indexOf(NEWLINE, start);
+        if (newline === start) {
+          start++;
+          continue;
+        }
+        if (bad) throw new SessionCorruptError({ file: path, line: bad.seq, reason: bad.reason });
+        if (nextSeq >= fromSeq) {
+          let value: unknown;
+          try {
+            value = JSON.parse(data.toString('utf8', start, newline));
+          } catch (error) {
+            bad = { seq: nextSeq, reason: `not valid JSON (${(error as Error).message})` };
+            start = newline + 1;
+            continue;
+          }
+          const problem = structuralProblem(value, nextSeq);
+          if (problem)
+            throw new SessionCorruptError({ file: path, line: nextSeq, reason: problem });
+          const event = value as SessionEvent;
+          if (!options.types || options.types.has(event.type)) {
+            yield event;
+            yielded++;
+            if (yielded >= limit) return;
+          }
+          if (nextSeq >= toSeq) return;
+        }
+        nextSeq++;
+        start = newline + 1;
+      }
+    }
   } finally {
     closeSync(fd);
   }

@@ -1,8 +1,9 @@
-import { closeSync, fdatasyncSync, writeSync } from 'node:fs';
-import type { OpenedSession, SessionEvent } from '@spine/protocol';
+import { closeSync, fdatasyncSync, fstatSync, writeSync } from 'node:fs';
+import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
+import { writeSnapshotFile } from './jsonl-snapshot.js';
 
 /** Writers with unwritten events, written synchronously if the process exits without closing them. */
 const live = new Set<JsonlWriter>();
@@ -19,8 +20,12 @@ function installExitHook(): void {
 /** Construction options of {@link JsonlWriter}. */
 export interface JsonlWriterInit {
   sessionId: string;
+  /** The log file (its snapshot file sits beside it). */
+  path: string;
   fd: number;
   events: SessionEvent[];
+  /** The seq of the last committed event when opened. */
+  lastSeq: number;
   repaired: OpenedSession['repaired'];
   fsync: FsyncPolicy;
   readOnly: boolean;
@@ -40,6 +45,9 @@ export interface JsonlWriterInit {
 export class JsonlWriter implements OpenedSession {
   readonly events: readonly SessionEvent[];
   readonly repaired: OpenedSession['repaired'];
+  readonly lastSeq: number;
+  /** The seq of the last event appended (written or pending). */
+  private appendedSeq: number;
   /** Appended events not yet encoded nor written. */
   private pending: SessionEvent[] = [];
   /** A cheap lower bound of the pending events' line bytes, checked against `flushBytes`. */
@@ -52,6 +60,8 @@ export class JsonlWriter implements OpenedSession {
   constructor(private readonly init: JsonlWriterInit) {
     this.events = init.events;
     this.repaired = init.repaired;
+    this.lastSeq = init.lastSeq;
+    this.appendedSeq = init.lastSeq;
     this.immediate = init.fsync === 'always' || init.flushBytes <= 0;
   }
 
@@ -69,6 +79,8 @@ export class JsonlWriter implements OpenedSession {
       pending.push(event);
       this.pendingSize += sizeHint(event.body);
     }
+    const last = events[events.length - 1];
+    if (last) this.appendedSeq = last.seq;
     if (this.immediate) {
       this.writePending();
       if (this.init.fsync === 'always') fdatasyncSync(this.init.fd);
@@ -102,6 +114,22 @@ export class JsonlWriter implements OpenedSession {
     if (this.failure) throw this.failure;
     this.writePending();
     fdatasyncSync(this.init.fd);
+  }
+
+  async writeSnapshot(snapshot: StoredSnapshot): Promise<void> {
+    if (this.closed || this.init.readOnly) {
+      throw new SessionClosedError({
+        sessionId: this.init.sessionId,
+        reason: this.init.readOnly ? 'read-only' : 'closed',
+      });
+    }
+    if (this.failure) throw this.failure;
+    this.writePending();
+    const sync = this.init.fsync !== 'never';
+    // The events a snapshot describes reach the disk before the snapshot that names them.
+    if (sync) fdatasyncSync(this.init.fd);
+    const offset = snapshot.seq === this.appendedSeq ? fstatSync(this.init.fd).size : -1;
+    writeSnapshotFile(this.init.path, { seq: snapshot.seq, data: snapshot.data, offset }, sync);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { ConformanceFailure, describeError } from './assert.js';
+import { rangeCases } from './cases-range.js';
 import { recoveryCases } from './cases-recovery.js';
 import { sessionCases } from './cases-session.js';
 import { storeCases } from './cases-store.js';
@@ -21,6 +22,7 @@ export const storeConformanceCases: readonly StoreConformanceCase[] = Object.fre
   ...storeCases,
   ...sessionCases,
   ...recoveryCases,
+  ...rangeCases,
 ]);
 
 /** How long `checkSessionStore` lets one case run before reporting it as failed. */

@@ -7,9 +7,7 @@ import type {
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
-import { findInstructionFiles, renderInstructions } from './instructions.js';
 import { DEFAULT_KEY_VARIABLES, type ResolvedModel } from './model-config.js';
-import { createLazyToolRuntime } from './runtime-lazy.js';
 
 /** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
 export const BASE_PROMPT = `You are Spine, a careful coding agent working in the user's workspace.
@@ -42,7 +40,7 @@ export interface WireOptions {
 /** Everything a front end drives: the agent and the parts slash commands reach into. */
 export interface WiredAgent {
   agent: import('@spine/agent-loop').Agent;
-  runtime: import('./runtime-lazy.js').LazyToolRuntime;
+  runtime: import('@spine/tool-runtime').LazyToolRuntime;
   prompt: import('@spine/agent-loop').SystemPrompt;
   meter: import('@spine/compaction').SpineTokenMeter;
   compaction: CompactionEngine;
@@ -151,7 +149,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   }
 
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
-  const runtime = createLazyToolRuntime({
+  const runtime = toolRuntime.createLazyToolRuntime({
     sandbox: config.sandbox,
     ...(memory ? { mapApproval: memory.mapApproval } : {}),
     build: () => {
@@ -210,13 +208,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
 
   const prompt = new agentLoop.SystemPrompt(BASE_PROMPT);
   prompt.register(agentLoop.createEnvironmentContribution({ cwd, sandbox: () => runtime.sandbox }));
-  if (config.instructions.enabled) {
-    const text = renderInstructions(
-      findInstructionFiles(cwd, { userFile: config.instructions.userFile }),
-    );
-    if (text)
-      prompt.register({ id: 'instructions', sections: [{ id: 'agents-md', text, order: 50 }] });
-  }
+  const instructions = config.instructions.enabled
+    ? agentLoop.createInstructionsContribution({ cwd, userFile: config.instructions.userFile })
+    : undefined;
+  if (instructions) prompt.register(instructions);
   if (memory?.section)
     prompt.register({
       id: 'memory',

@@ -32,6 +32,13 @@ export {
   TurnAbortedError,
 } from './errors.js';
 export { Inbox } from './inbox.js';
+export type { InstructionFile, InstructionsContributionOptions } from './instructions.js';
+export {
+  createInstructionsContribution,
+  findInstructionFiles,
+  MAX_INSTRUCTION_BYTES,
+  renderInstructions,
+} from './instructions.js';
 export type { OverflowDiagnosis } from './overflow.js';
 export { DEFAULT_RESERVED_OUTPUT, describeOverflow, diagnoseOverflow } from './overflow.js';
 export type { ReplayedRequest, ReplayMismatch, ReplayOptions, ReplayReport } from './replay.js';

@@ -20,6 +20,12 @@ export {
   SandboxUnavailableError,
   StaleFileError,
 } from './errors.js';
+export type { FileSearchOptions, FileSearchResult } from './file-search.js';
+export {
+  checkWorkspaceReference,
+  fileReferencesOf,
+  searchWorkspaceFiles,
+} from './file-search.js';
 export type {
   ShellHookCommand,
   ShellHookConfig,
@@ -48,6 +54,8 @@ export type { ReadStateCheck, ReadStateTracker } from './read-state.js';
 export { createReadStateTracker, READ_STATE_SERVICE } from './read-state.js';
 export type { ToolRuntime, ToolRuntimeOptions } from './runtime.js';
 export { createToolRuntime, SANDBOX_BACKEND_SERVICE } from './runtime.js';
+export type { LazyToolRuntime, LazyToolRuntimeOptions } from './runtime-lazy.js';
+export { createLazyToolRuntime } from './runtime-lazy.js';
 export type {
   SandboxBackend,
   SandboxBackendInfo,

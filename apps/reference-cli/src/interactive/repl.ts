@@ -1,10 +1,14 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
+import {
+  checkWorkspaceReference,
+  fileReferencesOf,
+  searchWorkspaceFiles,
+} from '@spine/tool-runtime';
 import { type AgentSession, startAgentSession } from '../agent-session.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import type { SpineConfig } from '../config/schema.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { checkWorkspaceReference, fileReferencesOf, searchWorkspaceFiles } from '../file-search.js';
 import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
 import { preview, type Style, styleFor } from '../present/style.js';
 import { reportError } from '../report-error.js';

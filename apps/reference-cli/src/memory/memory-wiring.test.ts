@@ -1,9 +1,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createToolRuntime } from '@spine/tool-runtime';
+import { createLazyToolRuntime, createToolRuntime } from '@spine/tool-runtime';
 import { describe, expect, it } from 'vitest';
-import { createLazyToolRuntime } from '../runtime-lazy.js';
 import { wireMemory } from './memory-wiring.js';
 
 describe('memory as the CLI wires it', () => {

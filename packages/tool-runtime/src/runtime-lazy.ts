@@ -1,5 +1,6 @@
 import type { SandboxMode, ToolHooks } from '@spine/protocol';
-import type { ApprovalPolicy, ApprovalPolicyName, ToolRuntime } from '@spine/tool-runtime';
+import type { ApprovalPolicy, ApprovalPolicyName } from './approval.js';
+import type { ToolRuntime } from './runtime.js';
 
 /** Options of {@link createLazyToolRuntime}. */
 export interface LazyToolRuntimeOptions {

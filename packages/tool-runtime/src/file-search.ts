@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { createExcludeMatcher } from '@spine/tool-runtime';
+import { createExcludeMatcher } from './path-guard.js';
 
 /** One `@path` completion candidate: path and kind only, never content. */
 export interface FileSearchResult {
@@ -24,6 +24,11 @@ export interface FileSearchOptions {
  * Lists workspace files whose relative path contains `query` (case-insensitive), for `@path`
  * completion. Stays inside the workspace: a query with `..` or an absolute path returns
  * nothing, and symlinks that resolve outside the workspace are skipped.
+ *
+ * @example
+ * ```ts
+ * searchWorkspaceFiles(cwd, 'src/ap', { exclude: ['node_modules/**'] }); // [{ path: 'src/app.ts', kind: 'file' }]
+ * ```
  */
 export function searchWorkspaceFiles(
   root: string,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { PromptContribution } from './system-prompt.js';
 
 /** One instruction file that enters the system prompt. */
 export interface InstructionFile {
@@ -15,7 +16,7 @@ export interface InstructionFile {
 export const MAX_INSTRUCTION_BYTES = 32 * 1024;
 
 /** The repository root containing `dir` (the nearest folder with `.git`), if any. */
-export function findRepositoryRoot(dir: string): string | undefined {
+function findRepositoryRoot(dir: string): string | undefined {
   let current = resolve(dir);
   for (;;) {
     if (existsSync(join(current, '.git'))) return current;
@@ -28,7 +29,12 @@ export function findRepositoryRoot(dir: string): string | undefined {
 /**
  * Finds the instruction files for a workspace: the user-level file first, then `AGENTS.md`
  * from the repository root down to the workspace (most specific last). Outside a repository
- * only the workspace's own `AGENTS.md` is read.
+ * only the workspace's own `AGENTS.md` is read. Unreadable files are skipped.
+ *
+ * @example
+ * ```ts
+ * const text = renderInstructions(findInstructionFiles(process.cwd(), { userFile }));
+ * ```
  */
 export function findInstructionFiles(
   cwd: string,
@@ -80,4 +86,33 @@ export function renderInstructions(files: readonly InstructionFile[]): string {
   if (files.length === 0) return '';
   const parts = files.map((file) => `## ${file.path} (${file.scope})\n\n${file.content.trim()}`);
   return `# Project instructions\n\nFollow these instructions; later files are more specific.\n\n${parts.join('\n\n')}`;
+}
+
+/** Options of {@link createInstructionsContribution}. */
+export interface InstructionsContributionOptions {
+  /** The workspace root. */
+  cwd: string;
+  /** A user-level instruction file read before the project's `AGENTS.md` files. */
+  userFile?: string;
+}
+
+/**
+ * A prompt contribution with the project instructions ({@link findInstructionFiles}, rendered by
+ * {@link renderInstructions}) as the `agents-md` section (order 50), read once when called so the
+ * cached prompt prefix stays stable; undefined when there are no instruction files.
+ *
+ * @example
+ * ```ts
+ * const instructions = createInstructionsContribution({ cwd: process.cwd() });
+ * if (instructions) prompt.register(instructions);
+ * ```
+ */
+export function createInstructionsContribution(
+  options: InstructionsContributionOptions,
+): PromptContribution | undefined {
+  const text = renderInstructions(
+    findInstructionFiles(options.cwd, options.userFile ? { userFile: options.userFile } : {}),
+  );
+  if (!text) return undefined;
+  return { id: 'instructions', sections: [{ id: 'agents-md', text, order: 50 }] };
 }

@@ -1,11 +1,18 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkWorkspaceReference, fileReferencesOf, searchWorkspaceFiles } from './file-search.js';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
 
 function workspace(): string {
   const root = mkdtempSync(join(tmpdir(), 'spine-search-'));
+  roots.push(root);
   const cwd = join(root, 'ws');
   mkdirSync(join(cwd, 'src', 'deep'), { recursive: true });
   mkdirSync(join(cwd, 'node_modules', 'pkg'), { recursive: true });
@@ -60,6 +67,30 @@ describe('searchWorkspaceFiles', () => {
   it('stops at the result limit', () => {
     const cwd = workspace();
     expect(searchWorkspaceFiles(cwd, '', { limit: 2 })).toHaveLength(2);
+  });
+});
+
+describe('hostile references and queries', () => {
+  it('never accepts a path out of the workspace and never lists one', () => {
+    const cwd = workspace();
+    const segment = fc.constantFrom('..', '.', 'src', 'escape.txt', 'secret.txt', '', '/', '\\');
+    const reference = fc
+      .array(fc.oneof(segment, fc.string({ maxLength: 6 })), { maxLength: 6 })
+      .map((parts) => parts.join('/'));
+    fc.assert(
+      fc.property(fc.oneof(reference, fc.string({ maxLength: 20 })), (input) => {
+        const verdict = checkWorkspaceReference(cwd, input);
+        const parts = input.replaceAll('\\', '/').split('/');
+        if (parts.includes('..') || input.startsWith('/') || input.startsWith('\\'))
+          expect(verdict).toBe('refused');
+        if (input.replace(/[/\\]+$/, '') === 'escape.txt') expect(verdict).toBe('refused');
+        for (const result of searchWorkspaceFiles(cwd, input)) {
+          expect(result.path.split('/')).not.toContain('..');
+          expect(result.path).not.toBe('escape.txt');
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

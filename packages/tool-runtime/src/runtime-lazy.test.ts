@@ -1,13 +1,16 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createToolRuntime, createWorkspaceTools } from '@spine/tool-runtime';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createToolRuntime } from './runtime.js';
 import { createLazyToolRuntime } from './runtime-lazy.js';
+import { createWorkspaceTools } from './workspace-tools.js';
 
 describe('createLazyToolRuntime', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'spine-lazy-'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
   it('builds once on first use and applies sandbox and approval changes made before', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-lazy-'));
     let builds = 0;
     const runtime = createLazyToolRuntime({
       sandbox: 'workspace-write',

@@ -13,6 +13,7 @@ import { SessionExistsError, SessionNotFoundError } from './errors.js';
 import { type FollowOptions, followEvents } from './follow.js';
 import {
   type ConnectionOptions,
+  checkSchemaName,
   type Database,
   inTransaction,
   openDatabase,
@@ -66,6 +67,7 @@ export interface PostgresStore extends SessionStore {
  * must be migrated first ({@link migratePostgresStore} or `spine store migrate`); `pg` is an
  * optional peer dependency, loaded on first use.
  *
+ * @throws {StoreUnavailableError} at once for a schema name that is not a plain identifier.
  * @throws {SchemaNotMigratedError} from its methods when the schema is missing or outdated.
  * @throws {StoreUnavailableError} from its methods when pg is missing or the server unreachable.
  * @example
@@ -99,7 +101,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
   };
   const whereOf = (db: Database, id: string): string =>
     `${db.where} (schema ${db.schema}, session ${id})`;
-  const schema = options.schema ?? 'spine';
+  const schema = checkSchemaName(options.schema ?? 'spine');
 
   const lastSeqOf = async (client: Pool | PoolClient, db: Database, id: string) => {
     const { rows } = await client.query<{ last_seq: string }>(

@@ -1,0 +1,82 @@
+// Child process for lease.test.ts and crash.test.ts. Arguments: url schema sessionId mode leaseMs.
+// `serve`: opens the session for writing (printing `opened <lastSeq>` or `error <code> <name>`),
+// then obeys stdin lines `append <n>` (prints `acked <lastSeq>` or `error <code> <name>`) and
+// `close`. `loop`: opens (or creates) the session and appends batches of 1–20 events forever,
+// printing `acked <lastSeq>` after each flush.
+import { createInterface } from 'node:readline';
+import type { OpenedSession, SessionEvent } from '@spine/protocol';
+import { createPostgresStore } from '../src/index.js';
+
+const [url, schema, id, mode, leaseText] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+const store = createPostgresStore({
+  connectionString: url,
+  schema,
+  leaseMs: Number(leaseText),
+  owner: `child-${process.pid}`,
+});
+
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+const failure = (error: unknown): string => {
+  const { code, name } = error as { code?: string; name?: string };
+  return `error ${code ?? 'none'} ${name ?? 'Error'}`;
+};
+
+function events(from: number, count: number): SessionEvent[] {
+  const out: SessionEvent[] = [];
+  for (let seq = from; seq < from + count; seq++) {
+    out.push({
+      seq,
+      type: 'note/child',
+      at: new Date().toISOString(),
+      body: { seq, pid: process.pid, text: `event ${seq} from ${process.pid}` },
+    });
+  }
+  return out;
+}
+
+let writer: OpenedSession;
+try {
+  writer = await store.open(id);
+} catch (error) {
+  say(failure(error));
+  process.exit(0);
+}
+let last = writer.lastSeq;
+say(`opened ${last}`);
+
+if (mode === 'loop') {
+  for (;;) {
+    const count = 1 + Math.floor(Math.random() * 20);
+    writer.append(events(last + 1, count));
+    await writer.flush();
+    last += count;
+    say(`acked ${last}`);
+  }
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const [command, argument] = line.split(' ');
+  if (command === 'append') {
+    try {
+      writer.append(events(last + 1, Number(argument)));
+      await writer.flush();
+      last += Number(argument);
+      say(`acked ${last}`);
+    } catch (error) {
+      say(failure(error));
+    }
+  } else if (command === 'close') {
+    await writer.close().catch(() => {});
+    await store.close();
+    say('closed');
+    process.exit(0);
+  }
+}

@@ -132,3 +132,13 @@ export class InvalidRangeError extends SpineError {
     });
   }
 }
+
+/** Thrown by `submit` for a task spec without a prompt or workspace. */
+export class InvalidTaskError extends SpineError {
+  constructor(options: { reason: string }) {
+    super({
+      code: 'INVALID_CONFIG',
+      message: `Invalid task: ${options.reason}. Pass { prompt, workspace } (model and profile optional)`,
+    });
+  }
+}

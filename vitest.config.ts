@@ -34,6 +34,10 @@ const subpaths = [
     find: /^@spine\/tool-runtime\/testing$/,
     replacement: `${root}packages/tool-runtime/src/testing.ts`,
   },
+  {
+    find: /^@spine\/checkpoints\/testing$/,
+    replacement: `${root}packages/checkpoints/src/testing.ts`,
+  },
 ];
 const packages = readdirSync(`${root}packages`).map((name) => ({
   find: new RegExp(`^@spine/${name}$`),

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/testing.ts'],
   format: ['esm', 'cjs'],
   shims: true,
   dts: { compilerOptions: { composite: false, incremental: false } },

@@ -100,7 +100,9 @@ describe('a crash while a child runs', () => {
     const link = childLinks(parent)[0];
     expect(link?.end?.reason).toBe('unknown');
     const childLog = await readAll(sessionDir, link?.start.sessionId as string);
-    expect((of(childLog, 'turn/end').at(-1)?.body as TurnEndBody).reason).toBe('interrupted');
+    expect((of(childLog, 'turn/end').at(-1)?.body as TurnEndBody | undefined)?.reason).toBe(
+      'interrupted',
+    );
     // A second recovery has nothing left to do.
     expect(await recoverChildren(store, sessionId)).toEqual([]);
     const report = await replayTree(store, sessionId);
@@ -156,6 +158,8 @@ describe('a crash while a child runs', () => {
     const answer = results(parent)[0] as ToolResultBody;
     expect(answer).toMatchObject({ toolCallId: 'call_a', outcome: 'ok', isError: false });
     expect(answer.content).toContain('computeTotal is at src/math.ts:1.');
-    expect((of(parent, 'agent/child/end')[0]?.body as ChildEndBody).reason).toBe('completed');
+    expect((of(parent, 'agent/child/end')[0]?.body as ChildEndBody | undefined)?.reason).toBe(
+      'completed',
+    );
   }, 60_000);
 });

@@ -56,6 +56,8 @@ import { AssistantPartSchema } from './messages.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
 import { UsageSchema } from './usage.js';
+import type { WorkspaceCheckpointBody, WorkspaceRestoredBody } from './workspace-bodies.js';
+import { WorkspaceCheckpointBodySchema, WorkspaceRestoredBodySchema } from './workspace-bodies.js';
 
 /** The current version of the persisted event format, carried by `session/header`. */
 export const FORMAT_VERSION = 1;
@@ -268,6 +270,8 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'compaction/failed': { surface: 'none', body: CompactionFailedBodySchema },
   'compaction/candidate': { surface: 'none', body: CompactionCandidateBodySchema },
   'compaction/discarded': { surface: 'none', body: CompactionDiscardedBodySchema },
+  'workspace/checkpoint': { surface: 'none', body: WorkspaceCheckpointBodySchema },
+  'workspace/restored': { surface: 'none', body: WorkspaceRestoredBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -296,6 +300,8 @@ export interface EventBodies {
   'compaction/failed': CompactionFailedBody;
   'compaction/candidate': CompactionCandidateBody;
   'compaction/discarded': CompactionDiscardedBody;
+  'workspace/checkpoint': WorkspaceCheckpointBody;
+  'workspace/restored': WorkspaceRestoredBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

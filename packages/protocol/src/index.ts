@@ -203,3 +203,13 @@ export type {
   WebSearchQuery,
   WebSearchResult,
 } from './web-provider.js';
+export type {
+  WorkspaceCheckpointBody,
+  WorkspacePathChange,
+  WorkspaceRestoredBody,
+} from './workspace-bodies.js';
+export {
+  WorkspaceCheckpointBodySchema,
+  WorkspacePathChangeSchema,
+  WorkspaceRestoredBodySchema,
+} from './workspace-bodies.js';

@@ -41,6 +41,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   'compaction/failed': 'A compaction failed; the surface is unchanged.',
   'compaction/candidate': 'A checkpoint prepared in the background, not yet committed.',
   'compaction/discarded': 'A background candidate was dropped.',
+  'workspace/checkpoint': 'The workspace files were recorded (before a step that may change them).',
+  'workspace/restored': 'The workspace was put back to a checkpoint (rewind, undo, abort).',
 };
 
 /** `request/header` → `RequestHeaderBody`: the `$defs` name of a type's body. */

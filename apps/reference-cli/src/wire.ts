@@ -35,6 +35,8 @@ export interface WireOptions {
   lsp?: boolean;
   /** Load web tools (default: `config.web.enabled`). */
   web?: boolean;
+  /** A recording whose MCP tools answer with their recorded results (rerun): no server starts. */
+  mcpRecorded?: readonly import('@spine/protocol').SessionEvent[];
 }
 
 /** Everything a front end drives: the agent and the parts slash commands reach into. */
@@ -50,6 +52,8 @@ export interface WiredAgent {
   families: string[];
   /** Cross-session memory, when `memory.enabled`: the files and what the session loaded. */
   memory?: import('./memory/memory-wiring.js').WiredMemory;
+  /** MCP servers, when configured (or recorded MCP tools in a rerun). */
+  mcp?: import('./mcp/wiring.js').WiredMcp;
   /** Shuts language servers down. The session stays open (the caller closes it). */
   close(): Promise<void>;
 }
@@ -261,6 +265,20 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...(options.approve ? { approve: options.approve } : {}),
   });
 
+  // MCP loads only when servers are configured (the SDK is heavy) or a rerun replays their results.
+  const mcp =
+    options.mcpRecorded !== undefined || Object.keys(config.mcp.servers).length > 0
+      ? await (await import('./mcp/wiring.js')).wireMcp({
+          config,
+          cwd,
+          backend,
+          runtime,
+          agent,
+          warn,
+          ...(options.mcpRecorded ? { recorded: options.mcpRecorded } : {}),
+        })
+      : undefined;
+
   return {
     agent,
     runtime,
@@ -271,7 +289,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     model,
     families,
     ...(memory ? { memory } : {}),
+    ...(mcp ? { mcp } : {}),
     async close() {
+      await mcp?.close();
       await lspManager?.shutdown();
     },
   };

@@ -111,6 +111,8 @@ export async function rerunSession(
     // No network: web tools stay off; language servers only if the recording used them.
     web: false,
     lsp: definedTools.some((name) => name.startsWith('lsp_')),
+    // MCP tools answer with their recorded results: no server starts.
+    mcpRecorded: recorded,
     approve: async (request) => answers.get(request.toolCallId) ?? 'once',
     onWarning: (message) => out.write(style.yellow(`warning: ${message}\n`)),
   });

@@ -1,3 +1,4 @@
+import { isSecretKey } from '../mcp/config-files.js';
 import { forEachLeaf, type LoadedConfig } from './load.js';
 
 /**
@@ -8,7 +9,8 @@ export function formatEffectiveConfig(loaded: LoadedConfig): string {
   const rows: [string, string, string][] = [];
   forEachLeaf(loaded.config, '', (key, value) => {
     const source = loaded.provenance.get(key) ?? { layer: 'default', origin: 'built-in' };
-    rows.push([key, JSON.stringify(value), `[${source.layer}: ${source.origin}]`]);
+    const shown = isSecretKey(key) ? '"***"' : JSON.stringify(value);
+    rows.push([key, shown, `[${source.layer}: ${source.origin}]`]);
   });
   const width = Math.max(...rows.map(([key, value]) => key.length + value.length + 3));
   const lines = rows.map(
@@ -23,7 +25,7 @@ export function effectiveConfigJson(loaded: LoadedConfig): Record<string, unknow
   const out: Record<string, unknown> = {};
   forEachLeaf(loaded.config, '', (key, value) => {
     out[key] = {
-      value,
+      value: isSecretKey(key) ? '***' : value,
       ...(loaded.provenance.get(key) ?? { layer: 'default', origin: 'built-in' }),
     };
   });

@@ -4,6 +4,12 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { InvalidConfigError } from '../errors.js';
 import {
+  claudeUserFile,
+  type McpServersFile,
+  projectMcpFile,
+  readMcpServersFile,
+} from '../mcp/config-files.js';
+import {
   type ConfigLayer,
   ConfigLayerSchema,
   configHome,
@@ -86,6 +92,9 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const projectFile = join(options.cwd, '.spine', 'config.json');
   const user = readLayerFile(userFile, 'user', configHome(env));
   const project = readLayerFile(projectFile, 'project', options.cwd);
+  // MCP servers from files other tools share, each just below Spine's file of the same level.
+  const claude = mcpLayer(readMcpServersFile(claudeUserFile(env)), 'user', configHome(env));
+  const mcpJson = mcpLayer(readMcpServersFile(projectMcpFile(options.cwd)), 'project', options.cwd);
   const envLayer = readEnvLayer(env);
   const flagNames = options.flagNames ?? {};
   const flagLayer = validated(
@@ -98,7 +107,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const profile =
     flagLayer.data.profile ?? envLayer.data.profile ?? project?.data.profile ?? user?.data.profile;
   const layers: Layer[] = [];
-  for (const file of [user, project]) {
+  for (const file of [claude, user, mcpJson, project]) {
     if (!file) continue;
     layers.push(file);
     const overrides = profile === undefined ? undefined : file.data.profiles?.[profile];
@@ -154,6 +163,14 @@ function readLayerFile(path: string, layer: ConfigLayerName, base: string): Laye
     });
   }
   return validated(data, () => path, layer, base);
+}
+
+function mcpLayer(
+  file: McpServersFile | undefined,
+  layer: ConfigLayerName,
+  base: string,
+): Layer | undefined {
+  return file && validated({ mcp: { servers: file.servers } }, () => file.path, layer, base);
 }
 
 function readEnvLayer(env: NodeJS.ProcessEnv): Layer {

@@ -124,6 +124,11 @@ const layerFields = {
   // No `userFile` here: a project's configuration must not redirect user memory (a file every
   // session reads into the prompt and `remember` appends to) to some other file of the person's.
   memory: z.strictObject({ enabled: z.boolean().optional() }).optional(),
+  // MCP servers by name, in the `.mcp.json` entry format plus Spine's keys; @spine/mcp checks each
+  // entry when the servers are used. `.mcp.json` and `~/.claude.json` add layers below Spine's files.
+  mcp: z
+    .strictObject({ servers: z.record(z.string(), z.record(z.string(), z.unknown())).optional() })
+    .optional(),
   hooks: z
     .strictObject({
       'session-start': hookList,
@@ -190,6 +195,8 @@ export interface SpineConfig {
    * `<configHome>/memory.md` (no layer sets it; `spine rerun` points it at a scratch file).
    */
   memory: { enabled: boolean; userFile: string };
+  /** MCP servers by name (see the "Using MCP servers" guide); merged field by field across layers. */
+  mcp: { servers: Record<string, Record<string, unknown>> };
   /** User hooks per event. */
   hooks: { [K in HookEvent]: HookCommand[] };
   /**
@@ -235,6 +242,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     lsp: { enabled: true },
     instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },
     memory: { enabled: true, userFile: join(configHome(env), 'memory.md') },
+    mcp: { servers: {} },
     shell: {
       env: { inherit: 'core', set: {}, include: [], exclude: [] },
       unixSockets: 'none',

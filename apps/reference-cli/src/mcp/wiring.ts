@@ -1,0 +1,149 @@
+import type { Agent } from '@spine/agent-loop';
+import type { McpManager, McpServerConfig } from '@spine/mcp';
+import type { AnyToolDefinition, SessionEvent } from '@spine/protocol';
+import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
+import type { SpineConfig } from '../config/schema.js';
+import { recordedMcpTools } from './recorded.js';
+import { createMcpSandboxWrapper } from './sandbox.js';
+
+/** The MCP servers of one session as wired into its agent. */
+export interface WiredMcp {
+  /** The manager (absent when the tools come from a recording). */
+  manager?: McpManager;
+  /** Stops every server. */
+  close(): Promise<void>;
+}
+
+/** True when the configuration names at least one enabled MCP server. */
+export function hasMcpServers(config: SpineConfig): boolean {
+  return Object.values(config.mcp.servers).some((entry) => entry.enabled !== false);
+}
+
+/** True when a recorded session defined MCP tools (names `mcp__…`). */
+export function recordingUsesMcp(events: readonly SessionEvent[]): boolean {
+  return events.some(
+    (event) =>
+      event.type === 'tools/defined' &&
+      (event.body as { tools: { name: string }[] }).tools.some((tool) =>
+        tool.name.startsWith('mcp__'),
+      ),
+  );
+}
+
+/** Parses every configured entry with @spine/mcp's checks. @throws {McpConfigError} */
+export async function configuredServers(
+  config: SpineConfig,
+): Promise<Record<string, McpServerConfig>> {
+  const { parseMcpServerConfig } = await import('@spine/mcp');
+  const out: Record<string, McpServerConfig> = {};
+  for (const [name, entry] of Object.entries(config.mcp.servers))
+    out[name] = parseMcpServerConfig(name, entry, { source: 'configuration (mcp.servers)' });
+  return out;
+}
+
+/** Builds the manager of the configured servers, sandboxed by `backend`. @throws {McpConfigError} */
+export async function createConfiguredManager(options: {
+  config: SpineConfig;
+  cwd: string;
+  backend: SandboxBackend | undefined;
+}): Promise<McpManager> {
+  const mcp = await import('@spine/mcp');
+  const servers = await configuredServers(options.config);
+  const backend = options.backend;
+  const wrapCommand =
+    backend && backend.info.name !== 'none'
+      ? createMcpSandboxWrapper({ backend, workspace: options.cwd })
+      : () => {
+          throw new Error(
+            'no OS sandbox is available to confine this server (install bubblewrap); set "sandbox": "danger-full-access" on the server to run it unconfined',
+          );
+        };
+  return mcp.createMcpManager({ servers, cwd: options.cwd, wrapCommand, clientName: 'spine' });
+}
+
+/**
+ * Connects MCP servers to a wired agent. Servers with `startup: "eager"` start now; the others
+ * start before the first turn runs (the agent reads its tool list synchronously at each step, so
+ * the list must exist by then). Their tools are registered on the runtime; a `list_changed`
+ * takes effect at the next step start (the next request records the new `tools/defined`, with
+ * the prefix cause `tools-changed`). With `recorded`, the tools come from the recording and
+ * answer with their recorded results: no server starts (rerun).
+ *
+ * @throws {McpConfigError} when an entry is invalid.
+ */
+export async function wireMcp(options: {
+  config: SpineConfig;
+  cwd: string;
+  backend: SandboxBackend | undefined;
+  runtime: ToolRuntime;
+  agent: Agent;
+  warn: (message: string) => void;
+  recorded?: readonly SessionEvent[];
+}): Promise<WiredMcp> {
+  const { agent, runtime, warn } = options;
+  const registered = new Map<string, AnyToolDefinition>();
+  const sync = (definitions: readonly AnyToolDefinition[]): void => {
+    const wanted = new Map(definitions.map((tool) => [tool.spec.name, tool]));
+    for (const [name, tool] of registered)
+      if (wanted.get(name) !== tool) {
+        runtime.unregister(name);
+        registered.delete(name);
+      }
+    for (const [name, tool] of wanted)
+      if (!registered.has(name)) {
+        runtime.register(tool);
+        registered.set(name, tool);
+      }
+  };
+  let prepare: () => Promise<void>;
+  let manager: McpManager | undefined;
+  if (options.recorded) {
+    const tools = recordedMcpTools(options.recorded);
+    prepare = async () => {
+      if (registered.size === 0) sync(tools);
+    };
+  } else {
+    const live = await createConfiguredManager(options);
+    manager = live;
+    const reported = new Set<string>();
+    const report = (): void => {
+      for (const diagnostic of live.diagnostics()) {
+        const text = `MCP ${diagnostic.server}: ${diagnostic.message}`;
+        if (reported.has(text)) continue;
+        reported.add(text);
+        warn(text);
+      }
+    };
+    await live.start();
+    prepare = async () => {
+      sync(await live.tools());
+      live.takeChanges();
+      report();
+    };
+    // The step boundary: the agent emits step-start right before it reads the tool list.
+    agent.on('step-start', () => {
+      const changed = live.takeChanges();
+      if (changed.length === 0) return;
+      sync(live.definitions());
+      warn(`tools changed: server ${changed.join(', ')}`);
+      report();
+    });
+  }
+  // Servers start (or recorded tools register) before a turn runs, not when the session opens.
+  const run = agent.run.bind(agent);
+  const resume = agent.resume.bind(agent);
+  agent.run = async (input, runOptions) => {
+    await prepare();
+    return run(input, runOptions);
+  };
+  agent.resume = async (runOptions) => {
+    await prepare();
+    return resume(runOptions);
+  };
+  return {
+    ...(manager ? { manager } : {}),
+    close: async () => {
+      await manager?.close();
+    },
+  };
+}

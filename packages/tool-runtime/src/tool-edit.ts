@@ -3,6 +3,7 @@ import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { StaleFileError } from './errors.js';
 import {
+  contentHash,
   failureOutput,
   readOnlyRefusal,
   toolSupport,
@@ -137,7 +138,13 @@ export function createEditTool(options: WorkspaceToolOptions): ToolDefinition<Ed
           tracker.recordWrite(target.absolute, applied.text);
           return {
             content: `Edited ${target.relative}: ${applied.replacements} replacement(s), first change at line ${applied.firstLine}.`,
-            meta: { ...meta, replacements: applied.replacements, firstLine: applied.firstLine },
+            meta: {
+              ...meta,
+              replacements: applied.replacements,
+              firstLine: applied.firstLine,
+              preHash: contentHash(current),
+              postHash: contentHash(applied.text),
+            },
           };
         });
       } catch (error) {

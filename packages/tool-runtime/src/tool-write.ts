@@ -3,6 +3,7 @@ import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { StaleFileError } from './errors.js';
 import {
+  contentHash,
   failureOutput,
   readIfExists,
   readOnlyRefusal,
@@ -58,6 +59,8 @@ export function createWriteTool(options: WorkspaceToolOptions): ToolDefinition<W
               contentType: 'text/plain',
               bytes,
               created: current === undefined,
+              preHash: current === undefined ? null : contentHash(current),
+              postHash: contentHash(args.content),
             },
           };
         });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { SpineError, type ToolExecutionContext, type ToolOutput } from '@spine/protocol';
 import { type ResolvedWorkspacePath, resolveWorkspacePath } from '../path-guard.js';
@@ -100,4 +100,13 @@ export function looksBinary(buffer: Uint8Array): boolean {
   const end = Math.min(buffer.length, 8192);
   for (let i = 0; i < end; i++) if (buffer[i] === 0) return true;
   return false;
+}
+
+/**
+ * The content hash file tools record as `preHash`/`postHash` in their result metadata:
+ * `sha256:` and the hex digest of the bytes (a string is hashed as UTF-8). Crash verification
+ * (@spine/checkpoints) compares a file's current hash with these.
+ */
+export function contentHash(content: string | Uint8Array): string {
+  return `sha256:${createHash('sha256').update(content).digest('hex')}`;
 }

@@ -59,6 +59,27 @@ describe('renderToolResult', () => {
     expect(output.meta?.structured).toBe(true);
   });
 
+  it('does not repeat structured content whose values the text already shows', () => {
+    const output = renderToolResult(
+      {
+        content: [{ type: 'text', text: 'file body 42' }],
+        structuredContent: { content: 'file body', n: 42 },
+      },
+      options,
+    );
+    expect(output.content).toBe('file body 42');
+    const partial = renderToolResult(
+      {
+        content: [{ type: 'text', text: 'file body' }],
+        structuredContent: { content: 'file body', n: 42 },
+      },
+      options,
+    );
+    expect(partial.content).toBe(
+      'file body\n\n[structured content]\n{"content":"file body","n":42}',
+    );
+  });
+
   it('makes isError an error result and says so when there is no content', () => {
     expect(renderToolResult({ content: [], isError: true }, options)).toMatchObject({
       isError: true,

@@ -109,6 +109,29 @@ function sameJson(textBlock: string, structured: string): boolean {
   }
 }
 
+/** Every string and number leaf of `value`, in order (at most `limit`). */
+function leaves(value: unknown, out: string[], limit: number): void {
+  if (out.length >= limit) return;
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'number') out.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) leaves(item, out, limit);
+  else if (isRecord(value))
+    for (const key of Object.keys(value).sort()) leaves(value[key], out, limit);
+}
+
+/**
+ * True when the text blocks already carry the structured content: one of them is the same JSON,
+ * or every string and number in it appears in the text (servers usually send both forms).
+ */
+function carried(structured: unknown, json: string, texts: readonly string[]): boolean {
+  if (texts.some((textBlock) => sameJson(textBlock, json))) return true;
+  const values: string[] = [];
+  leaves(structured, values, 1_000);
+  if (values.length === 0 || values.length >= 1_000) return false;
+  const joined = texts.join('\n');
+  return values.every((value) => joined.includes(value));
+}
+
 /**
  * Renders an MCP `tools/call` result into the text the model sees, deterministically: text blocks
  * as they are; images and audio as a line naming type and size; embedded resources with their URI
@@ -139,10 +162,10 @@ export function renderToolResult(result: unknown, options: RenderToolResultOptio
   const hasStructured = structured !== undefined && structured !== null;
   if (hasStructured) {
     const json = canonical(structured);
-    const duplicated = blocks.some(
-      (block) => isRecord(block) && block.type === 'text' && sameJson(text(block.text) ?? '', json),
-    );
-    if (!duplicated) {
+    const texts = blocks
+      .filter((block) => isRecord(block) && block.type === 'text')
+      .map((block) => text((block as Block).text) ?? '');
+    if (!carried(structured, json, texts)) {
       parts.push(`[structured content]\n${json}`);
       types.push('structured');
       sizes.push(json.length);

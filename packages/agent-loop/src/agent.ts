@@ -74,6 +74,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     if (options.approve) context.approve = options.approve;
     if (options.reasoning) context.reasoning = options.reasoning;
     if (options.agentName) context.agentName = options.agentName;
+    if (options.beforeTools) context.beforeTools = options.beforeTools;
     this.#context = context;
   }
 

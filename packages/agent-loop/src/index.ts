@@ -85,6 +85,7 @@ export { turnOutcome } from './turn-outcome.js';
 export type {
   AgentEvents,
   AgentOptions,
+  BeforeToolsInput,
   RunOptions,
   StepPosition,
   TurnReason,

@@ -37,7 +37,7 @@ import { runCompaction } from './run-compaction.js';
 import type { RuntimeContextProjection } from './runtime-context.js';
 import type { PromptSnapshot, SystemPrompt } from './system-prompt.js';
 import { assignToolCallIds } from './tool-call-ids.js';
-import type { AgentEvents } from './types.js';
+import type { AgentEvents, AgentOptions } from './types.js';
 
 /** Everything a step needs; the agent owns it and may swap the model between turns. */
 export interface StepContext {
@@ -55,6 +55,7 @@ export interface StepContext {
   approve?: ToolRunOptions['approve'];
   reasoning?: ModelRequest['reasoning'];
   agentName?: string;
+  beforeTools?: AgentOptions['beforeTools'];
   builder: RequestBuilder;
   projection: RuntimeContextProjection;
   inbox: Inbox;
@@ -128,6 +129,10 @@ export async function runStep(
   // 5. Tools: every call gets a result.
   const calls = callsOf(body.content);
   for (const call of calls) context.emit('tool-call', { ...at, call });
+  if (calls.length > 0 && context.beforeTools) {
+    const failure = await beforeTools(context, calls, at, signal);
+    if (failure) return { ...NOTHING, text, ...(usage ? { usage } : {}), ...failure };
+  }
   const tools: { deniedTools: string[]; error?: SpineError } =
     calls.length > 0 ? await runTools(context, calls, at, signal) : NOTHING;
   const output: StepOutput = { text, deniedTools: tools.deniedTools };
@@ -411,6 +416,44 @@ async function runTools(
   }
   closeOpen('the turn was aborted');
   return { deniedTools };
+}
+
+/** Runs the `beforeTools` hook; a rejection answers every call "not started" and fails the step. */
+async function beforeTools(
+  context: StepContext,
+  calls: readonly ToolCallPart[],
+  at: At,
+  signal?: AbortSignal,
+): Promise<{ status: 'failed'; error: SpineError; deniedTools: string[] } | undefined> {
+  try {
+    await context.beforeTools?.({
+      session: context.session,
+      ...at,
+      calls,
+      ...(signal ? { signal } : {}),
+    });
+    return undefined;
+  } catch (error) {
+    const why = 'the step could not prepare its tools';
+    for (const call of calls) {
+      const body: ToolResultBody = {
+        toolCallId: call.id,
+        toolName: call.name,
+        content: notStartedText(why),
+        isError: true,
+        outcome: 'not-started',
+      };
+      context.session.append('tool/result', body, { ...at, surfaceOp: { op: 'append' } });
+    }
+    const failure = SpineError.isInstance(error)
+      ? error
+      : new SpineError({
+          code: 'INTERNAL',
+          message: `beforeTools failed: ${String(error)}`,
+          cause: error,
+        });
+    return { status: 'failed', error: failure, deniedTools: [] };
+  }
 }
 
 /** The tool calls of an assistant message, in order (a loop: no callback per step). */

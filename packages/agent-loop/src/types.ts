@@ -47,6 +47,25 @@ export interface AgentOptions {
   reasoning?: ModelRequest['reasoning'];
   /** The agent name whose tool visibility applies. */
   agentName?: string;
+  /**
+   * Runs after a step's answer is committed and before its tool calls run (only for steps with
+   * tool calls): the seam for work that must precede any effect, such as a workspace checkpoint
+   * (`workspace/checkpoint`) before calls that may change files. Events it appends land between
+   * the `assistant/message` and the first `tool/started`. A rejection fails the step.
+   */
+  beforeTools?: (input: BeforeToolsInput) => Promise<void>;
+}
+
+/** What {@link AgentOptions.beforeTools} is told. */
+export interface BeforeToolsInput {
+  /** The session the step writes to. */
+  session: SessionLog;
+  turn: number;
+  step: number;
+  /** The calls about to run, in the order the model proposed them. */
+  calls: readonly ToolCallPart[];
+  /** The turn's abort signal. */
+  signal?: AbortSignal;
 }
 
 /** Why a turn ended, as the CLI maps it to exit codes. */

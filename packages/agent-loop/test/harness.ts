@@ -58,6 +58,7 @@ export interface HarnessOptions {
   compaction?: CompactionEngine;
   contextWindow?: number;
   approve?: AgentOptions['approve'];
+  beforeTools?: AgentOptions['beforeTools'];
 }
 
 /** A concurrency-safe tool that waits `ms` (honouring abort) and echoes `text`. */
@@ -125,6 +126,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.compaction ? { compaction: options.compaction } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.approve ? { approve: options.approve } : {}),
+    ...(options.beforeTools ? { beforeTools: options.beforeTools } : {}),
   });
   return {
     workspace,

@@ -21,6 +21,8 @@ export { NOT_STARTED_CONTENT, OUTCOME_UNKNOWN_CONTENT } from './session-recovery
 export { SurfaceState } from './session-surface.js';
 export type { JsonlStoreOptions } from './store-jsonl.js';
 export { createJsonlStore } from './store-jsonl.js';
+export type { LastJsonlEventOptions } from './store-jsonl-peek.js';
+export { readJsonlHeader, readLastJsonlEvent } from './store-jsonl-peek.js';
 export type { MemoryStoreOptions } from './store-memory.js';
 export { createMemoryStore } from './store-memory.js';
 export type {
@@ -28,4 +30,6 @@ export type {
   SessionCreateOptions,
   SessionForkOptions,
   SessionOpenOptions,
+  SessionProjection,
+  SnapshotPolicy,
 } from './types.js';

@@ -35,7 +35,12 @@ export interface PlannedEvent {
  * `turn/end`; whether to continue the turn is the agent loop's decision.
  */
 export function planRecovery(input: {
+  /** The events held in memory (a lazy session: the tail since its snapshot). */
   events: readonly SessionEvent[];
+  /** The event with a seq (surface events are always held). */
+  get: (seq: number) => SessionEvent | undefined;
+  /** Call ids known to have reached `tool/started` before `events` (from a snapshot). */
+  startedBefore?: Iterable<string>;
   surface: SurfaceState;
   repaired: { reason: string; truncatedBytes?: number } | undefined;
   recover: boolean;
@@ -53,7 +58,7 @@ export function planRecovery(input: {
   }
   const open = input.recover ? input.surface.openCalls() : [];
   if (open.length > 0) {
-    const started = new Set<string>();
+    const started = new Set<string>(input.startedBefore);
     for (const event of input.events) {
       if (event.type === 'tool/started') started.add((event.body as ToolStartedBody).toolCallId);
     }
@@ -63,9 +68,7 @@ export function planRecovery(input: {
     const unknown: string[] = [];
     const notStarted: string[] = [];
     for (const call of open) {
-      const assistant = input.events[call.assistantSeq - 1]?.body as
-        | AssistantMessageBody
-        | undefined;
+      const assistant = input.get(call.assistantSeq)?.body as AssistantMessageBody | undefined;
       const part = assistant?.content.find(
         (candidate) => candidate.type === 'tool-call' && candidate.id === call.toolCallId,
       );

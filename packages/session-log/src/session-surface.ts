@@ -49,6 +49,34 @@ export class SurfaceState {
   /** Surface result seq → the call id it answers. */
   private readonly answeredBy = new Map<number, string>();
 
+  /**
+   * Rebuilds the state a snapshot describes: the surface seqs (in surface order) and the
+   * generation, with the tool-call pairing re-derived from the surface events.
+   */
+  restore(
+    seqs: readonly number[],
+    generation: number,
+    get: (seq: number) => SessionEvent | undefined,
+  ): void {
+    this.seqs.length = 0;
+    this.positions = undefined;
+    this.callOwner.clear();
+    this.callsOf.clear();
+    this.resultOf.clear();
+    this.answeredBy.clear();
+    for (const seq of seqs) {
+      const event = get(seq);
+      if (!event) throw new Error(`snapshot surface seq ${seq} has no event`);
+      this.seqs.push(seq);
+      this.track(event);
+    }
+    this.generation = generation;
+    // Only generations after the restore are ever asked about; earlier ones count as touched
+    // from position 0, which at worst makes a deriver re-project (never keep stale messages).
+    this.replacedAt.length = 0;
+    for (let g = 0; g < generation; g++) this.replacedAt.push(0);
+  }
+
   /** Tool calls on the surface with no result on the surface, in proposal order. */
   openCalls(): Array<{ toolCallId: string; assistantSeq: number }> {
     const open: Array<{ toolCallId: string; assistantSeq: number }> = [];

@@ -5,6 +5,7 @@ import type {
   AppendOptions,
   DerivedMessages,
   EventTypeDefinition,
+  JsonValue,
   Message,
   OpenedSession,
   Projector,
@@ -12,6 +13,7 @@ import type {
   SessionHeaderBody,
   SessionListener,
   SessionLog,
+  SessionRange,
   SessionStore,
 } from '@spine/protocol';
 import { assertSpecificationVersion, findNonJson } from '@spine/protocol';
@@ -25,13 +27,28 @@ import {
 import { EventTypeRegistry } from './event-types.js';
 import { isPlainJson } from './internal/json-check.js';
 import { SessionListeners } from './internal/listeners.js';
+import { checkRange } from './internal/range.js';
 import { createDefaultProjector } from './projector.js';
 import { MessageDeriver } from './session-derive.js';
 import { currentFormatEvents, headerEvent } from './session-format.js';
+import { EventHistory } from './session-history.js';
 import { planRecovery } from './session-recovery.js';
+import {
+  anchorOf,
+  decodeSnapshot,
+  encodeSnapshot,
+  type SessionSnapshotContent,
+  SNAPSHOT_VERSION,
+} from './session-snapshot.js';
 import { SurfaceState } from './session-surface.js';
 import { buildEvent, checkAppendOptions } from './session-validate.js';
-import type { SessionCreateOptions, SessionForkOptions, SessionOpenOptions } from './types.js';
+import type {
+  SessionCreateOptions,
+  SessionForkOptions,
+  SessionOpenOptions,
+  SessionProjection,
+  SnapshotPolicy,
+} from './types.js';
 
 interface SessionInit {
   id: string;
@@ -40,7 +57,12 @@ interface SessionInit {
   readOnly: boolean;
   eventTypes: readonly EventTypeDefinition[] | undefined;
   projector: Projector | undefined;
+  projections: readonly SessionProjection[] | undefined;
+  snapshots: SnapshotPolicy | undefined;
 }
+
+/** Events appended since the last snapshot before one is written automatically. */
+const DEFAULT_SNAPSHOT_AFTER = 512;
 
 /**
  * A live session: the append-only log, its surface and the messages derived from it, backed
@@ -65,7 +87,14 @@ export class Session implements SessionLog {
   /** True when opened with `readOnly`: appends are refused and no lock is held. */
   readonly readOnly: boolean;
   private readonly writer: OpenedSession;
-  private readonly log: SessionEvent[] = [];
+  private readonly history = new EventHistory();
+  private readonly folds = new Map<string, { definition: SessionProjection; state: JsonValue }>();
+  private readonly snapshotAfter: number | undefined;
+  /** The seq of the newest snapshot this session wrote or opened from (0: none known). */
+  private snapshotSeq = 0;
+  private snapshotting: Promise<void> | undefined;
+  /** Open surface calls that reached tool/started before the tail held in memory. */
+  private startedBefore: readonly string[] = [];
   private readonly surfaceState = new SurfaceState();
   private readonly registry = new EventTypeRegistry();
   private readonly deriver: MessageDeriver;
@@ -82,10 +111,23 @@ export class Session implements SessionLog {
     this.writer = init.writer;
     this.readOnly = init.readOnly;
     this.projector = init.projector ?? createDefaultProjector();
+    this.snapshotAfter =
+      init.snapshots === false
+        ? undefined
+        : (init.snapshots?.afterEvents ?? DEFAULT_SNAPSHOT_AFTER);
     for (const definition of init.eventTypes ?? []) this.registry.register(definition);
+    for (const definition of init.projections ?? []) {
+      if (this.folds.has(definition.name)) {
+        throw new InvalidEventError({
+          type: 'session/header',
+          reason: `two projections are named ${JSON.stringify(definition.name)}`,
+        });
+      }
+      this.folds.set(definition.name, { definition, state: definition.initial() });
+    }
     this.deriver = new MessageDeriver(
       this.surfaceState,
-      (seq) => this.log[seq - 1]!,
+      (seq) => this.history.get(seq)!,
       (event) => this.projectEvent(event),
     );
   }
@@ -111,6 +153,8 @@ export class Session implements SessionLog {
       readOnly: false,
       eventTypes: options.eventTypes,
       projector: options.projector,
+      projections: options.projections,
+      snapshots: options.snapshots,
     });
     session.load([event]);
     return session;
@@ -129,6 +173,7 @@ export class Session implements SessionLog {
    */
   static async open(options: SessionOpenOptions): Promise<Session> {
     assertSpecificationVersion('SessionStore', options.store);
+    if (options.history === 'lazy') return Session.openLazily(options);
     const readOnly = options.readOnly ?? false;
     const writer = await options.store.open(options.id, { readOnly });
     try {
@@ -144,6 +189,8 @@ export class Session implements SessionLog {
         readOnly,
         eventTypes: options.eventTypes,
         projector: options.projector,
+        projections: options.projections,
+        snapshots: options.snapshots,
       });
       session.load(events);
       if (!readOnly) await session.repair(writer.repaired, options.recover ?? true);
@@ -154,14 +201,108 @@ export class Session implements SessionLog {
     }
   }
 
+  /**
+   * Opens with `history: 'lazy'`: the newest valid snapshot, then the events after it. A
+   * snapshot that fails its digest, names another format or does not match the log's event at
+   * its seq is ignored: the whole log is read once, the lazy state built from it, and (when
+   * writable) a new snapshot written.
+   */
+  private static async openLazily(options: SessionOpenOptions): Promise<Session> {
+    const { store, id } = options;
+    const readOnly = options.readOnly ?? false;
+    const stored = await store.readSnapshot(id);
+    const decoded = stored ? decodeSnapshot(stored, id) : undefined;
+    const content = decoded && 'content' in decoded ? decoded.content : undefined;
+    const make = (writer: OpenedSession): Session =>
+      new Session({
+        id,
+        store,
+        writer,
+        readOnly,
+        eventTypes: options.eventTypes,
+        projector: options.projector,
+        projections: options.projections,
+        snapshots: options.snapshots,
+      });
+    if (content) {
+      const writer = await store.open(id, { readOnly, fromSeq: content.seq });
+      const at = writer.events[0];
+      let session: Session | undefined;
+      if (at?.seq === content.seq && anchorOf(at) === content.anchor) {
+        session = make(writer);
+        try {
+          await session.restoreFrom(content);
+          session.load(writer.events.slice(1));
+        } catch {
+          // Digest-valid yet inconsistent (a writer bug, or a type now unknown): rebuild.
+          session = undefined;
+        }
+      }
+      if (session) {
+        try {
+          if (!readOnly) await session.repair(writer.repaired, options.recover ?? true);
+          return session;
+        } catch (error) {
+          await writer.close();
+          throw error;
+        }
+      }
+      await writer.close();
+    }
+    // No usable snapshot: read everything once, keep what a lazy session holds, write one.
+    const full = await Session.open({ ...options, history: 'full' });
+    if (!readOnly && full.lastSeq > 1) {
+      const rebuilt = full.snapshotContent();
+      // A failed write only means the next open rebuilds again.
+      await full.writer.writeSnapshot(encodeSnapshot(rebuilt)).then(
+        () => {
+          full.snapshotSeq = rebuilt.seq;
+        },
+        () => {},
+      );
+    }
+    full.history.trim(full.surfaceState.seqs);
+    return full;
+  }
+
+  /** Restores the state a snapshot holds; the tail then starts at `content.seq + 1`. */
+  private async restoreFrom(content: SessionSnapshotContent): Promise<void> {
+    for (const event of content.events) {
+      if (!this.registry.lookup(event.type) && event.surfaceOp) {
+        throw new UnknownEventTypeError({
+          type: event.type,
+          where: `session ${this.id} (seq ${event.seq})`,
+        });
+      }
+    }
+    this.history.restore(content.seq + 1, content.events);
+    this.surfaceState.restore(content.surface, content.generation, (seq) => this.history.get(seq));
+    this.lastTurn = content.lastTurn;
+    this.lastStep = content.lastStep;
+    for (const seq of content.ignorable) this.ignorable.add(seq);
+    this.startedBefore = content.openStarted;
+    this.snapshotSeq = content.seq;
+    const refold: Array<{ definition: SessionProjection; state: JsonValue }> = [];
+    for (const fold of this.folds.values()) {
+      const saved = content.projections[fold.definition.name];
+      if (saved && saved.version === fold.definition.version) fold.state = saved.state;
+      else refold.push(fold);
+    }
+    if (refold.length === 0) return;
+    for (const fold of refold) fold.state = fold.definition.initial();
+    for await (const event of this.store.readRange(this.id, { fromSeq: 1, toSeq: content.seq })) {
+      for (const fold of refold) fold.state = fold.definition.apply(fold.state, event);
+    }
+  }
+
   /** The body of the `session/header` event. */
   get header(): SessionHeaderBody {
-    return this.log[0]!.body as SessionHeaderBody;
+    return this.history.get(1)!.body as SessionHeaderBody;
   }
 
   /** The seq of the last event. */
   get lastSeq(): number {
-    return this.log.length;
+    return this.history.lastSeq;
   }
 
   /** Bumps on every surface `replace`. */
@@ -202,7 +343,7 @@ export class Session implements SessionLog {
     const invalid = entry.validate?.(body);
     if (invalid) throw new InvalidEventError({ type, reason: invalid });
     const checked = checkAppendOptions(type, options, {
-      lastSeq: this.log.length,
+      lastSeq: this.history.lastSeq,
       lastTurn: this.lastTurn,
       lastStep: this.lastStep,
     });
@@ -212,7 +353,7 @@ export class Session implements SessionLog {
         reason: 'this event type does not take part in the surface',
       });
     }
-    const event = buildEvent(this.log.length + 1, type, body, checked);
+    const event = buildEvent(this.history.lastSeq + 1, type, body, checked);
     if (checked.surfaceOp) {
       const illegal = this.surfaceState.check(event, checked.surfaceOp);
       if (illegal) throw new IllegalSurfaceOpError({ type, reason: illegal });
@@ -228,16 +369,93 @@ export class Session implements SessionLog {
     return event;
   }
 
-  /** The event with this seq, if any. */
+  /**
+   * The event with this seq, if any. A lazily opened session holds only the header, the
+   * surface and the events since its snapshot: read others with {@link Session.readEvents}.
+   */
   get(seq: number): SessionEvent | undefined {
-    return this.log[seq - 1];
+    return this.history.get(seq);
   }
 
-  /** Events with `from <= seq <= to` (defaults: the whole log), in order. */
+  /**
+   * Events with `from <= seq <= to` (defaults: the whole log), in order. A lazily opened
+   * session returns only the events it holds (see {@link Session.get}).
+   */
   events(range: { from?: number; to?: number } = {}): readonly SessionEvent[] {
     const from = Math.max(1, range.from ?? 1);
-    const to = Math.min(this.log.length, range.to ?? this.log.length);
-    return this.log.slice(from - 1, to);
+    const to = Math.min(this.history.lastSeq, range.to ?? this.history.lastSeq);
+    return this.history.range(from, to);
+  }
+
+  /**
+   * Streams the events of `range` in seq order, whether held in memory or not: events before
+   * the held tail come from the store, the rest from memory.
+   *
+   * @throws {InvalidRangeError} for a malformed range.
+   */
+  async *readEvents(range: SessionRange): AsyncIterable<SessionEvent> {
+    checkRange(range);
+    const toSeq = Math.min(range.toSeq ?? this.history.lastSeq, this.history.lastSeq);
+    const types = range.types ? new Set(range.types) : undefined;
+    let left = range.limit ?? Number.POSITIVE_INFINITY;
+    if (left <= 0) return;
+    let next = range.fromSeq;
+    const tailStart = this.history.tailStart;
+    if (next < tailStart) {
+      const stored = this.store.readRange(this.id, {
+        ...range,
+        toSeq: Math.min(toSeq, tailStart - 1),
+      });
+      for await (const event of stored) {
+        yield event;
+        if (--left <= 0) return;
+      }
+      next = tailStart;
+    }
+    for (let seq = next; seq <= toSeq; seq++) {
+      const event = this.history.get(seq) as SessionEvent;
+      if (types && !types.has(event.type)) continue;
+      yield event;
+      if (--left <= 0) return;
+    }
+  }
+
+  /**
+   * The state of a registered projection (see {@link SessionProjection}), folded over every
+   * event so far. Treat it as read-only.
+   *
+   * @throws {InvalidEventError} for a name no projection was registered under.
+   */
+  projection<State extends JsonValue = JsonValue>(name: string): State {
+    const fold = this.folds.get(name);
+    if (!fold) {
+      throw new InvalidEventError({
+        type: 'session/header',
+        reason: `no projection is named ${JSON.stringify(name)}; pass it in projections`,
+      });
+    }
+    return fold.state as State;
+  }
+
+  /**
+   * Writes a snapshot at the last seq now (the store keeps the newest one). Opening with
+   * `history: 'lazy'` then reads it and the events after it. Automatic snapshots follow the
+   * `snapshots` option.
+   *
+   * @throws {SessionClosedError} from a read-only or closed session.
+   */
+  async snapshot(): Promise<void> {
+    if (this.state !== 'open' || this.readOnly) {
+      throw new SessionClosedError({
+        sessionId: this.id,
+        reason: this.readOnly ? 'read-only' : this.state === 'failed' ? 'failed' : 'closed',
+      });
+    }
+    await this.snapshotting;
+    if (this.history.lastSeq === this.snapshotSeq) return;
+    const content = this.snapshotContent();
+    await this.writer.writeSnapshot(encodeSnapshot(content));
+    this.snapshotSeq = content.seq;
   }
 
   /** The seqs currently on the surface, in order (a copy). */
@@ -287,7 +505,9 @@ export class Session implements SessionLog {
 
   /** Marks a turn boundary: stores with a `per-turn` fsync policy make appended events durable here. */
   checkpoint(): void {
-    if (this.state === 'open') this.writer.checkpoint?.();
+    if (this.state !== 'open') return;
+    this.writer.checkpoint?.();
+    if (this.snapshotDue()) this.snapshotInBackground();
   }
 
   /** Makes every appended event durable now, whatever the store's fsync policy. */
@@ -319,9 +539,17 @@ export class Session implements SessionLog {
       projector: this.projector,
     });
     try {
-      const copied = this.log.slice(1, atSeq);
-      for (let i = 0; i < copied.length; i += 1000) child.writer.append(copied.slice(i, i + 1000));
-      child.load(copied);
+      let batch: SessionEvent[] = [];
+      const copy = (): void => {
+        child.writer.append(batch);
+        child.load(batch);
+        batch = [];
+      };
+      for await (const event of this.readEvents({ fromSeq: 2, toSeq: atSeq })) {
+        batch.push(event);
+        if (batch.length === 1000) copy();
+      }
+      if (batch.length > 0) copy();
       await child.repair(undefined, options.recover ?? true);
       return child;
     } catch (error) {
@@ -336,6 +564,8 @@ export class Session implements SessionLog {
    */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
+    if (this.state === 'open' && this.snapshotDue()) this.snapshotInBackground();
+    await this.snapshotting;
     this.state = 'closed';
     try {
       await this.writer.close();
@@ -362,14 +592,17 @@ export class Session implements SessionLog {
           reason: `seq ${event.seq} replaces a surface region that does not exist`,
         });
       }
-      this.log.push(event);
+      this.history.push(event);
       this.trackTurn(event);
+      this.fold(event);
     }
   }
 
   private async repair(repaired: OpenedSession['repaired'], recover: boolean): Promise<void> {
     const planned = planRecovery({
-      events: this.log,
+      events: this.history.tailEvents,
+      get: (seq) => this.history.get(seq),
+      startedBefore: this.startedBefore,
       surface: this.surfaceState,
       repaired,
       recover,
@@ -382,9 +615,85 @@ export class Session implements SessionLog {
   }
 
   private commit(event: SessionEvent): void {
-    this.log.push(event);
-    if (event.surfaceOp) this.surfaceState.apply(event, event.surfaceOp);
+    this.history.push(event);
+    if (event.surfaceOp) {
+      this.surfaceState.apply(event, event.surfaceOp);
+      if (event.surfaceOp.op === 'replace' && this.history.partial) {
+        this.history.dropResident((seq) => this.surfaceState.position(seq) >= 0);
+      }
+    }
     this.trackTurn(event);
+    this.fold(event);
+  }
+
+  private fold(event: SessionEvent): void {
+    for (const fold of this.folds.values()) {
+      fold.state = fold.definition.apply(fold.state, event);
+    }
+  }
+
+  private snapshotDue(): boolean {
+    return (
+      this.snapshotAfter !== undefined &&
+      !this.readOnly &&
+      this.snapshotting === undefined &&
+      this.history.lastSeq - this.snapshotSeq >= this.snapshotAfter
+    );
+  }
+
+  /** Writes a snapshot without making the caller wait; a failure only costs a slower open. */
+  private snapshotInBackground(): void {
+    const content = this.snapshotContent();
+    this.snapshotting = this.writer
+      .writeSnapshot(encodeSnapshot(content))
+      .then(
+        () => {
+          this.snapshotSeq = Math.max(this.snapshotSeq, content.seq);
+        },
+        () => {},
+      )
+      .finally(() => {
+        this.snapshotting = undefined;
+      });
+  }
+
+  /** What a snapshot at the last seq holds. */
+  private snapshotContent(): SessionSnapshotContent {
+    const seq = this.history.lastSeq;
+    const events: SessionEvent[] = [this.history.get(1)!];
+    const surface = this.surfaceState.seqs.slice();
+    for (const surfaceSeq of [...surface].sort((a, b) => a - b)) {
+      if (surfaceSeq !== 1) events.push(this.history.get(surfaceSeq)!);
+    }
+    const open = new Set(this.surfaceState.openCalls().map((call) => call.toolCallId));
+    const openStarted = this.startedBefore.filter((id) => open.has(id));
+    for (const event of this.history.tailEvents) {
+      const id =
+        event.type === 'tool/started'
+          ? (event.body as { toolCallId?: string }).toolCallId
+          : undefined;
+      if (id !== undefined && open.has(id)) openStarted.push(id);
+    }
+    const projections: SessionSnapshotContent['projections'] = {};
+    for (const [name, fold] of this.folds) {
+      projections[name] = { version: fold.definition.version, state: fold.state };
+    }
+    return {
+      kind: 'session-snapshot',
+      version: SNAPSHOT_VERSION,
+      formatVersion: (this.header.formatVersion as number | undefined) ?? 0,
+      sessionId: this.id,
+      seq,
+      anchor: anchorOf(this.history.get(seq)!),
+      events,
+      surface,
+      generation: this.surfaceState.generation,
+      lastTurn: this.lastTurn,
+      lastStep: this.lastStep,
+      ignorable: [...this.ignorable],
+      openStarted: [...new Set(openStarted)],
+      projections,
+    };
   }
 
   private trackTurn(event: SessionEvent): void {

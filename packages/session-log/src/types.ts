@@ -1,4 +1,35 @@
-import type { EventTypeDefinition, JsonObject, Projector, SessionStore } from '@spine/protocol';
+import type {
+  EventTypeDefinition,
+  JsonObject,
+  JsonValue,
+  Projector,
+  SessionEvent,
+  SessionStore,
+} from '@spine/protocol';
+
+/**
+ * Derived state folded over every event of a session, kept in snapshots so that a lazily opened
+ * session restores it without reading the log. `apply` must be pure and deterministic: the state
+ * after folding events 1..n must not depend on where a snapshot split them. Bump `version` when
+ * the fold changes; a snapshot holding another version is refolded from the log.
+ */
+export interface SessionProjection<State extends JsonValue = JsonValue> {
+  /** Unique name within a session. */
+  readonly name: string;
+  /** The fold's version. */
+  readonly version: number;
+  /** The state before any event. */
+  initial(): State;
+  /** The state after `event`; may return `state` changed in place. */
+  apply(state: State, event: SessionEvent): State;
+}
+
+/**
+ * When a session writes snapshots: at a turn boundary (`checkpoint()`) and on `close()`, once
+ * `afterEvents` events were appended since the last snapshot (default 512). `false` turns
+ * automatic snapshots off (`Session.snapshot()` still writes one).
+ */
+export type SnapshotPolicy = false | { afterEvents?: number };
 
 /** Options of `Session.create`. */
 export interface SessionCreateOptions {
@@ -20,6 +51,10 @@ export interface SessionCreateOptions {
   eventTypes?: readonly EventTypeDefinition[];
   /** Replaces the default projector for built-in surface types. */
   projector?: Projector;
+  /** Derived state kept in snapshots (see {@link SessionProjection}). */
+  projections?: readonly SessionProjection[];
+  /** When snapshots are written (default `{ afterEvents: 512 }`). */
+  snapshots?: SnapshotPolicy;
 }
 
 /** Options of `Session.open`. */
@@ -36,6 +71,17 @@ export interface SessionOpenOptions {
   eventTypes?: readonly EventTypeDefinition[];
   /** Replaces the default projector for built-in surface types. */
   projector?: Projector;
+  /** Derived state kept in snapshots (see {@link SessionProjection}). */
+  projections?: readonly SessionProjection[];
+  /** When snapshots are written (default `{ afterEvents: 512 }`). */
+  snapshots?: SnapshotPolicy;
+  /**
+   * `full` (default): every event is held in memory, as before. `lazy`: opening reads the newest
+   * valid snapshot and the events after it; only the header, the surface and the events since
+   * the snapshot are held, so `get()` and `events()` return just those, and older events are read
+   * with `readEvents()`. A missing or invalid snapshot is rebuilt from the whole log (and written).
+   */
+  history?: 'full' | 'lazy';
 }
 
 /** Options of `Session.fork`. */

@@ -1,7 +1,8 @@
 // Child process for crash.test.ts, lock.test.ts and exit.test.ts: opens (or creates) a JSONL
 // session. `loop` appends forever with fsync 'always', printing each acknowledged seq on its own
 // line; `big` appends alternating 1 KB and 4 MB messages, written through without fsync; `hold`
-// keeps the lock; `exit` appends three events with fsync 'never' and exits without closing.
+// keeps the lock; `exit` appends three events with fsync 'never' and exits without closing;
+// `snapshot` opens lazily and writes a snapshot after every cycle of `loop`.
 import { createJsonlStore, Session } from '../src/index.js';
 
 const [dir, id, mode] = process.argv.slice(2) as [string, string, string];
@@ -17,7 +18,7 @@ const store =
     ? createJsonlStore({ dir, fsync: 'never', flushBytes: 0 })
     : createJsonlStore({ dir, fsync: mode === 'exit' ? 'never' : 'always' });
 const session = (await store.exists(id))
-  ? await Session.open({ store, id })
+  ? await Session.open({ store, id, history: mode === 'snapshot' ? 'lazy' : 'full' })
   : await Session.create({ store, id });
 process.stdout.write(`ready ${session.lastSeq}\n`);
 if (mode === 'hold') {
@@ -71,5 +72,9 @@ if (mode === 'hold') {
         surface,
       ),
     );
+    if (mode === 'snapshot') {
+      await session.snapshot();
+      process.stdout.write(`snapshot ${session.lastSeq}\n`);
+    }
   }
 }

@@ -64,7 +64,8 @@ export function readSnapshotFile(logPath: string): JsonlSnapshot | undefined {
  */
 export function writeSnapshotFile(logPath: string, snapshot: JsonlSnapshot, sync: boolean): void {
   const target = snapshotPathOf(logPath);
-  const temporary = `${target}.${process.pid}.tmp`;
+  // One writer holds the lock, so one temporary name suffices; a kill leaves it to be overwritten.
+  const temporary = `${target}.tmp`;
   const bytes = Buffer.from(
     `${JSON.stringify({ seq: snapshot.seq, offset: snapshot.offset })}\n${snapshot.data}`,
     'utf8',

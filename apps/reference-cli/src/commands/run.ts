@@ -1,5 +1,6 @@
 import type { TurnResult } from '@spine/agent-loop';
 import type { SessionEvent } from '@spine/protocol';
+import { readJsonlHeader, readLastJsonlEvent } from '@spine/session-log';
 import { type AgentSession, exitCodeForTurn, startAgentSession } from '../agent-session.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
@@ -8,7 +9,6 @@ import { createLineApprover } from '../interactive/approval.js';
 import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
 import { styleFor } from '../present/style.js';
 import { adviceFor, isClosed, noteSession, reportError } from '../report-error.js';
-import { readLastRequestModel, readStoredHeader } from '../store.js';
 
 /**
  * `spine run [options] "task"`: one task, no questions asked (an `ask` approval is denied
@@ -41,8 +41,11 @@ async function runTask(options: {
   // another provider before), else the one it was created with, unless one is chosen explicitly.
   if (options.resumeId !== undefined && loaded.provenance.get('model')?.layer === 'default') {
     const dir = loaded.config.sessionDir;
-    const recorded =
-      readLastRequestModel(dir, options.resumeId) ?? readStoredHeader(dir, options.resumeId)?.model;
+    const last = readLastJsonlEvent(dir, options.resumeId, {
+      type: 'request/header',
+      where: (event) => requestModel(event) !== undefined,
+    });
+    const recorded = (last && requestModel(last)) ?? readJsonlHeader(dir, options.resumeId)?.model;
     if (recorded) loaded.config.model = recorded;
   }
   const style = styleFor(process.stderr);
@@ -134,4 +137,12 @@ async function runTask(options: {
 /** Writes to stderr unless it is closed. */
 function writeNotice(text: string): void {
   if (!isClosed(process.stderr)) process.stderr.write(text);
+}
+
+/** `provider/model` of a `request/header` that names both. */
+function requestModel(event: SessionEvent): string | undefined {
+  const { provider, model } = event.body as { provider?: unknown; model?: unknown };
+  return typeof provider === 'string' && typeof model === 'string' && provider && model
+    ? `${provider}/${model}`
+    : undefined;
 }

@@ -1,8 +1,9 @@
-import { type Dirent, readdirSync, readFileSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { createExcludeMatcher } from '../path-guard.js';
 import { nodeWorkspaceFs, type WorkspaceFs } from '../workspace-fs.js';
+import { listDirectoryCached } from './listing-cache.js';
 
 /** One entry found by {@link walkWorkspace}. */
 export interface WalkEntry {
@@ -60,7 +61,7 @@ function ignored(rules: readonly Rules[], rel: string, isDirectory: boolean): bo
 
 interface Listing {
   own: Rules | undefined;
-  entries: Dirent[] | undefined;
+  entries: readonly Dirent[] | undefined;
 }
 
 /** Directories listed ahead of the one being walked (their `.gitignore` and entries). */
@@ -70,25 +71,14 @@ const YIELD_EVERY_MS = 15;
 
 const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** On the node file system, synchronously: from the page cache far cheaper than fs/promises. */
+/** On the node file system, synchronously (from the page cache far cheaper than fs/promises), and
+ * from the listing cache while the directory is unchanged. */
 function listDirectorySync(root: string, dir: string): Listing {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true }).sort(byName);
-  } catch {
-    return { own: undefined, entries: undefined };
-  }
-  let own: Rules | undefined;
-  // Only a directory that lists a `.gitignore` is asked for one (a failed open costs an exception).
-  if (entries.some((entry) => entry.name === '.gitignore')) {
-    try {
-      const text = readFileSync(join(dir, '.gitignore'), 'utf8');
-      own = { base: toPosix(relative(root, dir)), matcher: ignore().add(text) };
-    } catch {
-      own = undefined;
-    }
-  }
-  return { own, entries };
+  const { entries, gitignore } = listDirectoryCached(dir);
+  return {
+    own: gitignore ? { base: toPosix(relative(root, dir)), matcher: gitignore } : undefined,
+    entries,
+  };
 }
 
 async function listDirectory(fs: WorkspaceFs, root: string, dir: string): Promise<Listing> {

@@ -126,6 +126,26 @@ addStoreOptions(program.command('memory'))
   .option('--json', 'as one JSON object')
   .action(act(async () => (await import('./commands/memory.js')).memoryCommand));
 
+const more = (value: string, previous: string[] = []): string[] => [...previous, value];
+addStoreOptions(
+  program.command('mcp').argument('<action>').argument('[name]').argument('[rest...]'),
+)
+  .description('MCP servers: list | get <name> | add <name> <command|url> [args…] | remove <name>')
+  .option('--scope <scope>', 'add/remove in project (.mcp.json, default) or user config')
+  .option('--transport <kind>', 'add: stdio (default), http or sse')
+  .option('--env <KEY=VALUE>', 'add: a stdio server variable ($VAR allowed; repeatable)', more)
+  .option(
+    '--header <"Name: value">',
+    'add: a remote server header ($VAR allowed; repeatable)',
+    more,
+  )
+  .option('--json', 'list/get as JSON')
+  .action(
+    act<[string, string | undefined, string[]]>(
+      async () => (await import('./mcp/command.js')).mcpCommand,
+    ),
+  );
+
 program
   .command('demo')
   .description('Rerun and verify the bundled example session (no key, no network)')

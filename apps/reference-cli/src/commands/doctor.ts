@@ -8,7 +8,7 @@ import { styleFor } from '../present/style.js';
 
 /** One line of the doctor's report. */
 export interface DoctorCheck {
-  area: 'provider' | 'sandbox' | 'lsp' | 'tokens' | 'web' | 'sessions';
+  area: 'provider' | 'sandbox' | 'lsp' | 'tokens' | 'web' | 'sessions' | 'mcp';
   name: string;
   status: 'ok' | 'warn' | 'fail';
   detail: string;
@@ -186,6 +186,12 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
       detail: `${config.sessionDir}: ${(error as Error).message}; pass --session-dir or fix the permissions`,
     });
   }
+
+  // MCP servers: each is started under the sandbox and its tools listed.
+  if (Object.keys(config.mcp.servers).length > 0)
+    checks.push(
+      ...(await (await import('../mcp/doctor.js')).mcpDoctorChecks({ config, cwd, backend })),
+    );
 
   if (flags.json) process.stdout.write(`${JSON.stringify(checks)}\n`);
   else {

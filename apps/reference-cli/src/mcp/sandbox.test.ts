@@ -61,7 +61,7 @@ describe('server-filesystem under the bubblewrap sandbox', () => {
   beforeAll(async () => {
     backend = await detectSandbox();
     // Fail loudly: CI installs bubblewrap (scripts/system-deps.sh); a missing sandbox is a setup error.
-    if (!backend || backend.info.name !== 'bwrap')
+    if (backend?.info.name !== 'bwrap')
       throw new Error(
         'bubblewrap is required for these tests (scripts/system-deps.sh installs it)',
       );

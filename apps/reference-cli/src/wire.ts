@@ -275,6 +275,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
           runtime,
           agent,
           warn,
+          prompt,
           ...(options.mcpRecorded ? { recorded: options.mcpRecorded } : {}),
         })
       : undefined;

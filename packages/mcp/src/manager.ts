@@ -83,6 +83,8 @@ export interface McpManager {
   status(): McpServerStatus[];
   /** Problems found so far (failed servers, skipped tools), oldest first. */
   diagnostics(): McpDiagnostic[];
+  /** The instructions a connected server sent in `initialize` (for the system prompt), if any. */
+  instructions(server: string): string | undefined;
   /** The connection of one server, started if needed (resources and prompts). */
   server(name: string): Promise<McpServerHandle>;
   /** Stops every server; later calls fail. */
@@ -254,6 +256,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     },
     status,
     diagnostics: () => [...found],
+    instructions: (server) => {
+      const connection = connections.get(server);
+      return connection?.state === 'ready' ? connection.instructions : undefined;
+    },
     async server(name) {
       const connection = connections.get(name);
       if (!connection) {

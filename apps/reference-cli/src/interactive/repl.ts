@@ -174,6 +174,11 @@ class Repl {
       });
       if (outcome.kind === 'quit') return this.#quit();
       if (outcome.kind === 'switch') await this.#switch(outcome.sessionId, outcome.note);
+      if (outcome.kind === 'send') {
+        // An MCP prompt's text becomes the turn's input, recorded like typed input.
+        this.#startTurn(outcome.text);
+        return;
+      }
       if (outcome.kind === 'toggle-reasoning') {
         this.#showReasoning = !this.#showReasoning;
         this.#print(`reasoning ${this.#showReasoning ? 'shown (dimmed)' : 'collapsed'}`);

@@ -10,7 +10,8 @@ export type SlashOutcome =
   | { kind: 'done' }
   | { kind: 'quit' }
   | { kind: 'switch'; sessionId: string; note: string }
-  | { kind: 'toggle-reasoning' };
+  | { kind: 'toggle-reasoning' }
+  | { kind: 'send'; text: string };
 
 /** The slash commands, with their one-line help. */
 export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
@@ -25,6 +26,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/cost': 'tokens and cost so far',
   '/memory': 'the memory files and their facts (edits apply next session)',
   '/reasoning': "show or collapse the model's reasoning",
+  '/mcp': 'MCP servers: state, tools, problems; prompts run as /mcp__<server>__<prompt>',
   '/help': 'this list',
   '/quit': 'end the session',
 };
@@ -167,6 +169,11 @@ export async function runSlashCommand(
       };
     }
     default:
+      if (name === '/mcp' || name.startsWith('/mcp__'))
+        return (await import('../mcp/slash.js')).runMcpSlash(name, argument, active, {
+          print,
+          style,
+        });
       print(style.red(`unknown command ${name}; /help lists them`));
       return { kind: 'done' };
   }

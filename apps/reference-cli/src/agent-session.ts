@@ -57,6 +57,12 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     if (!(await store.exists(options.resumeId))) {
       throw new SessionNotFoundError({ sessionId: options.resumeId, dir: config.sessionDir });
     }
+    // Subagents a crash left running are closed, and their outcome recorded, before resuming.
+    await (await import('./agents/tree.js')).recoverChildrenForResume(
+      store,
+      options.resumeId,
+      options.onWarning ?? (() => {}),
+    );
     session = await openForCli(store, options.resumeId, config.sessionDir);
     if (options.onEvent && options.includeExisting)
       for (const event of session.events()) options.onEvent(event);
@@ -103,7 +109,8 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       finished = true;
       try {
         await wired.hooks.fire('stop', { reason });
-        const usage = totalUsage(session.events());
+        const { withChildUsage } = await import('./agents/tree.js');
+        const usage = withChildUsage(totalUsage(session.events()), session.events());
         const turns = session.events().filter((event) => event.type === 'turn/end').length;
         const model = lastRequestModel(session.events());
         writeSessionIndex(config.sessionDir, session.id, {

@@ -33,6 +33,8 @@ export interface WireOptions {
   summarizer?: import('@spine/protocol').Summarizer;
   /** Load language-server tools (default: `config.lsp.enabled`). */
   lsp?: boolean;
+  /** A rerun: subagents answer from their recordings (agents/rerun.ts). */
+  childRecordings?: import('@spine/subagents').RecordedChildren;
   /** Load web tools (default: `config.web.enabled`). */
   web?: boolean;
   /** A recording whose MCP tools answer with their recorded results (rerun): no server starts. */
@@ -56,6 +58,8 @@ export interface WiredAgent {
   mcp?: import('./mcp/wiring.js').WiredMcp;
   /** Shuts language servers down. The session stays open (the caller closes it). */
   close(): Promise<void>;
+  /** Workspace checkpoints, unless `rewind.checkpoints` is off. */
+  checkpoints?: import('./rewind/wiring.js').WiredCheckpoints;
 }
 
 /**
@@ -153,6 +157,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   }
 
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
+  let taskTool: AnyToolDefinition | undefined; // subagents (agents/wiring.ts), set below
   const runtime = toolRuntime.createLazyToolRuntime({
     sandbox: config.sandbox,
     ...(memory ? { mapApproval: memory.mapApproval } : {}),
@@ -206,6 +211,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       }
       // After the user's pre-tool-use hooks: a user-memory write asks even if one allowed it.
       if (memory) built.hooks.preExecute.push(memory.approval.hook);
+      if (taskTool) built.register(taskTool);
       return built;
     },
   });
@@ -241,6 +247,18 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     },
   });
   const compaction = engine;
+  // Subagents: the task tool, registered when the runtime is built (agents/wiring.ts).
+  taskTool = await (await import('./agents/wiring.js')).wireSubagents({
+    ...{ config, cwd, session, runtime, model, warn, shellEnv, network, backend, hooks },
+    ...{ toolRuntime, compactionPkg, agentLoop, instructions, meter, approve: options.approve },
+    ...(options.summarizer ? { summarizer: options.summarizer } : {}),
+    ...(options.childRecordings ? { recorded: options.childRecordings } : {}),
+  });
+
+  // Workspace checkpoints before steps that may change files (rewind/wiring.ts).
+  const checkpoints = await (await import('./rewind/wiring.js')).wireCheckpoints({
+    ...{ config, cwd, session, warn, sandbox: () => runtime.sandbox },
+  });
 
   const llm = await import('@spine/llm');
   const agent = agentLoop.createAgent({
@@ -263,6 +281,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         }
       : {}),
     ...(options.approve ? { approve: options.approve } : {}),
+    ...(checkpoints ? { beforeTools: checkpoints.beforeTools } : {}),
   });
 
   // MCP loads only when servers are configured (the SDK is heavy) or a rerun replays their results.
@@ -291,7 +310,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     families,
     ...(memory ? { memory } : {}),
     ...(mcp ? { mcp } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
     async close() {
+      await checkpoints?.settled();
+      checkpoints?.detach();
       await mcp?.close();
       await lspManager?.shutdown();
     },

@@ -22,6 +22,7 @@ export {
   narrowerSandbox,
   READ_ONLY_TOOLS,
 } from './profile.js';
+export type { LoadProfileDirOptions } from './profile-file.js';
 export { loadProfileDir, parseProfileFile } from './profile-file.js';
 export type { RecoveredChild } from './recover.js';
 export { recoverChildren } from './recover.js';

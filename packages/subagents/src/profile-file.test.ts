@@ -144,6 +144,14 @@ describe('loadProfileDir', () => {
       await expect(loadProfileDir(dir)).rejects.toThrow(
         /b\.md: name: "same" is also declared by .*a\.md/,
       );
+      // With onInvalid, the bad files are reported and the rest load.
+      writeFileSync(join(dir, 'c.md'), file('name: other'));
+      const skipped: string[] = [];
+      const loaded = await loadProfileDir(dir, {
+        onInvalid: (error) => skipped.push(`${error.path}:${error.key}`),
+      });
+      expect(loaded.map((p) => p.name)).toEqual(['same']);
+      expect(skipped).toEqual([`${join(dir, 'b.md')}:name`, `${join(dir, 'c.md')}:description`]);
     });
   });
 });

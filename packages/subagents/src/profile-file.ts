@@ -153,14 +153,23 @@ export function parseProfileFile(text: string, path: string): AgentProfile {
   return profile;
 }
 
+/** Options of {@link loadProfileDir}. */
+export interface LoadProfileDirOptions {
+  /** Called for each invalid file, which is then skipped; without it the first one throws. */
+  onInvalid?: (error: InvalidProfileError) => void;
+}
+
 /**
  * Reads every `*.md` profile file of a directory (for example `~/.spine/agents` or
  * `<project>/.spine/agents`), in name order. A missing directory has no profiles.
  *
  * @throws {InvalidProfileError} for the first invalid file (naming it and the key), or when two
- * files of the directory declare the same name.
+ * files of the directory declare the same name, unless `onInvalid` takes them.
  */
-export async function loadProfileDir(dir: string): Promise<AgentProfile[]> {
+export async function loadProfileDir(
+  dir: string,
+  options: LoadProfileDirOptions = {},
+): Promise<AgentProfile[]> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((name) => name.endsWith('.md')).sort();
@@ -171,11 +180,16 @@ export async function loadProfileDir(dir: string): Promise<AgentProfile[]> {
   const profiles: AgentProfile[] = [];
   for (const name of names) {
     const path = join(dir, name);
-    const profile = parseProfileFile(await readFile(path, 'utf8'), path);
-    const twin = profiles.find((other) => other.name === profile.name);
-    if (twin)
-      fail(path, 'name', `${JSON.stringify(profile.name)} is also declared by ${twin.source}`);
-    profiles.push(profile);
+    try {
+      const profile = parseProfileFile(await readFile(path, 'utf8'), path);
+      const twin = profiles.find((other) => other.name === profile.name);
+      if (twin)
+        fail(path, 'name', `${JSON.stringify(profile.name)} is also declared by ${twin.source}`);
+      profiles.push(profile);
+    } catch (error) {
+      if (!(error instanceof InvalidProfileError) || !options.onInvalid) throw error;
+      options.onInvalid(error);
+    }
   }
   return profiles;
 }

@@ -91,7 +91,14 @@ export async function replayCommand(
         : `MISMATCH at request seq ${report.firstMismatch?.seq}: field ${report.firstMismatch?.mismatch?.field}`;
       process.stdout.write(`${report.ok ? style.green(verdict) : style.red(verdict)}\n`);
     }
-    return report.ok || !flags.verify ? EXIT_CODES.ok : EXIT_CODES.mismatch;
+    const { verifyChildren } = await import('../agents/tree.js');
+    const out = {
+      out: process.stdout,
+      style: styleFor(process.stdout),
+      quiet: Boolean(flags.json),
+    };
+    const children = await verifyChildren(store, id, out);
+    return (report.ok && children) || !flags.verify ? EXIT_CODES.ok : EXIT_CODES.mismatch;
   } finally {
     await session.close();
   }

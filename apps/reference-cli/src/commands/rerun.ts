@@ -95,6 +95,12 @@ export async function rerunSession(
     parent: { sessionId: header.sessionId, atSeq: 0 },
   });
   const answers = recordedApprovals(recorded);
+  const agents = await import('../agents/rerun.js');
+  const children = await agents.recordedChildrenOf(
+    storeFor(options.config),
+    header.sessionId,
+    recorded,
+  );
   // A rerun never touches the person's real user memory: it starts from an empty temporary file.
   const scratch = scratchUserMemory(options.config);
   const definedTools = recorded
@@ -114,6 +120,7 @@ export async function rerunSession(
     // MCP tools answer with their recorded results: no server starts.
     mcpRecorded: recorded,
     approve: async (request) => answers.get(request.toolCallId) ?? 'once',
+    ...(children ? { childRecordings: children } : {}),
     onWarning: (message) => out.write(style.yellow(`warning: ${message}\n`)),
   });
   const detach = attachLiveOutput(wired.agent, { text: out, notices: out }, style);
@@ -142,6 +149,12 @@ export async function rerunSession(
     await wired.close();
     await session.close();
   }
+  const workspaces = { ...(header.cwd ? { recorded: header.cwd } : {}), rerun: options.cwd };
+  if (
+    children &&
+    !(await agents.compareChildren(children, store, session.id, { out, style, workspaces }))
+  )
+    report.ok = false;
   const summary: RerunSummary = {
     sessionId: header.sessionId,
     rerunSessionId: session.id,

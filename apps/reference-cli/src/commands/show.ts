@@ -33,6 +33,8 @@ export async function showCommand(
         reasoning: Boolean(flags.reasoning),
       }),
     );
+    const { renderChildTree } = await import('../agents/tree.js');
+    process.stdout.write(await renderChildTree(storeFor(config), id, styleFor(process.stdout)));
   }
   return EXIT_CODES.ok;
 }

@@ -25,6 +25,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
   '/cost': 'tokens and cost so far',
   '/memory': 'the memory files and their facts (edits apply next session)',
+  '/agents': 'the subagent profiles the task tool offers',
   '/reasoning': "show or collapse the model's reasoning",
   '/mcp': 'MCP servers: state, tools, problems; prompts run as /mcp__<server>__<prompt>',
   '/help': 'this list',
@@ -67,6 +68,13 @@ export async function runSlashCommand(
     }
     case '/reasoning':
       return { kind: 'toggle-reasoning' };
+    case '/agents':
+      print(
+        await (await import('../agents/tree.js')).describeProfiles(
+          active.session.header.cwd ?? '.',
+        ),
+      );
+      return { kind: 'done' };
     case '/memory': {
       if (!active.memory) {
         print('memory is off (memory.enabled is false): no memory section, no remember tool');

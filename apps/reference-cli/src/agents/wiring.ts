@@ -1,0 +1,138 @@
+// The CLI's subagents: profiles from the built-ins, the user's ~/.spine/agents and the project's
+// .spine/agents, and the `task` tool for the parent's runtime. A child's tool runtime is built
+// the way wire.ts builds the parent's (workspace tools and recall, same hooks, OS sandbox backend
+// and protected paths), for the child's sandbox mode and the parent's approval policy in force.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { AnyToolDefinition, SessionLog, Summarizer, ToolRunOptions } from '@spine/protocol';
+import type { AgentProfile } from '@spine/subagents';
+import type {
+  ApprovalPolicy,
+  ApprovalPolicyName,
+  SandboxBackend,
+  ShellHooks,
+  ToolRuntime,
+} from '@spine/tool-runtime';
+import type { SpineConfig } from '../config/schema.js';
+import type { ResolvedModel } from '../model-config.js';
+
+/** Where profile files are read from, lowest precedence first. */
+export function profileDirs(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  return [join(env.HOME ?? homedir(), '.spine', 'agents'), join(cwd, '.spine', 'agents')];
+}
+
+/** The built-in profiles plus every valid profile file; an invalid file is reported and skipped. */
+export async function loadCliProfiles(
+  cwd: string,
+  onWarning: (message: string) => void,
+): Promise<AgentProfile[]> {
+  const subagents = await import('@spine/subagents');
+  const layers: AgentProfile[][] = [];
+  for (const dir of profileDirs(cwd)) {
+    try {
+      layers.push(
+        await subagents.loadProfileDir(dir, {
+          onInvalid: (error) => onWarning(`agent profile skipped: ${error.message}`),
+        }),
+      );
+    } catch (error) {
+      onWarning(
+        `agent profiles in ${dir} not loaded: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  return subagents.mergeProfiles(subagents.BUILTIN_PROFILES, ...layers);
+}
+
+/** The parts of wire.ts a child's runtime and prompt are built from. */
+export interface SubagentWiring {
+  config: SpineConfig;
+  cwd: string;
+  session: SessionLog & { store: import('@spine/protocol').SessionStore };
+  /** The parent's runtime (lazy: the task tool is registered when it is built). */
+  runtime: ToolRuntime;
+  model: ResolvedModel;
+  warn: (message: string) => void;
+  shellEnv: NodeJS.ProcessEnv;
+  network: SpineConfig['shell']['network'];
+  backend: SandboxBackend | undefined;
+  hooks: ShellHooks;
+  toolRuntime: typeof import('@spine/tool-runtime');
+  compactionPkg: typeof import('@spine/compaction');
+  agentLoop: typeof import('@spine/agent-loop');
+  instructions: import('@spine/agent-loop').PromptContribution | undefined;
+  meter: import('@spine/protocol').TokenMeter;
+  summarizer?: Summarizer;
+  approve: ToolRunOptions['approve'] | undefined;
+  /** A rerun: children answer from their recorded outputs and approvals. */
+  recorded?: import('@spine/subagents').RecordedChildren;
+}
+
+/**
+ * Builds the `task` tool for the parent's runtime. Children use the parent's approval policy in
+ * force (a `/approval` change reaches the next child), the parent's sandbox or narrower, and the
+ * parent's approval callback, which shows each question labelled with the child.
+ */
+export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefinition> {
+  const subagents = await import('@spine/subagents');
+  const { config, cwd, runtime, toolRuntime, compactionPkg, agentLoop, model } = wiring;
+  const profiles = await loadCliProfiles(cwd, wiring.warn);
+  let approval: ApprovalPolicyName | ApprovalPolicy = config.approval;
+  // Track `/approval`: the runtime is the CLI's own object, so its setter is wrapped here.
+  const setApproval = runtime.setApproval.bind(runtime);
+  runtime.setApproval = (policy) => {
+    approval = policy;
+    setApproval(policy);
+  };
+  const tool = subagents.createTaskTool({
+    session: wiring.session,
+    store: wiring.session.store,
+    tools: runtime,
+    sandbox: () => runtime.sandbox,
+    model: { model: model.client, modelId: model.modelId, contextWindow: model.contextWindow },
+    profiles,
+    limits: { maxSteps: config.maxSteps },
+    createTools: (child) =>
+      toolRuntime.createToolRuntime({
+        cwd,
+        tools: [
+          ...(toolRuntime.createWorkspaceTools({
+            cwd,
+            env: wiring.shellEnv,
+            network: wiring.network,
+            exclude: config.tools.exclude,
+          }) as AnyToolDefinition[]),
+          compactionPkg.createRecallHistoryTool({
+            session: child.session,
+          }) as unknown as AnyToolDefinition,
+        ].filter((definition) => child.tools.includes(definition.spec.name)),
+        sandbox: child.sandbox,
+        approval,
+        hooks: wiring.hooks.toolHooks,
+        ...(wiring.backend ? { sandboxBackend: wiring.backend } : {}),
+        protectedPaths:
+          config.protectedPaths === false
+            ? []
+            : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
+      }),
+    preparePrompt: (prompt, child) => {
+      prompt.register(agentLoop.createEnvironmentContribution({ cwd, sandbox: child.sandbox }));
+      if (wiring.instructions) prompt.register(wiring.instructions);
+    },
+    // Each child compacts its own context, with the parent's settings.
+    compaction: () =>
+      compactionPkg.createCompactionEngine({
+        meter: wiring.meter,
+        summarizer:
+          wiring.summarizer ??
+          compactionPkg.createModelSummarizer({ model: model.client, modelId: model.modelId }),
+        auto: config.compaction.auto,
+      }),
+    ...(wiring.recorded
+      ? { childModel: wiring.recorded.childModel, approve: wiring.recorded.approve }
+      : wiring.approve
+        ? { approve: wiring.approve }
+        : {}),
+  });
+  return tool as unknown as AnyToolDefinition;
+}

@@ -19,6 +19,8 @@ export interface StartOptions {
   resumeId?: string;
   /** Title of a new session. */
   title?: string;
+  /** Id of a new session (default: a fresh one); a worker runs a queued task under its id. */
+  sessionId?: string;
   /** The model; default: resolved from the configuration. */
   model?: ResolvedModel;
   approve?: ToolRunOptions['approve'];
@@ -69,7 +71,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
   } else {
     session = await Session.create({
       store,
-      id: newSessionId(),
+      id: options.sessionId ?? newSessionId(),
       cwd,
       model: `${model.provider}/${model.modelId}`,
       ...(options.title ? { title: options.title.slice(0, 120) } : {}),

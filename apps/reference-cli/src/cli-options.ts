@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { type LoadedConfig, loadConfig } from './config/load.js';
 import type { ConfigLayer } from './config/schema.js';
 import { UsageError } from './errors.js';
+import { withoutPassword } from './workers/store-url.js';
 
 /** Options every agent-running command accepts (the command-line contract). */
 export interface AgentFlags {
@@ -17,6 +18,7 @@ export interface AgentFlags {
   maxSteps?: string;
   profile?: string;
   json?: boolean;
+  store?: string;
 }
 
 const FLAG_NAMES: Record<string, string> = {
@@ -35,7 +37,8 @@ export function addStoreOptions(command: Command): Command {
   return command
     .option('--cwd <dir>', 'the workspace (default: current directory)')
     .option('--session-dir <dir>', 'where sessions are stored (also SPINE_SESSION_DIR)')
-    .option('--profile <name>', 'configuration profile to apply');
+    .option('--profile <name>', 'configuration profile to apply')
+    .option('--store <url>', 'a PostgreSQL store, postgres://user@host/db (also SPINE_STORE_URL)');
 }
 
 /** Adds the model, sandbox, approval and step flags of the command-line contract. */
@@ -81,6 +84,8 @@ export function configForFlags(flags: AgentFlags): { loaded: LoadedConfig; cwd: 
       layer[key] = resolve(String(value));
     } else layer[key] = value;
   }
+  // The password of a --store URL goes to PGPASSWORD, never into the configuration.
+  if (flags.store !== undefined) layer.store = { url: withoutPassword(flags.store) };
   const loaded = loadConfig({ cwd, flags: layer as ConfigLayer, flagNames: FLAG_NAMES });
   return { loaded, cwd };
 }

@@ -85,7 +85,28 @@ addStoreOptions(program.command('show').argument('<id>'))
   .option('--events', 'raw events instead of the transcript')
   .option('--reasoning', "show the model's reasoning in full")
   .option('--json', 'as JSON (with --events: NDJSON, one event per line)')
+  .option('--follow', 'keep printing events as they are committed (needs --store)')
   .action(act<[string]>(async () => (await import('./commands/show.js')).showCommand));
+
+addStoreOptions(program.command('store').command('migrate'))
+  .description('Create or upgrade the PostgreSQL store schema (needs --store)')
+  .option('--json', 'the result as JSON')
+  .action(act(async () => (await import('./workers/migrate.js')).storeMigrateCommand));
+
+addAgentOptions(program.command('submit').argument('<task...>', 'what the agent should do'))
+  .description('Queue a task for `spine worker` (needs --store)')
+  .option('--workspace <path|git URL>', 'where the task runs (default: --cwd)')
+  .action(act<[string[]]>(async () => (await import('./workers/submit.js')).submitCommand));
+
+addAgentOptions(program.command('worker'))
+  .description('Claim queued tasks and run each as a session in the store (needs --store)')
+  .option('--concurrency <n>', 'tasks run at once (default 1)')
+  .option('--name <name>', 'this worker in task lists (default host:pid)')
+  .option('--lease-ms <ms>', 'claim and session lease length (default 30000)')
+  .option('--grace-ms <ms>', 'time running tasks get to finish after SIGTERM (default 30000)')
+  .option('--poll-ms <ms>', 'how often an idle worker looks for tasks (default 1000)')
+  .option('--work-dir <dir>', 'where git workspaces are cloned')
+  .action(act(async () => (await import('./workers/worker.js')).workerCommand));
 
 addAgentOptions(program.command('replay').argument('<id>'))
   .description('Rebuild what the model saw at each request and verify the recorded hashes')

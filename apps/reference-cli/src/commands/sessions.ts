@@ -4,6 +4,7 @@ import { EXIT_CODES } from '../exit-codes.js';
 import { formatBytes, formatCost, preview } from '../present/style.js';
 import { readSessionIndex } from '../session-index.js';
 import { storeFor } from '../store.js';
+import { storeUrlOf } from '../workers/store-url.js';
 
 /** `spine sessions`: one line per session from headers only (title, time, size, model, cost). */
 export async function sessionsCommand(
@@ -14,6 +15,8 @@ export async function sessionsCommand(
   if (flags.limit !== undefined && !/^\d+$/.test(flags.limit)) {
     throw new UsageError({ message: `--limit expects a positive integer, got "${flags.limit}"` });
   }
+  const storeUrl = storeUrlOf(config);
+  if (storeUrl) return (await import('../workers/sessions.js')).listStoreSessions(storeUrl, flags);
   const store = storeFor(config);
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
   const all = await store.list(flags.here || limit === undefined ? {} : { limit });

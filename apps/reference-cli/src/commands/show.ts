@@ -4,13 +4,18 @@ import { styleFor } from '../present/style.js';
 import { visibleJson, visibleText } from '../present/terminal-text.js';
 import { renderTranscript } from '../present/transcript.js';
 import { readSessionEvents, storeFor } from '../store.js';
+import { requireStoreUrl } from '../workers/store-url.js';
 
 /** `spine show <id> [--events] [--json]`: a readable transcript, or the raw events. */
 export async function showCommand(
   id: string,
-  flags: AgentFlags & { events?: boolean; reasoning?: boolean },
+  flags: AgentFlags & { events?: boolean; reasoning?: boolean; follow?: boolean },
 ): Promise<number> {
   const { config } = configForFlags(flags).loaded;
+  if (flags.follow) {
+    const url = requireStoreUrl(config, 'show --follow');
+    return (await import('../workers/follow.js')).followCommand(id, url, flags);
+  }
   const events = await readSessionEvents(storeFor(config), id, config.sessionDir);
   if (flags.events && flags.json) {
     for (const event of events) process.stdout.write(`${visibleJson(JSON.stringify(event))}\n`);

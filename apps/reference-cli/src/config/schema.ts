@@ -73,6 +73,18 @@ const layerFields = {
   approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all']).optional(),
   maxSteps: z.number().int().positive().optional(),
   fsync: z.enum(['always', 'per-turn', 'never']).optional(),
+  // A PostgreSQL session store instead of JSONL files; the password belongs in PGPASSWORD.
+  store: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
+        .refine((url) => !/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(url), {
+          message: 'a store URL without a password (put it in PGPASSWORD or ~/.pgpass)',
+        })
+        .optional(),
+    })
+    .optional(),
   compaction: z
     .strictObject({
       auto: z.boolean().optional(),
@@ -179,6 +191,8 @@ export interface SpineConfig {
   maxSteps: number;
   /** Durability of the JSONL store. */
   fsync: 'always' | 'per-turn' | 'never';
+  /** A PostgreSQL store (`--store`, SPINE_STORE_URL); absent: JSONL files in `sessionDir`. */
+  store?: { url?: string };
   /** Automatic compaction, the pressure threshold (fraction of the window), background checkpoints. */
   compaction: { auto: boolean; threshold: number; background: boolean };
   /** Glob patterns hidden from workspace tools and `@path` completion. */

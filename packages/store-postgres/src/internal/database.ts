@@ -78,7 +78,8 @@ export async function openDatabase(options: ConnectionOptions): Promise<Database
   const where = describeConnection(options.connectionString);
   if (options.pool) return { pool: options.pool, owned: false, schema, where };
   const pg = await loadPg();
-  const config: PoolConfig = { max: options.maxConnections ?? 10 };
+  // Idle connections do not keep a finished command's process alive.
+  const config: PoolConfig = { max: options.maxConnections ?? 10, allowExitOnIdle: true };
   if (options.connectionString) config.connectionString = options.connectionString;
   const pool = new pg.Pool(config);
   // An idle client that loses its connection must not crash the process; the next query reports it.

@@ -58,6 +58,32 @@ export function readSnapshotFile(logPath: string): JsonlSnapshot | undefined {
   }
 }
 
+/** Reads only a snapshot file's first line (seq and offset), not the snapshot itself. */
+function readSnapshotMeta(logPath: string): Omit<JsonlSnapshot, 'data'> | undefined {
+  let fd: number;
+  try {
+    fd = openSync(snapshotPathOf(logPath), 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(256);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    const newline = buffer.subarray(0, read).indexOf(10);
+    if (newline < 0) return undefined;
+    const meta = JSON.parse(buffer.toString('utf8', 0, newline)) as {
+      seq?: unknown;
+      offset?: unknown;
+    };
+    if (!Number.isSafeInteger(meta.seq) || !Number.isSafeInteger(meta.offset)) return undefined;
+    return { seq: meta.seq as number, offset: meta.offset as number };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Replaces the snapshot file atomically: written to a temporary file beside it, synced (unless
  * `sync` is false), renamed into place, and the directory synced.
@@ -95,34 +121,54 @@ export function writeSnapshotFile(logPath: string, snapshot: JsonlSnapshot, sync
 }
 
 const TAIL_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
- * The anchor a snapshot gives for reading from `fromSeq`, after checking it against the log:
- * the line just before the offset must be the snapshot's seq. Falls back to the start of the
+ * The anchor a snapshot gives for reading from `fromSeq`, after checking it against the log: the
+ * line just before the snapshot's offset must be the snapshot's seq. From `fromSeq` equal to
+ * that seq the read starts at its line, after it at the offset. Falls back to the start of the
  * log when there is no usable snapshot (so a stale or hand-edited one costs a scan, never data).
  */
 export function anchorFor(logPath: string, fromSeq: number): JsonlAnchor {
   const start: JsonlAnchor = { startOffset: 0, startSeq: 1 };
-  const snapshot = readSnapshotFile(logPath);
-  if (!snapshot || snapshot.offset <= 0 || snapshot.seq + 1 > fromSeq) return start;
-  return lineEndsAt(logPath, snapshot.offset, snapshot.seq)
-    ? { startOffset: snapshot.offset, startSeq: snapshot.seq + 1 }
-    : start;
+  const snapshot = readSnapshotMeta(logPath);
+  if (!snapshot || snapshot.offset <= 0 || snapshot.seq > fromSeq) return start;
+  const lineStart = lineStartBefore(logPath, snapshot.offset, snapshot.seq);
+  if (lineStart < 0) return start;
+  return fromSeq === snapshot.seq
+    ? { startOffset: lineStart, startSeq: snapshot.seq }
+    : { startOffset: snapshot.offset, startSeq: snapshot.seq + 1 };
 }
 
-/** True when the log's line ending just before `offset` holds event `seq`. */
-function lineEndsAt(logPath: string, offset: number, seq: number): boolean {
+/**
+ * Where the line ending just before `offset` starts, when that line holds event `seq`; -1 when
+ * it does not (or is longer than 64 MiB). Reads backwards from `offset`, never the whole log.
+ */
+function lineStartBefore(logPath: string, offset: number, seq: number): number {
   const fd = openSync(logPath, 'r');
   try {
-    if (fstatSync(fd).size < offset) return false;
-    const length = Math.min(TAIL_BYTES, offset);
-    const buffer = Buffer.allocUnsafe(length);
-    if (readSync(fd, buffer, 0, length, offset - length) !== length) return false;
-    if (buffer[length - 1] !== 10) return false;
-    const previous = buffer.lastIndexOf(10, length - 2);
-    if (previous < 0 && length < offset) return false;
-    const prefix = `{"seq":${seq},`;
-    return buffer.toString('utf8', previous + 1, previous + 1 + prefix.length) === prefix;
+    if (fstatSync(fd).size < offset) return -1;
+    const last = Buffer.allocUnsafe(1);
+    if (readSync(fd, last, 0, 1, offset - 1) !== 1 || last[0] !== 10) return -1;
+    let end = offset - 1;
+    let lineStart = -1;
+    while (end > 0 && offset - end <= MAX_LINE_BYTES) {
+      const length = Math.min(TAIL_BYTES, end);
+      const buffer = Buffer.allocUnsafe(length);
+      if (readSync(fd, buffer, 0, length, end - length) !== length) return -1;
+      const newline = buffer.lastIndexOf(10);
+      if (newline >= 0) {
+        lineStart = end - length + newline + 1;
+        break;
+      }
+      end -= length;
+    }
+    if (end === 0) lineStart = 0;
+    if (lineStart < 0) return -1;
+    const prefix = Buffer.from(`{"seq":${seq},`);
+    const head = Buffer.allocUnsafe(prefix.length);
+    if (readSync(fd, head, 0, prefix.length, lineStart) !== prefix.length) return -1;
+    return head.equals(prefix) ? lineStart : -1;
   } finally {
     closeSync(fd);
   }

@@ -1,5 +1,6 @@
 import { isModelErrorCode, ModelError, SpineError } from '@spine/protocol';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
+import { explainMissingPart } from './optional/parts.js';
 
 /** The session a command is working on, named in a bug report. */
 let currentSession: { id: string; dir: string } | undefined;
@@ -10,7 +11,8 @@ export function noteSession(id: string, dir: string): void {
 }
 
 /** The exit code for an error that ended a command. */
-export function exitCodeOf(error: unknown): ExitCode {
+export function exitCodeOf(thrown: unknown): ExitCode {
+  const error = explainMissingPart(thrown);
   if (error instanceof ModelError || (SpineError.isInstance(error) && isModelCode(error.code)))
     return EXIT_CODES.model;
   if (SpineError.isInstance(error)) {
@@ -77,7 +79,8 @@ function bugReport(): string {
 }
 
 /** Prints an error for a person: the message (which says what to do), plus the code. */
-export function reportError(error: unknown): void {
+export function reportError(thrown: unknown): void {
+  const error = explainMissingPart(thrown);
   try {
     if (SpineError.isInstance(error)) {
       const advice = adviceFor(error);

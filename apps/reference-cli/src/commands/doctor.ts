@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { DEFAULT_KEY_VARIABLES, parseModelName } from '../model-config.js';
+import { installCommand, isInstalled, OPTIONAL_PARTS } from '../optional/parts.js';
 import { styleFor } from '../present/style.js';
 
 /** One line of the doctor's report. */
@@ -187,8 +188,19 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
     });
   }
 
+  // @spine/mcp is an optional peer (the MCP SDK is ~18 MB): needed only when servers are configured.
+  const mcpConfigured = Object.keys(config.mcp.servers).length > 0;
+  const mcpInstalled = isInstalled(OPTIONAL_PARTS.mcp);
+  checks.push({
+    area: 'mcp',
+    name: OPTIONAL_PARTS.mcp.packageName,
+    status: mcpInstalled || !mcpConfigured ? 'ok' : 'fail',
+    detail: mcpInstalled
+      ? 'installed: MCP servers can be used'
+      : `${mcpConfigured ? 'not installed, and MCP servers are configured' : 'not installed (needed only for MCP servers)'}: ${installCommand(OPTIONAL_PARTS.mcp)} where @spine/cli is installed (npm i -g for a global spine)`,
+  });
   // MCP servers: each is started under the sandbox and its tools listed.
-  if (Object.keys(config.mcp.servers).length > 0)
+  if (mcpConfigured && mcpInstalled)
     checks.push(
       ...(await (await import('../mcp/doctor.js')).mcpDoctorChecks({ config, cwd, backend })),
     );

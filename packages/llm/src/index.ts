@@ -10,6 +10,12 @@ export type { AnthropicModelOptions } from './model-anthropic.js';
 export { createAnthropicModel } from './model-anthropic.js';
 export type { DeepSeekModelOptions } from './model-deepseek.js';
 export { createDeepSeekModel } from './model-deepseek.js';
+export type { ModelFromNameOptions, NamedModel } from './model-from-name.js';
+export {
+  createModelFromName,
+  DEFAULT_KEY_VARIABLES,
+  parseModelName,
+} from './model-from-name.js';
 export type { OpenAICompatibleModelOptions } from './model-openai-compatible.js';
 export { createOpenAICompatibleModel } from './model-openai-compatible.js';
 export type { ModelInfo, ModelPrice, ModelTable } from './model-table.js';

@@ -15,7 +15,7 @@ const common = {
   /** False keeps the server configured but never started. */
   enabled: z.boolean().optional(),
   /** `lazy` (default): started when its tools are first needed; `eager`: at session start. */
-  startup: z.enum(['lazy', 'eager']).optional(),
+  startup: z.literal(['lazy', 'eager']).optional(),
   /** Time limit for connecting and listing tools, ms (default 30 000). */
   startTimeoutMs: z.number().int().positive().optional(),
   /** Time limit for one tool call, ms (default 120 000). */
@@ -42,7 +42,7 @@ export const McpStdioServerConfigSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().optional(),
   /** Sandbox of the process: `workspace-write` (default) or `read-only`; `danger-full-access` only when set. */
-  sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
+  sandbox: z.literal(['read-only', 'workspace-write', 'danger-full-access']).optional(),
   /** Let the sandboxed process reach the network. Default false. */
   network: z.boolean().optional(),
   ...common,
@@ -52,7 +52,7 @@ export type McpStdioServerConfig = z.infer<typeof McpStdioServerConfigSchema>;
 
 /** A remote server over Streamable HTTP (`http`, with the legacy SSE fallback) or legacy SSE (`sse`). */
 export const McpRemoteServerConfigSchema = z.strictObject({
-  type: z.enum(['http', 'sse']),
+  type: z.literal(['http', 'sse']),
   url: z.string().min(1),
   headers: z.record(z.string(), z.string()).optional(),
   ...common,

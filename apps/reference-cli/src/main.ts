@@ -125,6 +125,14 @@ addStoreOptions(program.command('fork').argument('<id>'))
   .option('--json', 'print the new session header as JSON')
   .action(act<[string]>(async () => (await import('./commands/fork.js')).forkCommand));
 
+addStoreOptions(program.command('rewind').argument('<id>'))
+  .description('Put the workspace back to where a session was at a turn, step or log seq')
+  .requiredOption('--to <point>', 'a turn (3), a step (3.2) or a log seq (@120)')
+  .option('--dry-run', 'show what would change (with a diff), change nothing')
+  .option('--conversation', 'also fork the conversation at that point (the original log stays)')
+  .option('--yes', 'overwrite files changed outside Spine without asking')
+  .action(act<[string]>(async () => (await import('./rewind/command.js')).rewindCommand));
+
 addStoreOptions(program.command('export').argument('<id>'))
   .description('Export a session as Markdown or JSON')
   .option('--format <format>', 'md | json', 'md')

@@ -17,10 +17,40 @@ export type {
 } from './checkpoint-store.js';
 export { CheckpointFailedError, CheckpointNotFoundError, RewindConflictError } from './errors.js';
 export {
+  type CallIntent,
+  type InterruptedCall,
+  interruptedCalls,
+  verifyInterruptedCalls,
+} from './interrupted.js';
+export {
+  checkpointAt,
+  type LoggedCheckpoint,
+  lastKnownSnapshot,
+  listCheckpoints,
+  parseRewindTarget,
+  type RewindTarget,
+} from './log-points.js';
+export {
+  type CallEffect,
+  type CheckpointRecorder,
+  type CheckpointRecorderOptions,
+  checkpointBody,
+  createCheckpointRecorder,
+  listedChanges,
+} from './recorder.js';
+export { type RewindOptions, type RewindOutcome, rewindWorkspace } from './rewind.js';
+export {
   createGitCheckpointStore,
   DEFAULT_MAX_FILE_BYTES,
   type GitCheckpointStoreOptions,
 } from './store-git.js';
+export {
+  contentHash,
+  type OutcomeVerdict,
+  verdictText,
+  verifyCommand,
+  verifyFileChange,
+} from './verify.js';
 
 /** The package's version. */
 export const VERSION = '0.1.0';

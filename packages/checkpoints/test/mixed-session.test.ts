@@ -41,8 +41,9 @@ async function manifest(
   return entries;
 }
 
-const sh = (workspace: string, script: string) =>
+const sh = (workspace: string, script: string): void => {
   execFileSync('sh', ['-c', script], { cwd: workspace, stdio: 'pipe' });
+};
 
 describe('rewinding a mixed session', () => {
   it('restores every step byte- and mode-identically and leaves node_modules alone', async () => {

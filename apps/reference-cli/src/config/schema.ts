@@ -136,6 +136,15 @@ const layerFields = {
   // No `userFile` here: a project's configuration must not redirect user memory (a file every
   // session reads into the prompt and `remember` appends to) to some other file of the person's.
   memory: z.strictObject({ enabled: z.boolean().optional() }).optional(),
+  // Workspace checkpoints before steps that may change files (rewind, undo, verified recovery),
+  // their per-file size cap, and whether aborting a turn mid-tool restores the step's checkpoint.
+  rewind: z
+    .strictObject({
+      checkpoints: z.boolean().optional(),
+      maxFileBytes: z.number().int().positive().optional(),
+      onAbort: z.enum(['ask', 'never', 'always']).optional(),
+    })
+    .optional(),
   // MCP servers by name, in the `.mcp.json` entry format plus Spine's keys; @spine/mcp checks each
   // entry when the servers are used. `.mcp.json` and `~/.claude.json` add layers below Spine's files.
   mcp: z
@@ -209,6 +218,8 @@ export interface SpineConfig {
    * `<configHome>/memory.md` (no layer sets it; `spine rerun` points it at a scratch file).
    */
   memory: { enabled: boolean; userFile: string };
+  /** Workspace checkpoints (on by default), their per-file size cap, rollback when a turn is aborted. */
+  rewind: { checkpoints: boolean; maxFileBytes: number; onAbort: 'ask' | 'never' | 'always' };
   /** MCP servers by name (see the "Using MCP servers" guide); merged field by field across layers. */
   mcp: { servers: Record<string, Record<string, unknown>> };
   /** User hooks per event. */
@@ -256,6 +267,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     lsp: { enabled: true },
     instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },
     memory: { enabled: true, userFile: join(configHome(env), 'memory.md') },
+    rewind: { checkpoints: true, maxFileBytes: 16 * 1024 * 1024, onAbort: 'never' },
     mcp: { servers: {} },
     shell: {
       env: { inherit: 'core', set: {}, include: [], exclude: [] },

@@ -1,0 +1,125 @@
+// `spine rewind <session> --to <turn|turn.step|@seq> [--dry-run] [--conversation] [--yes]`:
+// puts the session's workspace back to a checkpoint, asking before it overwrites files changed
+// outside Spine, and optionally forks the conversation at that point (the original log stays).
+
+import { createInterface } from 'node:readline/promises';
+import type { RewindOutcome, RewindTarget } from '@spine/checkpoints';
+import type { SessionEvent } from '@spine/protocol';
+import { Session } from '@spine/session-log';
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { SessionNotFoundError, UsageError } from '../errors.js';
+import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import { visibleText } from '../present/terminal-text.js';
+import { newSessionId } from '../session-index.js';
+import { storeFor } from '../store.js';
+import { checkpointStoreFor } from './checkpoint-store.js';
+
+/** Flags of `spine rewind`. */
+export interface RewindFlags extends AgentFlags {
+  to?: string;
+  dryRun?: boolean;
+  conversation?: boolean;
+  yes?: boolean;
+}
+
+/** Asks on the terminal whether to overwrite `paths`; false when stdin is not a terminal. */
+export async function askToOverwrite(paths: readonly string[]): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const shown = paths.slice(0, 20).map((path) => `  ${visibleText(path)}`);
+  process.stderr.write(
+    `These files changed outside Spine since its last checkpoint and would be overwritten:\n${shown.join('\n')}${paths.length > 20 ? `\n  … and ${paths.length - 20} more` : ''}\n`,
+  );
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question('Overwrite them? [y/N] ')).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+/** The seq to fork the conversation at for `target`: before its turn, or at its checkpoint. */
+function forkSeq(events: readonly SessionEvent[], target: RewindTarget, checkpointSeq: number) {
+  if ('turn' in target && target.step === undefined) {
+    const start = events.find((event) => event.type === 'turn/start' && event.turn === target.turn);
+    if (start) return start.seq - 1;
+  }
+  return checkpointSeq;
+}
+
+/** Prints what a rewind did (or would do) and maps it to an exit code. */
+export function reportRewind(outcome: RewindOutcome, write: (text: string) => void): ExitCode {
+  const list = (changes: ReadonlyArray<{ kind: string; path: string }>) =>
+    changes.map((change) => `  ${change.kind.padEnd(8)} ${visibleText(change.path)}`).join('\n');
+  switch (outcome.status) {
+    case 'not-found':
+      write(`rewind: ${outcome.message}\n`);
+      return EXIT_CODES.usage;
+    case 'nothing-to-do':
+      write('rewind: the workspace already matches that point; nothing to restore\n');
+      return EXIT_CODES.ok;
+    case 'refused':
+      write(
+        `rewind refused: ${outcome.conflicts.length} file(s) changed outside Spine since its last checkpoint would be overwritten:\n${outcome.conflicts.map((path) => `  ${visibleText(path)}`).join('\n')}\nReview them, then run again with --yes to overwrite.\n`,
+      );
+      return EXIT_CODES.usage;
+    case 'dry-run':
+      write(
+        `rewind (dry run) to checkpoint ${outcome.checkpoint.body.id.slice(0, 12)} (seq ${outcome.checkpoint.seq}) would change ${outcome.changes.length} file(s):\n${list(outcome.changes)}\n`,
+      );
+      if (outcome.conflicts.length > 0)
+        write(`changed outside Spine (would ask first): ${outcome.conflicts.join(', ')}\n`);
+      if (outcome.patch) write(visibleText(outcome.patch, { keepLineBreaks: true }));
+      return EXIT_CODES.ok;
+    case 'restored':
+      write(
+        `rewound the workspace to checkpoint ${outcome.checkpoint.body.id.slice(0, 12)} (seq ${outcome.checkpoint.seq}): ${outcome.changes.length} file(s)\n${list(outcome.changes)}\n`,
+      );
+      return EXIT_CODES.ok;
+  }
+}
+
+/** `spine rewind`. */
+export async function rewindCommand(id: string, flags: RewindFlags): Promise<number> {
+  const { parseRewindTarget, rewindWorkspace, checkpointAt } = await import('@spine/checkpoints');
+  const target = flags.to === undefined ? undefined : parseRewindTarget(flags.to);
+  if (!target) {
+    throw new UsageError({
+      message: `--to expects a turn (3), a step (3.2) or a log seq (@120), got "${flags.to ?? ''}"`,
+    });
+  }
+  const { config } = configForFlags(flags).loaded;
+  const store = storeFor(config);
+  if (!(await store.exists(id)))
+    throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
+  const session = await Session.open({ store, id, readOnly: flags.dryRun === true });
+  try {
+    const workspace = session.header.cwd ?? configForFlags(flags).cwd;
+    const checkpoints = await checkpointStoreFor(config, workspace);
+    const found = checkpointAt(session.events(), target);
+    // The fork is made after the restore (a refused rewind forks nothing); its id is chosen now
+    // so the `workspace/restored` event can name it.
+    const conversation = flags.conversation && !flags.dryRun && found ? newSessionId() : undefined;
+    const outcome = await rewindWorkspace({
+      session,
+      store: checkpoints,
+      to: target,
+      ...(flags.dryRun ? { dryRun: true } : {}),
+      confirm: flags.yes ? async () => true : askToOverwrite,
+      ...(conversation ? { conversation } : {}),
+    });
+    if (conversation && found && outcome.status === 'restored') {
+      const at = forkSeq(session.events(), target, found.seq);
+      await (await session.fork(at, { store, id: conversation })).close();
+    }
+    const code = reportRewind(outcome, (text) => process.stdout.write(text));
+    if (conversation && outcome.status === 'restored') {
+      process.stdout.write(`${conversation}\n`);
+      process.stderr.write(
+        `conversation forked; continue with: spine resume ${conversation} "…"\n`,
+      );
+    }
+    return code;
+  } finally {
+    await session.close();
+  }
+}

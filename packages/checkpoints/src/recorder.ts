@@ -1,0 +1,126 @@
+// Records workspace checkpoints into a session: before each step that may change files (the
+// agent loop's `beforeTools` seam) and after a turn that changed them.
+
+import type {
+  SessionLog,
+  ToolCallPart,
+  WorkspaceCheckpointBody,
+  WorkspacePathChange,
+} from '@spine/protocol';
+import type { Checkpoint, CheckpointStore, WorkspaceChange } from './checkpoint-store.js';
+
+/** How a tool call may change the workspace: only `paths`, anything (`workspace`), or nothing. */
+export type CallEffect = { paths: readonly string[] } | 'workspace' | undefined;
+
+/** Options of {@link createCheckpointRecorder}. */
+export interface CheckpointRecorderOptions {
+  store: CheckpointStore;
+  /** Store kind written into the events (default `git`). */
+  storeKind?: string;
+  /** Says how a call may change the workspace (from the tool's definition and the sandbox mode). */
+  classify(call: ToolCallPart): CallEffect;
+}
+
+/** What the recorder offers the agent loop and the CLI. */
+export interface CheckpointRecorder {
+  /** The agent loop's `beforeTools` hook: a checkpoint when any call may change files. */
+  beforeTools(input: {
+    session: SessionLog;
+    turn: number;
+    step: number;
+    calls: readonly ToolCallPart[];
+    signal?: AbortSignal;
+  }): Promise<void>;
+  /**
+   * Watches `session`: after each `turn/end` of a turn that recorded a step checkpoint, records a
+   * full one (`reason: 'turn-end'`), so the log holds what the workspace looked like when Spine
+   * left it. Returns a function that stops watching. Failures go to `onError`.
+   */
+  watch(session: SessionLog, onError?: (error: unknown) => void): () => void;
+  /** Resolves when every turn-end checkpoint started so far is written. */
+  settled(): Promise<void>;
+}
+
+const MAX_LISTED = 200;
+
+/** The changes as an event lists them (at most 200, the rest counted). */
+export function listedChanges(changes: readonly WorkspaceChange[]): {
+  changes: WorkspacePathChange[];
+  moreChanges?: number;
+} {
+  const listed = changes.slice(0, MAX_LISTED).map(({ path, kind }) => ({ path, kind }));
+  return changes.length > MAX_LISTED
+    ? { changes: listed, moreChanges: changes.length - MAX_LISTED }
+    : { changes: listed };
+}
+
+/** The `workspace/checkpoint` body for `checkpoint`. */
+export function checkpointBody(
+  checkpoint: Checkpoint,
+  options: { storeKind: string; reason: WorkspaceCheckpointBody['reason']; scoped: boolean },
+): WorkspaceCheckpointBody {
+  const body: WorkspaceCheckpointBody = {
+    id: checkpoint.id,
+    store: options.storeKind,
+    reason: options.reason,
+    scope: options.scoped ? 'paths' : 'workspace',
+    ...listedChanges(checkpoint.changes),
+    ms: Math.round(checkpoint.ms * 10) / 10,
+  };
+  if (checkpoint.previous) body.previous = checkpoint.previous;
+  if (checkpoint.skipped.length > 0) body.skipped = checkpoint.skipped;
+  return body;
+}
+
+/**
+ * Creates a recorder that writes `workspace/checkpoint` events: before a step whose calls may
+ * change files (only the named paths are re-read when every such call names its paths; the whole
+ * workspace otherwise, and always for the turn's first checkpoint, so changes made outside Spine
+ * between turns are caught), and, once it watches the session, after a turn that recorded one.
+ */
+export function createCheckpointRecorder(options: CheckpointRecorderOptions): CheckpointRecorder {
+  const storeKind = options.storeKind ?? 'git';
+  const turnsWithCheckpoint = new Set<number>();
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    async beforeTools({ session, turn, step, calls, signal }) {
+      const paths: string[] = [];
+      let mutating = false;
+      let whole = !turnsWithCheckpoint.has(turn);
+      for (const call of calls) {
+        const effect = options.classify(call);
+        if (effect === undefined) continue;
+        mutating = true;
+        if (effect === 'workspace') whole = true;
+        else paths.push(...effect.paths);
+      }
+      if (!mutating) return;
+      const checkpoint = await options.store.checkpoint(
+        whole ? (signal ? { signal } : {}) : { paths, ...(signal ? { signal } : {}) },
+      );
+      turnsWithCheckpoint.add(turn);
+      const body = checkpointBody(checkpoint, { storeKind, reason: 'step', scoped: !whole });
+      session.append('workspace/checkpoint', body, { turn, step });
+    },
+    watch(session, onError) {
+      return session.subscribe((event) => {
+        if (event.type !== 'turn/end' || event.turn === undefined) return;
+        if (!turnsWithCheckpoint.delete(event.turn)) return;
+        pending = pending.then(async () => {
+          try {
+            const checkpoint = await options.store.checkpoint();
+            const body = checkpointBody(checkpoint, {
+              storeKind,
+              reason: 'turn-end',
+              scoped: false,
+            });
+            session.append('workspace/checkpoint', body);
+          } catch (error) {
+            onError?.(error);
+          }
+        });
+      });
+    },
+    settled: () => pending,
+  };
+}

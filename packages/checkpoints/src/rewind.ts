@@ -1,0 +1,120 @@
+// Rewinding a session's workspace to a checkpoint named by turn, step or seq: plan (and dry run
+// with a patch), detect files changed outside Spine since its last checkpoint, ask before
+// overwriting them, restore, and record the restore in the log so the audit trail shows it.
+
+import type { SessionLog, WorkspaceRestoredBody } from '@spine/protocol';
+import type { CheckpointStore, WorkspaceChange } from './checkpoint-store.js';
+import {
+  checkpointAt,
+  type LoggedCheckpoint,
+  lastKnownSnapshot,
+  type RewindTarget,
+} from './log-points.js';
+import { checkpointBody, listedChanges } from './recorder.js';
+
+/** Options of {@link rewindWorkspace}. */
+export interface RewindOptions {
+  session: SessionLog;
+  store: CheckpointStore;
+  to: RewindTarget;
+  /** Why: a rewind, an undo of the last turn, or an abort that rolls back (default `rewind`). */
+  reason?: WorkspaceRestoredBody['reason'];
+  /** Computes the changes and a patch without writing anything or appending events. */
+  dryRun?: boolean;
+  /**
+   * Asked with the files changed outside Spine that the rewind would overwrite; resolve true to
+   * overwrite them. Without it such a rewind is refused.
+   */
+  confirm?: (paths: readonly string[]) => Promise<boolean>;
+  /** Store kind written into the events (default `git`). */
+  storeKind?: string;
+  /** Id of a session forked at the target, recorded in `workspace/restored`. */
+  conversation?: string;
+  signal?: AbortSignal;
+}
+
+/** How {@link rewindWorkspace} ended (a value, not a throw). */
+export type RewindOutcome =
+  | { status: 'not-found'; message: string }
+  | { status: 'nothing-to-do'; checkpoint?: LoggedCheckpoint }
+  | { status: 'refused'; checkpoint: LoggedCheckpoint; conflicts: string[] }
+  | {
+      status: 'dry-run';
+      checkpoint: LoggedCheckpoint;
+      changes: WorkspaceChange[];
+      conflicts: string[];
+      patch: string;
+    }
+  | {
+      status: 'restored';
+      checkpoint: LoggedCheckpoint;
+      changes: WorkspaceChange[];
+      overwritten: string[];
+      restoredSeq: number;
+    };
+
+/**
+ * Rewinds the workspace of `session` to the checkpoint at `to`.
+ *
+ * @throws {CheckpointFailedError} when the store cannot read or write.
+ * @example
+ * ```ts
+ * const outcome = await rewindWorkspace({ session, store, to: { turn: 3 }, confirm: askPerson });
+ * if (outcome.status === 'refused') console.log('changed outside Spine:', outcome.conflicts);
+ * ```
+ */
+export async function rewindWorkspace(options: RewindOptions): Promise<RewindOutcome> {
+  const { session, store } = options;
+  const events = session.events();
+  const checkpoint = checkpointAt(events, options.to);
+  if (checkpoint === undefined) {
+    return { status: 'not-found', message: `the session has no ${describeTarget(options.to)}` };
+  }
+  if (checkpoint === null) return { status: 'nothing-to-do' };
+  const signal = options.signal ? { signal: options.signal } : {};
+  const plan = await store.restore(checkpoint.body.id, { dryRun: true, ...signal });
+  const known = lastKnownSnapshot(events);
+  const outside = known ? await store.diff(known, plan.from, signal) : [];
+  const touched = new Set(plan.changes.map((change) => change.path));
+  const conflicts = outside.map((change) => change.path).filter((path) => touched.has(path));
+  if (options.dryRun) {
+    const patch = await store.patch(plan.from, checkpoint.body.id, signal);
+    return { status: 'dry-run', checkpoint, changes: plan.changes, conflicts, patch };
+  }
+  if (plan.changes.length === 0) return { status: 'nothing-to-do', checkpoint };
+  if (conflicts.length > 0 && !(await options.confirm?.(conflicts))) {
+    return { status: 'refused', checkpoint, conflicts };
+  }
+  const result = await store.restore(checkpoint.body.id, signal);
+  const storeKind = options.storeKind ?? 'git';
+  session.append(
+    'workspace/checkpoint',
+    checkpointBody(
+      { id: result.from, changes: [], skipped: [], ms: 0 },
+      { storeKind, reason: 'rewind', scoped: false },
+    ),
+  );
+  const body: WorkspaceRestoredBody = {
+    target: checkpoint.body.id,
+    targetSeq: checkpoint.seq,
+    from: result.from,
+    reason: options.reason ?? 'rewind',
+    ...listedChanges(result.changes),
+  };
+  if (conflicts.length > 0) body.overwritten = conflicts;
+  if (options.conversation) body.conversation = options.conversation;
+  const restored = session.append('workspace/restored', body);
+  await session.flush();
+  return {
+    status: 'restored',
+    checkpoint,
+    changes: result.changes,
+    overwritten: conflicts,
+    restoredSeq: restored.seq,
+  };
+}
+
+function describeTarget(target: RewindTarget): string {
+  if ('seq' in target) return `event ${target.seq}`;
+  return target.step === undefined ? `turn ${target.turn}` : `step ${target.turn}.${target.step}`;
+}

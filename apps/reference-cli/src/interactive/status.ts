@@ -2,6 +2,7 @@ import { RUNTIME_CONTEXT_SOURCE } from '@spine/agent-loop';
 import type { AssistantMessageBody, Usage } from '@spine/protocol';
 import { promptTokensOf } from '@spine/protocol';
 import type { AgentSession } from '../agent-session.js';
+import { withChildUsage } from '../agents/tree.js';
 import { formatCost, type Style } from '../present/style.js';
 
 /** Compact token figure: 950, 12.3k, 1.2M. */
@@ -32,7 +33,8 @@ export function contextTokens(active: AgentSession): number {
 
 /** The status line: model, context use (tokens and % of window), cache-hit tokens, cost. */
 export function statusLine(active: AgentSession, style: Style): string {
-  const usage: Usage = active.agent.usage;
+  // Totals include the subagents' usage (their agent/child/end events).
+  const usage: Usage = withChildUsage(active.agent.usage, active.session.events());
   const tokens = contextTokens(active);
   const window = active.model.contextWindow;
   const percent = Math.min(100, Math.round((tokens / window) * 100));

@@ -17,6 +17,7 @@ export type { Migration } from './migrations.js';
 export { formatVersionOf, MIGRATIONS, migrateEvents, migrateV0ToV1 } from './migrations.js';
 export { createDefaultProjector } from './projector.js';
 export { Session } from './session.js';
+export { renderSessionMarkdown } from './session-markdown.js';
 export { NOT_STARTED_CONTENT, OUTCOME_UNKNOWN_CONTENT } from './session-recovery.js';
 export { SurfaceState } from './session-surface.js';
 export type { JsonlStoreOptions } from './store-jsonl.js';

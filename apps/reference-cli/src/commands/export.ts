@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
+import { renderSessionMarkdown } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { renderMarkdown } from '../present/markdown.js';
 import { readSessionEvents, storeFor } from '../store.js';
 
 /** `spine export <id> --format md|json [-o file]`. */
@@ -18,7 +18,7 @@ export async function exportCommand(
   const events = await readSessionEvents(storeFor(config), id, config.sessionDir);
   const text =
     format === 'md'
-      ? renderMarkdown(events)
+      ? renderSessionMarkdown(events)
       : `${JSON.stringify({ sessionId: id, events }, null, 2)}\n`;
   if (flags.output) writeFileSync(flags.output, text);
   else process.stdout.write(text);

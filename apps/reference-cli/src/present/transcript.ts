@@ -1,11 +1,12 @@
-import type {
-  AssistantMessageBody,
-  SessionEvent,
-  SessionHeaderBody,
-  ToolApprovalBody,
-  ToolResultBody,
-  Usage,
-  UserMessageBody,
+import {
+  type AssistantMessageBody,
+  addUsage,
+  type SessionEvent,
+  type SessionHeaderBody,
+  type ToolApprovalBody,
+  type ToolResultBody,
+  type Usage,
+  type UserMessageBody,
 } from '@spine/protocol';
 import { formatCost, preview, type Style, styleFor, summarizeArguments } from './style.js';
 import { visibleText } from './terminal-text.js';
@@ -24,16 +25,10 @@ export interface TranscriptOptions {
 
 /** Sum of the usage recorded on `assistant/message` events. */
 export function totalUsage(events: readonly SessionEvent[]): Usage {
-  const total: Usage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+  let total: Usage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
   for (const event of events) {
-    if (event.type !== 'assistant/message') continue;
-    const usage = (event.body as AssistantMessageBody).usage;
-    if (!usage) continue;
-    total.inputTokens += usage.inputTokens;
-    total.cacheReadTokens += usage.cacheReadTokens;
-    total.cacheWriteTokens += usage.cacheWriteTokens;
-    total.outputTokens += usage.outputTokens;
-    if (usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + usage.costUsd;
+    const usage = event.type === 'assistant/message' && (event.body as AssistantMessageBody).usage;
+    if (usage) total = addUsage(total, usage);
   }
   return total;
 }

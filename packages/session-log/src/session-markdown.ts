@@ -1,12 +1,12 @@
-import type {
-  AssistantMessageBody,
-  SessionEvent,
-  SessionHeaderBody,
-  ToolResultBody,
-  UserMessageBody,
+import {
+  type AssistantMessageBody,
+  addUsage,
+  type SessionEvent,
+  type SessionHeaderBody,
+  type ToolResultBody,
+  type Usage,
+  type UserMessageBody,
 } from '@spine/protocol';
-import { formatCost } from './style.js';
-import { totalUsage } from './transcript.js';
 
 function fence(text: string, language = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
@@ -14,8 +14,17 @@ function fence(text: string, language = ''): string {
   return `${marks}${language}\n${text}\n${marks}`;
 }
 
-/** Renders a session as a Markdown document: header, turns, messages, tool calls and results. */
-export function renderMarkdown(events: readonly SessionEvent[]): string {
+/**
+ * Renders a session as a Markdown document for people: header, turns, user and assistant
+ * messages (reasoning folded in `<details>`), tool calls and results in fences long enough for
+ * any backticks they hold, and the total usage and cost.
+ *
+ * @example
+ * ```ts
+ * writeFileSync('session.md', renderSessionMarkdown(session.events()));
+ * ```
+ */
+export function renderSessionMarkdown(events: readonly SessionEvent[]): string {
   const out: string[] = [];
   for (const event of events) {
     switch (event.type) {
@@ -84,12 +93,19 @@ export function renderMarkdown(events: readonly SessionEvent[]): string {
         break;
     }
   }
-  const usage = totalUsage(events);
+  let usage: Usage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+  for (const event of events) {
+    const reported =
+      event.type === 'assistant/message' && (event.body as AssistantMessageBody).usage;
+    if (reported) usage = addUsage(usage, reported);
+  }
+  const { costUsd: cost } = usage;
+  const shown = cost === undefined ? '-' : `$${cost < 1 ? cost.toFixed(4) : cost.toFixed(2)}`;
   out.push(
     '',
     '---',
     '',
-    `Tokens: input ${usage.inputTokens}, cache hit ${usage.cacheReadTokens}, output ${usage.outputTokens}. Cost: ${formatCost(usage.costUsd)}.`,
+    `Tokens: input ${usage.inputTokens}, cache hit ${usage.cacheReadTokens}, output ${usage.outputTokens}. Cost: ${shown}.`,
   );
   return `${out.join('\n')}\n`;
 }

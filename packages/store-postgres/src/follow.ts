@@ -64,19 +64,28 @@ async function* follow(
     }
   };
   let listener: PoolClient | undefined;
+  const onError = (): void => {
+    // The listening connection broke: drop it (polling still delivers) and listen again later.
+    const broken = listener;
+    listener = undefined;
+    if (broken) {
+      broken.off('notification', onNotification);
+      broken.off('error', onError);
+      broken.release(true);
+    }
+  };
   const listen = async (): Promise<void> => {
     if (listener) return;
+    let client: PoolClient | undefined;
     try {
-      const client = await pool.connect();
+      client = await pool.connect();
       client.on('notification', onNotification);
-      client.on('error', () => {
-        if (listener === client) listener = undefined;
-        client.release(true);
-      });
-      await client.query('LISTEN spine_events');
+      client.on('error', onError);
       listener = client;
+      await client.query('LISTEN spine_events');
     } catch {
       // Polling still delivers; the next round tries to listen again.
+      if (client && listener === client) onError();
     }
   };
   const timer = setInterval(rouse, pollMs);
@@ -117,10 +126,13 @@ async function* follow(
   } finally {
     clearInterval(timer);
     signal?.removeEventListener('abort', rouse);
-    if (listener) {
-      listener.off('notification', onNotification);
-      await listener.query('UNLISTEN spine_events').catch(() => {});
-      listener.release();
+    const client = listener;
+    listener = undefined;
+    if (client) {
+      client.off('notification', onNotification);
+      await client.query('UNLISTEN spine_events').catch(() => {});
+      client.off('error', onError);
+      client.release();
     }
   }
 }

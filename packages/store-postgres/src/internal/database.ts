@@ -4,12 +4,10 @@
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 
-/** Where a store connects: a URL (credentials from it or from PG* variables) or a ready pool. */
+/** Where a store connects: a URL (credentials from it or from the PG* variables) and a schema. */
 export interface ConnectionOptions {
   /** `postgres://user@host:port/db`; the password may come from `PGPASSWORD`. Default: PG* env. */
   connectionString?: string;
-  /** A pool the caller owns (the store never ends it). */
-  pool?: Pool;
   /** The schema holding Spine's tables (default `spine`). */
   schema?: string;
   /** Connections of the pool the store makes (default 10). */
@@ -76,7 +74,6 @@ export function checkSchemaName(schema: string): string {
 export async function openDatabase(options: ConnectionOptions): Promise<Database> {
   const schema = checkSchemaName(options.schema ?? 'spine');
   const where = describeConnection(options.connectionString);
-  if (options.pool) return { pool: options.pool, owned: false, schema, where };
   const pg = await loadPg();
   // Idle connections do not keep a finished command's process alive.
   const config: PoolConfig = { max: options.maxConnections ?? 10, allowExitOnIdle: true };

@@ -1,0 +1,164 @@
+// The PostgreSQL store against the JSONL store on the same machine (issue 21), every figure
+// measured in this run against a throwaway embedded PostgreSQL (or SPINE_TEST_POSTGRES_URL):
+// - append throughput, one writer, 1 KB events in batches of 20 (a step), each batch acknowledged
+//   (PostgreSQL: committed; JSONL: fsync 'always') before the next: events/s and p99 batch latency;
+// - 8 writer processes on 8 sessions at once, batches of 10: total events/s, p99 batch latency;
+// - opening a 100,000-event session with a snapshot (Session.open history 'lazy', realistic
+//   content with compactions): target ≤ 2 × the JSONL store's open;
+// - follower latency: append (flushed) to delivery through follow() on another connection,
+//   p50/p99, with LISTEN/NOTIFY waking the follower (poll fallback 1 s).
+// Prints one JSON object last.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createJsonlStore, Session } from '@spine/session-log';
+import { buildSession } from '../../session-log/bench/build-session.js';
+import { createPostgresStore, migratePostgresStore } from '../src/index.js';
+import { bundle } from '../test/child.js';
+import { startTestServer } from '../test/server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'spine-bench-pg-'));
+const server = await startTestServer();
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const schema = 'bench';
+await migratePostgresStore({ connectionString: server.url, schema });
+const childFile = await bundle('../bench/append-child.ts', join(dir, 'append-child.mjs'));
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
+
+interface ChildResult {
+  wallMs: number;
+  latencies: number[];
+}
+
+function runChild(args: string[]): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [childFile, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1) ?? ''))
+        : reject(new Error(`child exit ${code}`)),
+    );
+  });
+}
+
+async function appendFigures(mode: 'pg' | 'jsonl', writers: number, events: number, batch: number) {
+  const target = mode === 'pg' ? server.url : join(dir, `jsonl-${writers}-${Date.now()}`);
+  const started = performance.now();
+  const results = await Promise.all(
+    Array.from({ length: writers }, (_, n) =>
+      runChild([mode, target, `w${writers}-${n}-${Date.now()}`, String(events), String(batch)]),
+    ),
+  );
+  // Throughput over the span every writer was appending (process start-up excluded).
+  const slowest = Math.max(...results.map((result) => result.wallMs));
+  const latencies = results.flatMap((result) => result.latencies);
+  void started;
+  return {
+    eventsPerSecond: Math.round((writers * events) / (slowest / 1000)),
+    p50Ms: round(percentile(latencies, 50), 2),
+    p99Ms: round(percentile(latencies, 99), 2),
+  };
+}
+
+console.log('append: one writer, batches of 20');
+const single = {
+  pg: await appendFigures('pg', 1, 10_000, 20),
+  jsonl: await appendFigures('jsonl', 1, 10_000, 20),
+};
+console.log(JSON.stringify(single));
+console.log('append: 8 writer processes × 8 sessions, batches of 10');
+const eight = {
+  pg: await appendFigures('pg', 8, 2_000, 10),
+  jsonl: await appendFigures('jsonl', 8, 2_000, 10),
+};
+console.log(JSON.stringify(eight));
+
+console.log('open: 100,000 events with a snapshot');
+const pgStore = createPostgresStore({ connectionString: server.url, schema });
+const jsonlStore = createJsonlStore({ dir, fsync: 'never' });
+await buildSession(pgStore, 'big', 100_000);
+await buildSession(jsonlStore, 'big', 100_000);
+async function openMs(store: typeof pgStore | typeof jsonlStore): Promise<number> {
+  const start = performance.now();
+  const session = await Session.open({ store, id: 'big', history: 'lazy', readOnly: true });
+  session.deriveMessages();
+  const elapsed = performance.now() - start;
+  await session.close();
+  return elapsed;
+}
+const opens: Record<'pg' | 'jsonl', number[]> = { pg: [], jsonl: [] };
+for (let n = 0; n < 7; n++) {
+  opens.pg.push(await openMs(pgStore));
+  opens.jsonl.push(await openMs(jsonlStore));
+}
+const open = {
+  pgMs: round(percentile(opens.pg, 50)),
+  jsonlMs: round(percentile(opens.jsonl, 50)),
+  ratio: round(percentile(opens.pg, 50) / percentile(opens.jsonl, 50), 2),
+};
+console.log(JSON.stringify(open));
+
+console.log('follower latency');
+const followerStore = createPostgresStore({ connectionString: server.url, schema });
+const header = new Date().toISOString();
+const writer = await pgStore.create({
+  seq: 1,
+  type: 'session/header',
+  at: header,
+  body: { sessionId: 'followed', formatVersion: 1, createdAt: header },
+});
+const FOLLOWED = 300;
+const appendedAt = new Map<number, number>();
+const delays: number[] = [];
+const controller = new AbortController();
+const following = (async () => {
+  for await (const event of followerStore.follow('followed', {
+    afterSeq: 1,
+    signal: controller.signal,
+  })) {
+    delays.push(performance.now() - (appendedAt.get(event.seq) ?? Number.NaN));
+    if (delays.length === FOLLOWED) controller.abort();
+  }
+})();
+await delay(300);
+for (let seq = 2; seq <= FOLLOWED + 1; seq++) {
+  appendedAt.set(seq, performance.now());
+  writer.append([{ seq, type: 'note/bench', at: new Date().toISOString(), body: { seq } }]);
+  await writer.flush();
+  await delay(5);
+}
+await following;
+await writer.close();
+const follower = {
+  p50Ms: round(percentile(delays, 50), 2),
+  p99Ms: round(percentile(delays, 99), 2),
+};
+console.log(JSON.stringify(follower));
+
+await pgStore.close();
+await followerStore.close();
+await server.stop();
+const pass = open.ratio <= 2 && delays.every((value) => Number.isFinite(value));
+console.log(
+  JSON.stringify({
+    bench: 'store-postgres',
+    appendOneWriter: single,
+    appendEightWriters: eight,
+    open100k: open,
+    follower,
+    pass,
+  }),
+);

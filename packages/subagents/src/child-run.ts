@@ -6,6 +6,7 @@ import type {
   ChildEndReason,
   ChildStartBody,
   SessionLog,
+  ToolExecutionContext,
   ToolOutput,
   Usage,
 } from '@spine/protocol';
@@ -68,7 +69,12 @@ function stopMessage(stop: StopCause): string {
 export async function runChild(
   options: TaskToolOptions,
   plan: ChildPlan,
-  call: { toolCallId: string; signal: AbortSignal },
+  call: {
+    toolCallId: string;
+    signal: AbortSignal;
+    /** The parent scheduler's progress channel (live `tool-progress` of the parent agent). */
+    onProgress?: ToolExecutionContext['onProgress'];
+  },
 ): Promise<ToolOutput> {
   const parent = options.session;
   const sessionId = randomUUID();
@@ -150,10 +156,16 @@ export async function runChild(
           }
         : {}),
     });
-    if (progress) {
-      agent.on('tool-call', ({ call: toolCall }) =>
-        progress({ type: 'tool', child, toolName: toolCall.name, toolCallId: toolCall.id }),
-      );
+    const report = call.onProgress;
+    if (progress || report) {
+      // One line per child with its current tool, for the parent's UI (not logged).
+      agent.on('tool-call', ({ call: toolCall }) => {
+        progress?.({ type: 'tool', child, toolName: toolCall.name, toolCallId: toolCall.id });
+        report?.({
+          message: `subagent ${child.profile.name} (${child.description}): ${toolCall.name}`,
+          data: { childSessionId: sessionId, toolName: toolCall.name },
+        });
+      });
     }
     const maxTokens = options.limits?.maxTokens;
     if (maxTokens !== undefined) {

@@ -159,6 +159,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition<TaskArg
         return await runChild(options, planned, {
           toolCallId: context.callId,
           signal: context.signal,
+          ...(context.onProgress ? { onProgress: context.onProgress } : {}),
         });
       } finally {
         release();

@@ -115,6 +115,24 @@ describe('the task tool', () => {
     expect(parentFinal?.raw).not.toContain('export function computeTotal');
   });
 
+  it('reports each child’s current tool as live progress of its task call', async () => {
+    const tree = await createTree({ scripts: SCRIPTS });
+    trees.push(tree);
+    const progress: { toolCallId: string; message?: string }[] = [];
+    tree.agent.on('tool-progress', ({ toolCallId, message }) =>
+      progress.push({ toolCallId, message }),
+    );
+    expect((await tree.agent.run('[[parent]] go')).reason).toBe('completed');
+    expect(progress).toContainEqual({
+      toolCallId: 'call_a',
+      message: 'subagent explore (find computeTotal): grep',
+    });
+    expect(progress.filter((p) => p.toolCallId === 'call_c').map((p) => p.message)).toEqual([
+      'subagent general (rename the parameter): read',
+      'subagent general (rename the parameter): edit',
+    ]);
+  });
+
   it('links each child session to its parent both ways and verifies the whole tree', async () => {
     const tree = await delegate();
     const events = tree.session.events();

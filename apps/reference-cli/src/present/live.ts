@@ -113,6 +113,12 @@ export function attachLiveOutput(
     newline();
     write(streams.notices, style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
   };
+  // Progress a running tool reports, such as a subagent's current tool: one dim line each.
+  const onProgress = ({ message }: { message?: string }): void => {
+    if (message === undefined) return;
+    newline();
+    write(streams.notices, style.dim(`    ↳ ${visibleText(message)}\n`));
+  };
   const onTurnEnd = (): void => {
     inReasoning = false;
     newline();
@@ -125,7 +131,9 @@ export function attachLiveOutput(
   agent.on('compaction', onCompaction);
   agent.on('step-end', onStepEnd);
   agent.on('turn-end', onTurnEnd);
+  agent.on('tool-progress', onProgress);
   return () => {
+    agent.off('tool-progress', onProgress);
     agent.off('reasoning-delta', onReasoning);
     agent.off('text-delta', onText);
     agent.off('tool-call', onToolCall);

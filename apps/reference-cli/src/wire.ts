@@ -295,6 +295,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
           agent,
           warn,
           prompt,
+          session,
           ...(options.mcpRecorded ? { recorded: options.mcpRecorded } : {}),
         })
       : undefined;

@@ -103,6 +103,56 @@ describe('spine with MCP servers', () => {
     }
   }, 120_000);
 
+  it('applies a list_changed at the next step: a new tools/defined, tools/changed and the prefix cause', async () => {
+    const server = await createScriptedModelServer({
+      replies: [
+        { toolCalls: [{ id: 'call_add', name: 'mcp__bad__add-tool', arguments: '{}' }] },
+        { toolCalls: [{ id: 'call_new', name: 'mcp__bad__added', arguments: '{}' }] },
+        { text: 'Used the new tool.' },
+      ],
+    });
+    try {
+      const cwd = workspaceWith({ bad: { command: process.execPath, args: [misbehaving] } });
+      const { env, sessionDir } = isolatedEnv();
+      const ran = await runCli(
+        [
+          'run',
+          ...modelArgs(server.baseUrl),
+          '--cwd',
+          cwd,
+          '--approval',
+          'never-ask',
+          '--json',
+          'add a tool',
+        ],
+        { env },
+      );
+      expect(ran.code).toBe(0);
+      const log = events(sessionDir);
+      const changed = log.find((event) => event.type === 'tools/changed');
+      expect(changed?.body).toEqual({
+        cause: 'tools changed: server bad',
+        sources: ['bad'],
+        added: ['mcp__bad__added'],
+        removed: [],
+      });
+      const defined = log.filter((event) => event.type === 'tools/defined');
+      expect(defined).toHaveLength(2);
+      expect(JSON.stringify(defined[1]?.body)).toContain('mcp__bad__added');
+      const headers = log.filter((event) => event.type === 'request/header');
+      expect((headers[1]?.body.prefix as { causes: string[] }).causes).toContain('tools-changed');
+      const results = log.filter((event) => event.type === 'tool/result');
+      expect(results[1]?.body).toMatchObject({
+        toolName: 'mcp__bad__added',
+        content: 'I am new',
+        isError: false,
+      });
+      expect((await runCli(['replay', sessionIdOf(log), '--verify'], { env })).code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it('answers an MCP call cut by SIGKILL with "outcome unknown" on resume', async () => {
     const server = await createScriptedModelServer({
       replies: [

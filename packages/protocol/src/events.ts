@@ -55,6 +55,8 @@ import {
 import { AssistantPartSchema } from './messages.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
+import type { ToolsChangedBody } from './tools-bodies.js';
+import { ToolsChangedBodySchema } from './tools-bodies.js';
 import { UsageSchema } from './usage.js';
 import type { WorkspaceCheckpointBody, WorkspaceRestoredBody } from './workspace-bodies.js';
 import { WorkspaceCheckpointBodySchema, WorkspaceRestoredBodySchema } from './workspace-bodies.js';
@@ -272,6 +274,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'compaction/discarded': { surface: 'none', body: CompactionDiscardedBodySchema },
   'workspace/checkpoint': { surface: 'none', body: WorkspaceCheckpointBodySchema },
   'workspace/restored': { surface: 'none', body: WorkspaceRestoredBodySchema },
+  'tools/changed': { surface: 'none', body: ToolsChangedBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -302,6 +305,7 @@ export interface EventBodies {
   'compaction/discarded': CompactionDiscardedBody;
   'workspace/checkpoint': WorkspaceCheckpointBody;
   'workspace/restored': WorkspaceRestoredBody;
+  'tools/changed': ToolsChangedBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -43,6 +43,7 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   'compaction/discarded': 'A background candidate was dropped.',
   'workspace/checkpoint': 'The workspace files were recorded (before a step that may change them).',
   'workspace/restored': 'The workspace was put back to a checkpoint (rewind, undo, abort).',
+  'tools/changed': 'A tool source (an MCP server) changed the tool set before the next step.',
 };
 
 /** `request/header` → `RequestHeaderBody`: the `$defs` name of a type's body. */

@@ -1,6 +1,6 @@
 import type { Agent, SystemPrompt } from '@spine/agent-loop';
 import type { McpManager, McpServerConfig } from '@spine/mcp';
-import type { AnyToolDefinition, SessionEvent } from '@spine/protocol';
+import type { AnyToolDefinition, SessionEvent, SessionLog } from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
 import type { SpineConfig } from '../config/schema.js';
 import { recordedMcpTools } from './recorded.js';
@@ -99,12 +99,17 @@ export async function wireMcp(options: {
   agent: Agent;
   warn: (message: string) => void;
   prompt?: SystemPrompt;
+  /** Where a tool-set change is recorded (`tools/changed`). */
+  session?: SessionLog;
   recorded?: readonly SessionEvent[];
 }): Promise<WiredMcp> {
   const { agent, runtime, warn } = options;
   const registered = new Map<string, AnyToolDefinition>();
-  const sync = (definitions: readonly AnyToolDefinition[]): void => {
+  const sync = (
+    definitions: readonly AnyToolDefinition[],
+  ): { added: string[]; removed: string[] } => {
     const wanted = new Map(definitions.map((tool) => [tool.spec.name, tool]));
+    const before = new Set(registered.keys());
     for (const [name, tool] of registered)
       if (wanted.get(name) !== tool) {
         runtime.unregister(name);
@@ -115,6 +120,10 @@ export async function wireMcp(options: {
         runtime.register(tool);
         registered.set(name, tool);
       }
+    return {
+      added: [...wanted.keys()].filter((name) => !before.has(name)),
+      removed: [...before].filter((name) => !wanted.has(name)),
+    };
   };
   let prepare: () => Promise<void>;
   let manager: McpManager | undefined;
@@ -142,11 +151,18 @@ export async function wireMcp(options: {
       report();
     };
     // The step boundary: the agent emits step-start right before it reads the tool list.
-    agent.on('step-start', () => {
+    agent.on('step-start', ({ turn, step }) => {
       const changed = live.takeChanges();
       if (changed.length === 0) return;
-      sync(live.definitions());
-      warn(`tools changed: server ${changed.join(', ')}`);
+      const { added, removed } = sync(live.definitions());
+      const cause = `tools changed: server ${changed.join(', ')}`;
+      // Why the next request's tools/defined differs (its prefix cause is `tools-changed`).
+      options.session?.append(
+        'tools/changed',
+        { cause, sources: changed, added, removed },
+        { turn, step },
+      );
+      warn(cause);
       report();
     });
   }

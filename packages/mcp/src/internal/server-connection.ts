@@ -14,6 +14,7 @@ import {
   type Prompt,
   type Resource,
   type Tool,
+  ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCommandWrapper } from '../command.js';
 import { isStdioServer, type McpServerConfig } from '../config.js';
@@ -63,6 +64,7 @@ export class ServerConnection {
   private starting: Promise<Client> | undefined;
   private stderrTail = '';
   private closing = false;
+  private refreshing: Promise<void> | undefined;
 
   constructor(
     readonly name: string,
@@ -237,15 +239,15 @@ export class ServerConnection {
           ...(elicitation ? { elicitation: {} } : {}),
           ...(sampling ? { sampling: {} } : {}),
         },
-        listChanged: {
-          tools: {
-            autoRefresh: false,
-            debounceMs: 50,
-            onChanged: () => void this.refreshTools(),
-          },
-        },
       },
     );
+    // Handled in order with the responses: a call that made the server change its tools returns
+    // only after the new list is in (see callTool), so the next step sees it.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.refreshing = this.refreshTools().finally(() => {
+        this.refreshing = undefined;
+      });
+    });
     // Enabled capabilities without an answering UI are still refused, with a clear error.
     if (elicitation)
       client.setRequestHandler(ElicitRequestSchema, () => {
@@ -271,6 +273,8 @@ export class ServerConnection {
   }
 
   private async refreshTools(): Promise<void> {
+    // A server may announce a change while it starts (server-everything does): list again after.
+    if (this.state === 'starting') await this.starting?.catch(() => undefined);
     const client = this.client;
     if (!client || this.state !== 'ready') return;
     try {
@@ -317,6 +321,7 @@ export class ServerConnection {
           }
         : {}),
     });
+    if (this.refreshing) await this.refreshing;
     return result as CallToolResult;
   }
 

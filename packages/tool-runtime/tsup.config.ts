@@ -8,4 +8,7 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   target: 'node20',
+  // web-tree-sitter's JavaScript is bundled (its wasm ships in grammars/): its npm package is
+  // 4.6 MB, mostly debug builds and source maps.
+  noExternal: [/^web-tree-sitter$/],
 });

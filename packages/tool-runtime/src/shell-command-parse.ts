@@ -51,11 +51,13 @@ export interface ShellCommandParser {
 
 const MAX_DEPTH = 6;
 /**
- * tree-sitter-bash 0.25.1's WebAssembly grammar, shipped in the package (`grammars/`, MIT): the
- * npm package brings 20 MB of native sources and prebuilds for this one 1.3 MB file. The path
- * holds from `src/` and from `dist/` alike.
+ * tree-sitter-bash 0.25.1's WebAssembly grammar and web-tree-sitter 0.27.2's runtime, shipped in
+ * the package (`grammars/`, MIT; web-tree-sitter's JavaScript is bundled into `dist/`): the npm
+ * packages bring 25 MB of native sources, prebuilds and debug builds for these two files. The
+ * paths hold from `src/` and from `dist/` alike.
  */
 const GRAMMAR = new URL('../grammars/tree-sitter-bash.wasm', import.meta.url);
+const RUNTIME = new URL('../grammars/web-tree-sitter.wasm', import.meta.url);
 const MAX_INPUT_CHARS = 100_000;
 let loading: Promise<ShellCommandParser> | undefined;
 let loaded: ShellCommandParser | undefined;
@@ -74,7 +76,7 @@ let loaded: ShellCommandParser | undefined;
 export function loadShellParser(): Promise<ShellCommandParser> {
   loading ??= (async () => {
     const { Parser, Language } = await import('web-tree-sitter');
-    await Parser.init();
+    await Parser.init({ locateFile: () => fileURLToPath(RUNTIME) });
     const language = await Language.load(fileURLToPath(GRAMMAR));
     const parser = new Parser();
     parser.setLanguage(language);

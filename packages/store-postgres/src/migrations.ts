@@ -92,7 +92,12 @@ export interface MigrateResult {
   /** The version now. */
   to: number;
   /** The migrations applied now, in order (empty when the schema was current). */
-  applied: Array<{ version: number; description: string }>;
+  applied: Array<{
+    /** The migration's version. */
+    version: number;
+    /** What it did. */
+    description: string;
+  }>;
 }
 
 /** The version recorded in `schema` (0 when it has no Spine tables). */

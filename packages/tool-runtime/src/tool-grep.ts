@@ -12,7 +12,7 @@ import {
 } from './internal/grep-ripgrep.js';
 import { readAhead } from './internal/read-ahead.js';
 import { failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
-import { walkWorkspace } from './internal/walk.js';
+import { type WalkEntry, walkWorkspaceBatches } from './internal/walk.js';
 import type { WorkspaceToolOptions } from './types.js';
 import { nodeWorkspaceFs } from './workspace-fs.js';
 
@@ -142,19 +142,16 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
         const out: string[] = [];
         let matches = 0;
         let files = 0;
-        let candidates: AsyncIterable<Candidate> | Candidate[] = target.stats?.isFile()
-          ? [{ absolute: target.absolute, relative: target.relative }]
-          : filesOf(
-              walkWorkspace({
-                fs: support.fs,
-                root,
-                start: target.absolute,
-                exclude: support.exclude,
-                signal: context.signal,
-              }),
-              matchGlob,
-            );
-        const rg = Array.isArray(candidates) ? undefined : await findRipgrep();
+        const single = target.stats?.isFile() === true;
+        const walk = (): AsyncGenerator<WalkEntry[]> =>
+          walkWorkspaceBatches({
+            fs: support.fs,
+            root,
+            start: target.absolute,
+            exclude: support.exclude,
+            signal: context.signal,
+          });
+        const rg = single ? undefined : await findRipgrep();
         const plan = rg
           ? planRipgrep(args.pattern, {
               ignoreCase: args.ignoreCase,
@@ -162,19 +159,19 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
               maxCount: limit,
             })
           : undefined;
+        let candidates: AsyncIterable<Candidate> | Candidate[];
         let candidateLines: Map<string, RipgrepLines> | undefined;
-        if (rg && plan) {
+        if (single) candidates = [{ absolute: target.absolute, relative: target.relative }];
+        else if (!rg || !plan) candidates = filesOf(walk(), matchGlob);
+        else {
+          // The walk (its listings cached between calls) is listed whole, then rg runs once over it.
           const all: Candidate[] = [];
-          const listed = candidates;
+          for await (const entry of filesOf(walk(), matchGlob)) all.push(entry);
+          if (stopped()) return { content: 'Search aborted.', isError: true };
           const hits = await ripgrepFilter(
             rg,
             plan,
-            (async function* () {
-              for await (const entry of listed) {
-                all.push(entry);
-                yield entry.absolute;
-              }
-            })(),
+            all.map((entry) => entry.absolute),
             root,
             context.signal,
           );
@@ -251,12 +248,10 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
 
 /** The files of a walk that the glob admits, in walk order. */
 async function* filesOf(
-  walk: AsyncIterable<{ absolute: string; relative: string; isDirectory: boolean }>,
+  walk: AsyncIterable<readonly WalkEntry[]>,
   matchGlob: ((path: string) => boolean) | undefined,
 ): AsyncGenerator<Candidate> {
-  for await (const entry of walk) {
-    if (entry.isDirectory) continue;
-    if (matchGlob && !matchGlob(entry.relative)) continue;
-    yield { absolute: entry.absolute, relative: entry.relative };
-  }
+  for await (const batch of walk)
+    for (const entry of batch)
+      if (!entry.isDirectory && (!matchGlob || matchGlob(entry.relative))) yield entry;
 }

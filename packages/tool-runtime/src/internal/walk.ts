@@ -93,6 +93,62 @@ async function listDirectory(fs: WorkspaceFs, root: string, dir: string): Promis
   return { own, entries };
 }
 
+interface Kept {
+  name: string;
+  isDirectory: boolean;
+}
+
+/**
+ * Which entries of a cached listing a walk kept, by what decided it: the directory's path from the
+ * root, the exclude patterns and the `.gitignore` matchers in force (cached listings keep their
+ * matcher objects, so unchanged rules are the same objects).
+ */
+interface KeptMemo {
+  relPrefix: string;
+  excludeKey: string;
+  rules: readonly Rules[];
+  kept: readonly Kept[];
+}
+const keptMemo = new WeakMap<readonly Dirent[], KeptMemo>();
+
+function sameRules(a: readonly Rules[], b: readonly Rules[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++)
+    if (a[i]!.matcher !== b[i]!.matcher || a[i]!.base !== b[i]!.base) return false;
+  return true;
+}
+
+/** The entries of one directory the walk keeps, in name order. */
+function keptEntries(
+  entries: readonly Dirent[],
+  relPrefix: string,
+  rules: readonly Rules[],
+  excluded: (rel: string) => boolean,
+  excludeKey: string,
+  memoize: boolean,
+): readonly Kept[] {
+  const memo = memoize ? keptMemo.get(entries) : undefined;
+  if (
+    memo &&
+    memo.relPrefix === relPrefix &&
+    memo.excludeKey === excludeKey &&
+    sameRules(memo.rules, rules)
+  )
+    return memo.kept;
+  const kept: Kept[] = [];
+  for (const entry of entries) {
+    if (entry.isSymbolicLink()) continue;
+    const isDirectory = entry.isDirectory();
+    if (!isDirectory && !entry.isFile()) continue;
+    if (isDirectory && entry.name === '.git') continue;
+    const rel = `${relPrefix}${entry.name}`;
+    if (excluded(rel) || ignored(rules, rel, isDirectory)) continue;
+    kept.push({ name: entry.name, isDirectory });
+  }
+  if (memoize) keptMemo.set(entries, { relPrefix, excludeKey, rules: [...rules], kept });
+  return kept;
+}
+
 /**
  * Walks the workspace breadth-first from `start`, in name order, honouring `.gitignore` files
  * (from the root down), skipping `.git`, excluded patterns and every symlink (never followed).
@@ -100,13 +156,22 @@ async function listDirectory(fs: WorkspaceFs, root: string, dir: string): Promis
  * synchronously, yielding to the event loop every few milliseconds); the order is unchanged.
  */
 export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkEntry> {
+  for await (const batch of walkWorkspaceBatches(options)) yield* batch;
+}
+
+/** {@link walkWorkspace} in batches: the kept entries of one directory at a time. */
+export async function* walkWorkspaceBatches(options: WalkOptions): AsyncGenerator<WalkEntry[]> {
   const { fs, root } = options;
   const excluded = createExcludeMatcher(options.exclude);
+  const excludeKey = (options.exclude ?? []).join('\0');
+  // Listings of the node file system come from the listing cache (and keep their identity).
+  const memoize = fs === nodeWorkspaceFs;
   const baseRules: Rules[] = [];
   const startRel = toPosix(relative(root, options.start));
   const ancestors = startRel === '' ? [] : startRel.split('/');
   for (let i = 0; i < ancestors.length; i++) {
-    const rules = await loadRules(fs, root, join(root, ...ancestors.slice(0, i)));
+    const dir = join(root, ...ancestors.slice(0, i));
+    const rules = memoize ? listDirectorySync(root, dir).own : await loadRules(fs, root, dir);
     if (rules) baseRules.push(rules);
   }
   const queue: Array<{
@@ -131,19 +196,23 @@ export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkE
     const { own, entries } = await listing!;
     const rules = own ? [...inherited, own] : inherited;
     if (!entries) continue;
-    for (const entry of entries) {
-      if (entry.isSymbolicLink()) continue;
-      const isDirectory = entry.isDirectory();
-      if (!isDirectory && !entry.isFile()) continue;
-      if (isDirectory && entry.name === '.git') continue;
+    const batch: WalkEntry[] = [];
+    for (const { name, isDirectory } of keptEntries(
+      entries,
+      relPrefix,
+      rules,
+      excluded,
+      excludeKey,
+      memoize,
+    )) {
       // Names hold no separator, so these equal join(dir, name) and relative(root, that).
-      const absolute = `${dirPrefix}${entry.name}`;
-      const rel = `${relPrefix}${entry.name}`;
-      if (excluded(rel) || ignored(rules, rel, isDirectory)) continue;
-      yield { absolute, relative: rel, isDirectory, depth: depth + 1 };
+      const absolute = `${dirPrefix}${name}`;
+      const rel = `${relPrefix}${name}`;
+      batch.push({ absolute, relative: rel, isDirectory, depth: depth + 1 });
       if (isDirectory && (options.maxDepth === undefined || depth + 1 < options.maxDepth)) {
         queue.push({ dir: absolute, rel, depth: depth + 1, rules });
       }
     }
+    if (batch.length > 0) yield batch;
   }
 }

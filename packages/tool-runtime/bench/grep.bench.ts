@@ -102,7 +102,9 @@ for (let round = 0; round < ROUNDS; round++) {
     // The tree is a live checkout: a file edited between the two searches changes the output, so
     // a difference is checked again on a second pair; only a lasting one is an error.
     for (let retry = 0; grep.content !== js.content && retry < 2; retry++) {
-      console.log(`${pattern}: outputs differ (tree changed between the searches?); searching again`);
+      console.log(
+        `${pattern}: outputs differ (tree changed between the searches?); searching again`,
+      );
       js = await grepOnce(jsRuntime, pattern);
       grep = await grepOnce(defaultRuntime, pattern);
     }

@@ -53,6 +53,7 @@ import {
   TurnStartBodySchema,
 } from './loop-bodies.js';
 import { AssistantPartSchema } from './messages.js';
+import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
 import type { ToolsChangedBody } from './tools-bodies.js';
@@ -275,6 +276,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'workspace/checkpoint': { surface: 'none', body: WorkspaceCheckpointBodySchema },
   'workspace/restored': { surface: 'none', body: WorkspaceRestoredBodySchema },
   'tools/changed': { surface: 'none', body: ToolsChangedBodySchema },
+  'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -306,6 +308,7 @@ export interface EventBodies {
   'workspace/checkpoint': WorkspaceCheckpointBody;
   'workspace/restored': WorkspaceRestoredBody;
   'tools/changed': ToolsChangedBody;
+  'lease/takeover': LeaseTakeoverBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -159,6 +159,8 @@ export type {
   SessionSummary,
   StoredSnapshot,
 } from './session-store.js';
+export type { LeaseTakeoverBody } from './store-bodies.js';
+export { LeaseTakeoverBodySchema } from './store-bodies.js';
 export type { ChildEndBody, ChildEndReason, ChildStartBody } from './subagent-bodies.js';
 export {
   ChildEndBodySchema,

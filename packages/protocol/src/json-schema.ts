@@ -44,6 +44,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   'workspace/checkpoint': 'The workspace files were recorded (before a step that may change them).',
   'workspace/restored': 'The workspace was put back to a checkpoint (rewind, undo, abort).',
   'tools/changed': 'A tool source (an MCP server) changed the tool set before the next step.',
+  'lease/takeover':
+    'A writer took over the session from one whose lease expired or whose process exited.',
 };
 
 /** `request/header` → `RequestHeaderBody`: the `$defs` name of a type's body. */

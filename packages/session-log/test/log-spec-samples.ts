@@ -89,4 +89,12 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     regionRawTokens: 5,
   },
   'compaction/discarded': { candidateSeq: null, region, reason: 'stale' },
+  'lease/takeover': {
+    reason: 'expired',
+    previousOwner: 'host-a:4121:1',
+    previousToken: 2,
+    previousExpiresAt: '2026-12-01T10:00:00.000Z',
+    owner: 'host-b:77:1',
+    token: 3,
+  },
 };

@@ -34,3 +34,5 @@ export type {
   SessionProjection,
   SnapshotPolicy,
 } from './types.js';
+export type { ChainProblem, ChainProblemKind, VerifyJsonlResult } from './verify-jsonl.js';
+export { verifyJsonlLog } from './verify-jsonl.js';

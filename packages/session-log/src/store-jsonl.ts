@@ -24,9 +24,10 @@ import type {
   StoredSnapshot,
 } from '@spine/protocol';
 import { InvalidEventError, SessionExistsError, SessionNotFoundError } from './errors.js';
+import { sealText } from './internal/chain.js';
 import { acquireFileLock } from './internal/file-lock.js';
 import { readFirstLine, readJsonlEvents, readJsonlRange } from './internal/jsonl-read.js';
-import { anchorFor, readSnapshotFile } from './internal/jsonl-snapshot.js';
+import { anchorFor, chainBefore, readSnapshotFile } from './internal/jsonl-snapshot.js';
 import { JsonlWriter } from './internal/jsonl-writer.js';
 import { checkRange } from './internal/range.js';
 import type { FsyncPolicy } from './types.js';
@@ -44,6 +45,11 @@ export interface JsonlStoreOptions {
   flushBytes?: number;
   /** With buffered policies, write pending lines after this many ms (default 20). */
   flushIntervalMs?: number;
+  /**
+   * Seal every line with the tamper-evident chain (default true): the line's last key `h` is a
+   * SHA-256 chain value over the previous line's and this line's bytes (see `verifyJsonlLog`).
+   */
+  chain?: boolean;
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
@@ -84,17 +90,26 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
   const fsync: FsyncPolicy = options.fsync ?? 'per-turn';
   const flushBytes = options.flushBytes ?? 64 * 1024;
   const flushIntervalMs = options.flushIntervalMs ?? 20;
+  const chain = options.chain ?? true;
   const writer = (init: {
     sessionId: string;
     path: string;
     fd: number;
     events: SessionEvent[];
     lastSeq: number;
+    chainHead: string;
     repaired?: OpenedSession['repaired'];
     readOnly: boolean;
     release: () => void;
   }): JsonlWriter =>
-    new JsonlWriter({ ...init, repaired: init.repaired, fsync, flushBytes, flushIntervalMs });
+    new JsonlWriter({
+      ...init,
+      repaired: init.repaired,
+      fsync,
+      flushBytes,
+      flushIntervalMs,
+      chain,
+    });
 
   return {
     specificationVersion: 1,
@@ -109,10 +124,13 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       // create leaves either no session or one with a complete header, never an empty file.
       const temporary = `${path}.${process.pid}.tmp`;
       let fd: number | undefined;
+      const first = chain
+        ? sealText(JSON.stringify(header), '')
+        : { line: `${JSON.stringify(header)}\n`, head: '' };
       try {
         const tmpFd = openSync(temporary, 'w');
         try {
-          writeSync(tmpFd, `${JSON.stringify(header)}\n`);
+          writeSync(tmpFd, first.line);
           if (fsync !== 'never') fdatasyncSync(tmpFd);
         } finally {
           closeSync(tmpFd);
@@ -136,6 +154,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
         fd,
         events: [header],
         lastSeq: 1,
+        chainHead: first.head,
         readOnly: false,
         release,
       });
@@ -169,6 +188,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
           fd,
           events: read.events,
           lastSeq: read.lastSeq,
+          chainHead: read.events.length > 0 ? read.chainHead : chainBefore(path, read.validBytes),
           repaired,
           readOnly,
           release,

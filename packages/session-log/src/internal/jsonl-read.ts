@@ -13,6 +13,20 @@ export interface JsonlReadResult {
   validBytes: number;
   /** The seq of the last committed event (skipped lines included). */
   lastSeq: number;
+  /** The chain value of the last event read ('' when it carries none or none was read). */
+  chainHead: string;
+}
+
+/**
+ * Removes the chain value from a parsed event (it belongs to the line, not the event) and
+ * returns it. `h` is the line's last key, so deleting it only rolls back the object's shape.
+ */
+export function takeChain(value: unknown): string {
+  const event = value as { h?: unknown };
+  const head = event.h;
+  if (head === undefined) return '';
+  delete event.h;
+  return typeof head === 'string' ? head : '';
 }
 
 const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -51,6 +65,7 @@ export function readJsonlEvents(path: string, options: JsonlReadOptions = {}): J
     let line = startSeq - 1;
     let nextSeq = startSeq;
     let pending: Buffer | undefined;
+    let chainHead = '';
     let bad: { line: number; start: number; reason: string } | undefined;
     while (position < size) {
       // The partial line left from the previous chunk goes first, then the next read: only that
@@ -107,6 +122,7 @@ export function readJsonlEvents(path: string, options: JsonlReadOptions = {}): J
           if (parsed) {
             const problem = structuralProblem(value, nextSeq);
             if (problem) throw new SessionCorruptError({ file: path, line, reason: problem });
+            chainHead = takeChain(value);
             compactEvent(value as SessionEvent, types);
             events.push(value as SessionEvent);
             nextSeq++;
@@ -126,7 +142,7 @@ export function readJsonlEvents(path: string, options: JsonlReadOptions = {}): J
         reason: 'no complete session/header: the file is empty or not a Spine session',
       });
     }
-    return { events, size, validBytes, lastSeq: nextSeq - 1 };
+    return { events, size, validBytes, lastSeq: nextSeq - 1, chainHead };
   } finally {
     closeSync(fd);
   }
@@ -230,6 +246,7 @@ export function* readJsonlRange(path: string, options: JsonlRangeOptions): Gener
           if (problem)
             throw new SessionCorruptError({ file: path, line: nextSeq, reason: problem });
           const event = value as SessionEvent;
+          takeChain(event);
           if (!options.types || options.types.has(event.type)) {
             yield event;
             yielded++;

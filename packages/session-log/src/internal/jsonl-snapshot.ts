@@ -15,11 +15,14 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StoredSnapshot } from '@spine/protocol';
+import { chainOf } from './chain.js';
 
 /** A snapshot file's content: the stored snapshot and the byte offset just after its seq. */
 export interface JsonlSnapshot extends StoredSnapshot {
   /** Byte offset in the log where the line of `seq + 1` starts (-1 when unknown). */
   offset: number;
+  /** The chain value of the line of `seq`, when the log is chained. */
+  chain?: string;
 }
 
 /** Where to start scanning a log: a line start and the seq of the line there. */
@@ -46,12 +49,17 @@ export function readSnapshotFile(logPath: string): JsonlSnapshot | undefined {
   const newline = text.indexOf('\n');
   if (newline < 0) return undefined;
   try {
-    const meta = JSON.parse(text.slice(0, newline)) as { seq?: unknown; offset?: unknown };
+    const meta = JSON.parse(text.slice(0, newline)) as {
+      seq?: unknown;
+      offset?: unknown;
+      chain?: unknown;
+    };
     if (!Number.isSafeInteger(meta.seq) || !Number.isSafeInteger(meta.offset)) return undefined;
     return {
       seq: meta.seq as number,
       offset: meta.offset as number,
       data: text.slice(newline + 1),
+      chain: typeof meta.chain === 'string' ? meta.chain : undefined,
     };
   } catch {
     return undefined;
@@ -93,7 +101,7 @@ export function writeSnapshotFile(logPath: string, snapshot: JsonlSnapshot, sync
   // One writer holds the lock, so one temporary name suffices; a kill leaves it to be overwritten.
   const temporary = `${target}.tmp`;
   const bytes = Buffer.from(
-    `${JSON.stringify({ seq: snapshot.seq, offset: snapshot.offset })}\n${snapshot.data}`,
+    `${JSON.stringify({ seq: snapshot.seq, offset: snapshot.offset, chain: snapshot.chain })}\n${snapshot.data}`,
     'utf8',
   );
   try {
@@ -138,6 +146,31 @@ export function anchorFor(logPath: string, fromSeq: number): JsonlAnchor {
   return fromSeq === snapshot.seq
     ? { startOffset: lineStart, startSeq: snapshot.seq }
     : { startOffset: snapshot.offset, startSeq: snapshot.seq + 1 };
+}
+
+/** The chain value of the line ending just before `offset` ('' when it carries none). */
+export function chainBefore(logPath: string, offset: number): string {
+  if (offset <= 0) return '';
+  const fd = openSync(logPath, 'r');
+  try {
+    let end = offset - 1;
+    while (end > 0 && offset - end <= MAX_LINE_BYTES) {
+      const length = Math.min(TAIL_BYTES, end);
+      const buffer = Buffer.allocUnsafe(length);
+      if (readSync(fd, buffer, 0, length, end - length) !== length) return '';
+      const newline = buffer.lastIndexOf(10, length - 1);
+      const lineStart = newline >= 0 ? end - length + newline + 1 : end === length ? 0 : -1;
+      if (lineStart >= 0) {
+        const line = Buffer.allocUnsafe(offset - 1 - lineStart);
+        readSync(fd, line, 0, line.length, lineStart);
+        return chainOf(line)?.head ?? '';
+      }
+      end -= length;
+    }
+    return '';
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

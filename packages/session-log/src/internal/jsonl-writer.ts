@@ -2,6 +2,7 @@ import { closeSync, fdatasyncSync, fstatSync, writeSync } from 'node:fs';
 import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
+import { CHAIN_EXTRA_BYTES, sealLine, sealText } from './chain.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
 import { writeSnapshotFile } from './jsonl-snapshot.js';
 
@@ -26,6 +27,10 @@ export interface JsonlWriterInit {
   events: SessionEvent[];
   /** The seq of the last committed event when opened. */
   lastSeq: number;
+  /** Seal each line with the tamper-evident chain. */
+  chain: boolean;
+  /** The chain value of the last line ('' when it carries none). */
+  chainHead: string;
   repaired: OpenedSession['repaired'];
   fsync: FsyncPolicy;
   readOnly: boolean;
@@ -48,6 +53,8 @@ export class JsonlWriter implements OpenedSession {
   readonly lastSeq: number;
   /** The seq of the last event appended (written or pending). */
   private appendedSeq: number;
+  /** The chain value of the last line written. */
+  private chainHead: string;
   /** Appended events not yet encoded nor written. */
   private pending: SessionEvent[] = [];
   /** A cheap lower bound of the pending events' line bytes, checked against `flushBytes`. */
@@ -62,6 +69,7 @@ export class JsonlWriter implements OpenedSession {
     this.repaired = init.repaired;
     this.lastSeq = init.lastSeq;
     this.appendedSeq = init.lastSeq;
+    this.chainHead = init.chainHead;
     this.immediate = init.fsync === 'always' || init.flushBytes <= 0;
   }
 
@@ -128,8 +136,14 @@ export class JsonlWriter implements OpenedSession {
     const sync = this.init.fsync !== 'never';
     // The events a snapshot describes reach the disk before the snapshot that names them.
     if (sync) fdatasyncSync(this.init.fd);
-    const offset = snapshot.seq === this.appendedSeq ? fstatSync(this.init.fd).size : -1;
-    writeSnapshotFile(this.init.path, { seq: snapshot.seq, data: snapshot.data, offset }, sync);
+    const atEnd = snapshot.seq === this.appendedSeq;
+    const offset = atEnd ? fstatSync(this.init.fd).size : -1;
+    const chain = atEnd && this.chainHead ? this.chainHead : undefined;
+    writeSnapshotFile(
+      this.init.path,
+      { seq: snapshot.seq, data: snapshot.data, offset, chain },
+      sync,
+    );
   }
 
   async close(): Promise<void> {
@@ -175,18 +189,38 @@ export class JsonlWriter implements OpenedSession {
     this.pending = [];
     this.pendingSize = 0;
     let length = 0;
+    const chain = this.init.chain;
+    // Room kept after each line for its chain value.
+    const extra = chain ? CHAIN_EXTRA_BYTES : 0;
     try {
+      const arena = jsonLineArena();
       for (const event of events) {
         let end = encodeJsonLine(event, length);
+        if (end >= 0 && end + extra > arena.length) end = -1;
         if (end < 0 && length > 0) {
-          this.writeBytes(jsonLineArena(), length);
+          this.writeBytes(arena, length);
           length = 0;
           end = encodeJsonLine(event, 0);
+          if (end >= 0 && end + extra > arena.length) end = -1;
         }
-        if (end < 0) this.writeText(`${JSON.stringify(event)}\n`);
-        else length = end;
+        if (end < 0) {
+          const json = JSON.stringify(event);
+          if (chain) {
+            const sealed = sealText(json, this.chainHead);
+            this.writeText(sealed.line);
+            this.chainHead = sealed.head;
+          } else {
+            this.writeText(`${json}\n`);
+          }
+        } else if (chain) {
+          const sealed = sealLine(arena, length, end, this.chainHead);
+          length = sealed.end;
+          this.chainHead = sealed.head;
+        } else {
+          length = end;
+        }
       }
-      if (length > 0) this.writeBytes(jsonLineArena(), length);
+      if (length > 0) this.writeBytes(arena, length);
     } catch (error) {
       this.failure ??= error;
       throw error;

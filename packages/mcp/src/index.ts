@@ -38,6 +38,7 @@ export type { McpToolAnnotations, McpToolPolicy } from './policy.js';
 export { toolPolicy } from './policy.js';
 export type { RenderToolResultOptions } from './render.js';
 export { DEFAULT_MAX_RESULT_CHARS, renderToolResult } from './render.js';
+export type { McpElicitationHandler, McpSamplingHandler } from './requests.js';
 
 /** The package's version. */
 export const VERSION = '0.1.0';

@@ -12,6 +12,7 @@ import { McpServerUnavailableError } from './errors.js';
 import { ServerConnection } from './internal/server-connection.js';
 import { buildServerTools } from './internal/tool-definitions.js';
 import { assignToolNames, toolKey } from './names.js';
+import type { McpElicitationHandler, McpSamplingHandler } from './requests.js';
 
 /** A problem found while turning servers into tools: a server that failed, a tool skipped. */
 export interface McpDiagnostic {
@@ -59,6 +60,10 @@ export interface McpManagerOptions {
   clientName?: string;
   /** The client version sent in `initialize`. */
   clientVersion?: string;
+  /** Answers elicitation requests of servers that enable them; without it they are refused. */
+  answerElicitation?: McpElicitationHandler;
+  /** Answers sampling requests of servers that enable them; without it they are refused. */
+  answerSampling?: McpSamplingHandler;
 }
 
 /**
@@ -167,6 +172,8 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         clientVersion: options.clientVersion ?? '0.1.0',
         ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
         ...(authProvider ? { authProvider } : {}),
+        ...(options.answerElicitation ? { answerElicitation: options.answerElicitation } : {}),
+        ...(options.answerSampling ? { answerSampling: options.answerSampling } : {}),
         onToolsChanged: () => {
           rebuild();
           changed.add(name);

@@ -126,3 +126,65 @@ describe('server-everything over stdio', () => {
     expect((await handle.getPrompt(simple.name)).length).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe('elicitation and sampling requests from server-everything', () => {
+  const managers: McpManager[] = [];
+  afterAll(() => Promise.all(managers.map((manager) => manager.close())));
+  const start = (
+    extra: Record<string, unknown>,
+    options: Partial<Parameters<typeof createMcpManager>[0]> = {},
+  ) => {
+    const manager = createMcpManager({
+      servers: {
+        e: { command: process.execPath, args: [serverBin('server-everything'), 'stdio'], ...extra },
+      },
+      cwd: process.cwd(),
+      ...options,
+    });
+    managers.push(manager);
+    return manager;
+  };
+
+  it('are not offered unless enabled: the server hides its tools that need them', async () => {
+    const names = (await start({}).tools()).map((tool) => tool.spec.name);
+    expect(names).not.toContain('mcp__e__trigger-elicitation-request');
+    expect(names).not.toContain('mcp__e__trigger-sampling-request');
+  }, 60_000);
+
+  it('are refused with a clear error when enabled but nothing answers them', async () => {
+    const tools = await start({ elicitation: true, sampling: true }).tools();
+    const elicit = await runTool(toolNamed(tools, 'mcp__e__trigger-elicitation-request'), {});
+    expect(elicit.isError).toBe(true);
+    expect(elicit.content).toContain('Spine cannot answer elicitation requests here');
+    const sample = await runTool(toolNamed(tools, 'mcp__e__trigger-sampling-request'), {
+      prompt: 'hi',
+    });
+    expect(sample.isError).toBe(true);
+    expect(sample.content).toContain('Spine cannot answer sampling requests here');
+  }, 60_000);
+
+  it('reach the handlers the application supplies', async () => {
+    const asked: string[] = [];
+    const tools = await start(
+      { elicitation: true, sampling: true },
+      {
+        answerElicitation: async ({ server, params }) => {
+          asked.push(`${server}: ${params.message}`);
+          return { action: 'decline' };
+        },
+        answerSampling: async () => ({
+          role: 'assistant',
+          model: 'test',
+          content: { type: 'text', text: 'sampled answer' },
+        }),
+      },
+    ).tools();
+    const elicit = await runTool(toolNamed(tools, 'mcp__e__trigger-elicitation-request'), {});
+    expect(asked).toHaveLength(1);
+    expect(elicit.content).toMatch(/decline/i);
+    const sample = await runTool(toolNamed(tools, 'mcp__e__trigger-sampling-request'), {
+      prompt: 'hi',
+    });
+    expect(sample.content).toContain('sampled answer');
+  }, 60_000);
+});

@@ -19,6 +19,7 @@ import {
 import type { McpCommandWrapper } from '../command.js';
 import { isStdioServer, type McpServerConfig } from '../config.js';
 import { McpServerUnavailableError } from '../errors.js';
+import type { McpElicitationHandler, McpSamplingHandler } from '../requests.js';
 import { checkServerUrl } from './url-check.js';
 
 /** Default time limit for connecting to a server and listing its tools. */
@@ -36,6 +37,8 @@ export interface ConnectionOptions {
   wrapCommand?: McpCommandWrapper;
   authProvider?: OAuthClientProvider;
   onToolsChanged: () => void;
+  answerElicitation?: McpElicitationHandler;
+  answerSampling?: McpSamplingHandler;
 }
 
 function wait<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
@@ -46,10 +49,10 @@ function wait<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promi
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function refusal(what: string, key: string): McpError {
+function refusal(what: string): McpError {
   return new McpError(
     ErrorCode.InvalidRequest,
-    `Spine refuses ${what} requests from this server; set "${key}": true on the server's configuration to allow them`,
+    `Spine cannot answer ${what} requests here: this front end has no one to answer them (they are enabled for the server, but nothing is attached that answers them)`,
   );
 }
 
@@ -248,14 +251,22 @@ export class ServerConnection {
         this.refreshing = undefined;
       });
     });
-    // Enabled capabilities without an answering UI are still refused, with a clear error.
+    // Capabilities are offered only when enabled; without an answering front end the requests
+    // are still refused, with a clear error.
+    const { answerElicitation, answerSampling } = this.options;
     if (elicitation)
-      client.setRequestHandler(ElicitRequestSchema, () => {
-        throw refusal('elicitation', 'elicitation');
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+        if (!answerElicitation) throw refusal('elicitation');
+        return answerElicitation({
+          server: this.name,
+          params: request.params,
+          signal: extra.signal,
+        });
       });
     if (sampling)
-      client.setRequestHandler(CreateMessageRequestSchema, () => {
-        throw refusal('sampling', 'sampling');
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
+        if (!answerSampling) throw refusal('sampling');
+        return answerSampling({ server: this.name, params: request.params, signal: extra.signal });
       });
     return client;
   }

@@ -133,6 +133,11 @@ addStoreOptions(program.command('rewind').argument('<id>'))
   .option('--yes', 'overwrite files changed outside Spine without asking')
   .action(act<[string]>(async () => (await import('./rewind/command.js')).rewindCommand));
 
+addStoreOptions(program.command('verify').argument('<id>'))
+  .description("Check a session log's tamper-evident chain; names the first altered event")
+  .option('--json', 'one JSON object')
+  .action(act<[string]>(async () => (await import('./verify/command.js')).verifyCommand));
+
 addStoreOptions(program.command('export').argument('<id>'))
   .description('Export a session as Markdown or JSON')
   .option('--format <format>', 'md | json', 'md')

@@ -1,0 +1,58 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { verifyJsonlLog } from '@spine/session-log';
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { SessionNotFoundError, UsageError } from '../errors.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { styleFor } from '../present/style.js';
+import { storeUrlOf } from '../workers/store-url.js';
+
+/**
+ * `spine verify <id> [--json]`: checks the tamper-evident chain of a stored JSONL session, every
+ * line of it (events no request carried included), and names the first altered, removed,
+ * inserted or reordered event. Exit 5 when the log does not verify.
+ */
+export async function verifyCommand(
+  id: string,
+  flags: AgentFlags & { json?: boolean },
+): Promise<number> {
+  const { config } = configForFlags(flags).loaded;
+  if (storeUrlOf(config)) {
+    throw new UsageError({
+      message:
+        'spine verify checks JSONL session files; this configuration names a database store (--store / SPINE_STORE_URL)',
+    });
+  }
+  const path = join(config.sessionDir, `${id}.jsonl`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(id) || !existsSync(path)) {
+    throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
+  }
+  const started = performance.now();
+  const result = verifyJsonlLog(path);
+  const seconds = (performance.now() - started) / 1000;
+  const bytes = statSync(path).size;
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify({ id, ...result, seconds: +seconds.toFixed(3) })}\n`);
+    return result.ok ? EXIT_CODES.ok : EXIT_CODES.mismatch;
+  }
+  const style = styleFor(process.stdout);
+  const rate = seconds > 0 ? `${(bytes / 1e6 / seconds).toFixed(0)} MB/s` : '';
+  if (!result.ok) {
+    process.stdout.write(
+      `${style.red('✗')} ${id}: ${result.problem?.message ?? 'does not verify'}\n` +
+        `  checked ${result.events} event(s) before it (${rate})\n`,
+    );
+    return EXIT_CODES.mismatch;
+  }
+  const scope =
+    result.chainedFrom === undefined
+      ? `no event carries a chain value (written before the chain existed): nothing to verify`
+      : result.chainedFrom === 1
+        ? `every event chains from the header`
+        : `events ${result.chainedFrom}..${result.events} chain; 1..${result.chainedFrom - 1} were written before the chain existed`;
+  process.stdout.write(
+    `${result.chainedFrom === undefined ? style.yellow('!') : style.green('✓')} ${id}: ${result.events} event(s), ${scope}\n` +
+      `  head ${result.head || '(none)'} · ${rate}\n`,
+  );
+  return EXIT_CODES.ok;
+}

@@ -1,14 +1,8 @@
 // The turndown converter: fenced code with its language, GFM tables from the grids prepared by
 // tables.ts with cell content flattened to inline Markdown, raw HTML only for marked tables.
-import { createRequire } from 'node:module';
+import gfmModule from '@joplin/turndown-plugin-gfm';
 import TurndownService from 'turndown';
 import { GFM_HEAD, GFM_TABLE, RAW_TABLE } from './tables.js';
-
-type GfmModule = {
-  strikethrough: TurndownService.Plugin;
-  taskListItems: TurndownService.Plugin;
-};
-const gfmModule = createRequire(import.meta.url)('@joplin/turndown-plugin-gfm') as GfmModule;
 
 type Node = TurndownService.Node & {
   getAttribute(name: string): string | null;

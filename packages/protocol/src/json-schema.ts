@@ -132,6 +132,12 @@ export function sessionEventJsonSchema(): JsonObject {
       body: { $ref: '#/$defs/JsonValue' },
       surfaceOp: { $ref: '#/$defs/SurfaceOp' },
       sourceEventSeqs: { type: 'array', items: positive },
+      h: {
+        type: 'string',
+        pattern: '^[0-9a-f]{32}$',
+        description:
+          "The line's chain value, always its last key (JSONL store; absent in logs written before the chain): the first 128 bits, hex, of SHA-256 over the previous line's value (nothing for the first chained line) followed by this line's bytes up to `,\"h\":`. Readers drop it; `spine verify` checks it.",
+      },
     },
     required: ['seq', 'type', 'at', 'body'],
     allOf: perType,

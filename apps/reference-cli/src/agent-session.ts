@@ -65,6 +65,11 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       options.resumeId,
       options.onWarning ?? (() => {}),
     );
+    // Interrupted tool calls the workspace checkpoints can settle get a verified result first.
+    await (await import('./rewind/recovery.js')).answerInterruptedCalls({
+      ...{ store, id: options.resumeId, config, cwd },
+      ...(options.onWarning ? { warn: options.onWarning } : {}),
+    });
     session = await openForCli(store, options.resumeId, config.sessionDir);
     if (options.onEvent && options.includeExisting)
       for (const event of session.events()) options.onEvent(event);

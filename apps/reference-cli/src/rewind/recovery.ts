@@ -1,0 +1,147 @@
+// Verified outcomes after a crash: before a session with interrupted tool calls is repaired (each
+// such call answered "outcome unknown"), the CLI checks what it can against the step's workspace
+// checkpoint and answers those calls with the verdict and its evidence. What stays inconclusive is
+// left to the session's own recovery ("outcome unknown").
+
+import { relative, resolve, sep } from 'node:path';
+import type { CallIntent, InterruptedCall, OutcomeVerdict } from '@spine/checkpoints';
+import type { JsonObject, SessionStore, ToolResultBody } from '@spine/protocol';
+import { Session } from '@spine/session-log';
+import type { SpineConfig } from '../config/schema.js';
+import { checkpointStoreFor } from './checkpoint-store.js';
+
+/** Workspace-relative, `/`-separated form of a tool's path argument (undefined outside). */
+function workspacePath(workspace: string, path: unknown): string | undefined {
+  if (typeof path !== 'string' || path === '') return undefined;
+  const inner = relative(workspace, resolve(workspace, path));
+  if (inner === '' || inner.startsWith('..')) return undefined;
+  return inner.split(sep).join('/');
+}
+
+/** What an interrupted call of the built-in tools meant to do. */
+export async function intentOf(call: InterruptedCall, workspace: string): Promise<CallIntent> {
+  let args: Record<string, unknown>;
+  try {
+    args = JSON.parse(call.arguments) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (call.toolName === 'bash') return { kind: 'command' };
+  const path = workspacePath(workspace, args.path);
+  if (path === undefined) return undefined;
+  if (call.toolName === 'write' && typeof args.content === 'string') {
+    const content = Buffer.from(args.content, 'utf8');
+    return { kind: 'file', path, intended: () => content };
+  }
+  if (call.toolName === 'edit' && Array.isArray(args.edits)) {
+    const { applyEdits } = await import('@spine/tool-runtime');
+    const edits = args.edits as Parameters<typeof applyEdits>[1];
+    return {
+      kind: 'file',
+      path,
+      intended: (before) => {
+        if (before === null) return undefined;
+        const applied = applyEdits(before.toString('utf8'), edits);
+        return 'problem' in applied ? undefined : Buffer.from(applied.text, 'utf8');
+      },
+    };
+  }
+  return undefined;
+}
+
+/** The `tool/result` that answers a call with a conclusive verdict. */
+export function verifiedResult(
+  call: InterruptedCall,
+  verdict: OutcomeVerdict,
+  text: string,
+): ToolResultBody {
+  const evidence: JsonObject = { verdict: verdict.verdict, verifiedAfterCrash: true };
+  if ('path' in verdict) {
+    evidence.sourcePath = verdict.path;
+    evidence.currentHash = verdict.hash;
+  }
+  if (verdict.verdict === 'changed-elsewhere') {
+    evidence.preHash = verdict.before;
+    evidence.postHash = verdict.intended;
+  }
+  if (verdict.verdict === 'files-changed') {
+    evidence.checkpoint = verdict.checkpoint;
+    evidence.changedFiles = verdict.changes.map((change) => `${change.kind} ${change.path}`);
+  }
+  const outcome: ToolResultBody['outcome'] =
+    verdict.verdict === 'applied'
+      ? 'ok'
+      : verdict.verdict === 'files-changed'
+        ? 'aborted'
+        : 'error';
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    content: text,
+    isError: verdict.verdict !== 'applied',
+    outcome,
+    meta: evidence,
+  };
+}
+
+/**
+ * Answers the interrupted calls of session `id` whose outcome the workspace checkpoints can
+ * settle. Opens the session without its own repair, appends the verified results, closes it;
+ * returns how many calls it answered. Does nothing when checkpoints are off.
+ */
+export async function answerInterruptedCalls(options: {
+  store: SessionStore;
+  id: string;
+  config: SpineConfig;
+  cwd: string;
+  warn?: (message: string) => void;
+}): Promise<number> {
+  if (!options.config.rewind.checkpoints) return 0;
+  try {
+    return await answerVerifiable(options);
+  } catch (error) {
+    // A locked session is reported by the open that follows; anything else only costs the check.
+    if ((error as { code?: string }).code !== 'SESSION_LOCKED') {
+      options.warn?.(`could not verify interrupted tool calls: ${(error as Error).message}`);
+    }
+    return 0;
+  }
+}
+
+async function answerVerifiable(options: {
+  store: SessionStore;
+  id: string;
+  config: SpineConfig;
+  cwd: string;
+}): Promise<number> {
+  const checkpoints = await import('@spine/checkpoints');
+  const session = await Session.open({ store: options.store, id: options.id, recover: false });
+  try {
+    const events = session.events();
+    const calls = checkpoints.interruptedCalls(events);
+    if (calls.length === 0) return 0;
+    const workspace = session.header.cwd ?? options.cwd;
+    const intents = new Map<string, CallIntent>();
+    for (const call of calls) intents.set(call.toolCallId, await intentOf(call, workspace));
+    const store = await checkpointStoreFor(options.config, workspace);
+    const verdicts = await checkpoints.verifyInterruptedCalls({
+      events,
+      store,
+      intent: (call) => intents.get(call.toolCallId),
+    });
+    const last = [...events].reverse().find((event) => event.turn !== undefined);
+    const at = last ? { turn: last.turn as number, step: last.step ?? 0 } : {};
+    let answered = 0;
+    for (const call of calls) {
+      const verdict = verdicts.get(call.toolCallId);
+      if (!verdict || verdict.verdict === 'unknown') continue;
+      const body = verifiedResult(call, verdict, checkpoints.verdictText(verdict));
+      session.append('tool/result', body, { ...at, surfaceOp: { op: 'append' } });
+      answered++;
+    }
+    await session.flush();
+    return answered;
+  } finally {
+    await session.close();
+  }
+}

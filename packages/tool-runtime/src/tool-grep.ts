@@ -193,13 +193,13 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           const known = candidateLines?.get(entry.absolute);
           let hits = known ? matcher.matchCandidates(lines, known.lines, limit - matches) : [];
           if (!known) hits = await matcher.matchLines(lines, limit - matches, stopped);
-          else if (!known.complete && hits.length < limit - matches && known.lines.length > 0)
+          else if (!known.complete && hits.length < limit - matches)
             hits.push(
               ...(await matcher.matchLines(
                 lines,
                 limit - matches - hits.length,
                 stopped,
-                known.lines.at(-1)! + 1,
+                (known.lines.at(-1) ?? -1) + 1,
               )),
             );
           if (stopped()) break;

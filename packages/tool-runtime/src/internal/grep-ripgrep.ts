@@ -21,7 +21,10 @@ export interface RipgrepPlan {
 /** The lines rg found in one file, as 0-based indexes, ascending. */
 export interface RipgrepLines {
   lines: number[];
-  /** False when rg stopped at `maxCount`: lines after the last one are not known to be free. */
+  /**
+   * False when lines after the last one are not known to be free: rg stopped at `maxCount`, or
+   * could not search the file at all (no lines then).
+   */
   complete: boolean;
 }
 
@@ -93,7 +96,6 @@ export function planRipgrep(
     '--color=never',
     '--max-columns=1',
     `--max-count=${options.maxCount}`,
-    '--no-messages',
     '--text',
     '--encoding=none',
     '--no-unicode',
@@ -112,34 +114,74 @@ const CHUNK_FILES = 4096;
 const CHUNK_BYTES = 256 * 1024;
 const PARALLEL = 2;
 
+/**
+ * The files of `files` that rg's error output names (`[rg: ]path: reason`), or `undefined` when a
+ * line names none of them (then nothing rg said can be relied on).
+ */
+function filesInErrors(stderr: string, files: readonly string[]): Set<string> | undefined {
+  const known = new Set(files);
+  // Every known path that `text` starts with, followed by `: ` (all of them when a path holds
+  // `: ` itself: each is then searched by RE2).
+  const named = (text: string): string[] => {
+    const found: string[] = [];
+    for (let at = text.indexOf(': '); at >= 0; at = text.indexOf(': ', at + 1))
+      if (known.has(text.slice(0, at))) found.push(text.slice(0, at));
+    return found;
+  };
+  const failed = new Set<string>();
+  for (const line of stderr.split('\n')) {
+    if (line === '') continue;
+    // rg 13 writes `path: reason`; later versions `rg: path: reason`.
+    const files = [...named(line), ...(line.startsWith('rg: ') ? named(line.slice(4)) : [])];
+    if (files.length === 0) return undefined;
+    for (const file of files) failed.add(file);
+  }
+  return failed;
+}
+
+/** rg's output for one chunk, and the files it could not search (exit code 2). */
+interface ChunkResult {
+  output: Buffer;
+  failed: Set<string>;
+}
+
 function runChunk(
   rg: string,
   args: string[],
   files: readonly string[],
   cwd: string,
   signal: AbortSignal,
-): Promise<Buffer | undefined> {
+): Promise<ChunkResult | undefined> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve(undefined);
     const child = spawn(rg, [...args, '--', ...files], {
       cwd,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, RIPGREP_CONFIG_PATH: '' },
     });
     const chunks: Buffer[] = [];
+    const errors: Buffer[] = [];
     const onAbort = (): void => {
       child.kill('SIGKILL');
     };
     signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => errors.push(chunk));
     child.on('error', () => {
       signal.removeEventListener('abort', onAbort);
       resolve(undefined);
     });
     child.on('close', (code) => {
       signal.removeEventListener('abort', onAbort);
-      if (signal.aborted || (code !== 0 && code !== 1)) return resolve(undefined);
-      resolve(Buffer.concat(chunks));
+      if (signal.aborted || (code !== 0 && code !== 1 && code !== 2)) return resolve(undefined);
+      // Exit code 2: some files could not be searched (removed since the walk listed them, say);
+      // each is named on stderr, and the rest were searched in full.
+      const failed =
+        code === 2
+          ? filesInErrors(Buffer.concat(errors).toString('utf8'), files)
+          : new Set<string>();
+      if (!failed || (code === 2 && failed.size === 0)) return resolve(undefined);
+      resolve({ output: Buffer.concat(chunks), failed });
     });
   });
 }
@@ -186,8 +228,10 @@ export async function ripgrepFilter(
   const pump = (): void => {
     while (!failed && running.size < PARALLEL && queue.length > 0) {
       const chunk = queue.shift()!;
-      const job = runChunk(rg, plan.args, chunk, cwd, signal).then((output) => {
-        if (!output || !parseLines(output, found, plan.maxCount)) failed = true;
+      const job = runChunk(rg, plan.args, chunk, cwd, signal).then((result) => {
+        if (!result || !parseLines(result.output, found, plan.maxCount)) failed = true;
+        // A file rg could not search is a candidate whose lines are all unknown.
+        else for (const file of result.failed) found.set(file, { lines: [], complete: false });
         running.delete(job);
         pump();
       });

@@ -17,8 +17,8 @@ export function chainValue(previous: string, payload: Uint8Array): string {
   return createHash('sha256')
     .update(previous, 'latin1')
     .update(payload)
-    .digest('hex')
-    .slice(0, CHAIN_HEX_LENGTH);
+    .digest()
+    .toString('hex', 0, CHAIN_HEX_LENGTH / 2);
 }
 
 /**

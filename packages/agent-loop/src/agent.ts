@@ -2,6 +2,7 @@ import type { AttemptBody, InboxItem, InboxQueue } from '@spine/protocol';
 import {
   addUsage,
   assertSpecificationVersion,
+  type CompactionOutcome,
   type ModelClient,
   outcomeUnknownText,
   type SessionLog,
@@ -170,6 +171,35 @@ export class Agent extends EventEmitter<AgentEvents> {
     } finally {
       this.#running = undefined;
     }
+  }
+
+  /**
+   * Compacts the session now, as a user's `/compact [focus]` does: reason `manual`, with the
+   * system prompt, tools and context window the next request would use. Without a compaction
+   * engine it resolves `disabled` and changes nothing.
+   *
+   * @throws {AgentBusyError} when a turn is running (compact between turns).
+   * @example
+   * ```ts
+   * const outcome = await agent.compact({ focus: 'the parser bug' });
+   * ```
+   */
+  async compact(
+    options: { focus?: string; signal?: AbortSignal } = {},
+  ): Promise<CompactionOutcome> {
+    if (this.#running !== undefined) throw new AgentBusyError({ turn: this.#running });
+    const { compaction, prompt, tools, session, contextWindow } = this.#context;
+    if (!compaction) return { status: 'disabled', message: 'no compaction engine is configured' };
+    const snapshot = prompt.assemble({ tools: tools.specs() });
+    return compaction.compact({
+      session,
+      reason: 'manual',
+      contextWindow,
+      system: snapshot.system,
+      tools: snapshot.tools,
+      ...(options.focus ? { focus: options.focus } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
   /** Switches the model from the next request on (a new request prefix: the provider cache restarts). */

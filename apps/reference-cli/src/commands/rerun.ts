@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { SessionEvent, SessionLog } from '@spine/protocol';
+import type { SessionEvent } from '@spine/protocol';
 import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
@@ -9,7 +9,7 @@ import { attachLiveOutput } from '../present/live.js';
 import { preview, styleFor } from '../present/style.js';
 import { newSessionId } from '../session-index.js';
 import { readSessionEvents, storeFor } from '../store.js';
-import { fixedModel, type WiredAgent, wireAgent } from '../wire.js';
+import { fixedModel, wireAgent } from '../wire.js';
 
 /** What `spine rerun` found, also printed with `--json`. */
 export interface RerunSummary {
@@ -134,7 +134,9 @@ export async function rerunSession(
     report = await rerun(recorded, {
       agent: wired.agent,
       model,
-      compact: () => compactManually(wired, session),
+      compact: async () => {
+        await wired.agent.compact();
+      },
       workspaces: { ...(header.cwd ? { recorded: header.cwd } : {}), rerun: options.cwd },
       onCompact: () => out.write(style.dim('rerun: /compact (recorded manual compaction)\n')),
       onTurn: (input) => out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`),
@@ -169,18 +171,6 @@ export async function rerunSession(
   if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else printSummary(summary, style);
   return summary;
-}
-
-/** Runs a manual compaction exactly as the interactive `/compact` does (without a focus). */
-async function compactManually(wired: WiredAgent, session: SessionLog): Promise<void> {
-  const snapshot = wired.prompt.assemble({ tools: wired.runtime.specs() });
-  await wired.compaction.compact({
-    session,
-    reason: 'manual',
-    contextWindow: wired.model.contextWindow,
-    system: snapshot.system,
-    tools: snapshot.tools,
-  });
 }
 
 function printSummary(summary: RerunSummary, style: ReturnType<typeof styleFor>): void {

@@ -23,6 +23,8 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/sessions': 'recent sessions',
   '/resume': '<id> continue another session',
   '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
+  '/rewind': '[turn|turn.step] list turns that changed files, or put the workspace back to one',
+  '/undo': 'put the workspace back to before the last turn that changed files',
   '/cost': 'tokens and cost so far',
   '/memory': 'the memory files and their facts (edits apply next session)',
   '/agents': 'the subagent profiles the task tool offers',
@@ -88,15 +90,7 @@ export async function runSlashCommand(
       print(contextReport(active));
       return { kind: 'done' };
     case '/compact': {
-      const snapshot = active.prompt.assemble({ tools: active.runtime.specs() });
-      const outcome = await active.compaction.compact({
-        session: active.session,
-        reason: 'manual',
-        contextWindow: active.model.contextWindow,
-        system: snapshot.system,
-        tools: snapshot.tools,
-        ...(argument ? { focus: argument } : {}),
-      });
+      const outcome = await active.agent.compact(argument ? { focus: argument } : {});
       const figures =
         outcome.tokensBefore === undefined
           ? ''
@@ -176,6 +170,13 @@ export async function runSlashCommand(
         note: `forked ${active.session.id} at seq ${at} into ${id}`,
       };
     }
+    case '/rewind':
+    case '/undo':
+      await (await import('../rewind/slash.js')).runRewindSlash(name, argument, active, {
+        print,
+        style,
+      });
+      return { kind: 'done' };
     default:
       if (name === '/mcp' || name.startsWith('/mcp__'))
         return (await import('../mcp/slash.js')).runMcpSlash(name, argument, active, {

@@ -187,10 +187,14 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           }
           if (context.signal.aborted) break;
           if (!buffer) continue;
-          const lines = buffer.toString('utf8').split('\n');
+          const known = candidateLines?.get(entry.absolute);
+          // With every matching line known, lines after the last one (and its context) are not needed.
+          const lines =
+            known?.complete && known.lines.length > 0
+              ? leadingLines(buffer, known.lines.at(-1)! + around + 1)
+              : buffer.toString('utf8').split('\n');
           let lastShown = -1;
           let fileHadMatch = false;
-          const known = candidateLines?.get(entry.absolute);
           let hits = known ? matcher.matchCandidates(lines, known.lines, limit - matches) : [];
           if (!known) hits = await matcher.matchLines(lines, limit - matches, stopped);
           else if (!known.complete && hits.length < limit - matches)
@@ -244,6 +248,20 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
       }
     },
   });
+}
+
+/**
+ * The first `count` lines of a UTF-8 file (all of them if it has fewer). A line break is one byte
+ * never inside a multi-byte sequence, so decoding up to it gives exactly the start of the whole
+ * file's decoding.
+ */
+function leadingLines(buffer: Buffer, count: number): string[] {
+  let at = -1;
+  for (let line = 0; line < count; line++) {
+    at = buffer.indexOf(0x0a, at + 1);
+    if (at < 0) return buffer.toString('utf8').split('\n');
+  }
+  return buffer.toString('utf8', 0, at).split('\n');
 }
 
 /** The files of a walk that the glob admits, in walk order. */

@@ -37,8 +37,26 @@ const NARROW_LINES = 4;
 const NOT_LOCAL = /\\[Az]|\(\?[a-zA-Z]*-/;
 const YIELD_EVERY_MS = 15;
 
+/** Recently compiled matchers (they hold no state between calls), oldest first. */
+const compiledCache = new Map<string, LineMatcher | { error: string }>();
+const CACHED_PATTERNS = 64;
+
 /** Compiles `pattern`; the error message says what RE2 refused and what to do instead. */
 export function compileLineMatcher(
+  pattern: string,
+  options: { ignoreCase?: boolean },
+): LineMatcher | { error: string } {
+  const key = `${options.ignoreCase ? 'i' : '-'}${pattern}`;
+  let compiled = compiledCache.get(key);
+  if (compiled) compiledCache.delete(key);
+  else compiled = compile(pattern, options);
+  compiledCache.set(key, compiled);
+  if (compiledCache.size > CACHED_PATTERNS)
+    compiledCache.delete(compiledCache.keys().next().value!);
+  return compiled;
+}
+
+function compile(
   pattern: string,
   options: { ignoreCase?: boolean },
 ): LineMatcher | { error: string } {

@@ -15,6 +15,7 @@ import { createOpenAICompatibleModel } from '@spine/llm';
 import type {
   ModelClient,
   ModelRequest,
+  SandboxMode,
   ToolCallPart,
   ToolExecutionContext,
 } from '@spine/protocol';

@@ -199,9 +199,13 @@ class Repl {
     const active = this.#active;
     const done = active.agent
       .run(input, { signal: controller.signal })
-      .then((result) => {
+      .then(async (result) => {
         if (result.reason !== 'completed' || result.deniedTools.length) {
           this.#print(this.#style.yellow(describeTurnEnd(result)));
+        }
+        if (result.reason === 'aborted') {
+          const print = (text: string) => this.#print(text);
+          await (await import('../rewind/slash.js')).afterAbortedTurn(active, result.turn, print);
         }
       })
       .catch((error: unknown) => reportError(error))

@@ -1,0 +1,165 @@
+// `/rewind` and `/undo` in the REPL, and what happens to the workspace when a person aborts a
+// turn mid-tool (`rewind.onAbort`).
+
+import type { RewindTarget } from '@spine/checkpoints';
+import type {
+  SessionEvent,
+  ToolResultBody,
+  UserMessageBody,
+  WorkspaceCheckpointBody,
+} from '@spine/protocol';
+import type { AgentSession } from '../agent-session.js';
+import { preview, type Style } from '../present/style.js';
+import { visibleText } from '../present/terminal-text.js';
+import { reportRewind } from './command.js';
+
+/** A turn the workspace can be rewound to, as the picker lists it. */
+export interface RewindChoice {
+  turn: number;
+  /** First line of the turn's user input. */
+  firstLine: string;
+  /** Workspace paths the turn changed (file tools and checkpoint diffs). */
+  files: string[];
+}
+
+/** The turns that recorded a checkpoint, oldest first, with their input and changed files. */
+export function rewindChoices(events: readonly SessionEvent[]): RewindChoice[] {
+  const choices = new Map<number, RewindChoice>();
+  let current: RewindChoice | undefined;
+  const inputs = new Map<number, string>();
+  for (const event of events) {
+    if (event.turn === undefined) {
+      // A turn-end checkpoint (no turn of its own) lists what the turn's last step changed.
+      if (event.type === 'workspace/checkpoint' && current) {
+        const body = event.body as WorkspaceCheckpointBody;
+        if (body.reason === 'turn-end')
+          for (const change of body.changes) add(current, change.path);
+      }
+      continue;
+    }
+    if (event.type === 'user/message' && !inputs.has(event.turn)) {
+      const body = event.body as UserMessageBody;
+      if (body.source === 'user') inputs.set(event.turn, body.content.split('\n')[0] ?? '');
+    }
+    if (event.type === 'workspace/checkpoint') {
+      const body = event.body as WorkspaceCheckpointBody;
+      if (body.reason !== 'step') continue;
+      const seen = choices.get(event.turn);
+      if (!seen) {
+        current = { turn: event.turn, firstLine: inputs.get(event.turn) ?? '', files: [] };
+        choices.set(event.turn, current);
+      } else for (const change of body.changes) add(seen, change.path);
+    }
+    if (event.type === 'tool/result') {
+      const path = (event.body as ToolResultBody).meta?.sourcePath;
+      const choice = choices.get(event.turn);
+      if (choice && typeof path === 'string' && (event.body as ToolResultBody).meta?.postHash) {
+        add(choice, path);
+      }
+    }
+  }
+  return [...choices.values()];
+}
+
+function add(choice: RewindChoice, path: string): void {
+  if (!choice.files.includes(path)) choice.files.push(path);
+}
+
+/** Prints the picker: one line per turn, newest last. */
+function printChoices(choices: readonly RewindChoice[], print: (text: string) => void): void {
+  if (choices.length === 0) {
+    print('no turn of this session changed the workspace; nothing to rewind');
+    return;
+  }
+  print('turns that changed files (rewinding to a turn puts the workspace back to before it):');
+  for (const choice of choices) {
+    const files = choice.files
+      .slice(0, 4)
+      .map((path) => visibleText(path))
+      .join(', ');
+    const more = choice.files.length > 4 ? ` +${choice.files.length - 4}` : '';
+    print(
+      `  ${String(choice.turn).padStart(3)}  ${preview(visibleText(choice.firstLine), 50).padEnd(50)}  ${files || '(no files listed)'}${more}`,
+    );
+  }
+  print('  /rewind <turn> [--dry-run] [--yes]   (/undo: the last one)');
+}
+
+/** Runs `/rewind [turn|turn.step|@seq] [--dry-run] [--yes]` or `/undo [--yes]`. */
+export async function runRewindSlash(
+  name: '/rewind' | '/undo',
+  argument: string,
+  active: AgentSession,
+  context: { print: (text: string) => void; style: Style },
+): Promise<void> {
+  const { print, style } = context;
+  if (!active.checkpoints) {
+    print(style.red('checkpoints are off (rewind.checkpoints is false): nothing to rewind to'));
+    return;
+  }
+  const { parseRewindTarget, rewindWorkspace } = await import('@spine/checkpoints');
+  const words = argument.split(/\s+/).filter(Boolean);
+  const yes = words.includes('--yes');
+  const dryRun = words.includes('--dry-run');
+  const point = words.find((word) => !word.startsWith('--'));
+  await active.checkpoints.settled();
+  const choices = rewindChoices(active.session.events());
+  let target: RewindTarget | undefined;
+  if (name === '/undo') {
+    const last = choices.at(-1);
+    if (!last) return printChoices(choices, print);
+    target = { turn: last.turn };
+  } else if (!point) {
+    return printChoices(choices, print);
+  } else {
+    target = parseRewindTarget(point);
+    if (!target) {
+      print(style.red('usage: /rewind <turn>|<turn.step>|@<seq> [--dry-run] [--yes]'));
+      return;
+    }
+  }
+  const outcome = await rewindWorkspace({
+    session: active.session,
+    store: active.checkpoints.store,
+    to: target,
+    reason: name === '/undo' ? 'undo' : 'rewind',
+    ...(dryRun ? { dryRun: true } : {}),
+    ...(yes ? { confirm: async () => true } : {}),
+  });
+  reportRewind(outcome, (text) => print(text.replace(/\n$/, '')));
+  if (outcome.status === 'refused') print(`(repeat with --yes: ${name} ${argument} --yes)`);
+}
+
+/**
+ * After a turn the person aborted: with `rewind.onAbort: always` the workspace goes back to the
+ * checkpoint of the step that was cut off; with `ask` the REPL says how to do it; `never` leaves
+ * it as it is.
+ */
+export async function afterAbortedTurn(
+  active: AgentSession,
+  turn: number,
+  print: (text: string) => void,
+): Promise<void> {
+  const policy = active.config.rewind.onAbort;
+  if (policy === 'never' || !active.checkpoints) return;
+  await active.checkpoints.settled();
+  const steps = active.session
+    .events()
+    .filter((event) => event.type === 'workspace/checkpoint' && event.turn === turn);
+  const step = steps.at(-1)?.step;
+  if (step === undefined) return;
+  if (policy === 'ask') {
+    print(
+      `the aborted step may have changed files; /rewind ${turn}.${step} puts them back (/rewind ${turn}.${step} --dry-run shows how)`,
+    );
+    return;
+  }
+  const { rewindWorkspace } = await import('@spine/checkpoints');
+  const outcome = await rewindWorkspace({
+    session: active.session,
+    store: active.checkpoints.store,
+    to: { turn, step },
+    reason: 'abort',
+  });
+  reportRewind(outcome, (text) => print(text.replace(/\n$/, '')));
+}

@@ -22,6 +22,7 @@ import {
 } from './internal/database.js';
 import { acquireLease, newHolder } from './internal/lease.js';
 import { checkRange, pageRange, readEvents } from './internal/read.js';
+import { createSyncChannel, type SyncChannel } from './internal/sync-channel.js';
 import { createWriter } from './internal/writer.js';
 import { assertMigrated } from './migrations.js';
 
@@ -37,6 +38,13 @@ export interface PostgresStoreOptions extends ConnectionOptions {
   leaseMs?: number;
   /** A label for this process in lease rows and task lists (default `host:pid`). */
   owner?: string;
+  /**
+   * Event types whose `append()` returns only once the event is committed, because what follows
+   * it at once is a side effect (default `['tool/started']`: the tool runs right after it, and
+   * crash recovery must know it may have run). Other appends are sent at once and acknowledged
+   * by `flush()`.
+   */
+  durableTypes?: readonly string[];
 }
 
 /** One line of {@link PostgresStore.list}, with who holds the session's lease right now. */
@@ -79,6 +87,14 @@ export interface PostgresStore extends SessionStore {
  */
 export function createPostgresStore(options: PostgresStoreOptions = {}): PostgresStore {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const durableTypes: ReadonlySet<string> = new Set(options.durableTypes ?? ['tool/started']);
+  let channel: SyncChannel | undefined;
+  const syncChannel = (): SyncChannel => {
+    channel ??= createSyncChannel({
+      ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+    });
+    return channel;
+  };
   let ready: Promise<Database> | undefined;
   const database = (): Promise<Database> => {
     if (ready) return ready;
@@ -155,6 +171,8 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
         readOnly: false,
         token: 1,
         leaseMs,
+        durableTypes,
+        syncChannel,
       });
     },
 
@@ -177,7 +195,15 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
         });
         return { lastSeq, events };
       };
-      const context = { pool: db.pool, schema: db.schema, sessionId, readOnly, leaseMs };
+      const context = {
+        pool: db.pool,
+        schema: db.schema,
+        sessionId,
+        readOnly,
+        leaseMs,
+        durableTypes,
+        syncChannel,
+      };
       if (readOnly) return createWriter({ ...context, ...(await read(db.pool)), token: 0 });
       const holder = newHolder(options.owner);
       const opened = await inTransaction(db.pool, async (client) => {
@@ -260,6 +286,9 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
     },
 
     async close(): Promise<void> {
+      const open = channel;
+      channel = undefined;
+      await open?.close();
       if (!ready) return;
       const db = await ready.catch(() => undefined);
       ready = undefined;

@@ -28,7 +28,7 @@ export async function bundle(script: string, outfile: string): Promise<string> {
     logLevel: 'error',
     external: ['pg-native'],
     banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      js: "import { createRequire as bannerRequire } from 'node:module'; const require = bannerRequire(import.meta.url);",
     },
     tsconfig: `${repoRoot}tsconfig.json`,
   });
@@ -37,7 +37,11 @@ export async function bundle(script: string, outfile: string): Promise<string> {
 
 /** Starts a bundled child with `args`. */
 export function startChild(file: string, args: string[]): RunningChild {
-  const child = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // The bundle lives in a temp folder: NODE_PATH lets it (and its worker thread) resolve `pg`.
+  const child = spawn(process.execPath, [file, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_PATH: `${repoRoot}node_modules` },
+  });
   const lines: string[] = [];
   let partial = '';
   let errors = '';

@@ -72,4 +72,25 @@ describe('SIGKILL of a writer at random points', () => {
     expect(all.filter((event) => event.type === 'lease/takeover').length).toBe(RUNS);
     expect(all.filter((event) => event.type === 'note/child').length).toBeGreaterThan(RUNS);
   }, 240_000);
+
+  it('has committed tool/started (and everything before it) when its append returns: 20 kills right after', async () => {
+    for (let run = 0; run < 20; run++) {
+      const id = `ahead-${run}`;
+      const header = await store.create({
+        seq: 1,
+        type: 'session/header',
+        at: new Date().toISOString(),
+        body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
+      });
+      await header.close();
+      const running = startChild(childFile, [server.url, schema, id, 'write-ahead', '30000']);
+      children.push(running);
+      await running.exited;
+      expect(running.lines[0]).toBe('opened 1');
+      const events: SessionEvent[] = [];
+      for await (const event of store.readRange(id, { fromSeq: 1 })) events.push(event);
+      expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(events.at(-1)?.type).toBe('tool/started');
+    }
+  }, 240_000);
 });

@@ -2,7 +2,8 @@
 // `serve`: opens the session for writing (printing `opened <lastSeq>` or `error <code> <name>`),
 // then obeys stdin lines `append <n>` (prints `acked <lastSeq>` or `error <code> <name>`) and
 // `close`. `loop`: opens (or creates) the session and appends batches of 1–20 events forever,
-// printing `acked <lastSeq>` after each flush.
+// printing `acked <lastSeq>` after each flush. `write-ahead`: appends 5 events without flushing,
+// then a tool/started, and SIGKILLs itself right after that append returns.
 import { createInterface } from 'node:readline';
 import type { OpenedSession, SessionEvent } from '@spine/protocol';
 import { createPostgresStore } from '../src/index.js';
@@ -51,6 +52,21 @@ try {
 }
 let last = writer.lastSeq;
 say(`opened ${last}`);
+
+if (mode === 'write-ahead') {
+  // Five events sent asynchronously and not flushed, then tool/started, then the process dies
+  // at once: the tool would have run right here.
+  writer.append(events(last + 1, 5));
+  writer.append([
+    {
+      seq: last + 6,
+      type: 'tool/started',
+      at: new Date().toISOString(),
+      body: { toolCallId: 'c1', toolName: 'bash', arguments: '{}' },
+    },
+  ]);
+  process.kill(process.pid, 'SIGKILL');
+}
 
 if (mode === 'loop') {
   for (;;) {

@@ -11,8 +11,10 @@ import {
   InvalidRangeError,
   LeaseLostError,
   SessionClosedError,
+  StoreUnavailableError,
 } from '../errors.js';
 import { sqlState } from './database.js';
+import type { SyncChannel } from './sync-channel.js';
 
 /** What a writer needs to know about its session and lease. */
 export interface WriterContext {
@@ -26,6 +28,10 @@ export interface WriterContext {
   /** The fencing token of the lease this writer holds (unused when read-only). */
   token: number;
   leaseMs: number;
+  /** Event types whose append returns only once committed (see `durableTypes`). */
+  durableTypes: ReadonlySet<string>;
+  /** The store's synchronous channel, started on first use. */
+  syncChannel: () => SyncChannel;
 }
 
 /** Makes the `OpenedSession` of one open (a lease holder, or a reader). */
@@ -36,6 +42,8 @@ export function createWriter(context: WriterContext): OpenedSession {
   let storedSeq = lastSeq;
   let pending: SessionEvent[] = [];
   let inflight: Promise<void> | undefined;
+  /** The events of the asynchronous statement in flight (perhaps not even sent yet). */
+  let sending: readonly SessionEvent[] = [];
   let failure: Error | undefined;
   let reported = false;
   let closed = false;
@@ -92,22 +100,69 @@ export function createWriter(context: WriterContext): OpenedSession {
       ]);
       inserted = result.rowCount ?? 0;
     } catch (error) {
+      // A write-ahead append stored these events while this statement was on its way.
+      if (storedSeq >= last) return;
       if (sqlState(error) === '23505') throw await diagnose(storedSeq);
       throw error;
     }
-    if (inserted !== batch.length) throw await diagnose(storedSeq);
-    storedSeq = last;
+    if (inserted !== batch.length) {
+      if (storedSeq >= last) return;
+      throw await diagnose(storedSeq);
+    }
+    // A synchronous append may already have stored later seqs.
+    storedSeq = Math.max(storedSeq, last);
+  };
+
+  /** Commits the unsent events and `batch` before returning (the write-ahead path). */
+  const writeNow = (batch: readonly SessionEvent[]): void => {
+    // The main thread is blocked until this returns, so an asynchronous statement that has not
+    // reached the server yet never will: include its events (the worker skips what it finds
+    // committed) and everything unsent.
+    const events = [...sending.filter((event) => event.seq > storedSeq), ...pending, ...batch];
+    pending = [];
+    const seqs = events.map((event) => event.seq);
+    const data = events.map((event) => JSON.stringify(event));
+    const expected = (seqs[0] as number) - 1;
+    const last = seqs[seqs.length - 1] as number;
+    const outcome = context.syncChannel().run({
+      sql: insert,
+      diagnoseSql: `SELECT lease_token, lease_owner, last_seq FROM ${s}.spine_sessions WHERE id = $1`,
+      sessionId,
+      token,
+      leaseMs,
+      seqs,
+      data,
+    });
+    if (outcome.status === 'ok') {
+      storedSeq = Math.max(storedSeq, last);
+      return;
+    }
+    failure ??=
+      outcome.status === 'lease-lost'
+        ? new LeaseLostError({ sessionId, token, owner: outcome.owner })
+        : outcome.status === 'conflict'
+          ? new AppendConflictError({
+              sessionId,
+              expectedLastSeq: expected,
+              storedLastSeq: outcome.storedLastSeq,
+            })
+          : new StoreUnavailableError({
+              message: `Session ${sessionId}: a write-ahead append failed (${outcome.message}); reopen the session to continue`,
+            });
+    raise();
   };
 
   const drain = async (): Promise<void> => {
     while (pending.length > 0 && !failure) {
       const batch = pending;
       pending = [];
+      sending = batch;
       try {
         await write(batch);
       } catch (error) {
         failure = error as Error;
       }
+      sending = [];
     }
     inflight = undefined;
   };
@@ -150,6 +205,10 @@ export function createWriter(context: WriterContext): OpenedSession {
           throw new AppendConflictError({ sessionId, expectedLastSeq: lastSeq });
         }
         lastSeq = event.seq;
+      }
+      if (batch.some((event) => context.durableTypes.has(event.type))) {
+        writeNow(batch);
+        return;
       }
       pending.push(...batch);
       inflight ??= drain();

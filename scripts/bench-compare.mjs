@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// Side-by-side benchmark of two checkouts of this repository (before and after a change), so
+// machine load affects both alike: the same benches run alternately in each tree (A B A B …),
+// each figure is the median over the rounds of its tree, and the table shows the change.
+//
+//   node scripts/bench-compare.mjs --before <dir> --after <dir> [--rounds 3] [--only <substring>]
+//
+// Each tree needs its dependencies installed and its packages built (the benches import sibling
+// packages from their dist). Example, comparing a past commit with HEAD:
+//   git worktree add /tmp/before <commit> && (cd /tmp/before && npm ci && npx turbo run build)
+//   node scripts/bench-compare.mjs --before /tmp/before --after .
+// Exit 1 when a figure is more than --limit percent (default 5) worse after than before.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    after: { type: 'string', default: '.' },
+    rounds: { type: 'string', default: '3' },
+    limit: { type: 'string', default: '5' },
+    only: { type: 'string', default: '' },
+  },
+});
+if (!values.before) {
+  console.error('usage: node scripts/bench-compare.mjs --before <dir> --after <dir> [--rounds N]');
+  process.exit(2);
+}
+const trees = { before: resolve(values.before), after: resolve(values.after) };
+const rounds = Number(values.rounds);
+const limit = Number(values.limit);
+
+/**
+ * The figures compared: bench file, the JSON key of its last line, a label, and whether a higher
+ * value is better. Step vs raw POST at 100 and 10k messages, append, open and derive.
+ */
+const FIGURES = [
+  [
+    'packages/agent-loop/bench/step-overhead.bench.ts',
+    'ratio100',
+    'step / raw POST, 100 messages',
+    false,
+  ],
+  [
+    'packages/agent-loop/bench/step-overhead.bench.ts',
+    'ratio10k',
+    'step / raw POST, 10k messages',
+    false,
+  ],
+  [
+    'packages/agent-loop/bench/step-overhead.bench.ts',
+    'buildMs100',
+    'request build ms, 100 messages',
+    false,
+  ],
+  [
+    'packages/agent-loop/bench/step-overhead.bench.ts',
+    'buildMs10k',
+    'request build ms, 10k messages',
+    false,
+  ],
+  ['packages/session-log/bench/append.bench.ts', 'spineEventsPerSecond', 'append events/s', true],
+  [
+    'packages/session-log/bench/append.bench.ts',
+    'ratioToReadyLinesWriteSync',
+    'append vs writeSync of ready lines',
+    true,
+  ],
+  ['packages/session-log/bench/open.bench.ts', 'openMs', 'open 100k events ms', false],
+  ['packages/session-log/bench/open.bench.ts', 'openRatio', 'open / read+parse', false],
+  [
+    'packages/session-log/bench/open.bench.ts',
+    'derive1kMicros',
+    'derive after append µs, 1k',
+    false,
+  ],
+  [
+    'packages/session-log/bench/open.bench.ts',
+    'derive100kMicros',
+    'derive after append µs, 100k',
+    false,
+  ],
+];
+const figures = FIGURES.filter(([file]) => file.includes(values.only));
+const benches = [...new Set(figures.map(([file]) => file))];
+for (const [name, dir] of Object.entries(trees)) {
+  for (const file of benches) {
+    if (!existsSync(join(dir, file))) {
+      console.error(`${name} tree ${dir} has no ${file}`);
+      process.exit(2);
+    }
+  }
+}
+
+/** Runs one bench in one tree and returns the JSON object of its last stdout line. */
+function runBench(dir, file) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', file], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const last = (run.stdout ?? '').trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(last);
+  } catch {
+    throw new Error(`${file} in ${dir} printed no JSON (exit ${run.status}):\n${run.stderr}`);
+  }
+}
+
+const samples = { before: {}, after: {} };
+for (let round = 0; round < rounds; round++) {
+  // Alternate which tree goes first, so neither always runs on the warmer machine.
+  const order = round % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+  for (const file of benches) {
+    for (const tree of order) {
+      const started = Date.now();
+      const figures = runBench(trees[tree], file);
+      for (const [key, value] of Object.entries(figures)) {
+        if (typeof value !== 'number') continue;
+        samples[tree][`${file}#${key}`] ??= [];
+        samples[tree][`${file}#${key}`].push(value);
+      }
+      console.error(
+        `round ${round + 1}/${rounds} ${tree.padEnd(6)} ${file} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
+    }
+  }
+}
+
+const median = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const rows = figures.map(([file, key, label, higherIsBetter]) => {
+  const before = median(samples.before[`${file}#${key}`] ?? [Number.NaN]);
+  const after = median(samples.after[`${file}#${key}`] ?? [Number.NaN]);
+  const change = ((after - before) / before) * 100;
+  const worse = higherIsBetter ? -change : change;
+  return {
+    figure: label,
+    key,
+    before,
+    after,
+    changePercent: +change.toFixed(1),
+    ok: worse <= limit,
+  };
+});
+
+const format = (value) =>
+  Math.abs(value) >= 100 ? Math.round(value).toString() : value.toFixed(3);
+const lines = [
+  `| figure | before | after | change | within ${limit}% |`,
+  '| --- | ---: | ---: | ---: | --- |',
+  ...rows.map(
+    (row) =>
+      `| ${row.figure} | ${format(row.before)} | ${format(row.after)} | ${row.changePercent > 0 ? '+' : ''}${row.changePercent}% | ${row.ok ? 'yes' : 'NO'} |`,
+  ),
+];
+console.log(`medians of ${rounds} alternating rounds per tree\n`);
+console.log(lines.join('\n'));
+const pass = rows.every((row) => row.ok);
+console.log(JSON.stringify({ bench: 'compare', rounds, limitPercent: limit, rows, pass }));
+process.exit(pass ? 0 : 1);

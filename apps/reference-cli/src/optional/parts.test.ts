@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +49,7 @@ describe('optional parts', () => {
       expect(explained).toBeInstanceOf(OptionalPartMissingError);
       const error = explained as OptionalPartMissingError;
       expect(error.packageName).toBe('@spine/mcp');
-      expect(error.message).toContain('`npm i @spine/mcp@0.1.0`');
+      expect(error.message).toContain('`npm i @spine/mcp@0.x`');
       expect(error.message).toContain('MCP servers');
       expect(error.cause).toBe(raw);
       expect(exitCodeOf(raw)).toBe(EXIT_CODES.usage);
@@ -88,6 +88,11 @@ describe('optional parts', () => {
     expect(
       isInstalled({ packageName: '@spine/not-a-package', version: '1.0.0', neededFor: 'nothing' }),
     ).toBe(false);
-    expect(installCommand(OPTIONAL_PARTS.mcp)).toBe('npm i @spine/mcp@0.1.0');
+    expect(installCommand(OPTIONAL_PARTS.mcp)).toBe('npm i @spine/mcp@0.x');
+    const manifest = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    );
+    expect(manifest.peerDependencies['@spine/mcp']).toBe(OPTIONAL_PARTS.mcp.version);
+    expect(manifest.peerDependenciesMeta['@spine/mcp']).toEqual({ optional: true });
   });
 });

@@ -19,7 +19,9 @@ export interface OptionalPart {
 export const OPTIONAL_PARTS = {
   mcp: {
     packageName: '@spine/mcp',
-    version: '0.1.0',
+    // A 0.x range, so a release of @spine/mcp does not force a major release of the CLI (a
+    // changesets rule for peer dependents); the test holds it equal to package.json's.
+    version: '0.x',
     neededFor: 'MCP servers (mcp.servers in the configuration, .mcp.json)',
   },
 } as const satisfies Record<string, OptionalPart>;

@@ -103,7 +103,7 @@ log(
 );
 
 const backend = await detectSandbox();
-if (!backend || backend.info.name !== 'bwrap')
+if (backend?.info.name !== 'bwrap')
   throw new Error('bubblewrap is required for the sandboxed start');
 const shellQuote = (word: string): string =>
   /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

@@ -1,5 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  type OAuthClientProvider,
+  UnauthorizedError,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -9,8 +12,6 @@ import {
   type CallToolResult,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
-  ErrorCode,
-  McpError,
   type Prompt,
   type Resource,
   type Tool,
@@ -19,7 +20,9 @@ import {
 import type { McpCommandWrapper } from '../command.js';
 import { isStdioServer, type McpServerConfig } from '../config.js';
 import { McpServerUnavailableError } from '../errors.js';
+import type { McpOAuthProvider } from '../oauth-file.js';
 import type { McpElicitationHandler, McpSamplingHandler } from '../requests.js';
+import { allPages, refusal, wait } from './connection-helpers.js';
 import { checkServerUrl } from './url-check.js';
 
 /** Default time limit for connecting to a server and listing its tools. */
@@ -39,21 +42,6 @@ export interface ConnectionOptions {
   onToolsChanged: () => void;
   answerElicitation?: McpElicitationHandler;
   answerSampling?: McpSamplingHandler;
-}
-
-function wait<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function refusal(what: string): McpError {
-  return new McpError(
-    ErrorCode.InvalidRequest,
-    `Spine cannot answer ${what} requests here: this front end has no one to answer them (they are enabled for the server, but nothing is attached that answers them)`,
-  );
 }
 
 /** One configured server: its process or HTTP session, its client, its listed tools. */
@@ -131,22 +119,28 @@ export class ServerConnection {
     const limit = this.config.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let attempt: Client | undefined;
     const run = async (): Promise<Client> => {
-      const transports = this.transports();
       let lastError: unknown;
-      for (const [kind, make] of transports) {
-        const client = this.newClient();
-        attempt = client;
-        try {
-          await client.connect(make());
-          this.transportKind = kind;
-          this.client = client;
-          this.tools = await this.listAllTools(client);
-          client.onclose = () => this.onClosed(client);
-          return client;
-        } catch (error) {
-          lastError = error;
-          await client.close().catch(() => undefined);
+      for (const [kind, make] of this.transports()) {
+        // A second round only after an OAuth authorization finished (the first got a 401).
+        for (let round = 0; round < 2; round++) {
+          const client = this.newClient();
+          attempt = client;
+          const transport = make();
+          try {
+            await client.connect(transport);
+            this.transportKind = kind;
+            this.client = client;
+            this.tools = await this.listAllTools(client);
+            client.onclose = () => this.onClosed(client);
+            return client;
+          } catch (error) {
+            lastError = error;
+            await client.close().catch(() => undefined);
+            if (round > 0 || !(await this.finishAuthorization(error, transport))) break;
+          }
         }
+        // An authorization failure is not a reason to try the legacy transport.
+        if (lastError instanceof UnauthorizedError) break;
       }
       throw lastError;
     };
@@ -174,6 +168,17 @@ export class ServerConnection {
         cause: error,
       });
     }
+  }
+
+  /** After a 401 with an OAuth provider: waits for the person's approval and exchanges the code. */
+  private async finishAuthorization(error: unknown, transport: Transport): Promise<boolean> {
+    const provider = this.options.authProvider as McpOAuthProvider | undefined;
+    if (!(error instanceof UnauthorizedError) || !provider?.waitForAuthorizationCode) return false;
+    const finish = (transport as { finishAuth?: (code: string) => Promise<void> }).finishAuth;
+    if (!finish) return false;
+    const code = await provider.waitForAuthorizationCode();
+    await finish.call(transport, code);
+    return true;
   }
 
   private transports(): Array<['stdio' | 'streamable-http' | 'sse', () => Transport]> {
@@ -271,16 +276,11 @@ export class ServerConnection {
     return client;
   }
 
-  private async listAllTools(client: Client): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
+  private listAllTools(client: Client): Promise<Tool[]> {
+    return allPages(async (cursor) => {
       const result = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return tools;
+      return { items: result.tools, nextCursor: result.nextCursor };
+    });
   }
 
   private async refreshTools(): Promise<void> {
@@ -352,15 +352,10 @@ export class ServerConnection {
 
   async listResources(): Promise<Resource[]> {
     const client = await this.ensureStarted();
-    const out: Resource[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
+    return allPages(async (cursor) => {
       const result = await client.listResources(cursor === undefined ? {} : { cursor });
-      out.push(...result.resources);
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return out;
+      return { items: result.resources, nextCursor: result.nextCursor };
+    });
   }
 
   async readResource(uri: string, signal?: AbortSignal): Promise<unknown> {
@@ -370,15 +365,10 @@ export class ServerConnection {
 
   async listPrompts(): Promise<Prompt[]> {
     const client = await this.ensureStarted();
-    const out: Prompt[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
+    return allPages(async (cursor) => {
       const result = await client.listPrompts(cursor === undefined ? {} : { cursor });
-      out.push(...result.prompts);
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return out;
+      return { items: result.prompts, nextCursor: result.nextCursor };
+    });
   }
 
   async getPrompt(name: string, args: Record<string, string>): Promise<unknown> {

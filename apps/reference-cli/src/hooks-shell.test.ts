@@ -1,14 +1,25 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// Temporary folders made by these tests, removed when the file's tests are done.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+function tempFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
 
 // Shell hooks and their runners live in @spine/tool-runtime; the CLI configures them.
 describe('shell and hook configuration', () => {
   it('reads shell.env, shell.unixSockets and protectedPaths from configuration and refuses bad names', async () => {
     const { mkdirSync, writeFileSync } = await import('node:fs');
     const { loadConfig } = await import('./config/load.js');
-    const root = mkdtempSync(join(tmpdir(), 'spine-shell-config-'));
+    const root = tempFolder('spine-shell-config-');
     const home = join(root, 'home');
     const cwd = join(root, 'work');
     mkdirSync(home, { recursive: true });

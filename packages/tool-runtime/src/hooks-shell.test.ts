@@ -1,9 +1,20 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolDefinition, ToolExecutionContext, ToolHookCall } from '@spine/protocol';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createShellHooks, type ShellHookConfig } from './hooks-shell.js';
+
+// Temporary folders made by these tests, removed when the file's tests are done.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+function tempFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
 
 const NO_HOOKS: ShellHookConfig = {
   'session-start': [],
@@ -28,7 +39,7 @@ function call(toolName: string): ToolHookCall {
 
 describe('createShellHooks', () => {
   it('blocks a tool call when a pre-tool-use command exits 2, with its stderr as the reason', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-hooks-'));
+    const cwd = tempFolder('spine-hooks-');
     const hooks = {
       ...NO_HOOKS,
       'pre-tool-use': [
@@ -52,7 +63,7 @@ describe('createShellHooks', () => {
   });
 
   it('takes an explicit JSON decision from stdout and appends post-tool-use feedback', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-hooks-'));
+    const cwd = tempFolder('spine-hooks-');
     const hooks = {
       ...NO_HOOKS,
       'pre-tool-use': ['echo \'{"decision":"ask","reason":"writes outside src"}\''],
@@ -72,7 +83,7 @@ describe('createShellHooks', () => {
   });
 
   it('fires lifecycle hooks with the event on stdin and warns about failures', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-hooks-'));
+    const cwd = tempFolder('spine-hooks-');
     const warnings: string[] = [];
     const hooks = { ...NO_HOOKS, stop: ['cat > stop.json', 'exit 7'] };
     const shell = createShellHooks({
@@ -90,7 +101,7 @@ describe('createShellHooks', () => {
   });
 
   it('runs hooks with the given clean environment, or the core set: no key, no startup file', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-hooks-env-'));
+    const cwd = tempFolder('spine-hooks-env-');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(cwd, 'evil.sh'), 'echo STARTUP-MARKER\n');
     const saved = { ...process.env };
@@ -122,7 +133,7 @@ describe('createShellHooks', () => {
 
 describe('createShellHooks matchers and timeouts', () => {
   it('runs a tool hook only for the tools its matcher names and warns when one times out', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'spine-hooks-'));
+    const cwd = tempFolder('spine-hooks-');
     const warnings: string[] = [];
     const shell = createShellHooks({
       cwd,

@@ -1,13 +1,24 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidConfigError } from '../errors.js';
 import { formatEffectiveConfig } from './format.js';
 import { loadConfig } from './load.js';
 
+// Temporary folders made by these tests, removed when the file's tests are done.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+function tempFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 function setup(user?: unknown, project?: unknown): { cwd: string; env: NodeJS.ProcessEnv } {
-  const root = mkdtempSync(join(tmpdir(), 'spine-config-'));
+  const root = tempFolder('spine-config-');
   const home = join(root, 'home');
   const cwd = join(root, 'work');
   mkdirSync(home, { recursive: true });

@@ -60,7 +60,9 @@ export interface AgentOptions {
 export interface BeforeToolsInput {
   /** The session the step writes to. */
   session: SessionLog;
+  /** The step's turn. */
   turn: number;
+  /** The step. */
   step: number;
   /** The calls about to run, in the order the model proposed them. */
   calls: readonly ToolCallPart[];

@@ -31,6 +31,7 @@ export {
   type RewindTarget,
 } from './log-points.js';
 export {
+  type BeforeStepTools,
   type CallEffect,
   type CheckpointRecorder,
   type CheckpointRecorderOptions,

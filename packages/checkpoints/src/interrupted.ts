@@ -12,13 +12,17 @@ import { contentHash, type OutcomeVerdict, verifyCommand, verifyFileChange } fro
 
 /** A call that reached `tool/started` and has no `tool/result`. */
 export interface InterruptedCall {
+  /** The call's id. */
   toolCallId: string;
+  /** The tool's name. */
   toolName: string;
   /** The arguments as the model sent them (JSON text). */
   arguments: string;
   /** Seq of its `tool/started`. */
   startedSeq: number;
+  /** Turn of its `tool/started`. */
   turn?: number;
+  /** Step of its `tool/started`. */
   step?: number;
 }
 

@@ -5,9 +5,13 @@ import type { SessionEvent, WorkspaceCheckpointBody, WorkspaceRestoredBody } fro
 
 /** A `workspace/checkpoint` event of a session, with its position. */
 export interface LoggedCheckpoint {
+  /** Seq of the event. */
   seq: number;
+  /** Turn of the event (absent on a turn-end or rewind checkpoint). */
   turn?: number;
+  /** Step of the event. */
   step?: number;
+  /** The event's body. */
   body: WorkspaceCheckpointBody;
 }
 

@@ -14,6 +14,7 @@ export type CallEffect = { paths: readonly string[] } | 'workspace' | undefined;
 
 /** Options of {@link createCheckpointRecorder}. */
 export interface CheckpointRecorderOptions {
+  /** Where the snapshots go. */
   store: CheckpointStore;
   /** Store kind written into the events (default `git`). */
   storeKind?: string;
@@ -21,16 +22,24 @@ export interface CheckpointRecorderOptions {
   classify(call: ToolCallPart): CallEffect;
 }
 
+/** What the recorder is told before a step's tools run (the agent loop's `BeforeToolsInput`). */
+export interface BeforeStepTools {
+  /** The session the step writes to. */
+  session: SessionLog;
+  /** The step's turn. */
+  turn: number;
+  /** The step. */
+  step: number;
+  /** The calls about to run. */
+  calls: readonly ToolCallPart[];
+  /** The turn's abort signal. */
+  signal?: AbortSignal;
+}
+
 /** What the recorder offers the agent loop and the CLI. */
 export interface CheckpointRecorder {
   /** The agent loop's `beforeTools` hook: a checkpoint when any call may change files. */
-  beforeTools(input: {
-    session: SessionLog;
-    turn: number;
-    step: number;
-    calls: readonly ToolCallPart[];
-    signal?: AbortSignal;
-  }): Promise<void>;
+  beforeTools(input: BeforeStepTools): Promise<void>;
   /**
    * Watches `session`: after each `turn/end` of a turn that recorded a step checkpoint, records a
    * full one (`reason: 'turn-end'`), so the log holds what the workspace looked like when Spine

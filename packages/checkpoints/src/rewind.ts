@@ -14,8 +14,11 @@ import { checkpointBody, listedChanges } from './recorder.js';
 
 /** Options of {@link rewindWorkspace}. */
 export interface RewindOptions {
+  /** The session whose workspace is rewound; the restore is recorded in it. */
   session: SessionLog;
+  /** The store holding the session's checkpoints. */
   store: CheckpointStore;
+  /** Where to rewind to. */
   to: RewindTarget;
   /** Why: a rewind, an undo of the last turn, or an abort that rolls back (default `rewind`). */
   reason?: WorkspaceRestoredBody['reason'];
@@ -30,6 +33,7 @@ export interface RewindOptions {
   storeKind?: string;
   /** Id of a session forked at the target, recorded in `workspace/restored`. */
   conversation?: string;
+  /** Stops between store calls. */
   signal?: AbortSignal;
 }
 

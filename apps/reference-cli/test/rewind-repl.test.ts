@@ -1,7 +1,7 @@
 // /rewind and /undo in a real terminal (tmux): the picker lists the turns that changed files with
 // their first line and files, /undo puts the last one back, and a file changed outside Spine is
 // only overwritten after --yes.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +55,51 @@ describe('/rewind and /undo', () => {
       );
       expect(existsSync(join(workspace, 'notes', 'x.txt'))).toBe(false);
       terminal.type('/quit');
+    } finally {
+      terminal.close();
+      await server.close();
+    }
+  }, 180_000);
+
+  it('rolls the cut-off step back when a turn is aborted and rewind.onAbort is always', async () => {
+    const server = await createScriptedModelServer({
+      replies: [
+        {
+          toolCalls: [
+            {
+              id: 'b1',
+              name: 'bash',
+              arguments: JSON.stringify({ command: 'echo half > notes-z.txt && sleep 60' }),
+            },
+          ],
+        },
+        { text: 'never reached' },
+      ],
+    });
+    const workspace = exampleWorkspace('spine-rewind-abort-');
+    mkdirSync(join(workspace, '.spine'), { recursive: true });
+    writeFileSync(
+      join(workspace, '.spine', 'config.json'),
+      JSON.stringify({ rewind: { onAbort: 'always' } }),
+    );
+    const { env } = isolatedEnv();
+    const command = spineCommand(BIN, env, [
+      ...modelArgs(server.baseUrl),
+      '--approval',
+      'never-ask',
+    ]);
+    const terminal = new TmuxTerminal(command, { cwd: workspace });
+    try {
+      await terminal.waitFor(/›$/);
+      terminal.type('start the long job');
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(join(workspace, 'notes-z.txt')) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(existsSync(join(workspace, 'notes-z.txt'))).toBe(true);
+      terminal.press('C-c');
+      await terminal.waitFor(/rewound the workspace to checkpoint \w+ \(seq \d+\): 1 file/);
+      expect(existsSync(join(workspace, 'notes-z.txt'))).toBe(false);
     } finally {
       terminal.close();
       await server.close();

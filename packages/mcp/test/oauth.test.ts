@@ -1,81 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { DemoInMemoryAuthProvider } from '@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js';
-import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import {
-  getOAuthProtectedResourceMetadataUrl,
-  mcpAuthRouter,
-} from '@modelcontextprotocol/sdk/server/auth/router.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-// @ts-expect-error: the reference server ships JavaScript without types.
-import { createServer as createEverything } from '@modelcontextprotocol/server-everything/dist/server/index.js';
-// @ts-expect-error: express (the SDK's dependency for its auth router) ships without types.
-import expressModule from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileOAuthProvider, createMcpManager, type McpManager } from '../src/index.js';
 import { runTool, tempFolder, toolNamed } from './helpers.js';
+import { type OAuthEverything, startOAuthEverything } from './oauth-server.js';
 
-type Handler = (
-  request: IncomingMessage & { body?: unknown },
-  response: ServerResponse,
-  next: () => void,
-) => void;
-interface ExpressApp {
-  use(handler: unknown): void;
-  all(path: string, ...handlers: unknown[]): void;
-  listen(port: number, host: string, ready: () => void): Server;
-}
-const express = expressModule as { (): ExpressApp; json(): Handler };
-
-// A loopback MCP server behind OAuth 2.1 (the SDK's auth router with its in-memory demo provider,
-// which approves every authorization at once): discovery, dynamic client registration, PKCE,
-// the code exchange and bearer checks are all real HTTP on 127.0.0.1.
 describe('a remote server behind OAuth', () => {
-  let http: Server;
+  let server: OAuthEverything;
   let origin: string;
   const managers: McpManager[] = [];
   beforeAll(async () => {
-    const app = express();
-    http = await new Promise<Server>((resolve) => {
-      const server = app.listen(0, '127.0.0.1', () => resolve(server));
-    });
-    origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-    const provider = new DemoInMemoryAuthProvider();
-    const mcpUrl = new URL(`${origin}/mcp`);
-    app.use(mcpAuthRouter({ provider, issuerUrl: new URL(origin), resourceServerUrl: mcpUrl }));
-    const bearer = requireBearerAuth({
-      verifier: provider,
-      resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
-    });
-    const sessions = new Map<string, StreamableHTTPServerTransport>();
-    app.all(
-      '/mcp',
-      express.json(),
-      bearer,
-      async (request: IncomingMessage & { body?: unknown }, response: ServerResponse) => {
-        const id = request.headers['mcp-session-id'];
-        let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-        if (!transport) {
-          const created = new StreamableHTTPServerTransport({
-            sessionIdGenerator: () => randomUUID(),
-            onsessioninitialized: (session) => void sessions.set(session, created),
-          });
-          transport = created;
-          await (
-            createEverything() as { server: { connect(t: unknown): Promise<void> } }
-          ).server.connect(created);
-        }
-        await transport.handleRequest(request, response, request.body);
-      },
-    );
+    server = await startOAuthEverything();
+    origin = server.origin;
   });
   afterAll(async () => {
     await Promise.all(managers.map((manager) => manager.close()));
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
+    await server.close();
   });
 
   it('authorizes once, stores the tokens owner-only outside the workspace, and reuses them', async () => {

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Agent, SystemPrompt } from '@spine/agent-loop';
 import type { McpManager, McpServerConfig } from '@spine/mcp';
 import type { AnyToolDefinition, SessionEvent, SessionLog } from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
-import type { SpineConfig } from '../config/schema.js';
+import { configHome, type SpineConfig } from '../config/schema.js';
+import { startCliOAuth } from './oauth.js';
 import { recordedMcpTools } from './recorded.js';
 import { createMcpSandboxWrapper } from './sandbox.js';
 
@@ -66,6 +68,8 @@ export async function createConfiguredManager(options: {
   config: SpineConfig;
   cwd: string;
   backend: SandboxBackend | undefined;
+  /** Where sign-in URLs of OAuth-protected remote servers are shown. Default: stderr. */
+  print?: (text: string) => void;
 }): Promise<McpManager> {
   const mcp = await import('@spine/mcp');
   const servers = await configuredServers(options.config);
@@ -78,7 +82,31 @@ export async function createConfiguredManager(options: {
             'no OS sandbox is available to confine this server (install bubblewrap); set "sandbox": "danger-full-access" on the server to run it unconfined',
           );
         };
-  return mcp.createMcpManager({ servers, cwd: options.cwd, wrapCommand, clientName: 'spine' });
+  // Remote servers may need a sign-in: tokens go under the user's configuration folder.
+  const remote = Object.values(servers).some(
+    (entry) => entry.type === 'http' || entry.type === 'sse',
+  );
+  const oauth = remote
+    ? await startCliOAuth({
+        dir: join(configHome(process.env), 'mcp-oauth'),
+        print: options.print ?? ((text) => process.stderr.write(`${text}\n`)),
+      })
+    : undefined;
+  const manager = mcp.createMcpManager({
+    servers,
+    cwd: options.cwd,
+    wrapCommand,
+    clientName: 'spine',
+    ...(oauth ? { authProvider: (name: string) => oauth.providerFor(name) } : {}),
+  });
+  if (!oauth) return manager;
+  return {
+    ...manager,
+    close: async () => {
+      await manager.close();
+      oauth.close();
+    },
+  };
 }
 
 /**

@@ -10,7 +10,9 @@ const GlobArguments = z.object({
   pattern: z
     .string()
     .min(1)
-    .describe('Glob matched against workspace-relative paths, e.g. "src/**/*.ts".'),
+    .describe(
+      'Glob matched against paths relative to the workspace root or to `path`, e.g. "src/**/*.ts", or "*.ts" with path "src".',
+    ),
   path: z.string().optional().describe('Directory to search from. Default: the workspace root.'),
   limit: z
     .number()
@@ -22,7 +24,7 @@ const GlobArguments = z.object({
 });
 /** Arguments of the `glob` tool. */
 export interface GlobToolArguments {
-  /** Glob matched against workspace-relative paths. */
+  /** Glob matched against paths relative to the workspace root or to `path`. */
   pattern: string;
   /** Directory to search from (default: the workspace root). */
   path?: string;
@@ -45,6 +47,10 @@ export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<Gl
         if (!start.exists) return { content: `Directory not found: ${args.path}.`, isError: true };
         const root = await support.fs.realpath(support.cwd);
         const isMatch = picomatch(args.pattern, { dot: true });
+        // A path matches from the workspace root or from the directory searched ("*.ts" in "src").
+        const below = start.relative === '.' ? 0 : start.relative.length + 1;
+        const matches = (rel: string): boolean =>
+          isMatch(rel) || (below > 0 && isMatch(rel.slice(below)));
         const limit = args.limit ?? 500;
         const found: string[] = [];
         let more = false;
@@ -55,7 +61,7 @@ export function createGlobTool(options: WorkspaceToolOptions): ToolDefinition<Gl
           exclude: support.exclude,
           signal: context.signal,
         })) {
-          if (entry.isDirectory || !isMatch(entry.relative)) continue;
+          if (entry.isDirectory || !matches(entry.relative)) continue;
           if (found.length >= limit) {
             more = true;
             break;

@@ -31,7 +31,9 @@ const GrepArguments = z.object({
   glob: z
     .string()
     .optional()
-    .describe('Only files whose workspace-relative path matches this glob, e.g. "**/*.ts".'),
+    .describe(
+      'Only files matching this glob: "*.ts" matches file names in any directory, "src/**/*.ts" paths from the workspace root or from `path`.',
+    ),
   ignoreCase: z.boolean().optional(),
   context: z
     .number()
@@ -54,7 +56,7 @@ export interface GrepToolArguments {
   pattern: string;
   /** File or directory to search (default: the workspace root). */
   path?: string;
-  /** Only files whose workspace-relative path matches this glob. */
+  /** Only files matching this glob (without a `/`: the file name, in any directory). */
   glob?: string;
   /** Match case-insensitively. */
   ignoreCase?: boolean;
@@ -136,7 +138,7 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
         const target = await support.resolve(args.path ?? '.');
         if (!target.exists) return { content: `Path not found: ${args.path}.`, isError: true };
         const root = await support.fs.realpath(support.cwd);
-        const matchGlob = args.glob ? picomatch(args.glob, { dot: true }) : undefined;
+        const matchGlob = args.glob ? globMatcher(args.glob, target.relative) : undefined;
         const limit = args.maxMatches ?? 100;
         const around = args.context ?? 0;
         const out: string[] = [];
@@ -262,6 +264,18 @@ function leadingLines(buffer: Buffer, count: number): string[] {
     if (at < 0) return buffer.toString('utf8').split('\n');
   }
   return buffer.toString('utf8', 0, at).split('\n');
+}
+
+/**
+ * As ripgrep's `-g`: a glob without a `/` ("*.ts") is matched against the file name in any
+ * directory; one with a `/` against the path from the workspace root or from the directory
+ * searched (`searched`, workspace-relative).
+ */
+function globMatcher(glob: string, searched: string): (path: string) => boolean {
+  const isMatch = picomatch(glob, { dot: true });
+  if (!glob.includes('/')) return (path) => isMatch(path.slice(path.lastIndexOf('/') + 1));
+  const below = searched === '.' ? 0 : searched.length + 1;
+  return (path) => isMatch(path) || (below > 0 && isMatch(path.slice(below)));
 }
 
 /** The files of a walk that the glob admits, in walk order. */

@@ -177,7 +177,7 @@ describe('grep, glob and list', () => {
       'src/a.ts\nsrc/nested/b.ts',
     );
     expect((await runOne(runtime, 'glob', { pattern: '*.ts', path: 'src' })).content).toBe(
-      'No files match *.ts.',
+      'src/a.ts',
     );
     const listing = await runOne(runtime, 'list', {});
     expect(listing.content.split('\n')).toEqual([

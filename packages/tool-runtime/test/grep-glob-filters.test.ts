@@ -1,0 +1,72 @@
+// The file filters a model reaches for first: grep's `glob` as ripgrep's `-g` ("*.ts" is a file
+// name in any directory, "src/**/*.ts" a workspace-relative path), and the glob tool's pattern
+// relative to the directory searched as well as to the workspace root.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolRuntime, type ToolRuntime } from '../src/runtime.js';
+import { createGlobTool } from '../src/tool-glob.js';
+import { createGrepTool } from '../src/tool-grep.js';
+import { makeTempDir, runOne } from './helpers.js';
+
+let temp: { dir: string; cleanup: () => void };
+let runtimes: ToolRuntime[];
+
+beforeAll(() => {
+  temp = makeTempDir('spine-grep-glob-');
+  const write = (rel: string, text: string): void => {
+    mkdirSync(dirname(join(temp.dir, rel)), { recursive: true });
+    writeFileSync(join(temp.dir, rel), text);
+  };
+  write('top.ts', 'needle top\n');
+  write('top.js', 'needle js\n');
+  write('src/a.ts', 'needle a\n');
+  write('src/deep/b.ts', 'needle b\n');
+  write('src/deep/c.md', 'needle c\n');
+  write('lib/src/d.ts', 'needle d\n');
+  // With and without ripgrep: the filters are the walk's, so both give the same results.
+  runtimes = [null, undefined].map((ripgrepPath) =>
+    createToolRuntime({
+      cwd: temp.dir,
+      approval: 'never-ask',
+      sandboxBackend: null,
+      tools: [
+        createGrepTool({ cwd: temp.dir, ripgrepPath, timeoutMs: 60_000 }),
+        createGlobTool({ cwd: temp.dir }),
+      ],
+    }),
+  );
+});
+afterAll(() => temp.cleanup());
+
+const files = (content: string): string[] => content.split('\n').map((line) => line.split(':')[0]!);
+
+describe('grep glob and the glob tool', () => {
+  it.each([
+    ['*.ts', undefined, ['top.ts', 'src/a.ts', 'lib/src/d.ts', 'src/deep/b.ts']],
+    ['*.{md,js}', undefined, ['top.js', 'src/deep/c.md']],
+    ['src/**/*.ts', undefined, ['src/a.ts', 'src/deep/b.ts']],
+    ['src/*.ts', undefined, ['src/a.ts']],
+    ['**/src/*.ts', undefined, ['src/a.ts', 'lib/src/d.ts']],
+    ['*.ts', 'src', ['src/a.ts', 'src/deep/b.ts']],
+    ['deep/*', 'src', ['src/deep/b.ts', 'src/deep/c.md']],
+    ['src/deep/*.md', 'src', ['src/deep/c.md']],
+  ])('grep glob %s (path %s)', async (glob, path, expected) => {
+    for (const runtime of runtimes) {
+      const result = await runOne(runtime, 'grep', { pattern: 'needle', glob, path });
+      expect(files(result.content)).toEqual(expected);
+    }
+  });
+
+  it.each([
+    ['*.ts', undefined, ['top.ts']],
+    ['**/*.ts', undefined, ['lib/src/d.ts', 'src/a.ts', 'src/deep/b.ts', 'top.ts']],
+    ['*.ts', 'src', ['src/a.ts']],
+    ['**/*.ts', 'src', ['src/a.ts', 'src/deep/b.ts']],
+    ['src/*.ts', 'src', ['src/a.ts']],
+    ['deep/*', 'src', ['src/deep/b.ts', 'src/deep/c.md']],
+  ])('glob %s (path %s)', async (pattern, path, expected) => {
+    const result = await runOne(runtimes[0]!, 'glob', { pattern, path });
+    expect(result.content.split('\n')).toEqual(expected);
+  });
+});

@@ -277,6 +277,8 @@ class Repl {
   /** Warns about `@path` references that are refused (outside, excluded) or do not exist. */
   #checkReferences(line: string): void {
     for (const reference of fileReferencesOf(line)) {
+      // `@server:uri` names an MCP resource, read through the server's read_resource tool.
+      if (this.#active.mcp?.isResourceReference(reference)) continue;
       const verdict = checkWorkspaceReference(this.#cwd, reference, {
         exclude: this.#config.tools.exclude,
       });
@@ -293,6 +295,8 @@ class Repl {
     const reference = /@([^\s@]*)$/.exec(line);
     if (reference) {
       const query = reference[1] ?? '';
+      const resources = this.#active.mcp?.completeResource(query) ?? [];
+      if (resources.length > 0) return [resources.map((entry) => `@${entry}`), `@${query}`];
       const hits = searchWorkspaceFiles(this.#cwd, query, {
         exclude: this.#config.tools.exclude,
         limit: 30,

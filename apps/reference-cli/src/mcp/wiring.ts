@@ -12,6 +12,10 @@ import { createMcpSandboxWrapper } from './sandbox.js';
 export interface WiredMcp {
   /** The manager (absent when the tools come from a recording). */
   manager?: McpManager;
+  /** Completions of an `@server:uri` reference being typed (from `resources/list`), as `server:uri`. */
+  completeResource(query: string): string[];
+  /** True when `reference` (after `@`) names a configured server's resource, not a file. */
+  isResourceReference(reference: string): boolean;
   /** Stops every server. */
   close(): Promise<void>;
 }
@@ -154,6 +158,19 @@ export async function wireMcp(options: {
     };
   };
   let prepare: () => Promise<void>;
+  // Resource URIs per ready server, for `@server:uri` completion (listed in the background).
+  const resources = new Map<string, string[]>();
+  const refreshResources = async (live: McpManager): Promise<void> => {
+    for (const status of live.status()) {
+      if (status.state !== 'ready' || resources.has(status.name)) continue;
+      try {
+        const listed = await (await live.server(status.name)).listResources();
+        resources.set(status.name, listed.map((resource) => resource.uri).slice(0, 500));
+      } catch {
+        resources.set(status.name, []);
+      }
+    }
+  };
   let manager: McpManager | undefined;
   if (options.recorded) {
     const tools = recordedMcpTools(options.recorded);
@@ -177,6 +194,7 @@ export async function wireMcp(options: {
       sync(await live.tools());
       live.takeChanges();
       report();
+      void refreshResources(live);
     };
     // The step boundary: the agent emits step-start right before it reads the tool list.
     agent.on('step-start', ({ turn, step }) => {
@@ -210,8 +228,22 @@ export async function wireMcp(options: {
     await prepare();
     return resume(runOptions);
   };
+  const names = Object.keys(options.config.mcp.servers);
+  const isResourceReference = (reference: string): boolean => {
+    const colon = reference.indexOf(':');
+    return colon > 0 && names.includes(reference.slice(0, colon)) && reference.length > colon + 1;
+  };
   return {
     ...(manager ? { manager } : {}),
+    completeResource: (query) => {
+      const colon = query.indexOf(':');
+      if (colon <= 0) return [];
+      const server = query.slice(0, colon);
+      return (resources.get(server) ?? [])
+        .map((uri) => `${server}:${uri}`)
+        .filter((entry) => entry.startsWith(query));
+    },
+    isResourceReference,
     close: async () => {
       await manager?.close();
     },

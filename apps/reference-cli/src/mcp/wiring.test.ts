@@ -1,0 +1,82 @@
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Agent } from '@spine/agent-loop';
+import { createToolRuntime } from '@spine/tool-runtime';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../config/schema.js';
+import { type WiredMcp, wireMcp } from './wiring.js';
+
+const require = createRequire(import.meta.url);
+const everything = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+
+/** The part of an agent wireMcp touches: run/resume (servers start first) and step-start. */
+class FakeAgent extends EventEmitter {
+  runs: string[] = [];
+  async run(input: string): Promise<unknown> {
+    this.runs.push(input);
+    return {};
+  }
+  async resume(): Promise<unknown> {
+    return undefined;
+  }
+}
+
+describe('wireMcp', () => {
+  const wired: WiredMcp[] = [];
+  afterAll(() => Promise.all(wired.map((entry) => entry.close())));
+
+  it('starts servers before the first turn, registers their tools, and completes @server:uri', async () => {
+    const config = {
+      ...defaultConfig(process.env),
+      mcp: {
+        servers: {
+          everything: {
+            command: process.execPath,
+            args: [everything, 'stdio'],
+            sandbox: 'danger-full-access',
+          },
+        },
+      },
+    };
+    const runtime = createToolRuntime({
+      cwd: process.cwd(),
+      tools: [],
+      sandbox: 'workspace-write',
+    });
+    const agent = new FakeAgent();
+    const warnings: string[] = [];
+    const mcp = await wireMcp({
+      config,
+      cwd: process.cwd(),
+      backend: undefined,
+      runtime,
+      agent: agent as unknown as Agent,
+      warn: (message) => warnings.push(message),
+    });
+    wired.push(mcp);
+    // Lazy: nothing is registered before a turn.
+    expect(runtime.specs().some((spec) => spec.name.startsWith('mcp__'))).toBe(false);
+    await (agent as unknown as Agent).run('hello');
+    expect(agent.runs).toEqual(['hello']);
+    expect(runtime.specs().map((spec) => spec.name)).toContain('mcp__everything__echo');
+    expect(warnings).toEqual([]);
+    expect(
+      mcp.isResourceReference('everything:demo://resource/static/document/architecture.md'),
+    ).toBe(true);
+    expect(mcp.isResourceReference('src/index.ts')).toBe(false);
+    expect(mcp.isResourceReference('other:thing')).toBe(false);
+    // Resource URIs are listed in the background after the servers start.
+    const deadline = Date.now() + 20_000;
+    while (mcp.completeResource('everything:').length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const completions = mcp.completeResource('everything:');
+    expect(completions.length).toBeGreaterThan(0);
+    for (const entry of completions) expect(entry.startsWith('everything:')).toBe(true);
+    expect(mcp.completeResource('nope:')).toEqual([]);
+  }, 60_000);
+});

@@ -67,7 +67,7 @@ describe('spine with subagents', { timeout: 180_000 }, () => {
     mkdirSync(join(workspace, '.spine', 'agents'), { recursive: true });
     writeFileSync(
       join(workspace, '.spine', 'agents', 'finder.md'),
-      '---\nname: finder\ndescription: Finds definitions\ntools: Read, Grep, Glob\nsandbox: read-only\n---\nYou find definitions and answer with file:line.\n',
+      '---\nname: finder\ndescription: Finds definitions\ntools: Read, Grep, Glob\nsandbox: read-only\nmodel: openai-compatible/deepseek-v4-pro\n---\nYou find definitions and answer with file:line.\n',
     );
     writeFileSync(
       join(workspace, '.spine', 'agents', 'broken.md'),
@@ -98,6 +98,14 @@ describe('spine with subagents', { timeout: 180_000 }, () => {
     expect(results.map((r) => r.toolCallId)).toEqual(['call_1', 'call_2']);
     expect(results[0]?.content).toContain('add is defined in src/add.js:1.');
     expect(results[1]?.content).toContain('src/add.js:1 defines add.');
+    // The finder profile names its own model; explore runs on the session's.
+    const modelOf = (marker: string) =>
+      server.requests.find((r) => markerOf(r) === marker)?.body.model;
+    expect([modelOf('parent'), modelOf('one'), modelOf('two')]).toEqual([
+      'deepseek-v4-flash',
+      'deepseek-v4-flash',
+      'deepseek-v4-pro',
+    ]);
     const starts = events.filter((e) => e.type === 'agent/child/start').map((e) => e.body);
     expect(starts.map((s) => s.profile)).toEqual(['explore', 'finder']);
 

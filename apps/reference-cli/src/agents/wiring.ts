@@ -84,6 +84,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
     approval = policy;
     setApproval(policy);
   };
+  const models = wiring.recorded ? new Map() : await profileModels(profiles, config, wiring.warn);
   const tool = subagents.createTaskTool({
     session: wiring.session,
     store: wiring.session.store,
@@ -91,6 +92,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
     sandbox: () => runtime.sandbox,
     model: { model: model.client, modelId: model.modelId, contextWindow: model.contextWindow },
     profiles,
+    resolveModel: (name) => models.get(name),
     limits: { maxSteps: config.maxSteps },
     createTools: (child) =>
       toolRuntime.createToolRuntime({
@@ -135,4 +137,35 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
         : {}),
   });
   return tool as unknown as AnyToolDefinition;
+}
+
+/**
+ * The models profiles name (`model: deepseek/deepseek-v4-pro`), resolved once at start like the
+ * session's own; a name that cannot be used (unknown, no key) is reported, and its profiles run on
+ * the session's model.
+ */
+async function profileModels(
+  profiles: readonly AgentProfile[],
+  config: SpineConfig,
+  warn: (message: string) => void,
+): Promise<Map<string, import('@spine/subagents').ChildModel>> {
+  const models = new Map<string, import('@spine/subagents').ChildModel>();
+  const names = new Set(profiles.flatMap((profile) => (profile.model ? [profile.model] : [])));
+  if (names.size === 0) return models;
+  const { resolveModel } = await import('../model-config.js');
+  for (const name of names) {
+    try {
+      const resolved = await resolveModel({ ...config, model: name }, { requireKey: true });
+      models.set(name, {
+        model: resolved.client,
+        modelId: resolved.modelId,
+        contextWindow: resolved.contextWindow,
+      });
+    } catch (error) {
+      warn(
+        `subagent model ${name} cannot be used (${error instanceof Error ? error.message : String(error)}); profiles naming it run on the session's model`,
+      );
+    }
+  }
+  return models;
 }

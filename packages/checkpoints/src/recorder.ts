@@ -1,11 +1,12 @@
 // Records workspace checkpoints into a session: before each step that may change files (the
 // agent loop's `beforeTools` seam) and after a turn that changed them.
 
-import type {
-  SessionLog,
-  ToolCallPart,
-  WorkspaceCheckpointBody,
-  WorkspacePathChange,
+import {
+  assertSpecificationVersion,
+  type SessionLog,
+  type ToolCallPart,
+  type WorkspaceCheckpointBody,
+  type WorkspacePathChange,
 } from '@spine/protocol';
 import type { Checkpoint, CheckpointStore, WorkspaceChange } from './checkpoint-store.js';
 
@@ -86,8 +87,11 @@ export function checkpointBody(
  * change files (only the named paths are re-read when every such call names its paths; the whole
  * workspace otherwise, and always for the turn's first checkpoint, so changes made outside Spine
  * between turns are caught), and, once it watches the session, after a turn that recorded one.
+ *
+ * @throws {UnsupportedSpecificationError} when the store implements an unknown interface version.
  */
 export function createCheckpointRecorder(options: CheckpointRecorderOptions): CheckpointRecorder {
+  assertSpecificationVersion('CheckpointStore', options.store);
   const storeKind = options.storeKind ?? 'git';
   const turnsWithCheckpoint = new Set<number>();
   let pending: Promise<void> = Promise.resolve();

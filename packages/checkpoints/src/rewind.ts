@@ -2,7 +2,11 @@
 // with a patch), detect files changed outside Spine since its last checkpoint, ask before
 // overwriting them, restore, and record the restore in the log so the audit trail shows it.
 
-import type { SessionLog, WorkspaceRestoredBody } from '@spine/protocol';
+import {
+  assertSpecificationVersion,
+  type SessionLog,
+  type WorkspaceRestoredBody,
+} from '@spine/protocol';
 import type { CheckpointStore, WorkspaceChange } from './checkpoint-store.js';
 import {
   checkpointAt,
@@ -61,6 +65,7 @@ export type RewindOutcome =
  * Rewinds the workspace of `session` to the checkpoint at `to`.
  *
  * @throws {CheckpointFailedError} when the store cannot read or write.
+ * @throws {UnsupportedSpecificationError} when the store implements an unknown interface version.
  * @example
  * ```ts
  * const outcome = await rewindWorkspace({ session, store, to: { turn: 3 }, confirm: askPerson });
@@ -69,6 +74,7 @@ export type RewindOutcome =
  */
 export async function rewindWorkspace(options: RewindOptions): Promise<RewindOutcome> {
   const { session, store } = options;
+  assertSpecificationVersion('CheckpointStore', store);
   const events = session.events();
   const checkpoint = checkpointAt(events, options.to);
   if (checkpoint === undefined) {

@@ -253,6 +253,14 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...{ toolRuntime, compactionPkg, agentLoop, instructions, meter, approve: options.approve },
     ...(options.summarizer ? { summarizer: options.summarizer } : {}),
     ...(options.childRecordings ? { recorded: options.childRecordings } : {}),
+    // The parent's web and language-server tools, for children whose profile names them.
+    extraTools: () =>
+      [
+        ...(webTools?.createWebTools(
+          webTools.createWebRuntime({ providers: webTools.webProvidersFromEnv(process.env) }),
+        ) ?? []),
+        ...(lspTools && lspManager ? lspTools.createLspTools(lspManager) : []),
+      ] as AnyToolDefinition[],
   });
 
   // Workspace checkpoints before steps that may change files (rewind/wiring.ts).

@@ -64,6 +64,8 @@ export interface SubagentWiring {
   meter: import('@spine/protocol').TokenMeter;
   summarizer?: Summarizer;
   approve: ToolRunOptions['approve'] | undefined;
+  /** Further tools children may get (web, language servers), built per child. */
+  extraTools?: () => AnyToolDefinition[];
   /** A rerun: children answer from their recorded outputs and approvals. */
   recorded?: import('@spine/subagents').RecordedChildren;
 }
@@ -107,6 +109,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
           compactionPkg.createRecallHistoryTool({
             session: child.session,
           }) as unknown as AnyToolDefinition,
+          ...extraToolsFor(wiring),
         ].filter((definition) => child.tools.includes(definition.spec.name)),
         sandbox: child.sandbox,
         approval,
@@ -168,4 +171,16 @@ async function profileModels(
     }
   }
   return models;
+}
+
+/** The extra tools for one child; a family that fails to build is reported and left out. */
+function extraToolsFor(wiring: SubagentWiring): AnyToolDefinition[] {
+  try {
+    return wiring.extraTools?.() ?? [];
+  } catch (error) {
+    wiring.warn(
+      `web or language-server tools not given to the subagent: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return [];
+  }
 }

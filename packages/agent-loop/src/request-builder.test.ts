@@ -1,8 +1,19 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RequestHeaderBody, SessionLog, ToolSpec } from '@spine/protocol';
-import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
+import type {
+  Message,
+  RequestHeaderBody,
+  SessionEvent,
+  SessionLog,
+  ToolSpec,
+} from '@spine/protocol';
+import {
+  createDefaultProjector,
+  createJsonlStore,
+  createMemoryStore,
+  Session,
+} from '@spine/session-log';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chainOf, digestRequest } from './internal/canonical.js';
 import { replay } from './replay.js';
@@ -190,5 +201,80 @@ describe('replay', () => {
     (stored?.body as { text: string }).text = 'other rules';
     const report = replay(session);
     expect(report.firstMismatch?.mismatch?.field).toBe('system');
+  });
+
+  it('resumes from a snapshot with the saved request-hash chain and records the same hashes as a fresh hash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spine-resume-'));
+    dirs.push(dir);
+    const store = createJsonlStore({ dir, fsync: 'never' });
+    const prompt = new SystemPrompt('rules');
+    const request = (builder: RequestBuilder, turn: number, step: number) =>
+      builder.buildRequest({
+        snapshot: prompt.assemble({ tools }),
+        modelId: 'm',
+        provider: 'p',
+        turn,
+        step,
+        attempt: 1,
+      });
+    const session = await Session.create({ store, id: 'resume' });
+    const builder = new RequestBuilder(session);
+    for (let step = 1; step <= 4; step++) {
+      exchange(session, 1, step, `message ${step}`);
+      request(builder, 1, step);
+    }
+    await session.snapshot();
+    await session.close();
+    // Counts reads of message content: canonicalising a message for the chain reads it.
+    let reads = 0;
+    const base = createDefaultProjector();
+    const projector = {
+      specificationVersion: 1 as const,
+      project: (event: SessionEvent) =>
+        base.project(event).map((message) => {
+          const { content, ...rest } = message as Message & { content: unknown };
+          return Object.defineProperty({ ...rest }, 'content', {
+            enumerable: true,
+            get: () => {
+              reads++;
+              return content;
+            },
+          }) as Message;
+        }),
+    };
+    // A full open (the agent loop reads whole sessions until its readers stream ranges).
+    for (const round of [1, 2]) {
+      const reopened = await Session.open({ store, id: 'resume', projector });
+      expect(reopened.snapshotAttachment('agent-loop/request-hash')?.value).toMatchObject({
+        generation: 0,
+        chain: expect.any(Array),
+      });
+      expect(reopened.snapshotAttachment('agent-loop/request-hash')?.value).toMatchObject({
+        chain: expect.arrayContaining([expect.stringMatching(/^[0-9a-f]{64}$/)]),
+      });
+      reopened.deriveMessages();
+      reads = 0;
+      const resumed = new RequestBuilder(reopened);
+      exchange(reopened, 1 + round, 1, `after reopening ${round}`);
+      const built = request(resumed, 1 + round, 1);
+      // The last saved message is checked, the two new ones hashed; the rest are not read.
+      const total = built.request.messages.length;
+      expect(total).toBeGreaterThanOrEqual(10);
+      expect(reads).toBeLessThanOrEqual(3);
+      const fresh = digestRequest(structuredClone([...built.request.messages]), {
+        model: 'm',
+        provider: 'p',
+        systemHash: built.header.systemHash,
+        toolsHash: built.header.toolsHash,
+        sessionId: reopened.id,
+      });
+      expect(built.header.requestHash).toBe(fresh.requestHash);
+      expect(built.header.messagesHash).toBe(fresh.messagesHash);
+      await reopened.snapshot();
+      await reopened.close();
+    }
+    const check = await Session.open({ store, id: 'resume', readOnly: true });
+    expect(replay(check).ok).toBe(true);
+    await check.close();
   });
 });

@@ -27,6 +27,9 @@ import { toRanges } from './internal/seq-ranges.js';
 import { RUNTIME_CONTEXT_SOURCE } from './runtime-context.js';
 import type { PromptSnapshot } from './system-prompt.js';
 
+/** The snapshot attachment holding the request-hash chain state. */
+const REQUEST_HASH_ATTACHMENT = 'agent-loop/request-hash';
+
 /** Input of {@link RequestBuilder.buildRequest}. */
 export interface BuildRequestInput {
   /** This step's prompt snapshot (system text, contexts, tools). */
@@ -115,6 +118,14 @@ export class RequestBuilder {
         body: last.body as RequestHeaderBody,
         seqs: resolveSeqs(session, last.seq),
       };
+    }
+    // Resume is O(new): the chain values of the messages already hashed live in the session's
+    // snapshots, so the first request after reopening hashes only the messages added since.
+    session.attachToSnapshots?.(REQUEST_HASH_ATTACHMENT, () => this.#hash.capture());
+    const saved = session.snapshotAttachment?.(REQUEST_HASH_ATTACHMENT);
+    if (saved) {
+      const derived = session.deriveMessages();
+      this.#hash.restore(derived.messages, derived.generation, saved.value);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { SessionEvent, SessionHeaderBody, SurfaceOp } from './events.js';
+import type { JsonValue } from './json.js';
 import type { Message } from './messages.js';
 
 /** Options of {@link SessionLog.append}. */
@@ -62,4 +63,15 @@ export interface SessionLog {
   subscribe(listener: SessionListener): () => void;
   /** Makes every appended event durable now, whatever the store's fsync policy. */
   flush(): Promise<void>;
+  /**
+   * Registers state captured into every snapshot this log writes, under `name` (a consumer's
+   * derived state that is costly to rebuild, such as the request-hash chain). Optional: a log
+   * without snapshots omits it.
+   */
+  attachToSnapshots?(name: string, capture: () => JsonValue): void;
+  /**
+   * What `name` held in the snapshot this log was opened from, with that snapshot's seq; undefined
+   * when it was opened without a valid snapshot or the snapshot has no such attachment.
+   */
+  snapshotAttachment?(name: string): { seq: number; value: JsonValue } | undefined;
 }

@@ -50,6 +50,8 @@ export interface SessionSnapshotContent {
   openStarted: string[];
   /** Registered projections' states by name. */
   projections: Record<string, SnapshotProjectionState>;
+  /** State consumers attached with `attachToSnapshots`, by name. */
+  attachments?: Record<string, JsonValue>;
 }
 
 /** SHA-256 (hex) of an event as a line of the log (without the newline). */

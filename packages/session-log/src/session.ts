@@ -95,6 +95,9 @@ export class Session implements SessionLog {
   private snapshotting: Promise<void> | undefined;
   /** Open surface calls that reached tool/started before the tail held in memory. */
   private startedBefore: readonly string[] = [];
+  private readonly captures = new Map<string, () => JsonValue>();
+  /** The attachments of the snapshot this session was opened from, and its seq. */
+  private opened: { seq: number; attachments: Record<string, JsonValue> } | undefined;
   private readonly surfaceState = new SurfaceState();
   private readonly registry = new EventTypeRegistry();
   private readonly deriver: MessageDeriver;
@@ -193,12 +196,28 @@ export class Session implements SessionLog {
         snapshots: options.snapshots,
       });
       session.load(events);
+      if (events === writer.events) await session.adoptSnapshot();
       if (!readOnly) await session.repair(writer.repaired, options.recover ?? true);
       return session;
     } catch (error) {
       await writer.close();
       throw error;
     }
+  }
+
+  /**
+   * A fully loaded session still takes the attachments (and seq) of a valid snapshot, so that
+   * consumers restore their state from it; a snapshot that does not match the log is ignored.
+   */
+  private async adoptSnapshot(): Promise<void> {
+    const stored = await this.store.readSnapshot(this.id).catch(() => undefined);
+    const decoded = stored ? decodeSnapshot(stored, this.id) : undefined;
+    if (!decoded || !('content' in decoded)) return;
+    const content = decoded.content;
+    const at = this.history.get(content.seq);
+    if (!at || anchorOf(at) !== content.anchor) return;
+    this.snapshotSeq = content.seq;
+    this.opened = { seq: content.seq, attachments: content.attachments ?? {} };
   }
 
   /**
@@ -282,6 +301,7 @@ export class Session implements SessionLog {
     for (const seq of content.ignorable) this.ignorable.add(seq);
     this.startedBefore = content.openStarted;
     this.snapshotSeq = content.seq;
+    this.opened = { seq: content.seq, attachments: content.attachments ?? {} };
     const refold: Array<{ definition: SessionProjection; state: JsonValue }> = [];
     for (const fold of this.folds.values()) {
       const saved = content.projections[fold.definition.name];
@@ -435,6 +455,23 @@ export class Session implements SessionLog {
       });
     }
     return fold.state as State;
+  }
+
+  /**
+   * Registers state captured into every snapshot this session writes, under `name`; `capture`
+   * must return plain JSON and must not throw. Registering a name again replaces its capture.
+   */
+  attachToSnapshots(name: string, capture: () => JsonValue): void {
+    this.captures.set(name, capture);
+  }
+
+  /**
+   * What `name` held in the snapshot this session was opened from (lazily, or fully when a valid
+   * snapshot was found), with that snapshot's seq; undefined otherwise.
+   */
+  snapshotAttachment(name: string): { seq: number; value: JsonValue } | undefined {
+    const value = this.opened?.attachments[name];
+    return this.opened && value !== undefined ? { seq: this.opened.seq, value } : undefined;
   }
 
   /**
@@ -678,6 +715,8 @@ export class Session implements SessionLog {
     for (const [name, fold] of this.folds) {
       projections[name] = { version: fold.definition.version, state: fold.state };
     }
+    const attachments: Record<string, JsonValue> = {};
+    for (const [name, capture] of this.captures) attachments[name] = capture();
     return {
       kind: 'session-snapshot',
       version: SNAPSHOT_VERSION,
@@ -693,6 +732,7 @@ export class Session implements SessionLog {
       ignorable: [...this.ignorable],
       openStarted: [...new Set(openStarted)],
       projections,
+      attachments,
     };
   }
 

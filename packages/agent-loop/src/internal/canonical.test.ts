@@ -139,4 +139,29 @@ describe('message chain', () => {
       hasher.chainValue(0).slice(0, SHORT_CHAIN_LENGTH),
     );
   });
+
+  it('restores chain values saved from a snapshot and then hashes only the messages added since', () => {
+    const messages: Message[] = Array.from({ length: 8 }, (_, i) => ({
+      role: 'user',
+      content: `m${i}`,
+    }));
+    const first = new IncrementalRequestHash();
+    first.update(messages.slice(0, 5), 2);
+    const saved = JSON.parse(JSON.stringify(first.capture()));
+    const resumed = new IncrementalRequestHash();
+    // Reopened: the same messages as new objects (as a session projects them again).
+    const reopened = messages.map((message) => ({ ...message }));
+    expect(resumed.restore(reopened, 2, saved)).toBe(true);
+    expect(resumed.update(reopened, 2)).toBe(5);
+    expect(resumed.digest(params)).toEqual(digestRequest(messages, params));
+    // Refused: another surface generation, a different last message, a malformed value, a used hasher.
+    expect(new IncrementalRequestHash().restore(reopened, 3, saved)).toBe(false);
+    const edited = reopened.slice();
+    edited[4] = { role: 'user', content: 'edited' };
+    expect(new IncrementalRequestHash().restore(edited, 2, saved)).toBe(false);
+    expect(new IncrementalRequestHash().restore(reopened, 2, { generation: 2, chain: ['x'] })).toBe(
+      false,
+    );
+    expect(resumed.restore(reopened, 2, saved)).toBe(false);
+  });
 });

@@ -111,6 +111,37 @@ export class IncrementalRequestHash {
     return kept;
   }
 
+  /** The chain values and the surface generation they hold, for a session snapshot. */
+  capture(): { generation: number | null; chain: string[] } {
+    return { generation: this.#generation ?? null, chain: this.#chain.slice() };
+  }
+
+  /**
+   * Takes chain values saved by {@link IncrementalRequestHash.capture} for the first
+   * `chain.length` of `messages` (the message objects `update` will be fed), so that a reopened
+   * session hashes only the messages added since. Refused (returns false, nothing changes)
+   * unless the surface generation is the saved one and the last saved value is that of its
+   * message recomputed: a snapshot of another projection or log is never trusted.
+   */
+  restore(messages: readonly Message[], generation: number, saved: unknown): boolean {
+    const state = saved as { generation?: unknown; chain?: unknown } | undefined;
+    const chain = state?.chain;
+    if (this.#chain.length > 0 || state?.generation !== generation || !Array.isArray(chain)) {
+      return false;
+    }
+    const count = chain.length;
+    if (count === 0 || count > messages.length) return false;
+    if (!chain.every((value) => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value))) {
+      return false;
+    }
+    const before = count > 1 ? (chain[count - 2] as string) : CHAIN_SEED;
+    if (chainNext(before, messages[count - 1] as Message) !== chain[count - 1]) return false;
+    this.#known = messages.slice(0, count);
+    this.#chain = chain.slice() as string[];
+    this.#generation = generation;
+    return true;
+  }
+
   /** The chain value after message `index` (c_{index+1}), 64 hex digits. */
   chainValue(index: number): string {
     const value = this.#chain[index];

@@ -130,6 +130,22 @@ describe('deliberately broken servers', () => {
     }, 60_000);
   });
 
+  it('restarts a server that crashed once, and gives up after the second failure', async () => {
+    const mcp = manager({ twice: node('misbehaving.mjs') });
+    const tools = await mcp.tools();
+    // First crash: restarted (the side-effecting call is not retried).
+    expect((await runTool(toolNamed(tools, 'mcp__twice__crash'), {})).content).toContain(
+      'it was restarted',
+    );
+    // Second crash: no more restarts; later calls are not made.
+    const second = await runTool(toolNamed(mcp.definitions(), 'mcp__twice__crash'), {});
+    expect(second).toMatchObject({ isError: true, meta: { reason: 'crashed' } });
+    const after = await runTool(toolNamed(mcp.definitions(), 'mcp__twice__pid'), {});
+    expect(after).toMatchObject({ isError: true, meta: { reason: 'unavailable' } });
+    expect(after.content).toContain('was not made');
+    expect(mcp.status()[0]?.state).toBe('failed');
+  }, 60_000);
+
   it('does not retry a side-effecting tool after its first crash', async () => {
     const mcp = manager({ side: node('misbehaving.mjs') });
     const output = await runTool(toolNamed(await mcp.tools(), 'mcp__side__crash'), {});

@@ -20,9 +20,8 @@ import {
 import type { McpCommandWrapper } from '../command.js';
 import { isStdioServer, type McpServerConfig } from '../config.js';
 import { McpServerUnavailableError } from '../errors.js';
-import type { McpOAuthProvider } from '../oauth-file.js';
 import type { McpElicitationHandler, McpSamplingHandler } from '../requests.js';
-import { allPages, refusal, wait } from './connection-helpers.js';
+import { allPages, finishAuthorization, refusal, wait } from './connection-helpers.js';
 import { checkServerUrl } from './url-check.js';
 
 /** Default time limit for connecting to a server and listing its tools. */
@@ -87,6 +86,19 @@ export class ServerConnection {
           detail: 'the session closed its MCP servers',
         }),
       );
+    // A server that failed (crashed, or never started) gets one more start per session.
+    if (this.state === 'failed' && !this.starting) {
+      if (this.restarts >= 1)
+        return Promise.reject(
+          this.lastError ??
+            new McpServerUnavailableError({
+              server: this.name,
+              reason: 'crashed',
+              detail: 'it already failed twice',
+            }),
+        );
+      this.restarts += 1;
+    }
     if (!this.starting) {
       this.state = 'starting';
       this.starting = this.start().then(
@@ -118,16 +130,23 @@ export class ServerConnection {
   private async start(): Promise<Client> {
     const limit = this.config.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let attempt: Client | undefined;
+    let timedOut = false;
     const run = async (): Promise<Client> => {
       let lastError: unknown;
       for (const [kind, make] of this.transports()) {
         // A second round only after an OAuth authorization finished (the first got a 401).
         for (let round = 0; round < 2; round++) {
+          // After the start timeout nothing more is tried (no process is left behind).
+          if (timedOut) throw lastError;
           const client = this.newClient();
           attempt = client;
           const transport = make();
           try {
             await client.connect(transport);
+            if (timedOut) {
+              await client.close().catch(() => undefined);
+              throw new Error('connected after the start timeout');
+            }
             this.transportKind = kind;
             this.client = client;
             this.tools = await this.listAllTools(client);
@@ -136,7 +155,11 @@ export class ServerConnection {
           } catch (error) {
             lastError = error;
             await client.close().catch(() => undefined);
-            if (round > 0 || !(await this.finishAuthorization(error, transport))) break;
+            if (
+              round > 0 ||
+              !(await finishAuthorization(this.options.authProvider, error, transport))
+            )
+              break;
           }
         }
         // An authorization failure is not a reason to try the legacy transport.
@@ -156,6 +179,7 @@ export class ServerConnection {
           }),
       );
     } catch (error) {
+      timedOut = true;
       await attempt?.close().catch(() => undefined);
       this.client = undefined;
       if (error instanceof McpServerUnavailableError) throw error;
@@ -168,17 +192,6 @@ export class ServerConnection {
         cause: error,
       });
     }
-  }
-
-  /** After a 401 with an OAuth provider: waits for the person's approval and exchanges the code. */
-  private async finishAuthorization(error: unknown, transport: Transport): Promise<boolean> {
-    const provider = this.options.authProvider as McpOAuthProvider | undefined;
-    if (!(error instanceof UnauthorizedError) || !provider?.waitForAuthorizationCode) return false;
-    const finish = (transport as { finishAuth?: (code: string) => Promise<void> }).finishAuth;
-    if (!finish) return false;
-    const code = await provider.waitForAuthorizationCode();
-    await finish.call(transport, code);
-    return true;
   }
 
   private transports(): Array<['stdio' | 'streamable-http' | 'sse', () => Transport]> {
@@ -338,9 +351,7 @@ export class ServerConnection {
 
   /** Restarts a crashed server once per session; false when the restart was already used. */
   async restartOnce(): Promise<boolean> {
-    if (this.restarts >= 1 || this.state === 'closed') return false;
-    this.restarts += 1;
-    this.state = 'idle';
+    if (this.restarts >= 1 || this.state !== 'failed') return false;
     try {
       await this.ensureStarted();
       this.options.onToolsChanged();

@@ -6,6 +6,7 @@ import type {
   ToolExecutionContext,
   ToolOutput,
 } from '@spine/protocol';
+import { McpServerUnavailableError } from '../errors.js';
 import { toolPolicy } from '../policy.js';
 import { renderToolResult } from '../render.js';
 import { schemaProblem } from './schema-check.js';
@@ -61,6 +62,10 @@ async function call(
     });
   } catch (error) {
     if (context.signal.aborted) throw error;
+    if (error instanceof McpServerUnavailableError)
+      return errorOutput(`${error.message} The call to ${tool} was not made.`, server, tool, {
+        reason: 'unavailable',
+      });
     if (connection.state !== 'failed' || connection.restarts >= 1) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
         return errorOutput(

@@ -112,7 +112,7 @@ describe('spine with subagents', { timeout: 180_000 }, () => {
     const show = await runCli(['show', sessionId], { env, cwd: workspace });
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('subagents (tokens with children:');
-    expect(show.stdout).toContain(`finder: look two — completed`);
+    expect(show.stdout).toMatch(/finder: look two — completed, \d+ tokens \(cache hit \d+\)/);
     const child = await runCli(['show', starts[0]?.sessionId as string], { env, cwd: workspace });
     expect(child.code).toBe(0);
     expect(child.stdout).toContain('add is defined in src/add.js:1.');
@@ -125,8 +125,10 @@ describe('spine with subagents', { timeout: 180_000 }, () => {
     const rows = sessions.stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { id: string; parent?: string });
-    expect(rows.filter((row) => row.parent === sessionId)).toHaveLength(2);
+      .map((line) => JSON.parse(line) as { id: string; parent?: string; subagent?: boolean });
+    expect(rows.filter((row) => row.parent === sessionId && row.subagent)).toHaveLength(2);
+    const listed = await runCli(['sessions'], { env, cwd: workspace });
+    expect(listed.stdout).toContain('↳ look two');
     // The parent's recorded totals include its children's usage.
     const index = JSON.parse(
       readFileSync(join(sessionDir, '.spine-index', `${sessionId}.json`), 'utf8'),

@@ -64,7 +64,7 @@ export async function renderChildTree(
       const reason = link?.end?.reason ?? 'running';
       const files = link?.end?.files?.length ? ` files: ${link.end.files.join(', ')}` : '';
       lines.push(
-        `${'  '.repeat(child.depth)}${visibleText(link?.start.profile ?? '?')}: ${visibleText(link?.start.description ?? '')} — ${reason}, ${totalTokens(child.usage)} tokens${visibleText(files)} (spine show ${child.sessionId})`,
+        `${'  '.repeat(child.depth)}${visibleText(link?.start.profile ?? '?')}: ${visibleText(link?.start.description ?? '')} — ${reason}, ${totalTokens(child.usage)} tokens (cache hit ${child.usage.cacheReadTokens})${visibleText(files)} (spine show ${child.sessionId})`,
       );
       walk(child);
     }

@@ -34,6 +34,8 @@ export async function sessionsCommand(
       model: index?.model ?? summary.header.model ?? '',
       costUsd: index?.costUsd,
       parent: summary.header.parent?.sessionId,
+      // A subagent's session: its header names the parent's task call.
+      subagent: summary.header.parent?.toolCallId !== undefined,
     };
   });
   if (flags.json) {
@@ -55,7 +57,7 @@ export async function sessionsCommand(
       formatBytes(row.sizeBytes).padStart(9),
       row.model.padEnd(28),
       formatCost(row.costUsd).padStart(8),
-      preview(row.title, 50),
+      preview(row.subagent ? `↳ ${row.title}` : row.title, 50),
     ].join('  '),
   );
   const head = [

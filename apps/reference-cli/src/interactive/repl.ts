@@ -39,6 +39,8 @@ class Repl {
   #detach: () => void = () => {};
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
   #approval: { resolve: (answer: ApprovalAnswer) => void } | undefined;
+  /** An MCP server's question (elicitation) waiting for the person's next line. */
+  #elicitation: { resolve: (line: string) => void } | undefined;
   #interrupts = 0;
   #showReasoning = true;
   #quitting = false;
@@ -101,6 +103,15 @@ class Repl {
       approve: (request) => this.#ask(request),
       onWarning: (message) => this.#print(this.#style.yellow(`warning: ${message}`)),
     });
+    // MCP servers that enable elicitation ask the person here (mcp/elicitation.ts).
+    active.mcp?.setElicitationHandler(async (request) => {
+      const { describeElicitation, parseElicitationAnswer } = await import('../mcp/elicitation.js');
+      this.#out.write(`\n${describeElicitation(request)}`);
+      const line = await new Promise<string>((resolve) => {
+        this.#elicitation = { resolve };
+      });
+      return parseElicitationAnswer(line, request);
+    });
     this.#detach = attachLiveOutput(
       active.agent,
       { text: this.#out, notices: this.#out },
@@ -138,6 +149,12 @@ class Repl {
   async #onLine(raw: string): Promise<void> {
     const line = raw.trim();
     this.#interrupts = 0;
+    if (this.#elicitation) {
+      const { resolve } = this.#elicitation;
+      this.#elicitation = undefined;
+      resolve(line);
+      return;
+    }
     if (this.#approval) {
       const { resolve } = this.#approval;
       this.#approval = undefined;
@@ -229,6 +246,8 @@ class Repl {
     if (this.#turn) {
       this.#approval?.resolve('deny');
       this.#approval = undefined;
+      this.#elicitation?.resolve('cancel');
+      this.#elicitation = undefined;
       this.#turn.controller.abort();
       this.#print(this.#style.yellow('\ncancelling the turn… (Ctrl-C again to exit)'));
       return;

@@ -5,6 +5,7 @@ import type { Agent } from '@spine/agent-loop';
 import { createToolRuntime } from '@spine/tool-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../config/schema.js';
+import { describeElicitation, parseElicitationAnswer } from './elicitation.js';
 import { type WiredMcp, wireMcp } from './wiring.js';
 
 const require = createRequire(import.meta.url);
@@ -78,5 +79,55 @@ describe('wireMcp', () => {
     expect(completions.length).toBeGreaterThan(0);
     for (const entry of completions) expect(entry.startsWith('everything:')).toBe(true);
     expect(mcp.completeResource('nope:')).toEqual([]);
+  }, 60_000);
+
+  it('sends elicitation to the handler the REPL sets, and refuses it while none is set', async () => {
+    const config = {
+      ...defaultConfig(process.env),
+      mcp: {
+        servers: {
+          forms: {
+            command: process.execPath,
+            args: [everything, 'stdio'],
+            sandbox: 'danger-full-access',
+            elicitation: true,
+          },
+        },
+      },
+    };
+    const runtime = createToolRuntime({
+      cwd: process.cwd(),
+      tools: [],
+      sandbox: 'workspace-write',
+      approval: 'never-ask',
+    });
+    const agent = new FakeAgent();
+    const mcp = await wireMcp({
+      config,
+      cwd: process.cwd(),
+      backend: undefined,
+      runtime,
+      agent: agent as unknown as Agent,
+      warn: () => {},
+    });
+    wired.push(mcp);
+    await (agent as unknown as Agent).run('start');
+    const call = {
+      type: 'tool-call' as const,
+      name: 'mcp__forms__trigger-elicitation-request',
+      arguments: '{}',
+    };
+    const [refused] = await runtime.run([{ ...call, id: 'c1' }]);
+    expect(refused?.content).toContain('only the interactive REPL asks the person');
+    const questions: string[] = [];
+    mcp.setElicitationHandler(async (request) => {
+      questions.push(describeElicitation(request));
+      return parseElicitationAnswer('decline', request);
+    });
+    const [answered] = await runtime.run([{ ...call, id: 'c2' }]);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toContain('MCP server forms asks:');
+    expect(answered?.isError).toBe(false);
+    expect(answered?.content).toMatch(/decline/i);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Agent, SystemPrompt } from '@spine/agent-loop';
-import type { McpManager, McpServerConfig } from '@spine/mcp';
+import type { McpElicitationHandler, McpManager, McpServerConfig } from '@spine/mcp';
 import type { AnyToolDefinition, SessionEvent, SessionLog } from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
 import { configHome, type SpineConfig } from '../config/schema.js';
@@ -16,6 +16,11 @@ export interface WiredMcp {
   completeResource(query: string): string[];
   /** True when `reference` (after `@`) names a configured server's resource, not a file. */
   isResourceReference(reference: string): boolean;
+  /**
+   * Who answers elicitation requests of servers that enable them (the REPL sets a person's
+   * prompt); unset, they are refused with an error saying no one can answer.
+   */
+  setElicitationHandler(handler: McpElicitationHandler | undefined): void;
   /** Stops every server. */
   close(): Promise<void>;
 }
@@ -74,6 +79,8 @@ export async function createConfiguredManager(options: {
   backend: SandboxBackend | undefined;
   /** Where sign-in URLs of OAuth-protected remote servers are shown. Default: stderr. */
   print?: (text: string) => void;
+  /** Answers elicitation requests (servers with `elicitation: true`). */
+  answerElicitation?: McpElicitationHandler;
 }): Promise<McpManager> {
   const mcp = await import('@spine/mcp');
   const servers = await configuredServers(options.config);
@@ -102,6 +109,7 @@ export async function createConfiguredManager(options: {
     wrapCommand,
     clientName: 'spine',
     ...(oauth ? { authProvider: (name: string) => oauth.providerFor(name) } : {}),
+    ...(options.answerElicitation ? { answerElicitation: options.answerElicitation } : {}),
   });
   if (!oauth) return manager;
   return {
@@ -158,6 +166,7 @@ export async function wireMcp(options: {
     };
   };
   let prepare: () => Promise<void>;
+  let elicit: McpElicitationHandler | undefined;
   // Resource URIs per ready server, for `@server:uri` completion (listed in the background).
   const resources = new Map<string, string[]>();
   const refreshResources = async (live: McpManager): Promise<void> => {
@@ -178,7 +187,16 @@ export async function wireMcp(options: {
       if (registered.size === 0) sync(tools);
     };
   } else {
-    const live = await createConfiguredManager(options);
+    const live = await createConfiguredManager({
+      ...options,
+      answerElicitation: (request) => {
+        if (!elicit)
+          throw new Error(
+            `no one can answer MCP server ${request.server}'s question here (only the interactive REPL asks the person)`,
+          );
+        return elicit(request);
+      },
+    });
     manager = live;
     const reported = new Set<string>();
     const report = (): void => {
@@ -244,6 +262,9 @@ export async function wireMcp(options: {
         .filter((entry) => entry.startsWith(query));
     },
     isResourceReference,
+    setElicitationHandler: (handler) => {
+      elicit = handler;
+    },
     close: async () => {
       await manager?.close();
     },

@@ -34,8 +34,9 @@ interface Cached {
 }
 
 let racyMs = 3_000;
-/** Directories kept; the oldest listing is dropped beyond this. */
-const MAX_DIRECTORIES = 20_000;
+/** Entries kept over all listings; the oldest listings are dropped beyond this. */
+const MAX_ENTRIES = 200_000;
+let entriesKept = 0;
 const cache = new Map<string, Cached>();
 const counters = { hits: 0, misses: 0 };
 
@@ -94,6 +95,13 @@ function readListing(dir: string): {
   }
 }
 
+function forget(dir: string): void {
+  const cached = cache.get(dir);
+  if (!cached) return;
+  entriesKept -= cached.listing.entries!.length + 1;
+  cache.delete(dir);
+}
+
 /**
  * Lists `dir` (an absolute real path): from the cache when the directory and its `.gitignore` are
  * unchanged since they were listed, otherwise afresh (and kept when its timestamps are settled).
@@ -118,15 +126,16 @@ export function listDirectoryCached(dir: string): DirectoryListing {
   const { listing, gitignoreFile, ok } = readListing(dir);
   const hasGitignore = listing.gitignore !== undefined;
   if (ok && settled(stamp, listedAt) && (!hasGitignore || settled(gitignoreFile, listedAt))) {
-    cache.delete(dir);
+    forget(dir);
     cache.set(dir, {
       listing,
       dir: stamp,
       gitignoreFile: hasGitignore ? gitignoreFile : undefined,
     });
-    if (cache.size > MAX_DIRECTORIES) cache.delete(cache.keys().next().value!);
+    entriesKept += listing.entries!.length + 1;
+    while (entriesKept > MAX_ENTRIES) forget(cache.keys().next().value!);
   } else {
-    cache.delete(dir);
+    forget(dir);
   }
   return listing;
 }
@@ -137,6 +146,9 @@ export function listingCacheControl(options?: { racyMs?: number; clear?: boolean
   misses: number;
 } {
   if (options?.racyMs !== undefined) racyMs = options.racyMs;
-  if (options?.clear) cache.clear();
+  if (options?.clear) {
+    cache.clear();
+    entriesKept = 0;
+  }
   return { ...counters };
 }

@@ -304,6 +304,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
           warn,
           prompt,
           session,
+          model: () => ({ client: model.client, modelId: model.modelId }),
           ...(options.mcpRecorded ? { recorded: options.mcpRecorded } : {}),
         })
       : undefined;

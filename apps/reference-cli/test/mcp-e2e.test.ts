@@ -153,6 +153,57 @@ describe('spine with MCP servers', () => {
     }
   }, 120_000);
 
+  it('answers a server sampling request with the session model and records it as sampling/answered', async () => {
+    const server = await createScriptedModelServer({
+      replies: [
+        {
+          toolCalls: [
+            {
+              id: 'call_sample',
+              name: 'mcp__e__trigger-sampling-request',
+              arguments: '{"prompt":"Say hi"}',
+            },
+          ],
+        },
+        { text: 'hi from the sampled model' },
+        { text: 'The server got its answer.' },
+      ],
+    });
+    try {
+      const cwd = workspaceWith({
+        e: { command: process.execPath, args: [everything, 'stdio'], sampling: true },
+      });
+      const { env, sessionDir } = isolatedEnv();
+      const ran = await runCli(
+        [
+          'run',
+          ...modelArgs(server.baseUrl),
+          '--cwd',
+          cwd,
+          '--approval',
+          'never-ask',
+          '--json',
+          'sample',
+        ],
+        { env },
+      );
+      expect(ran.code).toBe(0);
+      const log = events(sessionDir);
+      const sampled = log.find((event) => event.type === 'sampling/answered');
+      expect(sampled?.body).toMatchObject({ source: 'e', text: 'hi from the sampled model' });
+      expect(JSON.stringify(sampled?.body.messages)).toContain('Say hi');
+      const result = log.find((event) => event.type === 'tool/result');
+      expect(result?.body).toMatchObject({
+        toolName: 'mcp__e__trigger-sampling-request',
+        isError: false,
+      });
+      expect(String(result?.body.content)).toContain('hi from the sampled model');
+      expect((await runCli(['replay', sessionIdOf(log), '--verify'], { env })).code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it('answers an MCP call cut by SIGKILL with "outcome unknown" on resume', async () => {
     const server = await createScriptedModelServer({
       replies: [

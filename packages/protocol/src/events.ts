@@ -56,8 +56,8 @@ import { AssistantPartSchema } from './messages.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
-import type { ToolsChangedBody } from './tools-bodies.js';
-import { ToolsChangedBodySchema } from './tools-bodies.js';
+import type { SamplingAnsweredBody, ToolsChangedBody } from './tools-bodies.js';
+import { SamplingAnsweredBodySchema, ToolsChangedBodySchema } from './tools-bodies.js';
 import { UsageSchema } from './usage.js';
 import type { WorkspaceCheckpointBody, WorkspaceRestoredBody } from './workspace-bodies.js';
 import { WorkspaceCheckpointBodySchema, WorkspaceRestoredBodySchema } from './workspace-bodies.js';
@@ -276,6 +276,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'workspace/checkpoint': { surface: 'none', body: WorkspaceCheckpointBodySchema },
   'workspace/restored': { surface: 'none', body: WorkspaceRestoredBodySchema },
   'tools/changed': { surface: 'none', body: ToolsChangedBodySchema },
+  'sampling/answered': { surface: 'none', body: SamplingAnsweredBodySchema },
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
 };
 
@@ -308,6 +309,7 @@ export interface EventBodies {
   'workspace/checkpoint': WorkspaceCheckpointBody;
   'workspace/restored': WorkspaceRestoredBody;
   'tools/changed': ToolsChangedBody;
+  'sampling/answered': SamplingAnsweredBody;
   'lease/takeover': LeaseTakeoverBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;

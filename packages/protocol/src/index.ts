@@ -194,8 +194,8 @@ export type {
 } from './tool-scheduler.js';
 export type { ToolSpec } from './tool-spec.js';
 export { ToolSpecSchema } from './tool-spec.js';
-export type { ToolsChangedBody } from './tools-bodies.js';
-export { ToolsChangedBodySchema } from './tools-bodies.js';
+export type { SamplingAnsweredBody, ToolsChangedBody } from './tools-bodies.js';
+export { SamplingAnsweredBodySchema, ToolsChangedBodySchema } from './tools-bodies.js';
 export type { Usage } from './usage.js';
 export { addUsage, promptTokensOf, UsageSchema } from './usage.js';
 export type {

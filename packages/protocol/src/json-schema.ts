@@ -44,6 +44,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   'workspace/checkpoint': 'The workspace files were recorded (before a step that may change them).',
   'workspace/restored': 'The workspace was put back to a checkpoint (rewind, undo, abort).',
   'tools/changed': 'A tool source (an MCP server) changed the tool set before the next step.',
+  'sampling/answered':
+    "A tool source's (an MCP server's) model request, answered by the session's model.",
   'lease/takeover':
     'A writer took over the session from one whose lease expired or whose process exited.',
 };

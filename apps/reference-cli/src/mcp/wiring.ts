@@ -1,11 +1,17 @@
 import { join } from 'node:path';
 import type { Agent, SystemPrompt } from '@spine/agent-loop';
-import type { McpElicitationHandler, McpManager, McpServerConfig } from '@spine/mcp';
-import type { AnyToolDefinition, SessionEvent, SessionLog } from '@spine/protocol';
+import type {
+  McpElicitationHandler,
+  McpManager,
+  McpSamplingHandler,
+  McpServerConfig,
+} from '@spine/mcp';
+import type { AnyToolDefinition, ModelClient, SessionEvent, SessionLog } from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
 import { configHome, type SpineConfig } from '../config/schema.js';
 import { startCliOAuth } from './oauth.js';
 import { recordedMcpTools } from './recorded.js';
+import { createSamplingAnswer } from './sampling.js';
 import { createMcpSandboxWrapper } from './sandbox.js';
 
 /** The MCP servers of one session as wired into its agent. */
@@ -81,6 +87,8 @@ export async function createConfiguredManager(options: {
   print?: (text: string) => void;
   /** Answers elicitation requests (servers with `elicitation: true`). */
   answerElicitation?: McpElicitationHandler;
+  /** Answers sampling requests (servers with `sampling: true`). */
+  answerSampling?: McpSamplingHandler;
 }): Promise<McpManager> {
   const mcp = await import('@spine/mcp');
   const servers = await configuredServers(options.config);
@@ -110,6 +118,7 @@ export async function createConfiguredManager(options: {
     clientName: 'spine',
     ...(oauth ? { authProvider: (name: string) => oauth.providerFor(name) } : {}),
     ...(options.answerElicitation ? { answerElicitation: options.answerElicitation } : {}),
+    ...(options.answerSampling ? { answerSampling: options.answerSampling } : {}),
   });
   if (!oauth) return manager;
   return {
@@ -139,8 +148,10 @@ export async function wireMcp(options: {
   agent: Agent;
   warn: (message: string) => void;
   prompt?: SystemPrompt;
-  /** Where a tool-set change is recorded (`tools/changed`). */
+  /** Where a tool-set change (`tools/changed`) and sampling (`sampling/answered`) are recorded. */
   session?: SessionLog;
+  /** The session's model, which answers sampling requests (it may change with `/model`). */
+  model?: () => { client: ModelClient; modelId: string };
   recorded?: readonly SessionEvent[];
 }): Promise<WiredMcp> {
   const { agent, runtime, warn } = options;
@@ -167,6 +178,11 @@ export async function wireMcp(options: {
   };
   let prepare: () => Promise<void>;
   let elicit: McpElicitationHandler | undefined;
+  // The step running now: sampling is recorded there.
+  let position: { turn: number; step: number } | undefined;
+  agent.on('step-start', ({ turn, step }) => {
+    position = { turn, step };
+  });
   // Resource URIs per ready server, for `@server:uri` completion (listed in the background).
   const resources = new Map<string, string[]>();
   const refreshResources = async (live: McpManager): Promise<void> => {
@@ -196,6 +212,15 @@ export async function wireMcp(options: {
           );
         return elicit(request);
       },
+      ...(options.session && options.model
+        ? {
+            answerSampling: createSamplingAnswer({
+              model: options.model,
+              session: options.session,
+              position: () => position,
+            }),
+          }
+        : {}),
     });
     manager = live;
     const reported = new Set<string>();

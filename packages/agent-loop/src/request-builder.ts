@@ -112,20 +112,35 @@ export class RequestBuilder {
         this.#storedTools.add((event.body as ToolsDefinedBody).hash);
       else if (event.type === 'request/header') last = event;
     }
+    // Resume is O(new): the chain values of the messages already hashed, and the last request's
+    // resolved seqs, live in the session's snapshots, so the first request after reopening
+    // hashes only the messages added since and resolves only the headers written since.
+    session.attachToSnapshots?.(REQUEST_HASH_ATTACHMENT, () => ({
+      ...this.#hash.capture(),
+      previous: this.#previous ? { seq: this.#previous.seq, seqs: this.#previous.seqs } : null,
+    }));
+    const saved = session.snapshotAttachment?.(REQUEST_HASH_ATTACHMENT)?.value as
+      | { previous?: { seq?: unknown; seqs?: unknown } | null }
+      | undefined;
     if (last) {
+      const known = saved?.previous;
+      const cache =
+        typeof known?.seq === 'number' &&
+        known.seq <= last.seq &&
+        session.get(known.seq)?.type === 'request/header' &&
+        Array.isArray(known.seqs) &&
+        known.seqs.every((seq) => Number.isSafeInteger(seq))
+          ? new Map([[known.seq, known.seqs as number[]]])
+          : undefined;
       this.#previous = {
         seq: last.seq,
         body: last.body as RequestHeaderBody,
-        seqs: resolveSeqs(session, last.seq),
+        seqs: resolveSeqs(session, last.seq, cache),
       };
     }
-    // Resume is O(new): the chain values of the messages already hashed live in the session's
-    // snapshots, so the first request after reopening hashes only the messages added since.
-    session.attachToSnapshots?.(REQUEST_HASH_ATTACHMENT, () => this.#hash.capture());
-    const saved = session.snapshotAttachment?.(REQUEST_HASH_ATTACHMENT);
     if (saved) {
       const derived = session.deriveMessages();
-      this.#hash.restore(derived.messages, derived.generation, saved.value);
+      this.#hash.restore(derived.messages, derived.generation, saved);
     }
   }
 

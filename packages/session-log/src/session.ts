@@ -1,5 +1,7 @@
 // Over 400 lines because Session is the single writer of a log: append validation, the surface,
-// derivation, projection and durability hooks share its private state (split parts: session-*.ts).
+// derivation, projection, durability hooks and snapshots (writing, lazy opening, restoring) share
+// its private state (split parts: session-*.ts). Next split: the snapshot half into a helper that
+// gets the state through a narrow internal interface.
 import { randomUUID } from 'node:crypto';
 import type {
   AppendOptions,

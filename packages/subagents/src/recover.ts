@@ -93,7 +93,19 @@ export async function recoverChildren(
   options: { changeTools?: ChangeToolNames } = {},
 ): Promise<RecoveredChild[]> {
   const first = await Session.open({ store, id: sessionId, readOnly: true });
-  const orphans = childLinks(first.events()).filter((link) => !link.end);
+  const firstEvents = first.events();
+  // In the parent's call order (tool/started is written in call order), so the results are too.
+  const startedAt = new Map<string, number>();
+  for (const event of firstEvents)
+    if (event.type === 'tool/started')
+      startedAt.set((event.body as { toolCallId: string }).toolCallId, event.seq);
+  const orphans = childLinks(firstEvents)
+    .filter((link) => !link.end)
+    .sort(
+      (a, b) =>
+        (startedAt.get(a.start.toolCallId) ?? a.startSeq) -
+        (startedAt.get(b.start.toolCallId) ?? b.startSeq),
+    );
   await first.close();
   if (orphans.length === 0) return [];
   const parent = await Session.open({ store, id: sessionId, recover: false });

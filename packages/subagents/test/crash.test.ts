@@ -38,13 +38,14 @@ async function readAll(sessionDir: string, id: string): Promise<readonly Session
 }
 
 describe('a crash while a child runs', () => {
-  it('SIGKILL mid-child: reopening closes the child and answers the task call "unknown", never an orphan', async () => {
+  it('SIGKILL mid-children: reopening closes both parallel children and answers their task calls "unknown" in call order, never an orphan', async () => {
     const server = await createRoutedServer({
       parent: [
-        { toolCalls: [taskCall('call_a', 'explore', 'a')] },
+        { toolCalls: [taskCall('call_a', 'explore', 'a'), taskCall('call_b', 'explore', 'b')] },
         { text: 'I will check again.' },
       ],
       a: [{ stallAfterChunks: 1 }],
+      b: [{ stallAfterChunks: 1 }],
     });
     const workspace = mkdtempSync(join(tmpdir(), 'spine-sub-crash-ws-'));
     const sessionDir = mkdtempSync(join(tmpdir(), 'spine-sub-crash-sessions-'));
@@ -76,7 +77,7 @@ describe('a crash while a child runs', () => {
       errors += chunk.toString();
     });
     const deadline = Date.now() + 60_000;
-    while (!server.requests.some((r) => markerOf(r) === 'a')) {
+    while (!['a', 'b'].every((m) => server.requests.some((r) => markerOf(r) === m))) {
       if (child.exitCode !== null) throw new Error(`child exited early: ${output}\n${errors}`);
       if (Date.now() > deadline)
         throw new Error(`the subagent never called the model: ${output}\n${errors}`);
@@ -91,8 +92,14 @@ describe('a crash while a child runs', () => {
     const recovered = await recoverChildren(store, sessionId);
     expect(recovered).toEqual([
       expect.objectContaining({ toolCallId: 'call_a', reason: 'unknown', answered: true }),
+      expect.objectContaining({ toolCallId: 'call_b', reason: 'unknown', answered: true }),
     ]);
     const parent = await readAll(sessionDir, sessionId);
+    // Both parallel children answered, in call order.
+    expect(results(parent).map((r) => [r.toolCallId, r.outcome])).toEqual([
+      ['call_a', 'unknown'],
+      ['call_b', 'unknown'],
+    ]);
     const answer = results(parent)[0] as ToolResultBody;
     expect(answer).toMatchObject({ toolCallId: 'call_a', outcome: 'unknown', isError: true });
     expect(answer.content).toMatch(/^outcome unknown: the process stopped/);
@@ -106,7 +113,7 @@ describe('a crash while a child runs', () => {
     // A second recovery has nothing left to do.
     expect(await recoverChildren(store, sessionId)).toEqual([]);
     const report = await replayTree(store, sessionId);
-    expect(report.sessions.map((s) => s.problems)).toEqual([[], []]);
+    expect(report.sessions.map((s) => s.problems)).toEqual([[], [], []]);
     expect(report.ok).toBe(true);
 
     // The parent resumes: a new turn on the reopened session sees the unknown result.

@@ -3,7 +3,8 @@
 // for each published package installed alone into a fresh project outside the repository (plus
 // the tarballs of its @spine/* dependencies; registry dependencies from the npm registry), the
 // install time, the size of node_modules, and the cold `import` time against `node -e 0`
-// (median of 7 runs each, measured in the same run). Prints a table, then one JSON object.
+// (median of 11 runs each, alternating with `node -e 0` in the same run). Prints a table, then one JSON object.
+// `--only <name>[,<name>…]` measures those packages alone (e.g. `--only @spine/cli`).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,9 @@ const repo = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'spine-figures-'));
 const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
-const RUNS = 7;
+const RUNS = 11;
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex >= 0 ? new Set(process.argv[onlyIndex + 1]?.split(',')) : undefined;
 
 const packages = new Map();
 for (const { pkg, tarball } of packPublished(repo, tarballs))
@@ -35,19 +38,32 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function timeNode(args, cwd) {
-  const times = [];
+function timeOnce(args, cwd) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { cwd, stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed in ${cwd}`);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/**
+ * Median wall time of `node -e 0` and of `args`, run alternately (so a load spike on a shared
+ * machine hits both), after one unmeasured warm-up of each.
+ */
+function timeAgainstBaseline(args, cwd) {
+  const baseline = [];
+  const cold = [];
+  timeOnce(['-e', '0'], cwd);
+  timeOnce(args, cwd);
   for (let i = 0; i < RUNS; i++) {
-    const started = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { cwd, stdio: 'ignore' });
-    if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed in ${cwd}`);
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    baseline.push(timeOnce(['-e', '0'], cwd));
+    cold.push(timeOnce(args, cwd));
   }
-  return median(times);
+  return { baseline: median(baseline), cold: median(cold) };
 }
 
 const rows = [];
 for (const name of packages.keys()) {
+  if (only && !only.has(name)) continue;
   const dir = join(work, name.replace('/', '+'));
   mkdirSync(dir);
   const dependencies = Object.fromEntries(
@@ -64,8 +80,7 @@ for (const name of packages.keys()) {
     execFileSync('du', ['-sk', 'node_modules'], { cwd: dir, encoding: 'utf8' }),
     10,
   );
-  const baseline = timeNode(['-e', '0'], dir);
-  const cold = timeNode(
+  const { baseline, cold } = timeAgainstBaseline(
     ['--input-type=module', '-e', `await import(${JSON.stringify(name)})`],
     dir,
   );

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// The release flow, dry (after `turbo run build`): on a throwaway copy of the repository (never
+// committed, removed at the end) `changeset version` applies the pending changesets, then every
+// published package is packed from the copy and `npm publish --dry-run` accepts each tarball.
+// Checks that each package the changesets name got a new version and a CHANGELOG entry, and that
+// its `@spine/*` dependencies point at the new versions. Nothing is uploaded. Exit code 1 with
+// every problem listed on failure; `--keep` keeps the copy.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { packPublished } from './lib/pack.mjs';
+
+const keep = process.argv.includes('--keep');
+const repo = resolve(import.meta.dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'spine-release-'));
+const copy = join(work, 'repo');
+const tarballs = join(work, 'tarballs');
+mkdirSync(copy);
+mkdirSync(tarballs);
+const problems = [];
+
+/** The published packages of a tree: name → { dir, pkg }. */
+function publishedPackages(root) {
+  const found = new Map();
+  for (const group of ['packages', 'apps']) {
+    for (const name of readdirSync(join(root, group))) {
+      let pkg;
+      try {
+        pkg = JSON.parse(readFileSync(join(root, group, name, 'package.json'), 'utf8'));
+      } catch {
+        continue;
+      }
+      if (!pkg.private) found.set(pkg.name, { dir: join(root, group, name), pkg });
+    }
+  }
+  return found;
+}
+
+// 1. The copy: the working tree with the built dist folders, without node_modules and .git.
+execFileSync(
+  'sh',
+  [
+    '-c',
+    `tar -C "${repo}" --exclude=./node_modules --exclude='*/node_modules' --exclude=./.git --exclude=./docs/api -cf - . | tar -C "${copy}" -xf -`,
+  ],
+  { stdio: 'inherit' },
+);
+
+// 2. The packages the pending changesets bump (from their front matter).
+const bumped = new Set();
+for (const file of readdirSync(join(copy, '.changeset'))) {
+  if (!file.endsWith('.md') || file === 'README.md') continue;
+  const text = readFileSync(join(copy, '.changeset', file), 'utf8');
+  const front = text.match(/^---\n([\s\S]*?)\n---/)?.[1] ?? '';
+  for (const match of front.matchAll(/^"([^"]+)":\s*(patch|minor|major)\s*$/gm))
+    bumped.add(match[1]);
+}
+const before = publishedPackages(copy);
+
+// 3. `changeset version` in the copy (the repository's own changesets binary).
+const changeset = join(repo, 'node_modules', '.bin', 'changeset');
+try {
+  execFileSync(changeset, ['version'], {
+    cwd: copy,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+} catch (error) {
+  problems.push(`changeset version: ${`${error.stdout ?? ''}${error.stderr ?? error.message}`}`);
+}
+const after = publishedPackages(copy);
+for (const [name, { dir, pkg }] of after) {
+  const old = before.get(name)?.pkg.version;
+  if (bumped.has(name)) {
+    if (pkg.version === old) problems.push(`${name}: still ${old} after changeset version`);
+    let changelog = '';
+    try {
+      changelog = readFileSync(join(dir, 'CHANGELOG.md'), 'utf8');
+    } catch {}
+    if (!changelog.includes(`## ${pkg.version}`))
+      problems.push(`${name}: CHANGELOG.md has no "## ${pkg.version}" entry`);
+  }
+  for (const [dependency, range] of Object.entries(pkg.dependencies ?? {})) {
+    const target = after.get(dependency)?.pkg.version;
+    if (target && range !== target && range !== `^${target}`)
+      problems.push(`${name}: depends on ${dependency}@${range}, but the release is ${target}`);
+  }
+}
+const pending = readdirSync(join(copy, '.changeset')).filter(
+  (file) => file.endsWith('.md') && file !== 'README.md',
+);
+if (pending.length > 0) problems.push(`changesets left after version: ${pending.join(', ')}`);
+
+// 4. Pack each package from the copy and let npm check it for publishing (nothing is uploaded).
+const packed = [];
+try {
+  packed.push(...packPublished(copy, tarballs));
+} catch (error) {
+  problems.push(`npm pack: ${error.stderr ?? error.message}`);
+}
+for (const { pkg, tarball } of packed) {
+  try {
+    const out = execFileSync('npm', ['publish', '--dry-run', tarball], {
+      cwd: work,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+    if (!out.includes(`+ ${pkg.name}@${pkg.version}`))
+      problems.push(`${pkg.name}: npm publish --dry-run did not report ${pkg.version}: ${out}`);
+  } catch (error) {
+    problems.push(`${pkg.name}: npm publish --dry-run: ${error.stderr ?? error.message}`);
+  }
+}
+
+if (keep) console.log(`release-check: kept ${work}`);
+else rmSync(work, { recursive: true, force: true });
+if (problems.length) {
+  for (const problem of problems) console.error(`release-check: ${problem}\n`);
+  process.exit(1);
+}
+console.log(
+  `release-check: changeset version bumped ${bumped.size} packages (${[...after.values()]
+    .filter(({ pkg }) => bumped.has(pkg.name))
+    .map(({ pkg }) => `${pkg.name}@${pkg.version}`)
+    .join(', ')}); npm publish --dry-run accepts all ${packed.length} tarballs`,
+);

@@ -1,9 +1,14 @@
 import {
   AssistantMessageBodySchema,
   AttemptBodySchema,
+  RequestContextBodySchema,
   RequestHeaderBodySchema,
   SpineError,
+  StepEndBodySchema,
+  StepStartBodySchema,
   ToolResultBodySchema,
+  TurnEndBodySchema,
+  TurnStartBodySchema,
   UserMessageBodySchema,
 } from '@spine/protocol';
 import fc from 'fast-check';
@@ -88,6 +93,48 @@ async function agrees(
   expect(code === undefined ? 'accepted' : code).toBe(valid ? 'accepted' : 'INVALID_EVENT');
 }
 
+// Valid bodies with one field (possibly nested) set to a tricky value or removed: the boundary
+// where a hand-written check and its schema could disagree.
+const tricky = fc.constantFrom<unknown>(
+  undefined,
+  0,
+  -1,
+  1.5,
+  2 ** 60,
+  '',
+  'chain/2',
+  'ok',
+  null,
+  true,
+  [],
+  {},
+  [1],
+  [1, 2, 3],
+  ['x'],
+  { enabled: true },
+);
+const paths = (body: object): string[][] => {
+  const out: string[][] = [];
+  const walk = (value: unknown, path: string[]): void => {
+    if (path.length > 0) out.push(path);
+    if (value !== null && typeof value === 'object')
+      for (const [key, inner] of Object.entries(value)) walk(inner, [...path, key]);
+  };
+  walk(body, []);
+  return out;
+};
+const mutated = (base: object) =>
+  fc.tuple(fc.constantFrom(...paths(base)), tricky, fc.boolean()).map(([path, value, keep]) => {
+    const body = structuredClone(base) as Record<string, unknown>;
+    if (keep) return body;
+    let target = body;
+    for (const key of path.slice(0, -1)) target = target[key] as Record<string, unknown>;
+    const last = path.at(-1) as string;
+    if (value === undefined) delete target[last];
+    else target[last] = value;
+    return body;
+  });
+
 describe('built-in body checks', () => {
   it('accept exactly the assistant/message bodies the schema accepts', async () => {
     await fc.assert(
@@ -128,8 +175,6 @@ describe('built-in body checks', () => {
   });
 
   it('accept exactly the request/header and assistant/attempt bodies the schemas accept', async () => {
-    // Valid bodies with one field (possibly nested) set to a tricky value or removed: the
-    // boundary where a hand-written check and its schema could disagree.
     const header = {
       ...{ turn: 1, step: 2, attempt: 1, model: 'm', provider: 'p', generation: 0 },
       ...{ systemHash: 'sha256:s', toolsHash: 'sha256:t', messageCount: 3 },
@@ -147,45 +192,6 @@ describe('built-in body checks', () => {
       ...{ usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1 } },
       ...{ messageSeq: 6, prefixCauses: ['model-changed'] },
     };
-    const tricky = fc.constantFrom<unknown>(
-      undefined,
-      0,
-      -1,
-      1.5,
-      2 ** 60,
-      '',
-      'chain/2',
-      'ok',
-      null,
-      true,
-      [],
-      {},
-      [1],
-      [1, 2, 3],
-      ['x'],
-      { enabled: true },
-    );
-    const paths = (body: object): string[][] => {
-      const out: string[][] = [];
-      const walk = (value: unknown, path: string[]): void => {
-        if (path.length > 0) out.push(path);
-        if (value !== null && typeof value === 'object')
-          for (const [key, inner] of Object.entries(value)) walk(inner, [...path, key]);
-      };
-      walk(body, []);
-      return out;
-    };
-    const mutated = (base: object) =>
-      fc.tuple(fc.constantFrom(...paths(base)), tricky, fc.boolean()).map(([path, value, keep]) => {
-        const body = structuredClone(base) as Record<string, unknown>;
-        if (keep) return body;
-        let target = body;
-        for (const key of path.slice(0, -1)) target = target[key] as Record<string, unknown>;
-        const last = path.at(-1) as string;
-        if (value === undefined) delete target[last];
-        else target[last] = value;
-        return body;
-      });
     await fc.assert(
       fc.asyncProperty(mutated(header), (body) =>
         agrees('request/header', RequestHeaderBodySchema, body),
@@ -198,6 +204,34 @@ describe('built-in body checks', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+
+  it('accept exactly the turn, step and request/context bodies the schemas accept', async () => {
+    const cases: Array<[string, { safeParse(value: unknown): { success: boolean } }, object]> = [
+      ['turn/start', TurnStartBodySchema, { inboxId: 'i1' }],
+      ['step/start', StepStartBodySchema, { note: 'x' }],
+      ['step/end', StepEndBodySchema, { finishReason: 'stop', toolCalls: 2, interrupted: false }],
+      [
+        'request/context',
+        RequestContextBodySchema,
+        { request: 3, contexts: { cwd: '/w', date: 'd' }, variables: { name: 'n' } },
+      ],
+      [
+        'turn/end',
+        TurnEndBodySchema,
+        {
+          ...{ reason: 'error', steps: 2, deniedTools: ['bash'] },
+          usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1 },
+          error: { code: 'RATE_LIMITED', message: 'slow' },
+        },
+      ],
+    ];
+    for (const [type, schema, base] of cases) {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(mutated(base), tricky), (body) => agrees(type, schema, body)),
+        { numRuns: 400 },
+      );
+    }
   });
 
   it('name the offending field of a refused assistant message', async () => {

@@ -4,6 +4,7 @@ import {
   BUILTIN_EVENT_TYPES,
   PrefixChangeCauseSchema,
   ToolResultBodySchema,
+  TurnEndReasonSchema,
 } from '@spine/protocol';
 import { InvalidEventError } from './errors.js';
 
@@ -32,6 +33,7 @@ function literalValues(schema: unknown): ReadonlySet<string> {
 }
 const CAUSES = literalValues(PrefixChangeCauseSchema);
 const ATTEMPT_OUTCOMES = literalValues(AttemptBodySchema.shape.outcome);
+const TURN_END_REASONS = literalValues(TurnEndReasonSchema);
 
 function optionalString(value: unknown): boolean {
   return value === undefined || typeof value === 'string';
@@ -97,6 +99,13 @@ function isCauses(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
   for (let i = 0; i < value.length; i++) if (!CAUSES.has(value[i])) return false;
   return true;
+}
+
+/** A plain object whose values are all strings (`z.record(z.string(), z.string())`). */
+function isStringRecord(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  for (const key in value) if (typeof value[key] !== 'string') return false;
+  return Object.getPrototypeOf(value) === Object.prototype;
 }
 
 function isStrings(value: unknown): boolean {
@@ -180,6 +189,25 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
     optionalString(body.sessionId) &&
     isPrefix(body.prefix) &&
     optionalCount(body.estimatedTokens),
+  // Once per step or turn: with the two above, every event of a plain step skips zod.
+  'turn/start': (body) => isObject(body) && optionalString(body.inboxId),
+  'step/start': (body) => isObject(body),
+  'request/context': (body) =>
+    isPositive(body.request) && isStringRecord(body.contexts) && isStringRecord(body.variables),
+  'step/end': (body) =>
+    isObject(body) &&
+    optionalString(body.finishReason) &&
+    optionalCount(body.toolCalls) &&
+    (body.interrupted === undefined || typeof body.interrupted === 'boolean'),
+  'turn/end': (body) =>
+    TURN_END_REASONS.has(body.reason as string) &&
+    optionalCount(body.steps) &&
+    (body.usage === undefined || isUsage(body.usage)) &&
+    (body.error === undefined ||
+      (isObject(body.error) &&
+        typeof body.error.code === 'string' &&
+        typeof body.error.message === 'string')) &&
+    (body.deniedTools === undefined || isStrings(body.deniedTools)),
   'assistant/attempt': (body) =>
     isPositive(body.request) &&
     isPositive(body.attempt) &&

@@ -42,6 +42,20 @@ const GrepArguments = z.object({
     .max(10)
     .optional()
     .describe('Lines of context before and after each match.'),
+  before: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe('Lines of context before each match (overrides context on that side).'),
+  after: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe('Lines of context after each match (overrides context on that side).'),
   maxMatches: z
     .number()
     .int()
@@ -62,6 +76,10 @@ export interface GrepToolArguments {
   ignoreCase?: boolean;
   /** Lines of context around each match (0–10). */
   context?: number;
+  /** Lines of context before each match (0–10); overrides `context` on that side. */
+  before?: number;
+  /** Lines of context after each match (0–10); overrides `context` on that side. */
+  after?: number;
   /** Stop after this many matches (default 100). */
   maxMatches?: number;
 }
@@ -140,7 +158,8 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
         const root = await support.fs.realpath(support.cwd);
         const matchGlob = args.glob ? globMatcher(args.glob, target.relative) : undefined;
         const limit = args.maxMatches ?? 100;
-        const around = args.context ?? 0;
+        const before = args.before ?? args.context ?? 0;
+        const after = args.after ?? args.context ?? 0;
         const out: string[] = [];
         let matches = 0;
         let files = 0;
@@ -191,10 +210,13 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           if (!buffer) continue;
           const known = candidateLines?.get(entry.absolute);
           // With every matching line known, lines after the last one (and its context) are not needed.
-          const lines =
-            known?.complete && known.lines.length > 0
-              ? leadingLines(buffer, known.lines.at(-1)! + around + 1)
-              : buffer.toString('utf8').split('\n');
+          const { lines, whole } = splitLines(
+            buffer,
+            known?.complete && known.lines.length > 0 ? known.lines.at(-1)! + after + 1 : undefined,
+          );
+          // The empty string after a final line break is searched (`^$` matches it) but is no
+          // line to show as context.
+          const lastLine = lines.length - (whole && buffer.at(-1) === 0x0a ? 2 : 1);
           let lastShown = -1;
           let fileHadMatch = false;
           let hits = known ? matcher.matchCandidates(lines, known.lines, limit - matches) : [];
@@ -212,9 +234,9 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           for (const i of hits) {
             matches++;
             fileHadMatch = true;
-            const from = Math.max(0, i - around, lastShown + 1);
-            if (around > 0 && lastShown >= 0 && from > lastShown + 1) out.push('--');
-            for (let j = from; j <= Math.min(lines.length - 1, i + around); j++) {
+            const from = Math.max(0, i - before, lastShown + 1);
+            if (before + after > 0 && lastShown >= 0 && from > lastShown + 1) out.push('--');
+            for (let j = from; j <= Math.max(i, Math.min(lastLine, i + after)); j++) {
               const separator = j === i ? ':' : '-';
               out.push(
                 `${entry.relative}${separator}${j + 1}${separator}${lines[j]!.slice(0, 500)}`,
@@ -253,17 +275,23 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
 }
 
 /**
- * The first `count` lines of a UTF-8 file (all of them if it has fewer). A line break is one byte
- * never inside a multi-byte sequence, so decoding up to it gives exactly the start of the whole
- * file's decoding.
+ * The lines of a UTF-8 file, or only its first `count` lines (all of them if it has fewer; `whole`
+ * says which). A line break is one byte never inside a multi-byte sequence, so decoding up to it
+ * gives exactly the start of the whole file's decoding.
  */
-function leadingLines(buffer: Buffer, count: number): string[] {
-  let at = -1;
-  for (let line = 0; line < count; line++) {
-    at = buffer.indexOf(0x0a, at + 1);
-    if (at < 0) return buffer.toString('utf8').split('\n');
+function splitLines(
+  buffer: Buffer,
+  count: number | undefined,
+): { lines: string[]; whole: boolean } {
+  if (count !== undefined) {
+    let at = -1;
+    for (let line = 0; line < count; line++) {
+      at = buffer.indexOf(0x0a, at + 1);
+      if (at < 0) break;
+    }
+    if (at >= 0) return { lines: buffer.toString('utf8', 0, at).split('\n'), whole: false };
   }
-  return buffer.toString('utf8', 0, at).split('\n');
+  return { lines: buffer.toString('utf8').split('\n'), whole: true };
 }
 
 /**

@@ -70,3 +70,25 @@ describe('grep glob and the glob tool', () => {
     expect(result.content.split('\n')).toEqual(expected);
   });
 });
+
+describe('grep context', () => {
+  it('takes lines before and after a match separately, with -- between separate groups', async () => {
+    writeFileSync(join(temp.dir, 'ctx.txt'), 'l1\nl2\nhit3\nl4\nl5\nl6\nl7\nhit8\nl9\n');
+    const expectations: Array<[Record<string, number>, string[]]> = [
+      [{ before: 1 }, ['-2-l2', ':3:hit3', '--', '-7-l7', ':8:hit8']],
+      [{ after: 2 }, [':3:hit3', '-4-l4', '-5-l5', '--', ':8:hit8', '-9-l9']],
+      [{ context: 2, after: 0 }, ['-1-l1', '-2-l2', ':3:hit3', '--', '-6-l6', '-7-l7', ':8:hit8']],
+      [
+        { before: 2, after: 2 },
+        ['-1-l1', '-2-l2', ':3:hit3', '-4-l4', '-5-l5', '-6-l6', '-7-l7', ':8:hit8', '-9-l9'],
+      ],
+    ];
+    for (const runtime of runtimes)
+      for (const [args, lines] of expectations) {
+        const result = await runOne(runtime, 'grep', { pattern: 'hit', path: 'ctx.txt', ...args });
+        expect(result.content.split('\n')).toEqual(
+          lines.map((line) => (line === '--' ? line : `ctx.txt${line}`)),
+        );
+      }
+  });
+});

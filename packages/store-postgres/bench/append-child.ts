@@ -44,5 +44,5 @@ for (let seq = 2; seq <= events + 1; seq += batch) {
 }
 const wallMs = performance.now() - start;
 await writer.close();
-if ('close' in store) await store.close();
+if (mode === 'pg') await (store as ReturnType<typeof createPostgresStore>).close();
 process.stdout.write(`${JSON.stringify({ wallMs, latencies })}\n`);

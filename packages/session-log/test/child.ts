@@ -39,7 +39,7 @@ export function startChild(
   bundle: string,
   dir: string,
   id: string,
-  mode: 'loop' | 'big' | 'hold' | 'exit',
+  mode: 'loop' | 'big' | 'hold' | 'exit' | 'snapshot',
 ): RunningChild {
   const child = spawn(process.execPath, [bundle, dir, id, mode], {
     cwd: repoRoot,

@@ -115,8 +115,6 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       if (finished) return;
       finished = true;
       try {
-        // The turn-end checkpoint lands in the log (and in --json output) before the stream closes.
-        await wired.checkpoints?.settled();
         await wired.hooks.fire('stop', { reason });
         const { withChildUsage } = await import('./agents/tree.js');
         const usage = withChildUsage(totalUsage(session.events()), session.events());

@@ -265,7 +265,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
 
   // Workspace checkpoints before steps that may change files (rewind/wiring.ts).
   const checkpoints = await (await import('./rewind/wiring.js')).wireCheckpoints({
-    ...{ config, cwd, session, warn, sandbox: () => runtime.sandbox },
+    ...{ config, cwd, warn, sandbox: () => runtime.sandbox },
   });
 
   const llm = await import('@spine/llm');
@@ -289,7 +289,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         }
       : {}),
     ...(options.approve ? { approve: options.approve } : {}),
-    ...(checkpoints ? { beforeTools: checkpoints.beforeTools } : {}),
+    ...(checkpoints
+      ? { beforeTools: checkpoints.beforeTools, beforeTurnEnd: checkpoints.beforeTurnEnd }
+      : {}),
   });
 
   // MCP loads only when servers are configured (the SDK is heavy) or a rerun replays their results.
@@ -322,8 +324,6 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...(mcp ? { mcp } : {}),
     ...(checkpoints ? { checkpoints } : {}),
     async close() {
-      await checkpoints?.settled();
-      checkpoints?.detach();
       await mcp?.close();
       await lspManager?.shutdown();
     },

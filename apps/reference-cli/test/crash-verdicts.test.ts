@@ -108,7 +108,7 @@ describe('verified outcomes after SIGKILL', () => {
     });
     const seen = new Map<string, number>();
     for (let run = 0; run < RUNS; run++) {
-      const tool = (['write', 'edit', 'bash'] as const)[run % 3];
+      const tool = (['write', 'edit', 'bash'] as const)[run % 3] as 'write' | 'edit' | 'bash';
       const before = `${randomBytes(8).toString('hex')} MARK\n${'x'.repeat(400_000)}\n`;
       await fs.writeFile(join(workspace, 'big.txt'), before);
       const args =

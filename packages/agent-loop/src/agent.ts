@@ -76,6 +76,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     if (options.reasoning) context.reasoning = options.reasoning;
     if (options.agentName) context.agentName = options.agentName;
     if (options.beforeTools) context.beforeTools = options.beforeTools;
+    if (options.beforeTurnEnd) context.beforeTurnEnd = options.beforeTurnEnd;
     this.#context = context;
   }
 

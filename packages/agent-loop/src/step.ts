@@ -56,6 +56,7 @@ export interface StepContext {
   reasoning?: ModelRequest['reasoning'];
   agentName?: string;
   beforeTools?: AgentOptions['beforeTools'];
+  beforeTurnEnd?: AgentOptions['beforeTurnEnd'];
   builder: RequestBuilder;
   projection: RuntimeContextProjection;
   inbox: Inbox;

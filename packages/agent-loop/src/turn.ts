@@ -55,13 +55,27 @@ export async function runTurnLoop(
       if (result.usage) state.usage = addUsage(state.usage, result.usage);
       if (result.text) state.text = result.text;
       for (const name of result.deniedTools) state.deniedTools.push(name);
-      if (result.status === 'aborted') return aborted(context, state, result.phase, signal);
-      if (result.status === 'failed') return endTurn(context, state, 'error', result.error);
+      if (result.status === 'aborted') {
+        await beforeTurnEnd(context, state);
+        return aborted(context, state, result.phase, signal);
+      }
+      if (result.status === 'failed') {
+        await beforeTurnEnd(context, state);
+        return endTurn(context, state, 'error', result.error);
+      }
       state.steps++;
-      if (signal?.aborted) return aborted(context, state, 'tools', signal);
-      if (result.toolCalls === 0 && context.inbox.size('next-step') === 0)
+      if (signal?.aborted) {
+        await beforeTurnEnd(context, state);
+        return aborted(context, state, 'tools', signal);
+      }
+      if (result.toolCalls === 0 && context.inbox.size('next-step') === 0) {
+        await beforeTurnEnd(context, state);
         return endTurn(context, state, 'completed');
-      if (state.steps >= context.maxSteps) return endTurn(context, state, 'max-steps');
+      }
+      if (state.steps >= context.maxSteps) {
+        await beforeTurnEnd(context, state);
+        return endTurn(context, state, 'max-steps');
+      }
       state.step++;
       next = { turn: state.turn, step: state.step, attempt: 1, started: false };
     }
@@ -83,6 +97,19 @@ export async function runTurnLoop(
     } catch {
       throw error;
     }
+  }
+}
+
+/**
+ * Runs the `beforeTurnEnd` hook (a workspace checkpoint after the turn's last step) before
+ * `turn/end` is written; the hook reports its own failures, so a rejection is ignored here.
+ */
+async function beforeTurnEnd(context: StepContext, state: TurnState): Promise<void> {
+  if (!context.beforeTurnEnd) return;
+  try {
+    await context.beforeTurnEnd({ session: context.session, turn: state.turn, step: state.step });
+  } catch {
+    // Not the turn's failure: the turn ends as it would have.
   }
 }
 

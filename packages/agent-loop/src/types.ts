@@ -54,6 +54,12 @@ export interface AgentOptions {
    * the `assistant/message` and the first `tool/started`. A rejection fails the step.
    */
   beforeTools?: (input: BeforeToolsInput) => Promise<void>;
+  /**
+   * Runs after a turn's last step and before its `turn/end` (also when the turn is aborted or a
+   * step failed): the seam for a workspace checkpoint of what the turn left. Events it appends
+   * belong to the turn. A rejection is ignored (the hook reports its own failures).
+   */
+  beforeTurnEnd?: (input: { session: SessionLog; turn: number; step: number }) => Promise<void>;
 }
 
 /** What {@link AgentOptions.beforeTools} is told. */

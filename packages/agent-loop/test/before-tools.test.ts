@@ -59,4 +59,22 @@ describe('beforeTools', () => {
     expect(results).toMatchObject([{ toolCallId: 'w1', outcome: 'not-started' }]);
     expect(harness.events('tool/started')).toHaveLength(0);
   }, 60_000);
+
+  it('runs beforeTurnEnd after the last step and before turn/end, in the turn', async () => {
+    harness = await createHarness({
+      replies: [{ toolCalls: [writeCall] }, { text: 'done' }],
+      beforeTurnEnd: async ({ session, turn, step }) => {
+        session.append(
+          'workspace/checkpoint',
+          { id: 'after', store: 'test', reason: 'turn-end', scope: 'workspace', changes: [] },
+          { turn, step },
+        );
+      },
+    });
+    const result = await harness.agent.run('write a.txt');
+    expect(result.reason).toBe('completed');
+    const events = harness.session.events();
+    expect(events.at(-1)?.type).toBe('turn/end');
+    expect(events.at(-2)).toMatchObject({ type: 'workspace/checkpoint', turn: 1, step: 2 });
+  }, 60_000);
 });

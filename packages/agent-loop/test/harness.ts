@@ -59,6 +59,7 @@ export interface HarnessOptions {
   contextWindow?: number;
   approve?: AgentOptions['approve'];
   beforeTools?: AgentOptions['beforeTools'];
+  beforeTurnEnd?: AgentOptions['beforeTurnEnd'];
 }
 
 /** A concurrency-safe tool that waits `ms` (honouring abort) and echoes `text`. */
@@ -127,6 +128,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.approve ? { approve: options.approve } : {}),
     ...(options.beforeTools ? { beforeTools: options.beforeTools } : {}),
+    ...(options.beforeTurnEnd ? { beforeTurnEnd: options.beforeTurnEnd } : {}),
   });
   return {
     workspace,

@@ -42,13 +42,10 @@ export interface CheckpointRecorder {
   /** The agent loop's `beforeTools` hook: a checkpoint when any call may change files. */
   beforeTools(input: BeforeStepTools): Promise<void>;
   /**
-   * Watches `session`: after each `turn/end` of a turn that recorded a step checkpoint, records a
-   * full one (`reason: 'turn-end'`), so the log holds what the workspace looked like when Spine
-   * left it. Returns a function that stops watching. Failures go to `onError`.
+   * The agent loop's `beforeTurnEnd` hook: when the turn recorded a step checkpoint, a full one
+   * (`reason: 'turn-end'`) of what the turn left, so the log holds the workspace as Spine left it.
    */
-  watch(session: SessionLog, onError?: (error: unknown) => void): () => void;
-  /** Resolves when every turn-end checkpoint started so far is written. */
-  settled(): Promise<void>;
+  afterSteps(input: { session: SessionLog; turn: number; step: number }): Promise<void>;
 }
 
 const MAX_LISTED = 200;
@@ -86,7 +83,7 @@ export function checkpointBody(
  * Creates a recorder that writes `workspace/checkpoint` events: before a step whose calls may
  * change files (only the named paths are re-read when every such call names its paths; the whole
  * workspace otherwise, and always for the turn's first checkpoint, so changes made outside Spine
- * between turns are caught), and, once it watches the session, after a turn that recorded one.
+ * between turns are caught), and after the last step of a turn that recorded one.
  *
  * @throws {UnsupportedSpecificationError} when the store implements an unknown interface version.
  */
@@ -94,7 +91,6 @@ export function createCheckpointRecorder(options: CheckpointRecorderOptions): Ch
   assertSpecificationVersion('CheckpointStore', options.store);
   const storeKind = options.storeKind ?? 'git';
   const turnsWithCheckpoint = new Set<number>();
-  let pending: Promise<void> = Promise.resolve();
   return {
     async beforeTools({ session, turn, step, calls, signal }) {
       const paths: string[] = [];
@@ -115,25 +111,11 @@ export function createCheckpointRecorder(options: CheckpointRecorderOptions): Ch
       const body = checkpointBody(checkpoint, { storeKind, reason: 'step', scoped: !whole });
       session.append('workspace/checkpoint', body, { turn, step });
     },
-    watch(session, onError) {
-      return session.subscribe((event) => {
-        if (event.type !== 'turn/end' || event.turn === undefined) return;
-        if (!turnsWithCheckpoint.delete(event.turn)) return;
-        pending = pending.then(async () => {
-          try {
-            const checkpoint = await options.store.checkpoint();
-            const body = checkpointBody(checkpoint, {
-              storeKind,
-              reason: 'turn-end',
-              scoped: false,
-            });
-            session.append('workspace/checkpoint', body);
-          } catch (error) {
-            onError?.(error);
-          }
-        });
-      });
+    async afterSteps({ session, turn, step }) {
+      if (!turnsWithCheckpoint.delete(turn)) return;
+      const checkpoint = await options.store.checkpoint();
+      const body = checkpointBody(checkpoint, { storeKind, reason: 'turn-end', scoped: false });
+      session.append('workspace/checkpoint', body, { turn, step });
     },
-    settled: () => pending,
   };
 }

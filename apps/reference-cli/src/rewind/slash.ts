@@ -25,30 +25,26 @@ export interface RewindChoice {
 /** The turns that recorded a checkpoint, oldest first, with their input and changed files. */
 export function rewindChoices(events: readonly SessionEvent[]): RewindChoice[] {
   const choices = new Map<number, RewindChoice>();
-  let current: RewindChoice | undefined;
   const inputs = new Map<number, string>();
   for (const event of events) {
-    if (event.turn === undefined) {
-      // A turn-end checkpoint (no turn of its own) lists what the turn's last step changed.
-      if (event.type === 'workspace/checkpoint' && current) {
-        const body = event.body as WorkspaceCheckpointBody;
-        if (body.reason === 'turn-end')
-          for (const change of body.changes) add(current, change.path);
-      }
-      continue;
-    }
+    if (event.turn === undefined) continue;
     if (event.type === 'user/message' && !inputs.has(event.turn)) {
       const body = event.body as UserMessageBody;
       if (body.source === 'user') inputs.set(event.turn, body.content.split('\n')[0] ?? '');
     }
     if (event.type === 'workspace/checkpoint') {
       const body = event.body as WorkspaceCheckpointBody;
-      if (body.reason !== 'step') continue;
+      if (body.reason === 'rewind') continue;
       const seen = choices.get(event.turn);
-      if (!seen) {
-        current = { turn: event.turn, firstLine: inputs.get(event.turn) ?? '', files: [] };
-        choices.set(event.turn, current);
-      } else for (const change of body.changes) add(seen, change.path);
+      // The turn's first checkpoint holds the workspace before it; later ones list its changes.
+      if (seen) for (const change of body.changes) add(seen, change.path);
+      else if (body.reason === 'step') {
+        choices.set(event.turn, {
+          turn: event.turn,
+          firstLine: inputs.get(event.turn) ?? '',
+          files: [],
+        });
+      }
     }
     if (event.type === 'tool/result') {
       const path = (event.body as ToolResultBody).meta?.sourcePath;
@@ -102,7 +98,6 @@ export async function runRewindSlash(
   const yes = words.includes('--yes');
   const dryRun = words.includes('--dry-run');
   const point = words.find((word) => !word.startsWith('--'));
-  await active.checkpoints.settled();
   const choices = rewindChoices(active.session.events());
   let target: RewindTarget | undefined;
   if (name === '/undo') {
@@ -142,10 +137,14 @@ export async function afterAbortedTurn(
 ): Promise<void> {
   const policy = active.config.rewind.onAbort;
   if (policy === 'never' || !active.checkpoints) return;
-  await active.checkpoints.settled();
   const steps = active.session
     .events()
-    .filter((event) => event.type === 'workspace/checkpoint' && event.turn === turn);
+    .filter(
+      (event) =>
+        event.type === 'workspace/checkpoint' &&
+        event.turn === turn &&
+        (event.body as WorkspaceCheckpointBody).reason === 'step',
+    );
   const step = steps.at(-1)?.step;
   if (step === undefined) return;
   if (policy === 'ask') {

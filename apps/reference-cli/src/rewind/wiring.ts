@@ -3,18 +3,15 @@
 // and the crash check can tell Spine's changes from changes made outside it.
 
 import type { CheckpointRecorder, CheckpointStore } from '@spine/checkpoints';
-import type { SandboxMode, SessionLog } from '@spine/protocol';
+import type { SandboxMode } from '@spine/protocol';
 import type { SpineConfig } from '../config/schema.js';
 import { checkpointStoreFor, classifyCall } from './checkpoint-store.js';
 
-/** What the session wiring gets: the hook and a way to wait for pending checkpoints. */
+/** What the session wiring gets: the store and the agent loop's two hooks. */
 export interface WiredCheckpoints {
   store: CheckpointStore;
   beforeTools: CheckpointRecorder['beforeTools'];
-  /** Resolves when the turn-end checkpoints started so far are written. */
-  settled(): Promise<void>;
-  /** Stops watching the session. */
-  detach(): void;
+  beforeTurnEnd: CheckpointRecorder['afterSteps'];
 }
 
 /**
@@ -25,11 +22,10 @@ export interface WiredCheckpoints {
 export async function wireCheckpoints(options: {
   config: SpineConfig;
   cwd: string;
-  session: SessionLog;
   sandbox: () => SandboxMode;
   warn: (message: string) => void;
 }): Promise<WiredCheckpoints | undefined> {
-  const { config, session, warn } = options;
+  const { config, warn } = options;
   if (!config.rewind.checkpoints) return undefined;
   const { createCheckpointRecorder } = await import('@spine/checkpoints');
   const store = await checkpointStoreFor(config, options.cwd);
@@ -37,9 +33,6 @@ export async function wireCheckpoints(options: {
     store,
     classify: (call) => classifyCall(call, options.sandbox()),
   });
-  const detach = recorder.watch(session, (error) =>
-    warn(`workspace checkpoint after the turn failed: ${(error as Error).message}`),
-  );
   return {
     store,
     async beforeTools(input) {
@@ -51,7 +44,12 @@ export async function wireCheckpoints(options: {
         );
       }
     },
-    settled: () => recorder.settled(),
-    detach,
+    async beforeTurnEnd(input) {
+      try {
+        await recorder.afterSteps(input);
+      } catch (error) {
+        warn(`workspace checkpoint after the turn failed: ${(error as Error).message}`);
+      }
+    },
   };
 }

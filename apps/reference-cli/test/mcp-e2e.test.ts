@@ -140,7 +140,8 @@ describe('spine with MCP servers', () => {
       expect(defined).toHaveLength(2);
       expect(JSON.stringify(defined[1]?.body)).toContain('mcp__bad__added');
       const headers = log.filter((event) => event.type === 'request/header');
-      expect((headers[1]?.body.prefix as { causes: string[] }).causes).toContain('tools-changed');
+      const prefix = headers[1]?.body.prefix as { causes?: string[] } | undefined;
+      expect(prefix?.causes).toContain('tools-changed');
       const results = log.filter((event) => event.type === 'tool/result');
       expect(results[1]?.body).toMatchObject({
         toolName: 'mcp__bad__added',

@@ -142,3 +142,13 @@ export class InvalidTaskError extends SpineError {
     });
   }
 }
+
+/** Thrown by `create` for a session id PostgreSQL text cannot hold exactly. */
+export class InvalidSessionIdError extends SpineError {
+  constructor(options: { reason: string }) {
+    super({
+      code: 'INVALID_EVENT',
+      message: `Refused session id: ${options.reason}. Use an id of 1 to 1,024 characters without NUL or unpaired surrogates; the store is unchanged`,
+    });
+  }
+}

@@ -8,6 +8,7 @@
 export {
   AppendConflictError,
   InvalidRangeError,
+  InvalidSessionIdError,
   InvalidTaskError,
   LeaseLostError,
   SchemaNotMigratedError,

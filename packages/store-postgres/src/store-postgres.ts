@@ -9,7 +9,7 @@ import type {
   StoredSnapshot,
 } from '@spine/protocol';
 import type { Pool, PoolClient } from 'pg';
-import { SessionExistsError, SessionNotFoundError } from './errors.js';
+import { InvalidSessionIdError, SessionExistsError, SessionNotFoundError } from './errors.js';
 import { type FollowOptions, followEvents } from './follow.js';
 import {
   type ConnectionOptions,
@@ -69,6 +69,17 @@ export interface PostgresStore extends SessionStore {
   close(): Promise<void>;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why `id` cannot be a session id here (text columns hold no NUL and only well-formed UTF-16). */
+function idProblem(id: string): string | undefined {
+  if (typeof id !== 'string' || id.length === 0 || id.length > 1024)
+    return 'it must be 1 to 1,024 characters';
+  if (id.includes('\u0000')) return 'it contains NUL';
+  if (LONE_SURROGATE.test(id)) return 'it contains an unpaired surrogate';
+  return undefined;
+}
+
 /**
  * Creates a store keeping sessions in PostgreSQL: events keyed by (session_id, seq), one writer
  * per session across machines through a lease with a fencing token, live followers. The schema
@@ -120,6 +131,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
   const schema = checkSchemaName(options.schema ?? 'spine');
 
   const lastSeqOf = async (client: Pool | PoolClient, db: Database, id: string) => {
+    if (idProblem(id)) throw new SessionNotFoundError({ sessionId: id, where: db.where });
     const { rows } = await client.query<{ last_seq: string }>(
       `SELECT last_seq FROM "${db.schema}".spine_sessions WHERE id = $1`,
       [id],
@@ -137,6 +149,8 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
       const db = await database();
       const s = `"${db.schema}"`;
       const id = (header.body as SessionHeaderBody).sessionId;
+      const problem = idProblem(id);
+      if (problem) throw new InvalidSessionIdError({ reason: problem });
       const holder = newHolder(options.owner);
       const data = JSON.stringify(header);
       try {
@@ -181,6 +195,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
       openOptions: SessionStoreOpenOptions = {},
     ): Promise<OpenedSession> {
       const db = await database();
+      if (idProblem(sessionId)) throw new SessionNotFoundError({ sessionId, where: db.where });
       const where = whereOf(db, sessionId);
       const fromSeq = Math.max(1, Math.floor(openOptions.fromSeq ?? 1));
       const readOnly = openOptions.readOnly ?? false;
@@ -244,6 +259,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
 
     async exists(sessionId: string): Promise<boolean> {
       const db = await database();
+      if (idProblem(sessionId)) return false;
       const result = await db.pool.query(
         `SELECT 1 FROM "${db.schema}".spine_sessions WHERE id = $1`,
         [sessionId],

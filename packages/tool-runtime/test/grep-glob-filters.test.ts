@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRuntime, type ToolRuntime } from '../src/runtime.js';
 import { createGlobTool } from '../src/tool-glob.js';
 import { createGrepTool } from '../src/tool-grep.js';
+import { createListTool } from '../src/tool-list.js';
 import { makeTempDir, runOne } from './helpers.js';
 
 let temp: { dir: string; cleanup: () => void };
@@ -24,6 +25,10 @@ beforeAll(() => {
   write('src/deep/b.ts', 'needle b\n');
   write('src/deep/c.md', 'needle c\n');
   write('lib/src/d.ts', 'needle d\n');
+  write('.gitignore', 'vendor/\n');
+  write('vendor/pkg/e.ts', 'needle e\n');
+  write('vendor/pkg/.gitignore', 'skip.ts\n');
+  write('vendor/pkg/skip.ts', 'needle skipped\n');
   // With and without ripgrep: the filters are the walk's, so both give the same results.
   runtimes = [null, undefined].map((ripgrepPath) =>
     createToolRuntime({
@@ -33,6 +38,7 @@ beforeAll(() => {
       tools: [
         createGrepTool({ cwd: temp.dir, ripgrepPath, timeoutMs: 60_000 }),
         createGlobTool({ cwd: temp.dir }),
+        createListTool({ cwd: temp.dir }),
       ],
     }),
   );
@@ -90,5 +96,26 @@ describe('grep context', () => {
           lines.map((line) => (line === '--' ? line : `ctx.txt${line}`)),
         );
       }
+  });
+});
+
+describe('a path inside an ignored directory', () => {
+  it('is searched when named, with the .gitignore files at and below it', async () => {
+    for (const runtime of runtimes) {
+      const everywhere = await runOne(runtime, 'grep', { pattern: 'needle' });
+      expect(everywhere.content).not.toContain('vendor/');
+      const named = await runOne(runtime, 'grep', { pattern: 'needle', path: 'vendor' });
+      expect(named.content).toBe('vendor/pkg/e.ts:1:needle e');
+      const deeper = await runOne(runtime, 'grep', { pattern: 'needle', path: 'vendor/pkg' });
+      expect(deeper.content).toBe('vendor/pkg/e.ts:1:needle e');
+    }
+    const globbed = await runOne(runtimes[0]!, 'glob', { pattern: '**/*.ts', path: 'vendor' });
+    expect(globbed.content).toBe('vendor/pkg/e.ts');
+    const listed = await runOne(runtimes[0]!, 'list', { path: 'vendor', depth: 2 });
+    expect(listed.content.split('\n')).toEqual([
+      'vendor/pkg/',
+      'vendor/pkg/.gitignore',
+      'vendor/pkg/e.ts',
+    ]);
   });
 });

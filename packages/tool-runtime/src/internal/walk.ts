@@ -151,7 +151,8 @@ function keptEntries(
 
 /**
  * Walks the workspace breadth-first from `start`, in name order, honouring `.gitignore` files
- * (from the root down), skipping `.git`, excluded patterns and every symlink (never followed).
+ * (from the root down; only from `start` down when `start` itself is ignored), skipping `.git`,
+ * excluded patterns and every symlink (never followed).
  * The next few queued directories are listed ahead concurrently (on the node file system,
  * synchronously, yielding to the event loop every few milliseconds); the order is unchanged.
  */
@@ -174,6 +175,9 @@ export async function* walkWorkspaceBatches(options: WalkOptions): AsyncGenerato
     const rules = memoize ? listDirectorySync(root, dir).own : await loadRules(fs, root, dir);
     if (rules) baseRules.push(rules);
   }
+  // A start inside an ignored directory (named explicitly, as `node_modules/some-lib`) is walked as
+  // a root of its own: its ancestors' `.gitignore` rules, which would hide all of it, do not apply.
+  if (startRel !== '' && ignored(baseRules, startRel, true)) baseRules.length = 0;
   const queue: Array<{
     dir: string;
     rel: string;

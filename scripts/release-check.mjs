@@ -5,12 +5,14 @@
 // Checks that each package the changesets name got a new version and a CHANGELOG entry, and that
 // its `@spine/*` dependencies point at the new versions. Nothing is uploaded. Exit code 1 with
 // every problem listed on failure; `--keep` keeps the copy.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { packPublished } from './lib/pack.mjs';
 
+const execFileAsync = promisify(execFile);
 const keep = process.argv.includes('--keep');
 const repo = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'spine-release-'));
@@ -99,20 +101,28 @@ try {
 } catch (error) {
   problems.push(`npm pack: ${error.stderr ?? error.message}`);
 }
-for (const { pkg, tarball } of packed) {
-  try {
-    const out = execFileSync('npm', ['publish', '--dry-run', tarball], {
-      cwd: work,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-    });
-    if (!out.includes(`+ ${pkg.name}@${pkg.version}`))
-      problems.push(`${pkg.name}: npm publish --dry-run did not report ${pkg.version}: ${out}`);
-  } catch (error) {
-    problems.push(`${pkg.name}: npm publish --dry-run: ${error.stderr ?? error.message}`);
-  }
-}
+// Four at a time: each dry run spends most of its time waiting for the registry.
+const queue = [...packed];
+await Promise.all(
+  Array.from({ length: 4 }, async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { pkg, tarball } = next;
+      try {
+        const { stdout } = await execFileAsync('npm', ['publish', '--dry-run', tarball], {
+          cwd: work,
+          encoding: 'utf8',
+          env: { ...process.env, npm_config_update_notifier: 'false' },
+        });
+        if (!stdout.includes(`+ ${pkg.name}@${pkg.version}`))
+          problems.push(
+            `${pkg.name}: npm publish --dry-run did not report ${pkg.version}: ${stdout}`,
+          );
+      } catch (error) {
+        problems.push(`${pkg.name}: npm publish --dry-run: ${error.stderr ?? error.message}`);
+      }
+    }
+  }),
+);
 
 if (keep) console.log(`release-check: kept ${work}`);
 else rmSync(work, { recursive: true, force: true });

@@ -5,7 +5,9 @@ import { SessionNotFoundError } from './errors.js';
 import { postgresStoreFor, storeUrlOf } from './workers/store-url.js';
 
 /** The session store the configuration names: PostgreSQL with a store URL, else JSONL files in `sessionDir`. */
-export function storeFor(config: Pick<SpineConfig, 'sessionDir' | 'fsync' | 'store'>): SessionStore {
+export function storeFor(
+  config: Pick<SpineConfig, 'sessionDir' | 'fsync' | 'store'>,
+): SessionStore {
   const url = storeUrlOf(config);
   if (url) return postgresStoreFor(url);
   return createJsonlStore({ dir: config.sessionDir, fsync: config.fsync });

@@ -5,9 +5,9 @@
 // time; rewriting `.gitignore` in place sets the file's. Resetting an mtime (utimes) still sets the
 // ctime. Timestamps have a granularity (a clock tick, two seconds on FAT), so a change made in the
 // same tick as the listing could leave them equal: a listing is therefore kept only when both
-// timestamps were already 3 s (`racyMs`) older than the moment it was taken (git's "racily clean" rule).
-// A change made after the listing then carries a later timestamp than the one recorded. (A network
-// file system that caches attributes is as fresh here as its stat answers are; so is its readdir.)
+// timestamps were already 3 s (`racyMs`) older than the moment it was taken (git's "racily clean"
+// rule). A change made after the listing then carries a later timestamp than the one recorded. (A
+// network file system that caches attributes is as fresh here as its stat answers; so is readdir.)
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';

@@ -34,6 +34,11 @@ export interface RerunOptions {
   replay?: ReplayOptions;
   /** Called before each recorded turn is run again. */
   onTurn?: (input: RecordedTurnInput) => void;
+  /**
+   * Awaited before each recorded turn is run again (after recorded manual compactions): the seam
+   * for effects the recording had between turns, such as a workspace rewind.
+   */
+  beforeTurn?: (input: RecordedTurnInput) => Promise<void>;
   /** Called when a turn ends (`reason: 'error'` when it failed). */
   onTurnEnd?: (result: TurnResult, input: RecordedTurnInput) => void;
   /** Called before each recorded manual compaction is issued again. */
@@ -104,6 +109,7 @@ export async function rerun(
   const runOptions = options.signal ? { signal: options.signal } : {};
   for (const input of inputs) {
     await compactUpTo(input.turn);
+    await options.beforeTurn?.(input);
     options.onTurn?.(input);
     const onStepEnd = ({ step }: { step: number }): void => {
       for (const queued of input.nextStep.filter((item) => item.step === step + 1))

@@ -139,6 +139,11 @@ export async function rerunSession(
       },
       workspaces: { ...(header.cwd ? { recorded: header.cwd } : {}), rerun: options.cwd },
       onCompact: () => out.write(style.dim('rerun: /compact (recorded manual compaction)\n')),
+      // Rewinds recorded between turns are repeated before the turn that followed them.
+      beforeTurn: (await import('../rewind/rerun-restores.js')).createRerunRestores({
+        ...{ recorded, config: options.config, cwd: options.cwd },
+        warn: (message) => out.write(style.yellow(`warning: ${message}\n`)),
+      }),
       onTurn: (input) => out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`),
       onTurnEnd: (result) => {
         if (result.reason === 'error')

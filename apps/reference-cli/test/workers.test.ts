@@ -43,8 +43,9 @@ beforeAll(async () => {
           toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'cat marker.txt' }) }],
         };
       }
-      // A call the killed worker never started is simply run now.
-      if (last?.role === 'tool' && String(last.content).startsWith('not started')) {
+      // A call the killed worker never started, or that verifiably changed nothing, is run now.
+      const nothingHappened = /^not started|no workspace file changed/.test(String(last?.content));
+      if (last?.role === 'tool' && nothingHappened) {
         return { toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: WORK }) }] };
       }
       if (last?.role === 'tool') return { text: 'Task finished.' };
@@ -171,8 +172,9 @@ describe('spine workers on a PostgreSQL store', { timeout: 300_000 }, () => {
           if (!(await store.exists(task.sessionId))) continue;
           const events = await eventsOf(task.sessionId);
           const count = (type: string) => events.filter((event) => event.type === type).length;
-          // Inside the tool: started, not yet reported.
-          if (count('tool/started') > count('tool/result')) return task;
+          // Inside the tool: started, its side effect under way, not yet reported.
+          const marker = join(task.spec.workspace, 'marker.txt');
+          if (count('tool/started') > count('tool/result') && existsSync(marker)) return task;
         }
         return undefined;
       },

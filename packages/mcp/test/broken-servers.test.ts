@@ -51,7 +51,7 @@ describe('deliberately broken servers', () => {
     const folder = tempFolder();
     const mcp = manager({
       bad: node('misbehaving.mjs', {
-        env: { CRASH_MARKER: join(folder, 'marker') },
+        env: { CRASH_MARKER: join(folder, 'marker'), CANCEL_MARKER: join(folder, 'cancelled') },
         trust: true,
         callTimeoutMs: 1_000,
         maxResultChars: 5_000,
@@ -97,6 +97,11 @@ describe('deliberately broken servers', () => {
       const timer = setTimeout(() => controller.abort(new Error('timeout')), hang.timeoutMs);
       await expect(runTool(hang, {}, { signal: controller.signal })).rejects.toThrow();
       clearTimeout(timer);
+      // The abort reached the server as notifications/cancelled.
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(join(folder, 'cancelled')) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(existsSync(join(folder, 'cancelled'))).toBe(true);
       expect((await runTool(toolNamed(tools, 'mcp__bad__pid'), {})).isError).toBe(false);
     }, 60_000);
 

@@ -51,7 +51,7 @@ const server = new Server(
   { capabilities: { tools: { listChanged: true } } },
 );
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-server.setRequestHandler(CallToolRequestSchema, async (request) => {
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const name = request.params.name;
   const text = (value) => ({ content: [{ type: 'text', text: value }] });
   switch (name) {
@@ -67,6 +67,11 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       return text('survived');
     }
     case 'hang':
+      // notifications/cancelled aborts extra.signal: leave a trace a test can check.
+      extra.signal.addEventListener('abort', () => {
+        if (process.env.CANCEL_MARKER)
+          writeFileSync(process.env.CANCEL_MARKER, String(extra.signal.reason ?? 'cancelled'));
+      });
       return new Promise(() => {});
     case 'huge':
       return text('x'.repeat(1_000_000));

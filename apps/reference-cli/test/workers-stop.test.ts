@@ -12,7 +12,7 @@ import {
 import { createScriptedModelServer, type ScriptedModelServer } from '@spine/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../packages/store-postgres/test/server.js';
-import { BIN, isolatedEnv, modelArgs, tempFolder } from './run-cli.js';
+import { BIN, isolatedEnv, modelArgs, runCli, tempFolder } from './run-cli.js';
 
 let pg: TestServer;
 let model: ScriptedModelServer;
@@ -143,5 +143,23 @@ describe('stopping a worker', { timeout: 300_000 }, () => {
     expect(ends).toEqual(['aborted', 'completed']);
     second.child.kill('SIGTERM');
     expect(await exited(second.child)).toBe(0);
+
+    const doctor = await runCli(
+      ['doctor', '--json', '--store', pg.url, ...modelArgs(model.baseUrl)],
+      {
+        env,
+      },
+    );
+    const checks = JSON.parse(doctor.stdout) as Array<{
+      name: string;
+      status: string;
+      detail: string;
+    }>;
+    const check = checks.find((entry) => entry.name === 'postgres store');
+    expect(check).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/reachable, schema version 1$/),
+    });
+    expect(doctor.stdout + doctor.stderr).not.toContain(new URL(pg.url).password);
   });
 });

@@ -6,6 +6,7 @@ import { EXIT_CODES } from '../exit-codes.js';
 import { DEFAULT_KEY_VARIABLES, parseModelName } from '../model-config.js';
 import { installCommand, isInstalled, OPTIONAL_PARTS } from '../optional/parts.js';
 import { styleFor } from '../present/style.js';
+import { storeUrlOf } from '../workers/store-url.js';
 
 /** One line of the doctor's report. */
 export interface DoctorCheck {
@@ -187,6 +188,11 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
       detail: `${config.sessionDir}: ${(error as Error).message}; pass --session-dir or fix the permissions`,
     });
   }
+
+  // A PostgreSQL store, when configured: reachable and migrated.
+  const storeUrl = storeUrlOf(config);
+  if (storeUrl)
+    checks.push(await (await import('../workers/doctor.js')).postgresStoreCheck(storeUrl));
 
   // @spine/mcp is an optional peer (the MCP SDK is ~18 MB): needed only when servers are configured.
   const mcpConfigured = Object.keys(config.mcp.servers).length > 0;

@@ -8,10 +8,13 @@
 //     in the consumer's own dependencies, then with it;
 //  2. one consumer project with `@spine/session-log` alone (plus the `@spine/protocol` tarball it
 //     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
-//  3. `npm publish --dry-run` accepts every tarball.
+//  3. the CLI alone, as `npm i @spine/cli` installs it (its optional peers absent): node_modules
+//     stays under 40 MB, `spine demo` runs, and `spine doctor` names the optional @spine/mcp with
+//     its install command (a failed check once `.mcp.json` configures a server).
+// (`npm publish --dry-run` of every tarball, after `changeset version`, is scripts/release-check.mjs.)
 // Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
 // removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +26,8 @@ const work = mkdtempSync(join(tmpdir(), 'spine-consumer-'));
 const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
 const problems = [];
+// The CLI's default install (node_modules of a project with only @spine/cli), in MB.
+const CLI_BUDGET_MB = 40;
 
 /** Runs a command; returns stdout, or records the failure and returns undefined. */
 function run(label, command, args, cwd) {
@@ -49,7 +54,8 @@ for (const { pkg, tarball } of packPublished(repo, tarballs)) {
   const required = Object.entries(exportsMap)
     .filter(([, target]) => target && typeof target === 'object' && 'require' in target)
     .map(([key]) => specifier(key));
-  published.push({ name: pkg.name, tarball, subpaths, required });
+  const dependencies = Object.keys(pkg.dependencies ?? {});
+  published.push({ name: pkg.name, tarball, subpaths, required, dependencies });
 }
 
 /** Creates a consumer project that installs the given tarballs plus `extra` registry packages. */
@@ -199,12 +205,55 @@ function writeLoaders(dir, packages) {
   typecheck(name, dir, ['check.mts', 'check.cts'], 'without @types/node in the consumer');
 }
 
-// 3. The release: npm accepts every tarball for publishing (dry run: nothing is uploaded).
-for (const { name, tarball } of published) {
-  const out = run(`${name}: npm publish --dry-run`, 'npm', ['publish', '--dry-run', tarball], work);
-  if (out !== undefined && !out.includes(`+ ${name}@`)) {
-    problems.push(`${name}: npm publish --dry-run did not report the package: ${out}`);
+// 3. The CLI alone: what `npm i @spine/cli` installs, without its optional peer dependencies.
+{
+  const name = 'cli-alone';
+  const byName = new Map(published.map((p) => [p.name, p]));
+  const closure = new Set();
+  const add = (packageName) => {
+    if (closure.has(packageName) || !byName.has(packageName)) return;
+    closure.add(packageName);
+    for (const dependency of byName.get(packageName).dependencies) add(dependency);
+  };
+  add('@spine/cli');
+  const dir = consumer(
+    name,
+    [...closure].map((packageName) => byName.get(packageName)),
+    [],
+  );
+  const kb = Number.parseInt(run(`${name}: du`, 'du', ['-sk', 'node_modules'], dir) ?? '0', 10);
+  if (kb / 1024 >= CLI_BUDGET_MB) {
+    problems.push(
+      `${name}: node_modules is ${(kb / 1024).toFixed(1)} MB, over the ${CLI_BUDGET_MB} MB budget`,
+    );
   }
+  const spine = join(dir, 'node_modules', '@spine', 'cli', 'bin', 'spine.js');
+  run(`${name}: spine demo`, 'node', [spine, 'demo'], dir);
+  const mcpLine = () => {
+    // No key here, so the provider check fails and doctor exits 7; its JSON report is complete.
+    const result = spawnSync(process.execPath, [spine, 'doctor', '--json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, DEEPSEEK_API_KEY: '' },
+    });
+    try {
+      return JSON.parse(result.stdout).find((check) => check.area === 'mcp');
+    } catch {
+      problems.push(`${name}: spine doctor --json: ${result.stdout}${result.stderr}`);
+      return undefined;
+    }
+  };
+  const install = 'npm i @spine/mcp@';
+  const quiet = mcpLine();
+  if (quiet && (quiet.status !== 'ok' || !quiet.detail.includes(install)))
+    problems.push(`${name}: doctor's mcp line without servers: ${JSON.stringify(quiet)}`);
+  writeFileSync(
+    join(dir, '.mcp.json'),
+    JSON.stringify({ mcpServers: { files: { command: 'node', args: ['server.js'] } } }),
+  );
+  const configured = mcpLine();
+  if (configured && (configured.status !== 'fail' || !configured.detail.includes(install)))
+    problems.push(`${name}: doctor's mcp line with a server: ${JSON.stringify(configured)}`);
 }
 
 if (keep) console.log(`consumer-check: kept ${work}`);

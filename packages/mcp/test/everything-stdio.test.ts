@@ -70,6 +70,51 @@ describe('server-everything over stdio', () => {
     expect(reference.content).toMatch(/\[resource \S+ \(text\/plain\)/);
   }, 60_000);
 
+  it('calls every tool it lists, each with a rendered result', async () => {
+    const tools = await manager.tools();
+    const args: Record<string, Record<string, unknown>> = {
+      echo: { message: 'all' },
+      'get-annotated-message': { messageType: 'success', includeImage: true },
+      'get-env': {},
+      'get-resource-links': { count: 1 },
+      'get-resource-reference': { resourceType: 'Blob', resourceId: 2 },
+      'get-structured-content': { location: 'Los Angeles' },
+      'get-sum': { a: 1, b: 2 },
+      'get-tiny-image': {},
+      'gzip-file-as-resource': {
+        name: 'hello.gz',
+        data: 'data:text/plain;base64,aGVsbG8gd29ybGQ=',
+        outputType: 'resource',
+      },
+      'toggle-simulated-logging': {},
+      'toggle-subscriber-updates': {},
+      'trigger-long-running-operation': { duration: 0.2, steps: 2 },
+      read_resource: { uri: 'demo://resource/static/document/architecture.md' },
+    };
+    // Tools that cannot succeed for this client, by design: task-only execution.
+    const expectedErrors = new Set(['simulate-research-query']);
+    const called: string[] = [];
+    for (const tool of tools) {
+      const own = tool.spec.name.replace(/^mcp__everything__/, '');
+      const output = await runTool(tool, args[own] ?? { topic: 'tests' });
+      called.push(own);
+      expect(typeof output.content, own).toBe('string');
+      expect(output.isError, `${own}: ${output.content}`).toBe(expectedErrors.has(own));
+      expect(output.meta).toMatchObject({ provider: 'mcp', server: 'everything', tool: own });
+    }
+    expect(called).toEqual(expect.arrayContaining(Object.keys(args)));
+    const annotated = await runTool(toolNamed(tools, 'mcp__everything__get-annotated-message'), {
+      messageType: 'success',
+      includeImage: true,
+    });
+    expect(annotated.meta?.contentTypes).toEqual(expect.arrayContaining(['text', 'image']));
+    const gzip = await runTool(
+      toolNamed(tools, 'mcp__everything__gzip-file-as-resource'),
+      args['gzip-file-as-resource'] ?? {},
+    );
+    expect(gzip.content).toMatch(/bytes of binary data not shown/);
+  }, 120_000);
+
   it('turns a bad call into an error result, not an exception', async () => {
     const tools = await manager.tools();
     const sum = await runTool(toolNamed(tools, 'mcp__everything__get-sum'), { a: 'x' });

@@ -62,7 +62,11 @@ const GrepArguments = z.object({
     .min(1)
     .max(1000)
     .optional()
-    .describe('Stop after this many matches. Default 100.'),
+    .describe('Stop after this many matches (files with output "files"). Default 100.'),
+  output: z
+    .enum(['content', 'files'])
+    .optional()
+    .describe('"content" (default): matching lines; "files": only the paths of matching files.'),
 });
 /** Arguments of the `grep` tool. */
 export interface GrepToolArguments {
@@ -80,8 +84,10 @@ export interface GrepToolArguments {
   before?: number;
   /** Lines of context after each match (0–10); overrides `context` on that side. */
   after?: number;
-  /** Stop after this many matches (default 100). */
+  /** Stop after this many matches, or files with `output: 'files'` (default 100). */
   maxMatches?: number;
+  /** `content` (default): the matching lines; `files`: one path per matching file, in walk order. */
+  output?: 'content' | 'files';
 }
 
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -144,7 +150,7 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
   };
   return defineTool({
     name: 'grep',
-    description: `Search file contents with a regular expression. Returns path:line:text for matches (path-line-text for context lines). Respects .gitignore. ${RE2_SYNTAX_NOTE}`,
+    description: `Search file contents with a regular expression. Returns path:line:text for matches (path-line-text for context lines), or only the paths of matching files with output "files". Respects .gitignore. ${RE2_SYNTAX_NOTE}`,
     parameters: GrepArguments as ZodType<GrepToolArguments>,
     isConcurrencySafe: true,
     timeoutMs: options.timeoutMs ?? GREP_TIMEOUT_MS,
@@ -158,6 +164,7 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
         const root = await support.fs.realpath(support.cwd);
         const matchGlob = args.glob ? globMatcher(args.glob, target.relative) : undefined;
         const limit = args.maxMatches ?? 100;
+        const filesOnly = args.output === 'files';
         const before = args.before ?? args.context ?? 0;
         const after = args.after ?? args.context ?? 0;
         const out: string[] = [];
@@ -219,18 +226,29 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           const lastLine = lines.length - (whole && buffer.at(-1) === 0x0a ? 2 : 1);
           let lastShown = -1;
           let fileHadMatch = false;
-          let hits = known ? matcher.matchCandidates(lines, known.lines, limit - matches) : [];
-          if (!known) hits = await matcher.matchLines(lines, limit - matches, stopped);
-          else if (!known.complete && hits.length < limit - matches)
+          // Listing files, one matching line settles a file.
+          const wanted = filesOnly ? 1 : limit - matches;
+          let hits = known ? matcher.matchCandidates(lines, known.lines, wanted) : [];
+          if (!known) hits = await matcher.matchLines(lines, wanted, stopped);
+          else if (!known.complete && hits.length < wanted)
             hits.push(
               ...(await matcher.matchLines(
                 lines,
-                limit - matches - hits.length,
+                wanted - hits.length,
                 stopped,
                 (known.lines.at(-1) ?? -1) + 1,
               )),
             );
           if (stopped()) break;
+          if (filesOnly) {
+            if (hits.length > 0) {
+              out.push(entry.relative);
+              matches++;
+              files++;
+            }
+            if (matches >= limit) break;
+            continue;
+          }
           for (const i of hits) {
             matches++;
             fileHadMatch = true;
@@ -255,7 +273,7 @@ export function createGrepTool(options: GrepToolOptions): ToolDefinition<GrepToo
           };
         if (matches >= limit)
           out.push(
-            `[Stopped at ${limit} matches; narrow the pattern, path or glob, or raise maxMatches.]`,
+            `[Stopped at ${limit} ${filesOnly ? 'files' : 'matches'}; narrow the pattern, path or glob, or raise maxMatches.]`,
           );
         return {
           content: out.join('\n'),

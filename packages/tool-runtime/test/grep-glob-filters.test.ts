@@ -119,3 +119,30 @@ describe('a path inside an ignored directory', () => {
     ]);
   });
 });
+
+describe('grep output "files"', () => {
+  it('lists each matching file once, in walk order, capped by maxMatches', async () => {
+    for (const runtime of runtimes) {
+      const listed = await runOne(runtime, 'grep', { pattern: 'needle', output: 'files' });
+      expect(listed.content.split('\n')).toEqual([
+        'top.js',
+        'top.ts',
+        'src/a.ts',
+        'lib/src/d.ts',
+        'src/deep/b.ts',
+        'src/deep/c.md',
+      ]);
+      expect(listed.meta?.files).toBe(6);
+      const capped = await runOne(runtime, 'grep', {
+        pattern: 'needle',
+        output: 'files',
+        maxMatches: 2,
+      });
+      expect(capped.content.split('\n')).toEqual([
+        'top.js',
+        'top.ts',
+        '[Stopped at 2 files; narrow the pattern, path or glob, or raise maxMatches.]',
+      ]);
+    }
+  });
+});

@@ -134,14 +134,15 @@ describe('grep with ripgrep as a prefilter', () => {
         fc.integer({ min: 0, max: 2 }),
         fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
         fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
-        async (files, regex, ignoreCase, maxMatches, context, before, after) => {
+        fc.constantFrom(undefined, 'content' as const, 'files' as const),
+        async (files, regex, ignoreCase, maxMatches, context, before, after, output) => {
           const matcher = compileLineMatcher(regex, { ignoreCase });
           const temp = makeTempDir('spine-grep-rg-');
           try {
             mkdirSync(join(temp.dir, 'sub'));
             for (const [index, content] of files.entries())
               writeFileSync(join(temp.dir, index % 2 ? 'sub' : '.', `f${index}.txt`), content);
-            const args = { pattern: regex, ignoreCase, maxMatches, context, before, after };
+            const args = { pattern: regex, ignoreCase, maxMatches, context, before, after, output };
             const plain = await runOne(runtimeFor(temp.dir, null), 'grep', args);
             const assisted = await runOne(runtimeFor(temp.dir, rg), 'grep', args);
             expect(assisted.content).toBe(plain.content);

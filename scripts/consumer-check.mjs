@@ -10,7 +10,8 @@
 //     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
 //  3. the CLI alone, as `npm i @spine/cli` installs it (its optional peers absent): node_modules
 //     stays under 40 MB, `spine demo` runs, and `spine doctor` names the optional @spine/mcp with
-//     its install command (a failed check once `.mcp.json` configures a server).
+//     its install command (a failed check once `.mcp.json` configures a server, and `spine run`
+//     then exits 2 with that command).
 // (`npm publish --dry-run` of every tarball, after `changeset version`, is scripts/release-check.mjs.)
 // Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
 // removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
@@ -254,6 +255,21 @@ function writeLoaders(dir, packages) {
   const configured = mcpLine();
   if (configured && (configured.status !== 'fail' || !configured.detail.includes(install)))
     problems.push(`${name}: doctor's mcp line with a server: ${JSON.stringify(configured)}`);
+  // A session with MCP servers configured stops before any model call, naming the install command.
+  const session = spawnSync(
+    process.execPath,
+    [spine, 'run', '--model', 'openai-compatible/test', '--base-url', 'http://127.0.0.1:9', 'hi'],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, OPENAI_API_KEY: 'unused' },
+      timeout: 120_000,
+    },
+  );
+  if (session.status !== 2 || !session.stderr.includes(install))
+    problems.push(
+      `${name}: spine run with an MCP server configured, without @spine/mcp: exit ${session.status}: ${session.stderr}`,
+    );
 }
 
 if (keep) console.log(`consumer-check: kept ${work}`);

@@ -113,6 +113,10 @@ describe('spine rewind', () => {
         conversation: forkId,
       });
 
+      const show = await runCli(['show', id, '--cwd', cwd], { env });
+      expect(show.stdout).toMatch(
+        /\[workspace rewound to checkpoint \w{12}: \d+ file\(s\), 1 changed outside Spine overwritten\]/,
+      );
       for (const session of [id, forkId]) {
         const replayed = await runCli(['replay', session, '--cwd', cwd, '--verify'], { env });
         expect(replayed.code, replayed.stdout + replayed.stderr).toBe(0);

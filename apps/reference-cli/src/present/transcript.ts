@@ -7,6 +7,7 @@ import {
   type ToolResultBody,
   type Usage,
   type UserMessageBody,
+  type WorkspaceRestoredBody,
 } from '@spine/protocol';
 import { formatCost, preview, type Style, styleFor, summarizeArguments } from './style.js';
 import { visibleText } from './terminal-text.js';
@@ -116,6 +117,16 @@ export function renderTranscript(
       case 'agent/aborted':
         lines.push(style.red('[aborted]'));
         break;
+      case 'workspace/restored': {
+        const body = event.body as WorkspaceRestoredBody;
+        const files = body.changes.length + (body.moreChanges ?? 0);
+        lines.push(
+          style.yellow(
+            `[workspace ${body.reason === 'rewind' ? 'rewound' : `restored (${body.reason})`} to checkpoint ${visibleText(body.target.slice(0, 12))}: ${files} file(s)${body.overwritten?.length ? `, ${body.overwritten.length} changed outside Spine overwritten` : ''}]`,
+          ),
+        );
+        break;
+      }
       case 'session/recovered':
         lines.push(
           style.yellow(

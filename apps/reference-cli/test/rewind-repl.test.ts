@@ -54,6 +54,10 @@ describe('/rewind and /undo', () => {
         /rewound the workspace to checkpoint \w+ \(seq \d+\): 1 file[\s\S]*›$/,
       );
       expect(existsSync(join(workspace, 'notes', 'x.txt'))).toBe(false);
+      // The conversation too: the REPL continues in a fork made before turn 2.
+      terminal.type('/rewind 2 --conversation');
+      await terminal.waitFor(/conversation forked at seq \d+ into \d{8}-\d{6}-[0-9a-f]{6}/);
+      expect(readFileSync(join(workspace, 'notes', 'x.txt'), 'utf8')).toBe('one\n');
       terminal.type('/quit');
     } finally {
       terminal.close();

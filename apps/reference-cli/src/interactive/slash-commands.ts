@@ -171,12 +171,17 @@ export async function runSlashCommand(
       };
     }
     case '/rewind':
-    case '/undo':
-      await (await import('../rewind/slash.js')).runRewindSlash(name, argument, active, {
-        print,
-        style,
-      });
-      return { kind: 'done' };
+    case '/undo': {
+      const rewound = await (await import('../rewind/slash.js')).runRewindSlash(
+        name,
+        argument,
+        active,
+        { print, style },
+      );
+      return rewound
+        ? { kind: 'switch', sessionId: rewound.switchTo, note: rewound.note }
+        : { kind: 'done' };
+    }
     default:
       if (name === '/mcp' || name.startsWith('/mcp__'))
         return (await import('../mcp/slash.js')).runMcpSlash(name, argument, active, {

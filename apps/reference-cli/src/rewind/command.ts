@@ -38,7 +38,11 @@ export async function askToOverwrite(paths: readonly string[]): Promise<boolean>
 }
 
 /** The seq to fork the conversation at for `target`: before its turn, or at its checkpoint. */
-function forkSeq(events: readonly SessionEvent[], target: RewindTarget, checkpointSeq: number) {
+export function forkSeq(
+  events: readonly SessionEvent[],
+  target: RewindTarget,
+  checkpointSeq: number,
+) {
   if ('turn' in target && target.step === undefined) {
     const start = events.find((event) => event.type === 'turn/start' && event.turn === target.turn);
     if (start) return start.seq - 1;

@@ -11,7 +11,8 @@ import type {
 import type { AgentSession } from '../agent-session.js';
 import { preview, type Style } from '../present/style.js';
 import { visibleText } from '../present/terminal-text.js';
-import { reportRewind } from './command.js';
+import { newSessionId } from '../session-index.js';
+import { forkSeq, reportRewind } from './command.js';
 
 /** A turn the workspace can be rewound to, as the picker lists it. */
 export interface RewindChoice {
@@ -78,41 +79,53 @@ function printChoices(choices: readonly RewindChoice[], print: (text: string) =>
       `  ${String(choice.turn).padStart(3)}  ${preview(visibleText(choice.firstLine), 50).padEnd(50)}  ${files || '(no files listed)'}${more}`,
     );
   }
-  print('  /rewind <turn> [--dry-run] [--yes]   (/undo: the last one)');
+  print('  /rewind <turn> [--dry-run] [--yes] [--conversation]   (/undo: the last one)');
 }
 
-/** Runs `/rewind [turn|turn.step|@seq] [--dry-run] [--yes]` or `/undo [--yes]`. */
+/**
+ * Runs `/rewind [turn|turn.step|@seq] [--dry-run] [--yes] [--conversation]` or `/undo [--yes]`.
+ * With `--conversation` the session is also forked at that point and the REPL switches to the
+ * fork (the original log stays).
+ */
 export async function runRewindSlash(
   name: '/rewind' | '/undo',
   argument: string,
   active: AgentSession,
   context: { print: (text: string) => void; style: Style },
-): Promise<void> {
+): Promise<{ switchTo: string; note: string } | undefined> {
   const { print, style } = context;
   if (!active.checkpoints) {
     print(style.red('checkpoints are off (rewind.checkpoints is false): nothing to rewind to'));
-    return;
+    return undefined;
   }
   const { parseRewindTarget, rewindWorkspace } = await import('@spine/checkpoints');
   const words = argument.split(/\s+/).filter(Boolean);
   const yes = words.includes('--yes');
   const dryRun = words.includes('--dry-run');
+  const withConversation = words.includes('--conversation') && !dryRun;
   const point = words.find((word) => !word.startsWith('--'));
   const choices = rewindChoices(active.session.events());
   let target: RewindTarget | undefined;
   if (name === '/undo') {
     const last = choices.at(-1);
-    if (!last) return printChoices(choices, print);
+    if (!last) {
+      printChoices(choices, print);
+      return undefined;
+    }
     target = { turn: last.turn };
   } else if (!point) {
-    return printChoices(choices, print);
+    printChoices(choices, print);
+    return undefined;
   } else {
     target = parseRewindTarget(point);
     if (!target) {
-      print(style.red('usage: /rewind <turn>|<turn.step>|@<seq> [--dry-run] [--yes]'));
-      return;
+      print(
+        style.red('usage: /rewind <turn>|<turn.step>|@<seq> [--dry-run] [--yes] [--conversation]'),
+      );
+      return undefined;
     }
   }
+  const conversation = withConversation ? newSessionId() : undefined;
   const outcome = await rewindWorkspace({
     session: active.session,
     store: active.checkpoints.store,
@@ -120,9 +133,15 @@ export async function runRewindSlash(
     reason: name === '/undo' ? 'undo' : 'rewind',
     ...(dryRun ? { dryRun: true } : {}),
     ...(yes ? { confirm: async () => true } : {}),
+    ...(conversation ? { conversation } : {}),
   });
   reportRewind(outcome, (text) => print(text.replace(/\n$/, '')));
   if (outcome.status === 'refused') print(`(repeat with --yes: ${name} ${argument} --yes)`);
+  if (!conversation || outcome.status !== 'restored') return undefined;
+  await active.session.flush();
+  const at = forkSeq(active.session.events(), target, outcome.checkpoint.seq);
+  await (await active.session.fork(at, { id: conversation })).close();
+  return { switchTo: conversation, note: `conversation forked at seq ${at} into ${conversation}` };
 }
 
 /**

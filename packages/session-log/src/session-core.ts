@@ -1,0 +1,309 @@
+// The state a Session holds and the mechanics over it (loading trusted events, committing
+// appended ones, folds, turn tracking, and the snapshot half: what a snapshot holds and how a
+// session restores from one). Session (session.ts) owns the writer, the lock and the public API
+// and reaches this through one private field; nothing here is exported from the package.
+import type {
+  AppendOptions,
+  EventTypeDefinition,
+  JsonValue,
+  Message,
+  Projector,
+  SessionEvent,
+  SessionHeaderBody,
+  SessionRange,
+  SessionStore,
+} from '@spine/protocol';
+import { findNonJson } from '@spine/protocol';
+import {
+  IllegalSurfaceOpError,
+  InvalidEventError,
+  SessionCorruptError,
+  UnknownEventTypeError,
+} from './errors.js';
+import { EventTypeRegistry } from './event-types.js';
+import { isPlainJson } from './internal/json-check.js';
+import { checkRange } from './internal/range.js';
+import { createDefaultProjector } from './projector.js';
+import { MessageDeriver } from './session-derive.js';
+import { EventHistory } from './session-history.js';
+import {
+  anchorOf,
+  decodeSnapshot,
+  type SessionSnapshotContent,
+  SNAPSHOT_VERSION,
+} from './session-snapshot.js';
+import { SurfaceState } from './session-surface.js';
+import { buildEvent, checkAppendOptions } from './session-validate.js';
+import type { SessionProjection } from './types.js';
+
+/** What a {@link SessionCore} is made from. */
+export interface SessionCoreInit {
+  id: string;
+  store: SessionStore;
+  eventTypes: readonly EventTypeDefinition[] | undefined;
+  projector: Projector | undefined;
+  projections: readonly SessionProjection[] | undefined;
+}
+
+/** A session's in-memory state: history, surface, registry, folds and snapshot bookkeeping. */
+export class SessionCore {
+  readonly history = new EventHistory();
+  readonly folds = new Map<string, { definition: SessionProjection; state: JsonValue }>();
+  /** The seq of the newest snapshot this session wrote or opened from (0: none known). */
+  snapshotSeq = 0;
+  /** Open surface calls that reached tool/started before the tail held in memory. */
+  startedBefore: readonly string[] = [];
+  readonly captures = new Map<string, () => JsonValue>();
+  /** The attachments of the snapshot this session was opened from, and its seq. */
+  opened: { seq: number; attachments: Record<string, JsonValue> } | undefined;
+  readonly surfaceState = new SurfaceState();
+  readonly registry = new EventTypeRegistry();
+  readonly deriver: MessageDeriver;
+  readonly projector: Projector;
+  readonly ignorable = new Set<number>();
+  lastTurn = -1;
+  lastStep = -1;
+
+  constructor(private readonly init: SessionCoreInit) {
+    this.projector = init.projector ?? createDefaultProjector();
+    for (const definition of init.eventTypes ?? []) this.registry.register(definition);
+    for (const definition of init.projections ?? []) {
+      if (this.folds.has(definition.name)) {
+        throw new InvalidEventError({
+          type: 'session/header',
+          reason: `two projections are named ${JSON.stringify(definition.name)}`,
+        });
+      }
+      this.folds.set(definition.name, { definition, state: definition.initial() });
+    }
+    this.deriver = new MessageDeriver(
+      this.surfaceState,
+      (seq) => this.history.get(seq)!,
+      (event) => this.projectEvent(event),
+    );
+  }
+
+  /** The body of the `session/header` event. */
+  get header(): SessionHeaderBody {
+    return this.history.get(1)!.body as SessionHeaderBody;
+  }
+
+  /**
+   * Validates one append and builds its event (seq `lastSeq + 1`); nothing is written or kept.
+   *
+   * @throws {InvalidEventError} {UnknownEventTypeError} {IllegalSurfaceOpError}
+   */
+  prepare(type: string, body: unknown, options: AppendOptions): SessionEvent {
+    const entry = this.registry.lookup(type);
+    if (!entry || type === 'session/header') {
+      if (type === 'session/header') {
+        throw new InvalidEventError({
+          type,
+          reason: 'the header is written once, by Session.create',
+        });
+      }
+      throw new UnknownEventTypeError({ type });
+    }
+    if (!isPlainJson(body)) {
+      const nonJson = findNonJson(body, 'body') ?? 'body nests deeper than 64 levels';
+      throw new InvalidEventError({ type, reason: nonJson });
+    }
+    const invalid = entry.validate?.(body);
+    if (invalid) throw new InvalidEventError({ type, reason: invalid });
+    const checked = checkAppendOptions(type, options, {
+      lastSeq: this.history.lastSeq,
+      lastTurn: this.lastTurn,
+      lastStep: this.lastStep,
+    });
+    if (checked.surfaceOp && !entry.surface) {
+      throw new IllegalSurfaceOpError({
+        type,
+        reason: 'this event type does not take part in the surface',
+      });
+    }
+    const event = buildEvent(this.history.lastSeq + 1, type, body, checked);
+    if (checked.surfaceOp) {
+      const illegal = this.surfaceState.check(event, checked.surfaceOp);
+      if (illegal) throw new IllegalSurfaceOpError({ type, reason: illegal });
+    }
+    return event;
+  }
+
+  /**
+   * Streams the events of `range` in seq order, whether held in memory or not: events before
+   * the held tail come from the store, the rest from memory.
+   */
+  async *readEvents(range: SessionRange): AsyncIterable<SessionEvent> {
+    checkRange(range);
+    const lastSeq = this.history.lastSeq;
+    const toSeq = Math.min(range.toSeq ?? lastSeq, lastSeq);
+    const types = range.types ? new Set(range.types) : undefined;
+    let left = range.limit ?? Number.POSITIVE_INFINITY;
+    if (left <= 0) return;
+    let next = range.fromSeq;
+    const tailStart = this.history.tailStart;
+    if (next < tailStart) {
+      const stored = this.init.store.readRange(this.init.id, {
+        ...range,
+        toSeq: Math.min(toSeq, tailStart - 1),
+      });
+      for await (const event of stored) {
+        yield event;
+        if (--left <= 0) return;
+      }
+      next = tailStart;
+    }
+    for (let seq = next; seq <= toSeq; seq++) {
+      const event = this.history.get(seq) as SessionEvent;
+      if (types && !types.has(event.type)) continue;
+      yield event;
+      if (--left <= 0) return;
+    }
+  }
+
+  /** Adds trusted events (from a store or a fork) with structural checks only: no schema validation. */
+  load(events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      if (!this.registry.lookup(event.type)) {
+        if (event.surfaceOp)
+          throw new UnknownEventTypeError({
+            type: event.type,
+            where: `session ${this.init.id} (seq ${event.seq})`,
+          });
+        this.ignorable.add(event.seq);
+      }
+      if (event.surfaceOp && !this.surfaceState.apply(event, event.surfaceOp)) {
+        throw new SessionCorruptError({
+          file: `${this.init.store.kind}:${this.init.id}`,
+          line: event.seq,
+          reason: `seq ${event.seq} replaces a surface region that does not exist`,
+        });
+      }
+      this.history.push(event);
+      this.trackTurn(event);
+      this.fold(event);
+    }
+  }
+
+  /** Keeps an event that `prepare` built and the writer accepted. */
+  commit(event: SessionEvent): void {
+    this.history.push(event);
+    if (event.surfaceOp) {
+      this.surfaceState.apply(event, event.surfaceOp);
+      if (event.surfaceOp.op === 'replace' && this.history.partial) {
+        this.history.dropResident((seq) => this.surfaceState.position(seq) >= 0);
+      }
+    }
+    this.trackTurn(event);
+    this.fold(event);
+  }
+
+  /** The message(s) a surface event projects to (a registered type's own projection first). */
+  projectEvent(event: SessionEvent): readonly Message[] {
+    const custom = this.registry.lookup(event.type)?.project;
+    return custom ? custom(event) : this.projector.project(event);
+  }
+
+  /**
+   * A fully loaded session still takes the attachments (and seq) of a valid snapshot, so that
+   * consumers restore their state from it; a snapshot that does not match the log is ignored.
+   */
+  async adoptSnapshot(): Promise<void> {
+    const stored = await this.init.store.readSnapshot(this.init.id).catch(() => undefined);
+    const decoded = stored ? decodeSnapshot(stored, this.init.id) : undefined;
+    if (!decoded || !('content' in decoded)) return;
+    const content = decoded.content;
+    const at = this.history.get(content.seq);
+    if (!at || anchorOf(at) !== content.anchor) return;
+    this.snapshotSeq = content.seq;
+    this.opened = { seq: content.seq, attachments: content.attachments ?? {} };
+  }
+
+  /** Restores the state a snapshot holds; the tail then starts at `content.seq + 1`. */
+  async restoreFrom(content: SessionSnapshotContent): Promise<void> {
+    for (const event of content.events) {
+      if (!this.registry.lookup(event.type) && event.surfaceOp) {
+        throw new UnknownEventTypeError({
+          type: event.type,
+          where: `session ${this.init.id} (seq ${event.seq})`,
+        });
+      }
+    }
+    this.history.restore(content.seq + 1, content.events);
+    this.surfaceState.restore(content.surface, content.generation, (seq) => this.history.get(seq));
+    this.lastTurn = content.lastTurn;
+    this.lastStep = content.lastStep;
+    for (const seq of content.ignorable) this.ignorable.add(seq);
+    this.startedBefore = content.openStarted;
+    this.snapshotSeq = content.seq;
+    this.opened = { seq: content.seq, attachments: content.attachments ?? {} };
+    const refold: Array<{ definition: SessionProjection; state: JsonValue }> = [];
+    for (const fold of this.folds.values()) {
+      const saved = content.projections[fold.definition.name];
+      if (saved && saved.version === fold.definition.version) fold.state = saved.state;
+      else refold.push(fold);
+    }
+    if (refold.length === 0) return;
+    for (const fold of refold) fold.state = fold.definition.initial();
+    const stored = this.init.store.readRange(this.init.id, { fromSeq: 1, toSeq: content.seq });
+    for await (const event of stored) {
+      for (const fold of refold) fold.state = fold.definition.apply(fold.state, event);
+    }
+  }
+
+  /** What a snapshot at the last seq holds. */
+  snapshotContent(): SessionSnapshotContent {
+    const seq = this.history.lastSeq;
+    const events: SessionEvent[] = [this.history.get(1)!];
+    const surface = this.surfaceState.seqs.slice();
+    for (const surfaceSeq of [...surface].sort((a, b) => a - b)) {
+      if (surfaceSeq !== 1) events.push(this.history.get(surfaceSeq)!);
+    }
+    const open = new Set(this.surfaceState.openCalls().map((call) => call.toolCallId));
+    const openStarted = this.startedBefore.filter((id) => open.has(id));
+    for (const event of this.history.tailEvents) {
+      const id =
+        event.type === 'tool/started'
+          ? (event.body as { toolCallId?: string }).toolCallId
+          : undefined;
+      if (id !== undefined && open.has(id)) openStarted.push(id);
+    }
+    const projections: SessionSnapshotContent['projections'] = {};
+    for (const [name, fold] of this.folds) {
+      projections[name] = { version: fold.definition.version, state: fold.state };
+    }
+    const attachments: Record<string, JsonValue> = {};
+    for (const [name, capture] of this.captures) attachments[name] = capture();
+    return {
+      kind: 'session-snapshot',
+      version: SNAPSHOT_VERSION,
+      formatVersion: (this.header.formatVersion as number | undefined) ?? 0,
+      sessionId: this.init.id,
+      seq,
+      anchor: anchorOf(this.history.get(seq)!),
+      events,
+      surface,
+      generation: this.surfaceState.generation,
+      lastTurn: this.lastTurn,
+      lastStep: this.lastStep,
+      ignorable: [...this.ignorable],
+      openStarted: [...new Set(openStarted)],
+      projections,
+      attachments,
+    };
+  }
+
+  private fold(event: SessionEvent): void {
+    for (const fold of this.folds.values()) {
+      fold.state = fold.definition.apply(fold.state, event);
+    }
+  }
+
+  private trackTurn(event: SessionEvent): void {
+    if (event.turn !== undefined && event.turn > this.lastTurn) {
+      this.lastTurn = event.turn;
+      this.lastStep = -1;
+    }
+    if (event.step !== undefined && event.step > this.lastStep) this.lastStep = event.step;
+  }
+}

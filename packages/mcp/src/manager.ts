@@ -12,7 +12,12 @@ import { McpServerUnavailableError } from './errors.js';
 import { ServerConnection } from './internal/server-connection.js';
 import { buildServerTools } from './internal/tool-definitions.js';
 import { assignToolNames, toolKey } from './names.js';
+import type { McpOAuthProvider } from './oauth-file.js';
 import type { McpElicitationHandler, McpSamplingHandler } from './requests.js';
+
+/** The SDK's view of a provider: {@link McpOAuthProvider} documents that it implements it. */
+const sdkAuthProvider = (provider: McpOAuthProvider): OAuthClientProvider =>
+  provider as unknown as OAuthClientProvider;
 
 /** A problem found while turning servers into tools: a server that failed, a tool skipped. */
 export interface McpDiagnostic {
@@ -53,7 +58,7 @@ export interface McpManagerOptions {
   /** Wraps stdio commands (the sandbox); without it servers run unconfined. */
   wrapCommand?: McpCommandWrapper;
   /** OAuth client provider per remote server (tokens stored by the application). */
-  authProvider?: (server: string) => OAuthClientProvider | undefined;
+  authProvider?: (server: string) => McpOAuthProvider | undefined;
   /** Names already taken by other tools; MCP tool names avoid them. */
   reservedNames?: Iterable<string>;
   /** The client name sent in `initialize`. Default `spine`. */
@@ -163,7 +168,8 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     configured.set(name, config);
     if (config.enabled === false) continue;
     const expanded = expandServerConfig(name, config, options.env ?? process.env);
-    const authProvider = options.authProvider?.(name);
+    const provided = options.authProvider?.(name);
+    const authProvider = provided ? sdkAuthProvider(provided) : undefined;
     connections.set(
       name,
       new ServerConnection(name, expanded, {

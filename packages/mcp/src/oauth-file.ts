@@ -7,10 +7,19 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 
-/** An OAuth client provider the manager can finish a browser authorization with. */
-export interface McpOAuthProvider extends OAuthClientProvider {
+/**
+ * An OAuth client provider the manager can finish a browser authorization with: an object that
+ * implements the SDK's `OAuthClientProvider` (`@modelcontextprotocol/sdk/client/auth.js`) plus
+ * `waitForAuthorizationCode`. Typed structurally here so that Spine's public types do not pull in the
+ * SDK's transport types, which need the DOM library (`HeadersInit`).
+ */
+export interface McpOAuthProvider {
+  /** Where the authorization server sends the person back. */
+  readonly redirectUrl: string | URL | undefined;
   /** Resolves with the authorization code once the person approved (the redirect arrived). */
   waitForAuthorizationCode(): Promise<string>;
+  /** The rest of the SDK's `OAuthClientProvider` methods. */
+  readonly [member: string]: unknown;
 }
 
 /** Options of {@link createFileOAuthProvider}. */
@@ -71,7 +80,7 @@ export function createFileOAuthProvider(options: FileOAuthProviderOptions): McpO
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
   };
-  return {
+  const provider: OAuthClientProvider & { waitForAuthorizationCode(): Promise<string> } = {
     get redirectUrl() {
       return options.redirectUrl;
     },
@@ -111,4 +120,5 @@ export function createFileOAuthProvider(options: FileOAuthProviderOptions): McpO
       return pending;
     },
   };
+  return provider as unknown as McpOAuthProvider;
 }

@@ -1,5 +1,5 @@
 import type { TurnResult } from '@spine/agent-loop';
-import type { SessionEvent } from '@spine/protocol';
+import type { SessionEvent, SessionStore } from '@spine/protocol';
 import { readJsonlHeader, readLastJsonlEvent } from '@spine/session-log';
 import { type AgentSession, exitCodeForTurn, startAgentSession } from '../agent-session.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
@@ -9,6 +9,8 @@ import { createLineApprover } from '../interactive/approval.js';
 import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
 import { styleFor } from '../present/style.js';
 import { adviceFor, isClosed, noteSession, reportError } from '../report-error.js';
+import { storeFor } from '../store.js';
+import { storeUrlOf } from '../workers/store-url.js';
 
 /**
  * `spine run [options] "task"`: one task, no questions asked (an `ask` approval is denied
@@ -40,12 +42,9 @@ async function runTask(options: {
   // A resumed session keeps the model it last sent a request to (it may have been resumed on
   // another provider before), else the one it was created with, unless one is chosen explicitly.
   if (options.resumeId !== undefined && loaded.provenance.get('model')?.layer === 'default') {
-    const dir = loaded.config.sessionDir;
-    const last = readLastJsonlEvent(dir, options.resumeId, {
-      type: 'request/header',
-      where: (event) => requestModel(event) !== undefined,
-    });
-    const recorded = (last && requestModel(last)) ?? readJsonlHeader(dir, options.resumeId)?.model;
+    const recorded = storeUrlOf(loaded.config)
+      ? await recordedModelInStore(storeFor(loaded.config), options.resumeId)
+      : recordedModelInFiles(loaded.config.sessionDir, options.resumeId);
     if (recorded) loaded.config.model = recorded;
   }
   const style = styleFor(process.stderr);
@@ -137,6 +136,31 @@ async function runTask(options: {
 /** Writes to stderr unless it is closed. */
 function writeNotice(text: string): void {
   if (!isClosed(process.stderr)) process.stderr.write(text);
+}
+
+/** The model a JSONL session last sent a request to, else the one it was created with. */
+function recordedModelInFiles(dir: string, id: string): string | undefined {
+  const last = readLastJsonlEvent(dir, id, {
+    type: 'request/header',
+    where: (event) => requestModel(event) !== undefined,
+  });
+  return (last && requestModel(last)) ?? readJsonlHeader(dir, id)?.model;
+}
+
+/** The same for a session in another store (PostgreSQL), read by type through the store. */
+async function recordedModelInStore(store: SessionStore, id: string): Promise<string | undefined> {
+  if (!(await store.exists(id))) return undefined;
+  let model: string | undefined;
+  for await (const event of store.readRange(id, {
+    fromSeq: 1,
+    types: ['session/header', 'request/header'],
+  })) {
+    if (event.type === 'session/header') {
+      const created = (event.body as { model?: unknown }).model;
+      if (model === undefined && typeof created === 'string') model = created;
+    } else model = requestModel(event) ?? model;
+  }
+  return model;
 }
 
 /** `provider/model` of a `request/header` that names both. */

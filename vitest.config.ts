@@ -7,6 +7,10 @@ import { defineConfig } from 'vitest/config';
 const root = fileURLToPath(new URL('.', import.meta.url));
 const subpaths = [
   {
+    find: /^@spine\/protocol\/core$/,
+    replacement: `${root}packages/protocol/src/core.ts`,
+  },
+  {
     find: /^@spine\/protocol\/testing$/,
     replacement: `${root}packages/protocol/src/testing.ts`,
   },

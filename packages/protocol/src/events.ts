@@ -15,6 +15,7 @@ import {
   CompactionStartBodySchema,
   CompactionSummaryBodySchema,
 } from './compaction-bodies.js';
+import { type EventSurfaceRole, TOOL_RESULT_OUTCOMES } from './event-values.js';
 import { JsonValueSchema } from './json.js';
 import type {
   AbortedBody,
@@ -62,8 +63,8 @@ import { UsageSchema } from './usage.js';
 import type { WorkspaceCheckpointBody, WorkspaceRestoredBody } from './workspace-bodies.js';
 import { WorkspaceCheckpointBodySchema, WorkspaceRestoredBodySchema } from './workspace-bodies.js';
 
-/** The current version of the persisted event format, carried by `session/header`. */
-export const FORMAT_VERSION = 1;
+export type { EventSurfaceRole } from './event-values.js';
+export { FORMAT_VERSION } from './event-values.js';
 
 /** A change to the surface (the seqs that take part in model history). */
 export const SurfaceOpSchema = z.discriminatedUnion('op', [
@@ -184,19 +185,7 @@ export const ToolResultBodySchema = z.object({
   toolName: z.string(),
   content: z.string(),
   isError: z.boolean(),
-  outcome: z
-    .literal([
-      'ok',
-      'error',
-      'denied',
-      'invalid',
-      'not-found',
-      'timeout',
-      'aborted',
-      'unknown',
-      'not-started',
-    ])
-    .optional(),
+  outcome: z.literal(TOOL_RESULT_OUTCOMES).optional(),
   meta: ToolResultMetaSchema.optional(),
 });
 /** Body of `tool/result`. */
@@ -232,9 +221,6 @@ export const SessionRecoveredBodySchema = z.object({
 });
 /** Body of `session/recovered`. */
 export type SessionRecoveredBody = z.infer<typeof SessionRecoveredBodySchema>;
-
-/** How an event type takes part in the surface. */
-export type EventSurfaceRole = 'none' | 'surface';
 
 /** Built-in event types, their surface role and their body schema. */
 export const BUILTIN_EVENT_TYPES: Readonly<

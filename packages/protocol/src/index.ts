@@ -33,6 +33,13 @@ export {
   SpineError,
   UnsupportedSpecificationError,
 } from './errors.js';
+export {
+  ATTEMPT_OUTCOMES,
+  BUILTIN_EVENT_SURFACES,
+  PREFIX_CHANGE_CAUSES,
+  TOOL_RESULT_OUTCOMES,
+  TURN_END_REASONS,
+} from './event-values.js';
 export type {
   AssistantMessageBody,
   EventBodies,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ATTEMPT_OUTCOMES, PREFIX_CHANGE_CAUSES, TURN_END_REASONS } from './event-values.js';
 import { JsonValueSchema } from './json.js';
 import { ToolSpecSchema } from './tool-spec.js';
 import { UsageSchema } from './usage.js';
@@ -11,14 +12,7 @@ const count = z.number().int().nonnegative();
 const positive = z.number().int().positive();
 
 /** Why the prefix of a request differs from the previous request's, or what was added. */
-export const PrefixChangeCauseSchema = z.literal([
-  'system-changed',
-  'tools-changed',
-  'model-changed',
-  'compaction-replaced-region',
-  'earlier-message-changed',
-  'runtime-context-inserted',
-]);
+export const PrefixChangeCauseSchema = z.literal(PREFIX_CHANGE_CAUSES);
 /** Why the prefix of a request differs from the previous request's, or what was added. */
 export type PrefixChangeCause = z.infer<typeof PrefixChangeCauseSchema>;
 
@@ -121,7 +115,7 @@ export const AttemptBodySchema = z.object({
   request: positive.describe("Seq of the attempt's `request/header`."),
   attempt: positive.describe('The attempt number.'),
   outcome: z
-    .literal(['ok', 'error', 'aborted', 'interrupted'])
+    .literal(ATTEMPT_OUTCOMES)
     .describe('`interrupted`: the process stopped during the attempt.'),
   code: z.string().optional().describe('The error code of a failed attempt.'),
   message: z.string().optional().describe('The error message of a failed attempt.'),
@@ -187,13 +181,7 @@ export const InboxSplicedBodySchema = z.object({
 export type InboxSplicedBody = z.infer<typeof InboxSplicedBodySchema>;
 
 /** Why a turn ended. */
-export const TurnEndReasonSchema = z.literal([
-  'completed',
-  'max-steps',
-  'aborted',
-  'error',
-  'interrupted',
-]);
+export const TurnEndReasonSchema = z.literal(TURN_END_REASONS);
 /** Why a turn ended. */
 export type TurnEndReason = z.infer<typeof TurnEndReasonSchema>;
 

@@ -83,14 +83,4 @@ export const MessageSchema = z.discriminatedUnion('role', [
 /** A provider-neutral message. */
 export type Message = z.infer<typeof MessageSchema>;
 
-/** The tool calls of an assistant message, in order. */
-export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
-  return message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
-}
-
-/** The concatenated text parts of an assistant message. */
-export function textOf(message: AssistantMessage): string {
-  let text = '';
-  for (const part of message.content) if (part.type === 'text') text += part.text;
-  return text;
-}
+export { textOf, toolCallsOf } from './message-parts.js';

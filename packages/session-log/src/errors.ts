@@ -1,4 +1,4 @@
-import { SpineError } from '@spine/protocol';
+import { SpineError } from '@spine/protocol/core';
 
 /** Thrown when an appended event is malformed: a body that is not JSON, fails its schema, or bad options. */
 export class InvalidEventError extends SpineError {

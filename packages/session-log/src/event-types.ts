@@ -1,11 +1,16 @@
-import type { EventTypeDefinition, Message, SessionEvent } from '@spine/protocol';
-import {
-  AttemptBodySchema,
+import type {
   BUILTIN_EVENT_TYPES,
-  PrefixChangeCauseSchema,
-  ToolResultBodySchema,
-  TurnEndReasonSchema,
+  EventTypeDefinition,
+  Message,
+  SessionEvent,
 } from '@spine/protocol';
+import {
+  ATTEMPT_OUTCOMES,
+  BUILTIN_EVENT_SURFACES,
+  PREFIX_CHANGE_CAUSES,
+  TOOL_RESULT_OUTCOMES,
+  TURN_END_REASONS,
+} from '@spine/protocol/core';
 import { InvalidEventError } from './errors.js';
 
 /** What a session knows about one event type. */
@@ -16,24 +21,41 @@ interface EventTypeEntry {
 }
 
 type Loose = Record<string, unknown>;
-// The outcome values, read from the schema whether it is a zod enum (`options`) or a literal
-// union (`values`); should neither be there, every outcome simply goes through zod.
-const outcomeSchema = ToolResultBodySchema.shape.outcome.unwrap() as unknown as {
-  options?: readonly string[];
-  values?: ReadonlySet<string>;
-};
-const OUTCOMES: ReadonlySet<string> = new Set(
-  outcomeSchema.options ?? (outcomeSchema.values ? [...outcomeSchema.values] : []),
-);
+type BodySchemas = typeof BUILTIN_EVENT_TYPES;
 
-// The values of a zod literal union, read from the schema (`values` in zod 4).
-function literalValues(schema: unknown): ReadonlySet<string> {
-  const values = (schema as { values?: ReadonlySet<string> }).values;
-  return new Set(values ? [...values] : []);
+// The zod schemas of the built-in bodies. Importing @spine/protocol's main entry loads zod, which
+// costs more than the rest of this package together; so a session loads it when it is created or
+// opened (`loadBuiltinSchemas`), and `import '@spine/session-log'` stays quick.
+let builtinSchemas: BodySchemas | undefined;
+let loading: Promise<BodySchemas> | undefined;
+
+/**
+ * Loads the built-in body schemas (and with them zod) once; every later call resolves at once.
+ * `Session.create` and `Session.open` await it, so `append` can validate synchronously.
+ */
+export function loadBuiltinSchemas(): Promise<unknown> {
+  if (builtinSchemas) return Promise.resolve(builtinSchemas);
+  loading ??= import('@spine/protocol').then((protocol) => {
+    builtinSchemas = protocol.BUILTIN_EVENT_TYPES;
+    return builtinSchemas;
+  });
+  return loading;
 }
-const CAUSES = literalValues(PrefixChangeCauseSchema);
-const ATTEMPT_OUTCOMES = literalValues(AttemptBodySchema.shape.outcome);
-const TURN_END_REASONS = literalValues(TurnEndReasonSchema);
+
+function schemaOf(type: string): BodySchemas[string]['body'] {
+  const schemas = builtinSchemas;
+  if (!schemas) {
+    throw new Error(
+      'internal: the built-in event schemas are not loaded (Session.create/open await loadBuiltinSchemas)',
+    );
+  }
+  return schemas[type]!.body;
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(TOOL_RESULT_OUTCOMES);
+const CAUSES: ReadonlySet<unknown> = new Set(PREFIX_CHANGE_CAUSES);
+const ATTEMPT_OUTCOME_SET: ReadonlySet<string> = new Set(ATTEMPT_OUTCOMES);
+const TURN_END_REASON_SET: ReadonlySet<string> = new Set(TURN_END_REASONS);
 
 function optionalString(value: unknown): boolean {
   return value === undefined || typeof value === 'string';
@@ -200,7 +222,7 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
     optionalCount(body.toolCalls) &&
     (body.interrupted === undefined || typeof body.interrupted === 'boolean'),
   'turn/end': (body) =>
-    TURN_END_REASONS.has(body.reason as string) &&
+    TURN_END_REASON_SET.has(body.reason as string) &&
     optionalCount(body.steps) &&
     (body.usage === undefined || isUsage(body.usage)) &&
     (body.error === undefined ||
@@ -211,7 +233,7 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
   'assistant/attempt': (body) =>
     isPositive(body.request) &&
     isPositive(body.attempt) &&
-    ATTEMPT_OUTCOMES.has(body.outcome as string) &&
+    ATTEMPT_OUTCOME_SET.has(body.outcome as string) &&
     optionalString(body.code) &&
     optionalString(body.message) &&
     (body.retryable === undefined || typeof body.retryable === 'boolean') &&
@@ -224,23 +246,20 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
 };
 
 function builtinEntry(type: string): EventTypeEntry | undefined {
-  const builtin = BUILTIN_EVENT_TYPES[type];
-  if (!builtin) return undefined;
-  const schema = builtin.body;
+  const surface = BUILTIN_EVENT_SURFACES[type];
+  if (!surface) return undefined;
   const fast = FAST_CHECKS[type];
   return {
-    surface: builtin.surface === 'surface',
-    validate: schema
-      ? (body) => {
-          if (fast && body !== null && typeof body === 'object' && fast(body as Loose))
-            return undefined;
-          const result = schema.safeParse(body);
-          if (result.success) return undefined;
-          const issue = result.error.issues[0];
-          const path = issue && issue.path.length > 0 ? `body.${issue.path.join('.')}` : 'body';
-          return `${path}: ${issue?.message ?? 'does not match the schema'}`;
-        }
-      : undefined,
+    surface: surface === 'surface',
+    validate: (body) => {
+      if (fast && body !== null && typeof body === 'object' && fast(body as Loose))
+        return undefined;
+      const result = schemaOf(type).safeParse(body);
+      if (result.success) return undefined;
+      const issue = result.error.issues[0];
+      const path = issue && issue.path.length > 0 ? `body.${issue.path.join('.')}` : 'body';
+      return `${path}: ${issue?.message ?? 'does not match the schema'}`;
+    },
     project: undefined,
   };
 }
@@ -266,7 +285,7 @@ export class EventTypeRegistry {
         reason: 'a custom type must be "noun/verb"',
       });
     }
-    if (BUILTIN_EVENT_TYPES[type]) {
+    if (BUILTIN_EVENT_SURFACES[type]) {
       throw new InvalidEventError({
         type,
         reason: 'it is a built-in type and cannot be redefined',

@@ -1,5 +1,5 @@
 import type { AssistantPart, JsonObject, SessionEvent, SurfaceOp } from '@spine/protocol';
-import { FORMAT_VERSION } from '@spine/protocol';
+import { FORMAT_VERSION } from '@spine/protocol/core';
 
 /**
  * A pure function that turns the events of one format version into the next one. It must not

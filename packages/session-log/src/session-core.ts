@@ -13,7 +13,7 @@ import type {
   SessionRange,
   SessionStore,
 } from '@spine/protocol';
-import { findNonJson } from '@spine/protocol';
+import { findNonJson } from '@spine/protocol/core';
 import {
   IllegalSurfaceOpError,
   InvalidEventError,

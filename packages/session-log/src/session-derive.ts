@@ -1,9 +1,5 @@
-import {
-  type DerivedMessages,
-  type Message,
-  markAppendOnly,
-  type SessionEvent,
-} from '@spine/protocol';
+import type { DerivedMessages, Message, SessionEvent } from '@spine/protocol';
+import { markAppendOnly } from '@spine/protocol/core';
 import type { SurfaceState } from './session-surface.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { SessionEvent, SessionHeaderBody } from '@spine/protocol';
-import { FORMAT_VERSION, findNonJson } from '@spine/protocol';
+import { FORMAT_VERSION, findNonJson } from '@spine/protocol/core';
 import { InvalidEventError, SessionCorruptError, UnsupportedFormatError } from './errors.js';
 import { formatVersionOf, migrateEvents } from './migrations.js';
 import type { SessionCreateOptions } from './types.js';

@@ -1,12 +1,12 @@
-import {
-  type AssistantMessageBody,
-  addUsage,
-  type SessionEvent,
-  type SessionHeaderBody,
-  type ToolResultBody,
-  type Usage,
-  type UserMessageBody,
+import type {
+  AssistantMessageBody,
+  SessionEvent,
+  SessionHeaderBody,
+  ToolResultBody,
+  Usage,
+  UserMessageBody,
 } from '@spine/protocol';
+import { addUsage } from '@spine/protocol/core';
 
 function fence(text: string, language = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));

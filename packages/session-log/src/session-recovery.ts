@@ -7,7 +7,7 @@ import type {
   ToolResultBody,
   ToolStartedBody,
 } from '@spine/protocol';
-import { notStartedText, outcomeUnknownText } from '@spine/protocol';
+import { notStartedText, outcomeUnknownText } from '@spine/protocol/core';
 import type { SurfaceState } from './session-surface.js';
 
 /**

@@ -4,9 +4,9 @@
 // torn) fails its digest and is ignored, and the JSON names the event it was taken at by the
 // hash of that event's line, so a snapshot that does not belong to the log is ignored too.
 
-import { createHash } from 'node:crypto';
 import type { JsonValue, SessionEvent, StoredSnapshot } from '@spine/protocol';
-import { FORMAT_VERSION } from '@spine/protocol';
+import { FORMAT_VERSION } from '@spine/protocol/core';
+import { createHash } from './internal/crypto.js';
 
 /** The snapshot format this reader writes and accepts. */
 export const SNAPSHOT_VERSION = 1;

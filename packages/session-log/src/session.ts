@@ -2,7 +2,7 @@
 // automatic snapshot scheduling, recovery on open, forks). Its state and the mechanics over it
 // (history, surface, folds, snapshot content and restore) live in session-core.ts; lazy opening
 // is session-open.ts. Still a little over 400 lines: the rest is the TSDoc of the public methods.
-import { randomUUID } from 'node:crypto';
+
 import type {
   AppendOptions,
   DerivedMessages,
@@ -18,8 +18,10 @@ import type {
   SessionRange,
   SessionStore,
 } from '@spine/protocol';
-import { assertSpecificationVersion } from '@spine/protocol';
+import { assertSpecificationVersion } from '@spine/protocol/core';
 import { InvalidEventError, SessionClosedError } from './errors.js';
+import { loadBuiltinSchemas } from './event-types.js';
+import { randomUUID } from './internal/crypto.js';
 import { SessionListeners } from './internal/listeners.js';
 import { SessionCore } from './session-core.js';
 import { currentFormatEvents, headerEvent } from './session-format.js';
@@ -100,6 +102,7 @@ export class Session implements SessionLog {
    */
   static async create(options: SessionCreateOptions): Promise<Session> {
     assertSpecificationVersion('SessionStore', options.store);
+    await loadBuiltinSchemas(); // zod loads with the first session, not on import
     const id = options.id ?? randomUUID();
     const event = headerEvent(id, options);
     const writer = await options.store.create(event);
@@ -130,6 +133,7 @@ export class Session implements SessionLog {
    */
   static async open(options: SessionOpenOptions): Promise<Session> {
     assertSpecificationVersion('SessionStore', options.store);
+    await loadBuiltinSchemas(); // zod loads with the first session, not on import
     if (options.history === 'lazy') return Session.openLazily(options);
     const readOnly = options.readOnly ?? false;
     const writer = await options.store.open(options.id, { readOnly });

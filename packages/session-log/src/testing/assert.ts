@@ -2,7 +2,7 @@
 // says what was expected and what the store did, so the suite runs under any test framework or none.
 
 import { inspect, isDeepStrictEqual } from 'node:util';
-import { SpineError } from '@spine/protocol';
+import { SpineError } from '@spine/protocol/core';
 
 const SHOW_LIMIT = 300;
 

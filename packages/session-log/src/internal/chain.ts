@@ -3,7 +3,7 @@
 // of SHA-256 over the previous line's value (empty for the first chained line) followed by the
 // line's bytes up to, not including, `,"h":`. Changing, removing, inserting or reordering any
 // line breaks every value from there on; `verifyJsonlChain` names the first broken one.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from './crypto.js';
 
 /** Hex digits of a chain value. */
 export const CHAIN_HEX_LENGTH = 32;
@@ -11,6 +11,14 @@ export const CHAIN_HEX_LENGTH = 32;
 const KEY = Buffer.from(',"h":"', 'latin1');
 /** Bytes a chain value adds to a line: `,"h":"` + 32 hex + `"` (the `}\n` was there already). */
 export const CHAIN_EXTRA_BYTES = KEY.length + CHAIN_HEX_LENGTH + 1;
+
+/**
+ * The chain value over `bytes`, which hold the previous value's latin1 bytes (none for the first
+ * chained line) followed by the payload: one one-shot digest, no Hash object.
+ */
+export function chainValueOfJoined(bytes: Uint8Array): string {
+  return hash('sha256', bytes, 'hex').slice(0, CHAIN_HEX_LENGTH);
+}
 
 /** The chain value of a line whose bytes before `,"h":` are `payload`. */
 export function chainValue(previous: string, payload: Uint8Array): string {
@@ -37,6 +45,41 @@ export function sealLine(
   let at = close;
   at += KEY.copy(buffer, at);
   at += buffer.write(head, at, 'latin1');
+  buffer[at++] = 0x22; // "
+  buffer[at++] = 0x7d; // }
+  buffer[at++] = 0x0a;
+  return { end: at, head };
+}
+
+/**
+ * Seals the line at `buffer[start + CHAIN_HEX_LENGTH..end)` (a JSON object and a newline, encoded
+ * after a gap of {@link CHAIN_HEX_LENGTH} bytes) and moves it to `start`: the previous value is
+ * written into the gap so that one one-shot digest covers previous value and payload without a
+ * copy, then the payload moves back over the gap and gets its chain value as the last key. The
+ * buffer needs {@link CHAIN_EXTRA_BYTES} - {@link CHAIN_HEX_LENGTH} of room after `end`. Returns
+ * the new end and the value; the same value {@link chainValue} gives.
+ */
+export function sealLineAfterGap(
+  buffer: Buffer,
+  start: number,
+  end: number,
+  previous: string,
+): { end: number; head: string } {
+  const lineStart = start + CHAIN_HEX_LENGTH;
+  const close = end - 2; // the `}` of the object
+  if (previous.length > CHAIN_HEX_LENGTH) {
+    buffer.copyWithin(start, lineStart, end);
+    return sealLine(buffer, start, end - CHAIN_HEX_LENGTH, previous);
+  }
+  const from = lineStart - previous.length;
+  if (previous.length > 0) buffer.write(previous, from, 'latin1');
+  // Hex output straight from the digest is cheaper than a Buffer turned into hex.
+  const digest = hash('sha256', buffer.subarray(from, close), 'hex');
+  buffer.copyWithin(start, lineStart, close);
+  let at = close - CHAIN_HEX_LENGTH;
+  at += KEY.copy(buffer, at);
+  at += buffer.write(digest, at, CHAIN_HEX_LENGTH, 'latin1');
+  const head = digest.slice(0, CHAIN_HEX_LENGTH);
   buffer[at++] = 0x22; // "
   buffer[at++] = 0x7d; // }
   buffer[at++] = 0x0a;

@@ -85,7 +85,9 @@ class LineEncoder {
     const bytes = this.bytes;
     const start = this.position;
     bytes[start] = 0x22;
-    if (text.length > SHORT) {
+    // Real text (code, tool output, prose) mostly holds a newline or a quote: a native memchr
+    // finds one and sends the string straight to JSON.stringify, skipping a copy and a scan.
+    if (text.length > SHORT && text.indexOf('\n') < 0 && text.indexOf('"') < 0) {
       const written = bytes.write(text, start + 1);
       // Only a string with non-ASCII characters can hold a lone surrogate, which JSON escapes.
       const wellFormed =

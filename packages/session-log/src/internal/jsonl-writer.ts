@@ -2,7 +2,7 @@ import { closeSync, fdatasyncSync, fstatSync, writeSync } from 'node:fs';
 import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
-import { CHAIN_EXTRA_BYTES, sealLine, sealText } from './chain.js';
+import { CHAIN_EXTRA_BYTES, CHAIN_HEX_LENGTH, sealLineAfterGap, sealText } from './chain.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
 import { writeSnapshotFile } from './jsonl-snapshot.js';
 
@@ -190,17 +190,19 @@ export class JsonlWriter implements OpenedSession {
     this.pendingSize = 0;
     let length = 0;
     const chain = this.init.chain;
-    // Room kept after each line for its chain value.
+    // With the chain, each line is encoded after a gap that takes the previous chain value (so
+    // one digest covers both without a copy), and the room after it takes the line's own value.
+    const gap = chain ? CHAIN_HEX_LENGTH : 0;
     const extra = chain ? CHAIN_EXTRA_BYTES : 0;
     try {
       const arena = jsonLineArena();
       for (const event of events) {
-        let end = encodeJsonLine(event, length);
+        let end = encodeJsonLine(event, length + gap);
         if (end >= 0 && end + extra > arena.length) end = -1;
         if (end < 0 && length > 0) {
           this.writeBytes(arena, length);
           length = 0;
-          end = encodeJsonLine(event, 0);
+          end = encodeJsonLine(event, gap);
           if (end >= 0 && end + extra > arena.length) end = -1;
         }
         if (end < 0) {
@@ -213,7 +215,7 @@ export class JsonlWriter implements OpenedSession {
             this.writeText(`${json}\n`);
           }
         } else if (chain) {
-          const sealed = sealLine(arena, length, end, this.chainHead);
+          const sealed = sealLineAfterGap(arena, length, end, this.chainHead);
           length = sealed.end;
           this.chainHead = sealed.head;
         } else {

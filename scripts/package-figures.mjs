@@ -3,8 +3,11 @@
 // for each published package installed alone into a fresh project outside the repository (plus
 // the tarballs of its @spine/* dependencies; registry dependencies from the npm registry), the
 // install time, the size of node_modules, and the cold `import` time against `node -e 0`
-// (median of 11 runs each, alternating with `node -e 0` in the same run). Prints a table, then one JSON object.
+// (median of 15 runs each, alternating with `node -e 0` in the same run). Prints a table, then one JSON object.
 // `--only <name>[,<name>…]` measures those packages alone (e.g. `--only @spine/cli`).
+// Issue 16's target: `@spine/session-log` alone imports in ≤ 1.3× `node -e 0` (`pass` in the JSON;
+// the script exits 1 when it is measured and misses). `@spine/protocol/core`, the zod-free entry
+// session-log loads, is measured with @spine/protocol's row (`coreImportRatio`).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +18,8 @@ const repo = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'spine-figures-'));
 const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
-const RUNS = 11;
+const RUNS = 15;
+const SESSION_LOG_TARGET = 1.3;
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex >= 0 ? new Set(process.argv[onlyIndex + 1]?.split(',')) : undefined;
 
@@ -84,14 +88,22 @@ for (const name of packages.keys()) {
     ['--input-type=module', '-e', `await import(${JSON.stringify(name)})`],
     dir,
   );
-  rows.push({
+  const row = {
     name,
     installSeconds: Number(installSeconds.toFixed(1)),
     nodeModulesMB: Number((kb / 1024).toFixed(1)),
     importMs: Number(cold.toFixed(1)),
     baselineMs: Number(baseline.toFixed(1)),
     importRatio: Number((cold / baseline).toFixed(2)),
-  });
+  };
+  if (name === '@spine/protocol') {
+    const core = timeAgainstBaseline(
+      ['--input-type=module', '-e', `await import('@spine/protocol/core')`],
+      dir,
+    );
+    row.coreImportRatio = Number((core.cold / core.baseline).toFixed(2));
+  }
+  rows.push(row);
 }
 rmSync(work, { recursive: true, force: true });
 for (const row of rows) {
@@ -99,4 +111,15 @@ for (const row of rows) {
     `${row.name.padEnd(22)} install ${String(row.installSeconds).padStart(5)} s  node_modules ${String(row.nodeModulesMB).padStart(6)} MB  import ${String(row.importMs).padStart(6)} ms = ${row.importRatio}x node -e 0`,
   );
 }
-console.log(JSON.stringify({ bench: 'package-figures', runs: RUNS, packages: rows }));
+const sessionLog = rows.find((row) => row.name === '@spine/session-log');
+const pass = sessionLog ? sessionLog.importRatio <= SESSION_LOG_TARGET : undefined;
+console.log(
+  JSON.stringify({
+    bench: 'package-figures',
+    runs: RUNS,
+    packages: rows,
+    target: `@spine/session-log importRatio <= ${SESSION_LOG_TARGET}`,
+    pass,
+  }),
+);
+if (pass === false) process.exitCode = 1;

@@ -16,9 +16,20 @@ export function createHash(algorithm: string): Crypto.Hash {
   return crypto().createHash(algorithm);
 }
 
-/** One-shot `hash` of node:crypto returning a Buffer, loading the module on the first call. */
-export function hash(algorithm: string, data: Crypto.BinaryLike, encoding: 'buffer'): Buffer {
-  return crypto().hash(algorithm, data, encoding);
+/** One-shot `hash` of node:crypto, loading the module on the first call. */
+export function hash(algorithm: string, data: Crypto.BinaryLike, encoding: 'buffer'): Buffer;
+export function hash(
+  algorithm: string,
+  data: Crypto.BinaryLike,
+  encoding?: Crypto.BinaryToTextEncoding,
+): string;
+export function hash(
+  algorithm: string,
+  data: Crypto.BinaryLike,
+  encoding?: Crypto.BinaryToTextEncoding | 'buffer',
+): string | Buffer {
+  const oneShot = crypto().hash as (a: string, d: Crypto.BinaryLike, e?: string) => string | Buffer;
+  return oneShot(algorithm, data, encoding);
 }
 
 /** `randomUUID` of node:crypto, loading the module on the first call. */

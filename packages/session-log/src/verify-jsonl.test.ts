@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Session } from './session.js';
 import { createJsonlStore } from './store-jsonl.js';
-import { verifyJsonlLog } from './verify-jsonl.js';
+import { verifyJsonlLog, verifyJsonlLogInChunks } from './verify-jsonl.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spine-verify-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,6 +66,16 @@ describe('verifyJsonlLog', () => {
     expect(result.head).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('gives the same verdict whatever the read size (lines across reads, lines longer than one)', () => {
+    const whole = verifyJsonlLog(path);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 8192 }), (chunkBytes) => {
+        expect(verifyJsonlLogInChunks(path, chunkBytes)).toEqual(whole);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('names the first flipped, deleted, duplicated, reordered or forged line anywhere, the final answer included', () => {
     const lines = linesOf(original);
     const tampered = join(dir, 'tampered.jsonl');
@@ -75,7 +85,8 @@ describe('verifyJsonlLog', () => {
         fc.constantFrom('flip', 'delete', 'duplicate', 'reorder', 'forge'),
         fc.nat(10_000),
         fc.integer({ min: 1, max: 127 }),
-        (index, kind, where, xor) => {
+        fc.integer({ min: 1, max: 4096 }),
+        (index, kind, where, xor, chunkBytes) => {
           const copy = lines.slice();
           let expectedLine = index + 1;
           let expectedKinds: string[];
@@ -106,7 +117,8 @@ describe('verifyJsonlLog', () => {
             expectedKinds = ['altered'];
           }
           writeFileSync(tampered, join_(copy));
-          const result = verifyJsonlLog(tampered);
+          // Small reads put lines across chunk boundaries and lines longer than a chunk.
+          const result = verifyJsonlLogInChunks(tampered, chunkBytes);
           expect(result.ok).toBe(false);
           expect(result.problem?.line).toBe(expectedLine);
           expect(expectedKinds).toContain(result.problem?.kind);

@@ -2,7 +2,8 @@
 // line, a seq read from the line's first bytes and one SHA-256 over the line.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { chainOf, chainValue } from './internal/chain.js';
+import { CHAIN_HEX_LENGTH, carriesValue, chainKeyAt } from './internal/chain.js';
+import { createHash, hash } from './internal/crypto.js';
 import { readSnapshotFile } from './internal/jsonl-snapshot.js';
 
 /** What kind of damage {@link verifyJsonlLog} found first. */
@@ -44,6 +45,26 @@ export interface VerifyJsonlResult {
 }
 
 const CHUNK_BYTES = 8 * 1024 * 1024;
+/** Bytes kept free before each line for the previous chain value. */
+const GAP = CHAIN_HEX_LENGTH;
+/** `,"h":"` */
+const KEY_BYTES = 6;
+
+/**
+ * The SHA-256 (hex) over `previous` and `buffer[lineAt..lineAt + payloadEnd)`: `previous` is
+ * written into the 32 bytes before the line (already checked, or the gap) so that one one-shot
+ * digest covers both. The chain values of the store are always 32 hex digits or none.
+ */
+function lineValue(buffer: Buffer, lineAt: number, payloadEnd: number, previous: string): string {
+  if (previous.length === 0)
+    return hash('sha256', buffer.subarray(lineAt, lineAt + payloadEnd), 'hex');
+  if (previous.length !== CHAIN_HEX_LENGTH) {
+    const payload = buffer.subarray(lineAt, lineAt + payloadEnd);
+    return createHash('sha256').update(previous, 'latin1').update(payload).digest('hex');
+  }
+  buffer.write(previous, lineAt - CHAIN_HEX_LENGTH, CHAIN_HEX_LENGTH, 'latin1');
+  return hash('sha256', buffer.subarray(lineAt - CHAIN_HEX_LENGTH, lineAt + payloadEnd), 'hex');
+}
 const SEQ_PREFIX = Buffer.from('{"seq":', 'latin1');
 
 /** The seq a line starts with (`{"seq":N,`), or -1. */
@@ -94,6 +115,11 @@ function laterLineHolds(fd: number, from: number, seq: number): boolean {
  * ```
  */
 export function verifyJsonlLog(path: string): VerifyJsonlResult {
+  return verifyJsonlLogInChunks(path, CHUNK_BYTES);
+}
+
+/** {@link verifyJsonlLog} reading `chunkBytes` at a time (tests use small chunks). */
+export function verifyJsonlLogInChunks(path: string, chunkBytes: number): VerifyJsonlResult {
   const fd = openSync(path, 'r');
   const snapshot = readSnapshotFile(path);
   let previous = '';
@@ -107,25 +133,33 @@ export function verifyJsonlLog(path: string): VerifyJsonlResult {
   try {
     const size = fstatSync(fd).size;
     let position = 0;
-    let pending: Buffer | undefined;
     let lineStart = 0;
     const fail = (kind: ChainProblemKind, seq: number, message: string): void => {
       problem = { kind, seq, line: lineNumber, message };
     };
+    // One buffer for the whole file: GAP bytes in front (each line then has 32 writable bytes
+    // before it, where the previous value goes so that one one-shot digest covers both), the
+    // carried partial line, then the next read.
+    let buffer = Buffer.allocUnsafe(GAP + Math.min(chunkBytes, size));
+    let carried = 0;
     while (position < size && !problem) {
-      const carried = pending?.length ?? 0;
-      const chunk = Buffer.allocUnsafe(carried + Math.min(CHUNK_BYTES, size - position));
-      if (pending) pending.copy(chunk, 0);
-      const read = readSync(fd, chunk, carried, chunk.length - carried, position);
+      const want = GAP + carried + Math.min(chunkBytes, size - position);
+      if (buffer.length < want) {
+        const larger = Buffer.allocUnsafe(Math.max(want, buffer.length * 2));
+        buffer.copy(larger, GAP, GAP, GAP + carried);
+        buffer = larger;
+      }
+      const read = readSync(fd, buffer, GAP + carried, want - GAP - carried, position);
       if (read === 0) break;
       position += read;
-      const data = chunk.subarray(0, carried + read);
+      const data = buffer.subarray(GAP, GAP + carried + read);
       let start = 0;
       while (!problem) {
         const newline = data.indexOf(10, start);
         if (newline < 0) break;
         lineNumber++;
         const line = data.subarray(start, newline);
+        const start0 = start;
         lineStart = position - data.length + start;
         start = newline + 1;
         if (line.length === 0) continue;
@@ -158,8 +192,8 @@ export function verifyJsonlLog(path: string): VerifyJsonlResult {
             );
           }
         } else {
-          const chained = chainOf(line);
-          if (!chained) {
+          const payloadEnd = chainKeyAt(line, 0, line.length);
+          if (payloadEnd < 0) {
             if (snapshot?.chain && snapshot.seq === seq) {
               fail(
                 'unchained',
@@ -175,8 +209,10 @@ export function verifyJsonlLog(path: string): VerifyJsonlResult {
             }
           } else {
             chainedFrom ??= seq;
-            const value = chainValue(previous, line.subarray(0, chained.payloadEnd));
-            if (value !== chained.head && chainedFrom === seq && seq > 1) {
+            const hex = lineValue(buffer, GAP + start0, payloadEnd, previous);
+            const carries = carriesValue(line, payloadEnd + KEY_BYTES, hex);
+            const value = hex.slice(0, CHAIN_HEX_LENGTH);
+            if (!carries && chainedFrom === seq && seq > 1) {
               // The chain seems to start here, after unchained lines, yet does not start from
               // nothing: the line before had a chain value and lost it.
               lineNumber = previousLine;
@@ -185,7 +221,7 @@ export function verifyJsonlLog(path: string): VerifyJsonlResult {
                 seq - 1,
                 `event ${seq - 1} (line ${previousLine}) lost its chain value: event ${seq} chains from it`,
               );
-            } else if (value !== chained.head) {
+            } else if (!carries) {
               fail(
                 'altered',
                 seq,
@@ -206,7 +242,8 @@ export function verifyJsonlLog(path: string): VerifyJsonlResult {
           }
         }
       }
-      pending = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
+      carried = data.length - start;
+      if (carried > 0) buffer.copyWithin(GAP, GAP + start, GAP + data.length);
     }
   } finally {
     closeSync(fd);

@@ -94,14 +94,30 @@ export function sealText(json: string, previous: string): { line: string; head: 
 }
 
 /**
+ * Where the `,"h":"` of the line `bytes[start..end)` (without its newline) begins, relative to
+ * `start`: the length of the payload its chain value covers; -1 when the line carries no chain
+ * value in the last position.
+ */
+export function chainKeyAt(bytes: Uint8Array, start: number, end: number): number {
+  const keyAt = end - start - 2 - CHAIN_HEX_LENGTH - KEY.length;
+  if (keyAt < 1 || bytes[end - 1] !== 0x7d || bytes[end - 2] !== 0x22) return -1;
+  for (let i = 0; i < KEY.length; i++) if (bytes[start + keyAt + i] !== KEY[i]) return -1;
+  return keyAt;
+}
+
+/** True when `bytes[at..at + 32)` are the first {@link CHAIN_HEX_LENGTH} characters of `hex`. */
+export function carriesValue(bytes: Uint8Array, at: number, hex: string): boolean {
+  for (let i = 0; i < CHAIN_HEX_LENGTH; i++) if (bytes[at + i] !== hex.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
  * Splits a line (without its newline) into the payload the chain value covers and the value it
  * carries; undefined when the line carries no chain value in the last position.
  */
 export function chainOf(line: Uint8Array): { payloadEnd: number; head: string } | undefined {
-  const length = line.length;
-  const keyAt = length - 2 - CHAIN_HEX_LENGTH - KEY.length;
-  if (keyAt < 1 || line[length - 1] !== 0x7d || line[length - 2] !== 0x22) return undefined;
-  for (let i = 0; i < KEY.length; i++) if (line[keyAt + i] !== KEY[i]) return undefined;
+  const keyAt = chainKeyAt(line, 0, line.length);
+  if (keyAt < 0) return undefined;
   const head = Buffer.from(
     line.buffer,
     line.byteOffset + keyAt + KEY.length,

@@ -1,18 +1,8 @@
 // Public API of @spine/web-tools. Every export here is a semver promise.
 
-export type {
-  AddressPolicyOptions,
-  AddressVerdict,
-  EmbeddedIpv4,
-  IpRange,
-} from './address-policy.js';
-export {
-  embeddedIpv4,
-  isRefusedAddress,
-  parseCidr,
-  parseTrustedRanges,
-  rangeContains,
-} from './address-policy.js';
+// The address parsers (parseIp, parseCidr, embeddedIpv4, …) are in `@spine/web-tools/internal`.
+export type { AddressPolicyOptions, AddressVerdict, IpRange } from './address-policy.js';
+export { isRefusedAddress, parseTrustedRanges } from './address-policy.js';
 export {
   FetchFailedError,
   ProviderAmbiguousError,
@@ -27,7 +17,6 @@ export type { HtmlToMarkdownOptions, HtmlToMarkdownResult } from './html-markdow
 export { htmlToMarkdown } from './html-markdown.js';
 export type { SearchProviderOptions } from './internal/search-http.js';
 export type { HostLiteral, HostLiteralForm, IpAddress } from './ip-address.js';
-export { formatIp, parseHostLiteral, parseIp } from './ip-address.js';
 export type {
   MarkdownHeading,
   MarkdownSlice,

@@ -1,14 +1,21 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts'],
+// Splitting (for CommonJS too) keeps one copy of each module in a shared chunk, so the error
+// classes are the same whichever entry threw them. Declarations are built per entry, without
+// shared chunks, so that each entry's `.d.ts` is complete on its own (the API report prints it).
+const entries = ['src/index.ts', 'src/internal.ts', 'src/testing.ts'];
+const common: Options = {
   format: ['esm', 'cjs'],
   shims: true,
-  dts: { compilerOptions: { composite: false, incremental: false } },
-  clean: true,
   sourcemap: false,
   target: 'node20',
   // gpt-tokenizer's byte-pair encoder (~300 kB) is bundled; its ranks ship as ranks/*.json.br, so
   // adopters do not install its 30 MB (every encoding, three formats).
   noExternal: [/^gpt-tokenizer(\/|$)/],
-});
+};
+const dts = { compilerOptions: { composite: false, incremental: false }, only: true };
+
+export default defineConfig([
+  { ...common, entry: entries, splitting: true, clean: true, dts: false },
+  ...entries.map((entry) => ({ ...common, entry: [entry], dts })),
+]);

@@ -145,7 +145,7 @@ function seqRefs(seqs: readonly number[]): string {
   return `(${shown.map((seq) => `#${seq}`).join(', ')}${seqs.length > 6 ? ', …' : ''})`;
 }
 
-/** What {@link frameCheckpoint} puts together. */
+/** What `frameCheckpoint` (in `@spine/compaction/internal`) puts together. */
 export interface CheckpointParts {
   /** The compaction id (seq of its `compaction/start`). */
   compactionId: number;

@@ -259,15 +259,6 @@ export class SessionCore {
     for (const surfaceSeq of [...surface].sort((a, b) => a - b)) {
       if (surfaceSeq !== 1) events.push(this.history.get(surfaceSeq)!);
     }
-    const open = new Set(this.surfaceState.openCalls().map((call) => call.toolCallId));
-    const openStarted = this.startedBefore.filter((id) => open.has(id));
-    for (const event of this.history.tailEvents) {
-      const id =
-        event.type === 'tool/started'
-          ? (event.body as { toolCallId?: string }).toolCallId
-          : undefined;
-      if (id !== undefined && open.has(id)) openStarted.push(id);
-    }
     const projections: SessionSnapshotContent['projections'] = {};
     for (const [name, fold] of this.folds) {
       projections[name] = { version: fold.definition.version, state: fold.state };
@@ -287,10 +278,33 @@ export class SessionCore {
       lastTurn: this.lastTurn,
       lastStep: this.lastStep,
       ignorable: [...this.ignorable],
-      openStarted: [...new Set(openStarted)],
+      openStarted: this.openStarted(),
       projections,
       attachments,
     };
+  }
+
+  /**
+   * Drops the held tail (a lazy history from here on): keeps the header and the surface events
+   * resident and remembers which open surface calls reached `tool/started` in the dropped part.
+   */
+  trimToSurface(): void {
+    this.startedBefore = this.openStarted();
+    this.history.trim(this.surfaceState.seqs);
+  }
+
+  /** Call ids of open surface tool calls that reached `tool/started`. */
+  private openStarted(): string[] {
+    const open = new Set(this.surfaceState.openCalls().map((call) => call.toolCallId));
+    const openStarted = this.startedBefore.filter((id) => open.has(id));
+    for (const event of this.history.tailEvents) {
+      const id =
+        event.type === 'tool/started'
+          ? (event.body as { toolCallId?: string }).toolCallId
+          : undefined;
+      if (id !== undefined && open.has(id)) openStarted.push(id);
+    }
+    return [...new Set(openStarted)];
   }
 
   private fold(event: SessionEvent): void {

@@ -5,7 +5,7 @@ import type { UserMessageBody } from '@spine/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Session } from '../session.js';
 import { createJsonlStore } from '../store-jsonl.js';
-import { readFirstLine, readJsonlEvents } from './jsonl-read.js';
+import { readFirstLine, readJsonlEvents, readJsonlRange } from './jsonl-read.js';
 
 let dir = '';
 beforeEach(() => {
@@ -30,6 +30,15 @@ describe('readJsonlEvents', () => {
     expect(read.events.slice(1).map((event) => (event.body as UserMessageBody).content)).toEqual(
       contents,
     );
+    // The range reader and the byte-level skip share the chunk reader: same events either way.
+    const ranged = [...readJsonlRange(join(dir, 'big-lines.jsonl'), { fromSeq: 40, toSeq: 60 })];
+    expect(ranged.map((event) => (event.body as UserMessageBody).content)).toEqual(
+      contents.slice(38, 59),
+    );
+    const skipped = readJsonlEvents(join(dir, 'big-lines.jsonl'), { fromSeq: 48 });
+    expect(skipped.lastSeq).toBe(contents.length + 1);
+    expect(skipped.events.map((event) => event.seq)[0]).toBe(48);
+    expect(skipped.events.slice(-1)[0]?.body).toEqual(read.events.slice(-1)[0]?.body);
     expect((readFirstLine(join(dir, 'big-lines.jsonl')) as { type: string }).type).toBe(
       'session/header',
     );

@@ -7,6 +7,7 @@ import type {
   EventTypeDefinition,
   JsonValue,
   Message,
+  OpenedSession,
   Projector,
   SessionEvent,
   SessionHeaderBody,
@@ -26,6 +27,7 @@ import { checkRange } from './internal/range.js';
 import { createDefaultProjector } from './projector.js';
 import { MessageDeriver } from './session-derive.js';
 import { EventHistory } from './session-history.js';
+import { type PlannedEvent, planRecovery } from './session-recovery.js';
 import {
   anchorOf,
   decodeSnapshot,
@@ -282,6 +284,20 @@ export class SessionCore {
       projections,
       attachments,
     };
+  }
+
+  /** The events that repair a crash (answers for open surface calls, a recovered marker). */
+  recoveryPlan(repaired: OpenedSession['repaired'], recover: boolean): PlannedEvent[] {
+    return planRecovery({
+      events: this.history.tailEvents,
+      get: (seq) => this.history.get(seq),
+      startedBefore: this.startedBefore,
+      surface: this.surfaceState,
+      repaired,
+      recover,
+      turn: this.lastTurn >= 0 ? this.lastTurn : undefined,
+      step: this.lastStep >= 0 ? this.lastStep : undefined,
+    });
   }
 
   /**

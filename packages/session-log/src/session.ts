@@ -1,7 +1,8 @@
 // Session: the public API of a live log and what it owns (the store's writer and lock, listeners,
 // automatic snapshot scheduling, recovery on open, forks). Its state and the mechanics over it
-// (history, surface, folds, snapshot content and restore) live in session-core.ts; lazy opening
-// is session-open.ts. Still a little over 400 lines: the rest is the TSDoc of the public methods.
+// (history, surface, folds, snapshot content and restore) live in session-core.ts, lazy opening
+// in session-open.ts, snapshot scheduling in session-autosnapshot.ts. About 430 lines, most of
+// them the TSDoc of the public methods.
 
 import type {
   AppendOptions,
@@ -23,11 +24,10 @@ import { InvalidEventError, SessionClosedError } from './errors.js';
 import { loadBuiltinSchemas } from './event-types.js';
 import { randomUUID } from './internal/crypto.js';
 import { SessionListeners } from './internal/listeners.js';
+import { SnapshotScheduler } from './session-autosnapshot.js';
 import { SessionCore } from './session-core.js';
 import { currentFormatEvents, headerEvent } from './session-format.js';
 import { openLazily } from './session-open.js';
-import { planRecovery } from './session-recovery.js';
-import { encodeSnapshot } from './session-snapshot.js';
 import type {
   SessionCreateOptions,
   SessionForkOptions,
@@ -74,8 +74,7 @@ export class Session implements SessionLog {
   readonly readOnly: boolean;
   private readonly writer: OpenedSession;
   private readonly core: SessionCore;
-  private readonly snapshotAfter: number | undefined;
-  private snapshotting: Promise<void> | undefined;
+  private readonly snapshots: SnapshotScheduler;
   private readonly listeners = new SessionListeners();
   private state: 'open' | 'closed' | 'failed' = 'open';
 
@@ -85,10 +84,12 @@ export class Session implements SessionLog {
     this.writer = init.writer;
     this.readOnly = init.readOnly;
     this.core = new SessionCore(init);
-    this.snapshotAfter =
-      init.snapshots === false
-        ? undefined
-        : (init.snapshots?.afterEvents ?? DEFAULT_SNAPSHOT_AFTER);
+    const after = init.snapshots === false ? undefined : init.snapshots?.afterEvents;
+    this.snapshots = new SnapshotScheduler(
+      this.core,
+      init.writer,
+      init.readOnly ? undefined : (after ?? DEFAULT_SNAPSHOT_AFTER),
+    );
   }
 
   /**
@@ -305,11 +306,7 @@ export class Session implements SessionLog {
         reason: this.readOnly ? 'read-only' : this.state === 'failed' ? 'failed' : 'closed',
       });
     }
-    await this.snapshotting;
-    if (this.core.history.lastSeq === this.core.snapshotSeq) return;
-    const content = this.core.snapshotContent();
-    await this.writer.writeSnapshot(encodeSnapshot(content));
-    this.core.snapshotSeq = content.seq;
+    await this.snapshots.now();
   }
 
   /** The seqs currently on the surface, in order (a copy). */
@@ -361,7 +358,7 @@ export class Session implements SessionLog {
   checkpoint(): void {
     if (this.state !== 'open') return;
     this.writer.checkpoint?.();
-    if (this.snapshotDue()) this.snapshotInBackground();
+    if (this.snapshots.due()) this.snapshots.inBackground();
   }
 
   /** Makes every appended event durable now, whatever the store's fsync policy. */
@@ -418,8 +415,8 @@ export class Session implements SessionLog {
    */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
-    if (this.state === 'open' && this.snapshotDue()) this.snapshotInBackground();
-    await this.snapshotting;
+    if (this.state === 'open' && this.snapshots.due()) this.snapshots.inBackground();
+    await this.snapshots.settled();
     this.state = 'closed';
     try {
       await this.writer.close();
@@ -429,43 +426,9 @@ export class Session implements SessionLog {
   }
 
   private async repair(repaired: OpenedSession['repaired'], recover: boolean): Promise<void> {
-    const planned = planRecovery({
-      events: this.core.history.tailEvents,
-      get: (seq) => this.core.history.get(seq),
-      startedBefore: this.core.startedBefore,
-      surface: this.core.surfaceState,
-      repaired,
-      recover,
-      turn: this.core.lastTurn >= 0 ? this.core.lastTurn : undefined,
-      step: this.core.lastStep >= 0 ? this.core.lastStep : undefined,
-    });
+    const planned = this.core.recoveryPlan(repaired, recover);
     if (planned.length === 0) return;
     for (const item of planned) this.append(item.type, item.body, item.options);
     await this.writer.flush();
-  }
-
-  private snapshotDue(): boolean {
-    return (
-      this.snapshotAfter !== undefined &&
-      !this.readOnly &&
-      this.snapshotting === undefined &&
-      this.core.history.lastSeq - this.core.snapshotSeq >= this.snapshotAfter
-    );
-  }
-
-  /** Writes a snapshot without making the caller wait; a failure only costs a slower open. */
-  private snapshotInBackground(): void {
-    const content = this.core.snapshotContent();
-    this.snapshotting = this.writer
-      .writeSnapshot(encodeSnapshot(content))
-      .then(
-        () => {
-          this.core.snapshotSeq = Math.max(this.core.snapshotSeq, content.seq);
-        },
-        () => {},
-      )
-      .finally(() => {
-        this.snapshotting = undefined;
-      });
   }
 }

@@ -177,6 +177,7 @@ class GitCheckpointStore implements CheckpointStore {
       );
       if (!exists) await runGit(this.#place, ['init', '-q']);
       await fs.mkdir(join(this.#place.gitDir, 'info'), { recursive: true });
+      await fs.mkdir(join(this.#place.gitDir, 'refs', 'checkpoints'), { recursive: true });
       await fs.writeFile(join(this.#place.gitDir, 'info', 'attributes'), ATTRIBUTES);
       this.#previous = await fs
         .readFile(join(this.#directory, 'last'), 'utf8')
@@ -197,9 +198,8 @@ class GitCheckpointStore implements CheckpointStore {
     if (!this.#previous || !paths || !(await this.#addPaths(paths, signal))) {
       await this.#addAll(signal);
     }
-    let id = await this.#writeTree(signal);
     const previous = this.#previous;
-    let changes = previous ? await this.#diffTrees(previous, id, signal) : [];
+    let [id, changes] = await this.#writeTreeAndDiff(previous, signal);
     const large = await this.#largeFiles(changes);
     if (large.length > 0) {
       await this.#exclude(large);
@@ -214,15 +214,15 @@ class GitCheckpointStore implements CheckpointStore {
         '--pathspec-file-nul',
       ];
       await runGit(this.#place, args, { input, signal });
-      id = await this.#writeTree(signal);
+      [id, changes] = await this.#writeTreeAndDiff(previous, signal);
       skipped.push(...large);
-      changes = previous ? await this.#diffTrees(previous, id, signal) : [];
     }
     this.#previous = id;
     this.#known.add(id);
-    await fs.mkdir(join(this.#place.gitDir, 'refs', 'checkpoints'), { recursive: true });
-    await fs.writeFile(join(this.#place.gitDir, 'refs', 'checkpoints', id), `${id}\n`);
-    await fs.writeFile(join(this.#directory, 'last'), `${id}\n`);
+    await Promise.all([
+      fs.writeFile(join(this.#place.gitDir, 'refs', 'checkpoints', id), `${id}\n`),
+      fs.writeFile(join(this.#directory, 'last'), `${id}\n`),
+    ]);
     const checkpoint: Checkpoint = { id, changes, skipped, ms: performance.now() - started };
     if (previous) checkpoint.previous = previous;
     return checkpoint;
@@ -242,10 +242,10 @@ class GitCheckpointStore implements CheckpointStore {
   async #addPaths(paths: readonly string[], signal?: AbortSignal): Promise<boolean> {
     const present: string[] = [];
     const missing: string[] = [];
-    for (const path of paths) {
-      const stats = await fs.lstat(join(this.workspace, path)).catch(() => undefined);
-      (stats ? present : missing).push(path);
-    }
+    const stats = await Promise.all(
+      paths.map((path) => fs.lstat(join(this.workspace, path)).catch(() => undefined)),
+    );
+    for (const [index, path] of paths.entries()) (stats[index] ? present : missing).push(path);
     try {
       if (present.length > 0) {
         const args = ['--literal-pathspecs', 'add', '-A', '--ignore-errors', '--', ...present];
@@ -270,6 +270,24 @@ class GitCheckpointStore implements CheckpointStore {
     return (await runGit(this.#place, ['write-tree'], { signal })).stdout.toString('utf8').trim();
   }
 
+  /**
+   * Writes the index as a tree and, at the same time, lists how the index differs from `previous`
+   * (`diff-index --cached` reads the same index write-tree turns into the tree, so its changes
+   * equal a diff-tree of `previous` against the new tree, one git call later saved).
+   */
+  async #writeTreeAndDiff(
+    previous: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<[string, WorkspaceChange[]]> {
+    const args = ['diff-index', '--cached', '-r', '-z', '--raw', '--no-renames', '--no-abbrev'];
+    const [id, diff] = await Promise.all([
+      this.#writeTree(signal),
+      previous ? runGit(this.#place, [...args, previous, '--'], { signal }) : undefined,
+    ]);
+    if (!diff || previous === id) return [id, []];
+    return [id, parseRawDiff(splitNul(diff.stdout))];
+  }
+
   async #diffTrees(from: string, to: string, signal?: AbortSignal): Promise<WorkspaceChange[]> {
     if (from === to) return [];
     const args = ['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-abbrev', from, to];
@@ -278,13 +296,16 @@ class GitCheckpointStore implements CheckpointStore {
 
   /** Changed files (not links) now larger than the cap. */
   async #largeFiles(changes: readonly WorkspaceChange[]): Promise<string[]> {
-    const large: string[] = [];
-    for (const change of changes) {
-      if (!change.after || change.after.mode === '120000') continue;
-      const stats = await fs.lstat(join(this.workspace, change.path)).catch(() => undefined);
-      if (stats && stats.size > this.#maxFileBytes) large.push(change.path);
-    }
-    return large;
+    const files = changes.filter((change) => change.after && change.after.mode !== '120000');
+    const sizes = await Promise.all(
+      files.map((change) =>
+        fs.lstat(join(this.workspace, change.path)).then(
+          (stats) => stats.size,
+          () => 0,
+        ),
+      ),
+    );
+    return files.filter((_, index) => (sizes[index] ?? 0) > this.#maxFileBytes).map((c) => c.path);
   }
 
   /** Before the first snapshot: keeps untracked files over the cap out of the object store. */

@@ -197,6 +197,28 @@ describe('snapshots', () => {
     );
   }, 240_000);
 
+  it('writes automatic snapshots at checkpoints once afterEvents appends are due, and none with snapshots: false', async () => {
+    const dir = tempDir();
+    const store = createJsonlStore({ dir, fsync: 'never' });
+    for (const snapshots of [false, { afterEvents: 5 }] as const) {
+      const id = snapshots ? 'auto' : 'never';
+      const session = await Session.create({ store, id, snapshots });
+      for (let i = 0; i < 600; i++) {
+        session.append(
+          'user/message',
+          { content: `m${i}`, source: 'user' },
+          { surfaceOp: { op: 'append' } },
+        );
+        session.checkpoint();
+      }
+      await session.close();
+      const stored = await store.readSnapshot(id);
+      // More appends than the default threshold (512): `false` must still write none.
+      if (snapshots) expect(stored?.seq).toBeGreaterThanOrEqual(5);
+      else expect(stored).toBeUndefined();
+    }
+  });
+
   it('ignores and rebuilds a snapshot edited by hand, and one that does not match the log', async () => {
     const dir = tempDir();
     const store = createJsonlStore({ dir, fsync: 'never' });

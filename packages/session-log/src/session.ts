@@ -84,12 +84,11 @@ export class Session implements SessionLog {
     this.writer = init.writer;
     this.readOnly = init.readOnly;
     this.core = new SessionCore(init);
-    const after = init.snapshots === false ? undefined : init.snapshots?.afterEvents;
-    this.snapshots = new SnapshotScheduler(
-      this.core,
-      init.writer,
-      init.readOnly ? undefined : (after ?? DEFAULT_SNAPSHOT_AFTER),
-    );
+    const after =
+      init.readOnly || init.snapshots === false
+        ? undefined
+        : (init.snapshots?.afterEvents ?? DEFAULT_SNAPSHOT_AFTER);
+    this.snapshots = new SnapshotScheduler(this.core, init.writer, after);
   }
 
   /**

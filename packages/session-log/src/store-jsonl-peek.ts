@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEvent, SessionHeaderBody } from '@spine/protocol';
+import { closeSync, fstatSync, openSync, readSync } from './internal/fs.js';
 import { readFirstLine } from './internal/jsonl-read.js';
 
 // Cheap looks into a stored JSONL session file without opening the session (no lock, no full

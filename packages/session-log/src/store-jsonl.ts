@@ -1,17 +1,3 @@
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from 'node:fs';
 import { join } from 'node:path';
 import type {
   OpenedSession,
@@ -26,6 +12,20 @@ import type {
 import { InvalidEventError, SessionExistsError, SessionNotFoundError } from './errors.js';
 import { sealText } from './internal/chain.js';
 import { acquireFileLock } from './internal/file-lock.js';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from './internal/fs.js';
 import { readFirstLine, readJsonlEvents, readJsonlRange } from './internal/jsonl-read.js';
 import { anchorFor, chainBefore, readSnapshotFile } from './internal/jsonl-snapshot.js';
 import { JsonlWriter } from './internal/jsonl-writer.js';

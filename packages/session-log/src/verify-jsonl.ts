@@ -1,9 +1,9 @@
 // Verifies the tamper-evident chain of a JSONL session file without parsing its events: per
 // line, a seq read from the line's first bytes and one SHA-256 over the line.
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CHAIN_HEX_LENGTH, carriesValue, chainKeyAt } from './internal/chain.js';
 import { createHash, hash } from './internal/crypto.js';
+import { closeSync, fstatSync, openSync, readSync } from './internal/fs.js';
 import { readSnapshotFile } from './internal/jsonl-snapshot.js';
 
 /** What kind of damage {@link verifyJsonlLog} found first. */

@@ -1,5 +1,5 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { SessionLockedError } from '../errors.js';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from './fs.js';
 import { isAlive, startTimeOf } from './process.js';
 
 /** Lock files this process holds, so a second writer in the same process is refused too. */

@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { SessionEvent } from '@spine/protocol';
 import { SessionCorruptError } from '../errors.js';
 import { compactEvent, structuralProblem } from './event-check.js';
+import { closeSync, fstatSync, openSync, readSync } from './fs.js';
 
 /** What reading a JSONL session file found. */
 export interface JsonlReadResult {

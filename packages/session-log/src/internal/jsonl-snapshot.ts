@@ -2,6 +2,9 @@
 // a first line `{"seq":N,"offset":B}` (B: where the line of seq N + 1 starts in the log), then the
 // session log's opaque snapshot text. Written beside the log and renamed into place.
 
+import { dirname } from 'node:path';
+import type { StoredSnapshot } from '@spine/protocol';
+import { chainOf } from './chain.js';
 import {
   closeSync,
   fdatasyncSync,
@@ -12,10 +15,7 @@ import {
   renameSync,
   rmSync,
   writeSync,
-} from 'node:fs';
-import { dirname } from 'node:path';
-import type { StoredSnapshot } from '@spine/protocol';
-import { chainOf } from './chain.js';
+} from './fs.js';
 
 /** A snapshot file's content: the stored snapshot and the byte offset just after its seq. */
 export interface JsonlSnapshot extends StoredSnapshot {

@@ -1,8 +1,8 @@
-import { closeSync, fdatasyncSync, fstatSync, writeSync } from 'node:fs';
 import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
 import { CHAIN_EXTRA_BYTES, CHAIN_HEX_LENGTH, sealLineAfterGap, sealText } from './chain.js';
+import { closeSync, fdatasyncSync, fstatSync, writeSync } from './fs.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
 import { writeSnapshotFile } from './jsonl-snapshot.js';
 

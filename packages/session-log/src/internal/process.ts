@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync } from './fs.js';
 
 /**
  * The start time of a process (field 22 of /proc/<pid>/stat, in clock ticks since boot), which

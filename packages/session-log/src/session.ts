@@ -1,8 +1,8 @@
 // Session: the public API of a live log and what it owns (the store's writer and lock, listeners,
 // automatic snapshot scheduling, recovery on open, forks). Its state and the mechanics over it
 // (history, surface, folds, snapshot content and restore) live in session-core.ts, lazy opening
-// in session-open.ts, snapshot scheduling in session-autosnapshot.ts. About 430 lines, most of
-// them the TSDoc of the public methods.
+// in session-open.ts, snapshot scheduling in session-autosnapshot.ts. It is over 400 lines because
+// of the TSDoc of the public methods (the code is about 280).
 
 import type {
   AppendOptions,

@@ -44,12 +44,17 @@ describe('spine run', { timeout: 180_000 }, () => {
     expect(results.map((body) => body.toolName)).toEqual(['bash', 'read', 'edit', 'bash']);
     expect(results[3].content).toContain('all 3 passed');
     expect(events.at(-1).type).toBe('turn/end');
-    // The NDJSON stream is exactly the stored log, and the key never appears in it.
+    // The NDJSON stream is exactly the stored log without the chain value each stored line ends
+    // with (`"h"`, the tamper-evident hash over the previous line), and the key never appears in it.
     const id = events[0].body.sessionId;
     const stored = readFileSync(join(sessionDir, `${id}.jsonl`), 'utf8')
       .trim()
       .split('\n');
-    expect(stored).toEqual(result.stdout.trim().split('\n'));
+    const chained = /,"h":"[0-9a-f]{32}"\}$/;
+    expect(stored.every((line) => chained.test(line))).toBe(true);
+    expect(stored.map((line) => line.replace(chained, '}'))).toEqual(
+      result.stdout.trim().split('\n'),
+    );
     const replayed = await runCli(['replay', id, '--verify'], { env });
     expect(replayed.code).toBe(0);
     expect(replayed.stdout).toContain('verified: all 5 requests');

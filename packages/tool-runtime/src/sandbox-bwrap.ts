@@ -112,6 +112,8 @@ export function bwrapArguments(
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   for (const name of PROC_COVERS) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`);
   args.push('--tmpfs', '/tmp');
+  // Programs under /tmp that the command runs (bound before the workspace, which stays writable).
+  for (const root of command.readOnlyRoots ?? []) args.push('--ro-bind', root, root);
   // The private /tmp hides a workspace under /tmp: bind it back (read-only unless workspace-write).
   if (command.mode !== 'workspace-write')
     args.push('--ro-bind', command.workspace, command.workspace);

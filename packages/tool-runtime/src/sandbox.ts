@@ -20,6 +20,11 @@ export interface SandboxCommand {
   networkDomains?: readonly string[];
   /** Extra writable directories in `workspace-write` (granted by approval). */
   writableRoots?: readonly string[];
+  /**
+   * Directories to show read-only although the sandbox's private `/tmp` hides them (a program
+   * the command runs that lives under `/tmp`, such as an MCP server installed there).
+   */
+  readOnlyRoots?: readonly string[];
 }
 
 /** The executable and arguments that run a command under a backend. */

@@ -1,5 +1,33 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { McpCommandWrapper } from '@spine/mcp';
 import type { SandboxBackend } from '@spine/tool-runtime';
+
+/** True when `path` is `root` or inside it. */
+const within = (root: string, path: string): boolean => {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * What a server's command line needs shown read-only because the sandbox's private `/tmp` hides
+ * it: for each absolute command or argument that exists under `/tmp` outside the workspace, the
+ * highest folder below `/tmp` holding a `node_modules` (the project it was installed into, so its
+ * dependencies resolve), else its own folder.
+ */
+export function hiddenProgramRoots(words: readonly string[], workspace: string): string[] {
+  const roots = new Set<string>();
+  for (const word of words) {
+    if (!isAbsolute(word) || !within('/tmp', word) || word === '/tmp') continue;
+    if (within(workspace, word) || !existsSync(word)) continue;
+    let root = statSync(word).isDirectory() ? word : dirname(word);
+    for (let dir = root; dir !== '/tmp' && dir.startsWith(`/tmp${sep}`); dir = dirname(dir)) {
+      if (existsSync(join(dir, 'node_modules'))) root = dir;
+    }
+    roots.add(root);
+  }
+  return [...roots];
+}
 
 /** Quotes one word for `bash -c` (single quotes; embedded quotes closed and escaped). */
 export function shellQuote(word: string): string {
@@ -26,6 +54,7 @@ export function createMcpSandboxWrapper(options: {
       workspace: options.workspace,
       mode: context.sandbox,
       network: context.network,
+      readOnlyRoots: hiddenProgramRoots([command.command, ...command.args], options.workspace),
     });
     return { command: wrapped.file, args: wrapped.args, env: command.env };
   };

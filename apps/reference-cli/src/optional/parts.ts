@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { SpineError } from '@spine/protocol';
 
 /**
@@ -51,12 +53,10 @@ const require = createRequire(import.meta.url);
 
 /** True when `part` resolves from the CLI's location. */
 export function isInstalled(part: OptionalPart): boolean {
-  try {
-    require.resolve(part.packageName);
-    return true;
-  } catch {
-    return false;
-  }
+  // Node's own search path from the CLI's folder; the package's files, not its build, decide
+  // (a checkout that was never built still has the package).
+  const folders = require.resolve.paths(part.packageName) ?? [];
+  return folders.some((folder) => existsSync(join(folder, part.packageName, 'package.json')));
 }
 
 /**

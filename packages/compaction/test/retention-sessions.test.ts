@@ -139,7 +139,9 @@ async function runSession(generated: GeneratedSession): Promise<string[]> {
       baseUrl: server.baseUrl,
       apiKey: 'k',
       provider: 'deepseek',
-      idleTimeoutMs: 10_000,
+      // Generous: a stream cut by a starved machine would be retried and take the next scripted
+      // reply, which is not what this test is about (fact retention).
+      idleTimeoutMs: 120_000,
     });
     const runtime = createToolRuntime({
       cwd: workspace,

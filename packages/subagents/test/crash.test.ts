@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +81,22 @@ describe('a crash while a child runs', () => {
       if (child.exitCode !== null) throw new Error(`child exited early: ${output}\n${errors}`);
       if (Date.now() > deadline)
         throw new Error(`the subagent never called the model: ${output}\n${errors}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The children's own events reach their files in a group shortly after (a request carries no
+    // side effect, so it is not synced before it is sent): kill once all three logs hold an open
+    // turn, so that the interrupted turns are what recovery closes.
+    const turnsOnDisk = (): boolean => {
+      const files = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'));
+      return (
+        files.length >= 3 &&
+        files.every((name) =>
+          readFileSync(join(sessionDir, name), 'utf8').includes('"type":"turn/start"'),
+        )
+      );
+    };
+    while (!turnsOnDisk()) {
+      if (Date.now() > deadline) throw new Error(`the children's turns never reached disk`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     child.kill('SIGKILL');

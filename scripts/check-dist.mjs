@@ -39,6 +39,9 @@ for (const group of ['packages', 'apps']) {
       for (const match of text.matchAll(
         /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)['"]((?:@[\w.-]+\/)?[\w-][\w.-]*(?:\/[\w./-]+)?|node:[\w/]+)['"]/g,
       )) {
+        // A match inside a line comment (bundled code keeps its comments) is no import.
+        const lineStart = text.lastIndexOf('\n', match.index) + 1;
+        if (/^\s*(?:\/\/|\*)/.test(text.slice(lineStart, match.index))) continue;
         const name = packageName(match[1]);
         if (!builtins.has(match[1]) && !builtins.has(name) && !allowed.has(name)) {
           problems.push(

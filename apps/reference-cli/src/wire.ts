@@ -78,32 +78,21 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     import('@spine/compaction'),
   ]);
 
-  const detected = await toolRuntime.detectSandbox();
   const network = config.shell.network;
   // The domain proxy judges every resolved address with web-tools' policy when it loads.
   const addressPolicy =
     network !== 'off' ? await import('@spine/web-tools').catch(() => undefined) : undefined;
-  const backend =
-    detected &&
-    (config.shell.unixSockets !== 'none' ||
-      config.protectedPaths !== undefined ||
-      network !== 'off')
-      ? toolRuntime.createBwrapSandbox({
-          ...(detected.info.path ? { path: detected.info.path } : {}),
-          ...(detected.info.version ? { version: detected.info.version } : {}),
-          ...(detected.info.userNamespace === false ? { userNamespace: false } : {}),
-          unixSockets: config.shell.unixSockets,
-          ...(config.protectedPaths !== undefined ? { protectedPaths: config.protectedPaths } : {}),
-          ...(addressPolicy
-            ? {
-                network: {
-                  checkAddress: (address: string) =>
-                    addressPolicy.isRefusedAddress(address)?.detail,
-                },
-              }
-            : {}),
-        })
-      : detected;
+  const backend = await toolRuntime.detectSandbox({
+    unixSockets: config.shell.unixSockets,
+    ...(config.protectedPaths !== undefined ? { protectedPaths: config.protectedPaths } : {}),
+    ...(network !== 'off'
+      ? {
+          network: addressPolicy
+            ? { checkAddress: (address: string) => addressPolicy.isRefusedAddress(address)?.detail }
+            : {},
+        }
+      : {}),
+  });
   // Commands and hooks get the configured environment; key variables are never passed.
   const shellEnv = toolRuntime.createShellEnv(process.env, {
     ...config.shell.env,

@@ -63,7 +63,11 @@ export type {
   WrappedCommand,
 } from './sandbox.js';
 export { createNoneSandbox } from './sandbox.js';
-export type { BwrapArgumentsOptions, BwrapSandboxOptions } from './sandbox-bwrap.js';
+export type {
+  BwrapArgumentsOptions,
+  BwrapSandboxOptions,
+  DetectSandboxOptions,
+} from './sandbox-bwrap.js';
 export { bwrapArguments, createBwrapSandbox, detectSandbox } from './sandbox-bwrap.js';
 export type {
   ShellCommand,

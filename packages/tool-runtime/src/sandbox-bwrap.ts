@@ -267,17 +267,44 @@ function exitCodeOf(path: string, args: string[]): Promise<number | null> {
   });
 }
 
+/** Options of {@link detectSandbox}: the settings a configured sandbox differs from the default by. */
+export type DetectSandboxOptions = Pick<
+  BwrapSandboxOptions,
+  'unixSockets' | 'protectedPaths' | 'network'
+>;
+
 /**
  * Finds a working OS sandbox: `bwrap` on `PATH` that can actually create its namespaces here,
  * with a user namespace of its own when the kernel allows one. The answer is cached for the process.
+ * With `options` that differ from the defaults (Unix sockets allowed, protected paths given, a
+ * network policy given), it returns a new bwrap backend with those settings at the detected path
+ * and user-namespace mode; otherwise the cached default backend.
  *
  * @example
  * ```ts
- * const backend = await detectSandbox();
+ * const backend = await detectSandbox({ unixSockets: 'all' });
  * if (!backend) console.log('install bubblewrap');
  * ```
  */
-export function detectSandbox(): Promise<SandboxBackend | undefined> {
+export async function detectSandbox(
+  options: DetectSandboxOptions = {},
+): Promise<SandboxBackend | undefined> {
+  const found = await detectDefaultSandbox();
+  const configured =
+    (options.unixSockets ?? 'none') !== 'none' ||
+    options.protectedPaths !== undefined ||
+    options.network !== undefined;
+  if (!found || !configured) return found;
+  const { path, version, userNamespace } = found.info;
+  return createBwrapSandbox({
+    ...(path ? { path } : {}),
+    ...(version ? { version } : {}),
+    ...(userNamespace === false ? { userNamespace: false } : {}),
+    ...options,
+  });
+}
+
+function detectDefaultSandbox(): Promise<SandboxBackend | undefined> {
   if (detectedSync) return Promise.resolve(detectedSync.backend);
   detected ??= (async () => {
     const path = findOnPath('bwrap');

@@ -5,7 +5,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxMode } from '@spine/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bwrapArguments, createBwrapSandbox, type SandboxBackend } from '../src/index.js';
+import {
+  bwrapArguments,
+  createBwrapSandbox,
+  detectSandbox,
+  type SandboxBackend,
+} from '../src/index.js';
 import { runProcess } from '../src/internal/run-process.js';
 import { makeTempDir } from './helpers.js';
 
@@ -133,6 +138,24 @@ describe('hardened bubblewrap sandbox', () => {
     );
     expect(output).toBe('errno=14\nok\nerrno=1\n'); // socketpair with a NULL pointer: EFAULT, not EPERM
     expect((await run(sys(41, 1, 1, 0), 'workspace-write', unixBackend)).output).toBe('ok\n');
+  });
+
+  it('detectSandbox with options builds a configured backend at the detected bwrap; with the defaults it returns the cached one', async () => {
+    const found = await detectSandbox();
+    expect(found?.info.name).toBe('bwrap');
+    expect(await detectSandbox({ unixSockets: 'none' })).toBe(found);
+    const configured = await detectSandbox({ unixSockets: 'all' });
+    try {
+      expect(configured).not.toBe(found);
+      expect(configured?.info).toMatchObject({
+        path: found?.info.path,
+        userNamespace: found?.info.userNamespace,
+      });
+      expect((await run(sys(41, 1, 1, 0), 'workspace-write', found)).output).toBe('errno=1\n');
+      expect((await run(sys(41, 1, 1, 0), 'workspace-write', configured)).output).toBe('ok\n');
+    } finally {
+      configured?.close?.();
+    }
   });
 
   it('runs bash, coreutils, git, node, python3, make and tar normally', async () => {

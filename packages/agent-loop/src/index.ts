@@ -80,8 +80,6 @@ export type {
   PromptSnapshot,
 } from './system-prompt.js';
 export { SystemPrompt } from './system-prompt.js';
-export type { TurnOutcome } from './turn-outcome.js';
-export { turnOutcome } from './turn-outcome.js';
 export type {
   AgentEvents,
   AgentOptions,

@@ -31,7 +31,9 @@ export const DEFAULT_FETCH_LIMITS = {
 /**
  * Test-only seam: lets one named host reach a loopback server with a custom CA. It exists so the
  * provider can be tested against a real local HTTPS server; it is set only in code (never from
- * model input or the environment) and only ever opens a loopback address.
+ * model input or the environment), only ever opens a loopback address, and is reachable only
+ * through `@spine/web-tools/internal` ({@link createHttpFetchProviderWithTestSeam}), not through
+ * the public {@link HttpFetchOptions}.
  */
 export interface UnsafeTestSeam {
   /** The host name (with a dot, not an IP literal) that maps to the loopback address. */
@@ -103,8 +105,6 @@ export interface HttpFetchOptions {
   onConnect?: (attempt: ConnectAttempt) => void;
   /** User-Agent header. */
   userAgent?: string;
-  /** Test-only loopback seam; see {@link UnsafeTestSeam}. */
-  unsafeTestSeam?: UnsafeTestSeam;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -122,13 +122,13 @@ function checkSeam(seam: UnsafeTestSeam): UnsafeTestSeam & { address: string } {
   const verdict = isRefusedAddress(address);
   if (verdict?.reason !== 'loopback') {
     throw new WebConfigError({
-      detail: `unsafeTestSeam.address must be a loopback address (got ${address})`,
+      detail: `the test seam's address must be a loopback address (got ${address})`,
     });
   }
   const host = seam.loopbackHost.toLowerCase();
   if (!host.includes('.') || parseHostLiteral(host) || !seam.ca) {
     throw new WebConfigError({
-      detail: 'unsafeTestSeam needs a dotted host name (not an IP literal) and a CA certificate',
+      detail: 'the test seam needs a dotted host name (not an IP literal) and a CA certificate',
     });
   }
   return { ...seam, loopbackHost: host, address };
@@ -179,6 +179,27 @@ function noProxyOf(options: HttpFetchOptions, env: NodeJS.ProcessEnv): NoProxyLi
  * ```
  */
 export function createHttpFetchProvider(options: HttpFetchOptions = {}): WebFetchProvider {
+  return buildHttpFetchProvider(options, undefined);
+}
+
+/**
+ * {@link createHttpFetchProvider} plus the loopback test seam: `seam.loopbackHost` resolves to a
+ * loopback address and its certificate is checked against `seam.ca`. For this package's tests
+ * (exported from `@spine/web-tools/internal` only; not a semver promise).
+ *
+ * @throws {WebConfigError} when the options are invalid or the seam is not loopback-only.
+ */
+export function createHttpFetchProviderWithTestSeam(
+  options: HttpFetchOptions,
+  seam: UnsafeTestSeam,
+): WebFetchProvider {
+  return buildHttpFetchProvider(options, checkSeam(seam));
+}
+
+function buildHttpFetchProvider(
+  options: HttpFetchOptions,
+  seam: FetchConfig['seam'],
+): WebFetchProvider {
   const id = options.id ?? 'http';
   const trustedRanges: IpRange[] = parseTrustedRanges(options.trustedRanges ?? []);
   const env = options.env ?? process.env;
@@ -228,7 +249,7 @@ export function createHttpFetchProvider(options: HttpFetchOptions = {}): WebFetc
     ...(proxyText ? { proxy: checkProxy(proxyText) } : {}),
     ...(noProxy && noProxy.entries.length > 0 ? { noProxy } : {}),
     ...(options.onConnect ? { onConnect: options.onConnect } : {}),
-    ...(options.unsafeTestSeam ? { seam: checkSeam(options.unsafeTestSeam) } : {}),
+    ...(seam ? { seam } : {}),
   };
   const availability = (): ProviderAvailability =>
     options.useEnvProxy && !envProxy && !options.proxy

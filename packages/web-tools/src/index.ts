@@ -10,7 +10,7 @@ export {
   UrlRefusedError,
   WebConfigError,
 } from './errors.js';
-export type { ConnectAttempt, HttpFetchOptions, UnsafeTestSeam } from './fetch-http.js';
+export type { ConnectAttempt, HttpFetchOptions } from './fetch-http.js';
 
 export { createHttpFetchProvider, DEFAULT_FETCH_LIMITS } from './fetch-http.js';
 export type { HtmlToMarkdownOptions, HtmlToMarkdownResult } from './html-markdown.js';

@@ -1,6 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpFetchProvider, FetchFailedError, UrlRefusedError } from '../src/index.js';
+import {
+  createHttpFetchProvider,
+  FetchFailedError,
+  type HttpFetchOptions,
+  UrlRefusedError,
+} from '../src/index.js';
+import { createHttpFetchProviderWithTestSeam } from '../src/internal.js';
 import { fetchHarness } from './support/fetch-harness.js';
 import {
   FIXTURE_HOST,
@@ -186,12 +192,25 @@ describe('createHttpFetchProvider against a local HTTPS server', () => {
 
   it('rejects a test seam that points anywhere but loopback', () => {
     expect(() =>
-      createHttpFetchProvider({
-        unsafeTestSeam: { loopbackHost: 'x.test', address: '10.0.0.1', ca: testCertificate().cert },
-      }),
+      createHttpFetchProviderWithTestSeam(
+        {},
+        { loopbackHost: 'x.test', address: '10.0.0.1', ca: testCertificate().cert },
+      ),
     ).toThrow(/loopback/);
     expect(() =>
-      createHttpFetchProvider({ unsafeTestSeam: { loopbackHost: '127.0.0.2', ca: 'x' } }),
+      createHttpFetchProviderWithTestSeam({}, { loopbackHost: '127.0.0.2', ca: 'x' }),
     ).toThrow(/IP literal/);
+  });
+
+  it('ignores a seam smuggled into the public options (it is not one of them)', async () => {
+    const connects: unknown[] = [];
+    const smuggled = {
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+      onConnect: (attempt: unknown) => connects.push(attempt),
+      unsafeTestSeam: { loopbackHost: FIXTURE_HOST, ca: testCertificate().cert },
+    } as HttpFetchOptions;
+    const provider = createHttpFetchProvider(smuggled);
+    await expect(provider.fetch(server.url('/page'))).rejects.toBeInstanceOf(UrlRefusedError);
+    expect(connects).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 import type { WebFetchProvider } from '@spine/protocol';
-import {
-  type ConnectAttempt,
-  createHttpFetchProvider,
-  type HttpFetchOptions,
-  type ResolvedAddress,
-  type Resolver,
+import type {
+  ConnectAttempt,
+  HttpFetchOptions,
+  ResolvedAddress,
+  Resolver,
 } from '../../src/index.js';
+import { createHttpFetchProviderWithTestSeam } from '../../src/internal.js';
 import { FIXTURE_HOST, testCertificate } from './servers.js';
 
 /** A fetch provider wired for tests, with everything it tried recorded. */
@@ -36,11 +36,9 @@ export function fetchHarness(
       (address): ResolvedAddress => ({ address, family: address.includes(':') ? 6 : 4 }),
     );
   };
-  const provider = createHttpFetchProvider({
-    resolver,
-    onConnect: (attempt) => connects.push(attempt),
-    unsafeTestSeam: { loopbackHost: FIXTURE_HOST, ca: testCertificate().cert },
-    ...overrides,
-  });
+  const provider = createHttpFetchProviderWithTestSeam(
+    { resolver, onConnect: (attempt) => connects.push(attempt), ...overrides },
+    { loopbackHost: FIXTURE_HOST, ca: testCertificate().cert },
+  );
   return { provider, lookups, connects };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { TurnResult } from '../types.js';
 import { turnOutcome } from './turn-outcome.js';
-import type { TurnResult } from './types.js';
 
 const base: TurnResult = {
   reason: 'completed',

@@ -1,4 +1,7 @@
-import type { TurnResult } from './types.js';
+import type { TurnResult } from '../types.js';
+
+// Not exported from the package (issue 16's API review): nothing outside agent-loop uses it, and
+// an exit-code policy belongs to the application that sets the codes.
 
 /**
  * The distinctions a CLI turns into exit codes: the turn succeeded, the model or provider

@@ -20,6 +20,8 @@ export type { OpenAICompatibleModelOptions } from './model-openai-compatible.js'
 export { createOpenAICompatibleModel } from './model-openai-compatible.js';
 export type { ModelInfo, ModelPrice, ModelTable } from './model-table.js';
 export { computeCost, createModelTable, DEFAULT_MODELS, lookupModel } from './model-table.js';
+export type { ProviderCheckOptions, ProviderCheckResult } from './provider-check.js';
+export { checkProvider, DEFAULT_BASE_URLS } from './provider-check.js';
 export type { RetryPolicyOptions } from './retry-policy.js';
 export { createRetryPolicy } from './retry-policy.js';
 export type { OpenAIDialect } from './types.js';

@@ -16,13 +16,6 @@ export interface DoctorCheck {
   detail: string;
 }
 
-const DEFAULT_BASE_URLS: Record<string, string> = {
-  deepseek: 'https://api.deepseek.com',
-  openai: 'https://api.openai.com/v1',
-  // Like the Anthropic client's base URL: without /v1 (listRemoteModels appends /v1/models).
-  anthropic: 'https://api.anthropic.com',
-};
-
 /**
  * `spine doctor`: provider key presence and reachability, OS sandbox, language servers, web
  * providers, session store. Exit 0 when nothing failed, 1 otherwise (warnings do not fail).
@@ -34,24 +27,21 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
   const { provider } = parseModelName(config.model);
 
   // Provider: key presence (never printed), then reachability of the models endpoint.
-  const keyVariable = config.apiKeyEnv ?? DEFAULT_KEY_VARIABLES[provider];
-  const key = keyVariable ? process.env[keyVariable] : undefined;
-  if (key)
-    checks.push({
-      area: 'provider',
-      name: `${provider} key`,
-      status: 'ok',
-      detail: `${keyVariable} is set`,
-    });
-  else {
-    const optional = provider === 'openai-compatible';
-    checks.push({
-      area: 'provider',
-      name: `${provider} key`,
-      status: optional ? 'warn' : 'fail',
-      detail: `${keyVariable ?? 'no variable'} is not set${optional ? ' (fine for local servers)' : `; export ${keyVariable}=… or pass --api-key-env NAME`}`,
-    });
-  }
+  const probe = await (await import('@spine/llm')).checkProvider({
+    provider,
+    ...(config.apiKeyEnv ? { apiKeyEnv: config.apiKeyEnv } : {}),
+    ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+    signal: AbortSignal.timeout(8000),
+  });
+  const { keyVariable, keyRequired, baseUrl } = probe;
+  checks.push({
+    area: 'provider',
+    name: `${provider} key`,
+    status: probe.keySet ? 'ok' : keyRequired ? 'fail' : 'warn',
+    detail: probe.keySet
+      ? `${keyVariable} is set`
+      : `${keyVariable ?? 'no variable'} is not set${keyRequired ? `; export ${keyVariable}=… or pass --api-key-env NAME` : ' (fine for local servers)'}`,
+  });
   for (const [name, variable] of Object.entries(DEFAULT_KEY_VARIABLES)) {
     if (name === provider || name === 'openai-compatible') continue;
     checks.push({
@@ -61,29 +51,15 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
       detail: `${variable} ${process.env[variable] ? 'is set' : 'is not set'}`,
     });
   }
-  const baseUrl = config.baseUrl ?? DEFAULT_BASE_URLS[provider];
-  if (baseUrl && (key || provider === 'openai-compatible')) {
-    const { listRemoteModels } = await import('@spine/llm');
-    try {
-      const models = await listRemoteModels(baseUrl, key, {
-        provider,
-        signal: AbortSignal.timeout(8000),
-      });
-      checks.push({
-        area: 'provider',
-        name: 'reachability',
-        status: 'ok',
-        detail: `${baseUrl} answered with ${models.length} models`,
-      });
-    } catch (error) {
-      checks.push({
-        area: 'provider',
-        name: 'reachability',
-        status: 'fail',
-        detail: `${baseUrl}: ${(error as Error).message}`,
-      });
-    }
-  }
+  if (probe.reachability)
+    checks.push({
+      area: 'provider',
+      name: 'reachability',
+      status: probe.reachability.ok ? 'ok' : 'fail',
+      detail: probe.reachability.ok
+        ? `${baseUrl} answered with ${probe.reachability.models.length} models`
+        : `${baseUrl}: ${probe.reachability.error.message}`,
+    });
 
   // Sandbox.
   const { detectSandbox } = await import('@spine/tool-runtime');

@@ -4,7 +4,13 @@
 // and protected paths), for the child's sandbox mode and the parent's approval policy in force.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { AnyToolDefinition, SessionLog, Summarizer, ToolRunOptions } from '@spine/protocol';
+import type {
+  AnyToolDefinition,
+  SandboxMode,
+  SessionLog,
+  Summarizer,
+  ToolRunOptions,
+} from '@spine/protocol';
 import type { AgentProfile } from '@spine/subagents';
 import type {
   ApprovalPolicy,
@@ -15,6 +21,7 @@ import type {
 } from '@spine/tool-runtime';
 import type { SpineConfig } from '../config/schema.js';
 import type { ResolvedModel } from '../model-config.js';
+import { childMonitorFor } from './monitor.js';
 
 /** Where profile files are read from, lowest precedence first. */
 export function profileDirs(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
@@ -72,20 +79,34 @@ export interface SubagentWiring {
 
 /**
  * Builds the `task` tool for the parent's runtime. Children use the parent's approval policy in
- * force (a `/approval` change reaches the next child), the parent's sandbox or narrower, and the
- * parent's approval callback, which shows each question labelled with the child.
+ * force (a `/approval` change reaches running children too), the parent's sandbox or narrower (a
+ * stricter `/sandbox` reaches running children), and the parent's approval callback, which shows
+ * each question labelled with the child. Progress goes to the session's {@link childMonitorFor}.
  */
 export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefinition> {
   const subagents = await import('@spine/subagents');
   const { config, cwd, runtime, toolRuntime, compactionPkg, agentLoop, model } = wiring;
   const profiles = await loadCliProfiles(cwd, wiring.warn);
   let approval: ApprovalPolicyName | ApprovalPolicy = config.approval;
-  // Track `/approval`: the runtime is the CLI's own object, so its setter is wrapped here.
+  // Running children's runtimes, with the sandbox each started in (the parent's or narrower).
+  const live = new Map<string, { tools: ToolRuntime; sandbox: SandboxMode }>();
+  // `/approval` and `/sandbox` reach running children: the runtime is the CLI's own object, so its
+  // setters are wrapped here. A child follows the parent's policy now (never broader than the
+  // parent), and its sandbox narrows with the parent's but never widens past where it started.
   const setApproval = runtime.setApproval.bind(runtime);
   runtime.setApproval = (policy) => {
     approval = policy;
     setApproval(policy);
+    for (const child of live.values()) child.tools.setApproval(policy);
   };
+  const setSandbox = runtime.setSandbox.bind(runtime);
+  runtime.setSandbox = (mode) => {
+    setSandbox(mode);
+    for (const child of live.values())
+      child.tools.setSandbox(subagents.narrowerSandbox(mode, child.sandbox));
+  };
+  // The REPL's live view of children (agents/monitor.ts); also ends a child's approval tracking.
+  const monitor = childMonitorFor(wiring.session);
   const models = wiring.recorded ? new Map() : await profileModels(profiles, config, wiring.warn);
   const tool = subagents.createTaskTool({
     session: wiring.session,
@@ -96,8 +117,13 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
     profiles,
     resolveModel: (name) => models.get(name),
     limits: { maxSteps: config.maxSteps },
-    createTools: (child) =>
-      toolRuntime.createToolRuntime({
+    onProgress: (event) => {
+      if (event.type === 'end') live.delete(event.child.sessionId);
+      monitor.onProgress(event);
+    },
+    onChildAgent: monitor.onChildAgent,
+    createTools: (child) => {
+      const tools = toolRuntime.createToolRuntime({
         cwd,
         tools: [
           ...(toolRuntime.createWorkspaceTools({
@@ -119,7 +145,10 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
           config.protectedPaths === false
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
-      }),
+      });
+      live.set(child.sessionId, { tools, sandbox: child.sandbox });
+      return tools;
+    },
     preparePrompt: (prompt, child) => {
       prompt.register(agentLoop.createEnvironmentContribution({ cwd, sandbox: child.sandbox }));
       if (wiring.instructions) prompt.register(wiring.instructions);

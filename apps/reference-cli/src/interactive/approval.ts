@@ -22,15 +22,19 @@ function shownArgument(name: string, value: unknown): string[] {
 
 /**
  * The question shown for an approval request: the tool with its arguments summarised on the first
- * line, then, when the summary had to shorten anything, every argument in full (multi-line values
+ * line (a subagent's request starts with its label, `[explore #1] wants to run …`; `label`
+ * overrides the default `[explore]`), then, when the summary had to shorten anything, every argument in full (multi-line values
  * keep their lines, marked with │), the reason and the choices. Everything the model or a tool
  * supplied passes through {@link visibleText}, so escape sequences cannot repaint the prompt.
  */
-export function approvalQuestion(request: ApprovalRequest, style: Style): string {
+export function approvalQuestion(request: ApprovalRequest, style: Style, label?: string): string {
   const raw = JSON.stringify(request.args ?? {});
   const summary = summarizeArguments(raw, 160);
+  const who = label ?? childLabelOf(request);
   const lines = [
-    `${style.yellow('?')} ${style.bold(`allow ${visibleText(request.toolName)}`)} ${style.dim(summary)}`,
+    who === undefined
+      ? `${style.yellow('?')} ${style.bold(`allow ${visibleText(request.toolName)}`)} ${style.dim(summary)}`
+      : `${style.yellow('?')} ${style.cyan(who)} ${style.bold(`wants to run ${visibleText(request.toolName)}`)} ${style.dim(summary)}`,
   ];
   if (!summaryIsComplete(request.args, summary)) {
     const args = request.args;
@@ -47,6 +51,13 @@ export function approvalQuestion(request: ApprovalRequest, style: Style): string
     );
   lines.push(`  [o]nce  [a]lways for this session  [d]eny › `);
   return lines.join('\n');
+}
+
+/** `[explore]` for a subagent's request (a `ChildApprovalRequest` of @spine/subagents), else `undefined`. */
+function childLabelOf(request: ApprovalRequest): string | undefined {
+  const child = (request as { child?: { profile?: { name?: unknown } } }).child;
+  const name = child?.profile?.name;
+  return typeof name === 'string' ? `[${visibleText(name)}]` : undefined;
 }
 
 /** True when the one-line summary shows every argument exactly (nothing cut, escaped or folded). */

@@ -6,6 +6,8 @@ import {
   searchWorkspaceFiles,
 } from '@spine/tool-runtime';
 import { type AgentSession, startAgentSession } from '../agent-session.js';
+import { childLabel, childMonitorFor } from '../agents/monitor.js';
+import { ChildPanel } from '../agents/panel.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import type { SpineConfig } from '../config/schema.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -39,6 +41,10 @@ class Repl {
   #detach: () => void = () => {};
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
   #approval: { resolve: (answer: ApprovalAnswer) => void } | undefined;
+  /** Approval questions waiting their turn (parallel subagents may ask at once). */
+  #approvals: { request: ApprovalRequest; resolve: (answer: ApprovalAnswer) => void }[] = [];
+  /** Subagents' live lines; all output passes through it (agents/panel.ts). */
+  #panel: ChildPanel | undefined;
   /** An MCP server's question (elicitation) waiting for the person's next line. */
   #elicitation: { resolve: (line: string) => void } | undefined;
   #interrupts = 0;
@@ -106,18 +112,30 @@ class Repl {
     // MCP servers that enable elicitation ask the person here (mcp/elicitation.ts).
     active.mcp?.setElicitationHandler(async (request) => {
       const { describeElicitation, parseElicitationAnswer } = await import('../mcp/elicitation.js');
-      this.#out.write(`\n${describeElicitation(request)}`);
+      this.#write(`\n${describeElicitation(request)}`);
       const line = await new Promise<string>((resolve) => {
         this.#elicitation = { resolve };
       });
       return parseElicitationAnswer(line, request);
     });
+    this.#panel?.dispose();
+    const panel = new ChildPanel(this.#out, this.#style, childMonitorFor(active.session), {
+      tty: Boolean(this.#out.isTTY),
+      columns: () => this.#out.columns ?? 80,
+      // A half-typed line was cleared with the old panel: show it again below the new one.
+      afterDraw: () => {
+        if (this.#rl?.line) this.#rl.prompt(true);
+      },
+    });
+    this.#panel = panel;
     this.#detach = attachLiveOutput(
       active.agent,
-      { text: this.#out, notices: this.#out },
+      { text: panel.stream(), notices: panel.stream() },
       this.#style,
       {
         showReasoning: () => this.#showReasoning,
+        // The panel shows subagents' progress, one live line per child.
+        childProgress: false,
       },
     );
     active.agent.on('queued', ({ queue, item }) => {
@@ -131,7 +149,12 @@ class Repl {
   }
 
   #print(text: string): void {
-    this.#out.write(`${text}\n`);
+    this.#write(`${text}\n`);
+  }
+
+  #write(text: string): void {
+    if (this.#panel) this.#panel.write(text);
+    else this.#out.write(text);
   }
 
   #prompt(): void {
@@ -141,14 +164,35 @@ class Repl {
 
   #ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
     return new Promise((resolve) => {
-      this.#approval = { resolve };
-      this.#out.write(`\n${approvalQuestion(request, this.#style)}`);
+      this.#approvals.push({ request, resolve });
+      if (!this.#approval) this.#nextApproval();
     });
+  }
+
+  /** Shows the next waiting approval question; a subagent's is labelled `[explore #1]`. */
+  #nextApproval(): void {
+    const next = this.#approvals.shift();
+    if (!next) return;
+    this.#approval = { resolve: next.resolve };
+    const sessionId = (next.request as { child?: { sessionId?: string } }).child?.sessionId;
+    const child = sessionId
+      ? childMonitorFor(this.#active.session).bySession(sessionId)
+      : undefined;
+    const label = child ? childLabel(child) : undefined;
+    this.#write(`\n${approvalQuestion(next.request, this.#style, label)}`);
+  }
+
+  /** Denies every open and waiting approval question (Ctrl-C, end of the turn). */
+  #denyApprovals(): void {
+    this.#approval?.resolve('deny');
+    this.#approval = undefined;
+    for (const waiting of this.#approvals.splice(0)) waiting.resolve('deny');
   }
 
   async #onLine(raw: string): Promise<void> {
     const line = raw.trim();
     this.#interrupts = 0;
+    this.#panel?.lineEntered();
     if (this.#elicitation) {
       const { resolve } = this.#elicitation;
       this.#elicitation = undefined;
@@ -169,6 +213,7 @@ class Repl {
         ),
       );
       resolve(answer);
+      this.#nextApproval();
       return;
     }
     if (!line) {
@@ -178,7 +223,9 @@ class Repl {
     if (line.startsWith('/')) {
       if (
         this.#turn &&
-        !['/cost', '/context', '/help', '/reasoning'].some((name) => line.startsWith(name))
+        !['/cost', '/context', '/help', '/reasoning', '/approval', '/agents'].some((name) =>
+          line.startsWith(name),
+        )
       ) {
         this.#print(
           this.#style.yellow('a turn is running: wait for it, or Ctrl-C to cancel it first'),
@@ -186,9 +233,10 @@ class Repl {
         return;
       }
       const outcome = await runSlashCommand(line, this.#active, {
-        out: this.#out,
+        out: this.#panel?.stream() ?? this.#out,
         style: this.#style,
       });
+      if (outcome.kind === 'watch') this.#panel?.watch(outcome.child);
       if (outcome.kind === 'quit') return this.#quit();
       if (outcome.kind === 'switch') await this.#switch(outcome.sessionId, outcome.note);
       if (outcome.kind === 'send') {
@@ -228,7 +276,7 @@ class Repl {
       .catch((error: unknown) => reportError(error))
       .finally(() => {
         this.#turn = undefined;
-        this.#approval = undefined;
+        this.#denyApprovals();
         this.#interrupts = 0;
         this.#print(statusLine(active, this.#style));
         this.#prompt();
@@ -244,8 +292,7 @@ class Repl {
       return;
     }
     if (this.#turn) {
-      this.#approval?.resolve('deny');
-      this.#approval = undefined;
+      this.#denyApprovals();
       this.#elicitation?.resolve('cancel');
       this.#elicitation = undefined;
       this.#turn.controller.abort();
@@ -335,6 +382,7 @@ class Repl {
       await this.#turn.done;
     }
     this.#detach();
+    this.#panel?.dispose();
     await this.#active.finish('exit');
     this.#rl.close();
     this.#exit(EXIT_CODES.ok);

@@ -11,6 +11,7 @@ export type SlashOutcome =
   | { kind: 'quit' }
   | { kind: 'switch'; sessionId: string; note: string }
   | { kind: 'toggle-reasoning' }
+  | { kind: 'watch'; child?: number }
   | { kind: 'send'; text: string };
 
 /** The slash commands, with their one-line help. */
@@ -27,7 +28,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/undo': 'put the workspace back to before the last turn that changed files',
   '/cost': 'tokens and cost so far',
   '/memory': 'the memory files and their facts (edits apply next session)',
-  '/agents': 'the subagent profiles the task tool offers',
+  '/agents': '[watch [n]] subagent profiles; watch expands subagent #n live, alone collapses',
   '/reasoning': "show or collapse the model's reasoning",
   '/mcp': 'MCP servers: state, tools, problems; prompts run as /mcp__<server>__<prompt>',
   '/help': 'this list',
@@ -71,6 +72,17 @@ export async function runSlashCommand(
     case '/reasoning':
       return { kind: 'toggle-reasoning' };
     case '/agents':
+      if (rest[0] === 'watch') {
+        const child = rest[1] === undefined ? undefined : Number(rest[1]);
+        if (child === undefined || (Number.isInteger(child) && child > 0))
+          return { kind: 'watch', ...(child ? { child } : {}) };
+        print(
+          style.red(
+            'usage: /agents watch <n> (the number in [explore #n]); /agents watch collapses',
+          ),
+        );
+        return { kind: 'done' };
+      }
       print(
         await (await import('../agents/tree.js')).describeProfiles(
           active.session.header.cwd ?? '.',

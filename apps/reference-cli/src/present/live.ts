@@ -27,7 +27,11 @@ export function attachLiveOutput(
   agent: Agent,
   streams: LiveStreams,
   style: Style,
-  options: { showReasoning?: () => boolean } = {},
+  options: {
+    showReasoning?: () => boolean;
+    /** Print subagents' progress lines (default true; the REPL's panel shows them instead). */
+    childProgress?: boolean;
+  } = {},
 ): () => void {
   const showReasoning = options.showReasoning ?? (() => true);
   let inReasoning = false;
@@ -114,8 +118,10 @@ export function attachLiveOutput(
     write(streams.notices, style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
   };
   // Progress a running tool reports, such as a subagent's current tool: one dim line each.
-  const onProgress = ({ message }: { message?: string }): void => {
+  const onProgress = ({ message, data }: { message?: string; data?: unknown }): void => {
     if (message === undefined) return;
+    const fromChild = typeof data === 'object' && data !== null && 'childSessionId' in data;
+    if (fromChild && options.childProgress === false) return;
     newline();
     write(streams.notices, style.dim(`    ↳ ${visibleText(message)}\n`));
   };

@@ -1,0 +1,153 @@
+// Live state of a session's subagents for the REPL: one entry per child (its number in the
+// session, profile, description, current tool, steps, start and end) and a short transcript of
+// its tool calls, results and answer. Fed by the task tool's onProgress and onChildAgent hooks
+// (agents/wiring.ts); read by the live panel (agents/panel.ts) and labelled approval prompts.
+import type { Agent } from '@spine/agent-loop';
+import type { SessionLog } from '@spine/protocol';
+import type { ChildInfo, ChildProgressEvent } from '@spine/subagents';
+import { preview, summarizeArguments } from '../present/style.js';
+import { visibleText } from '../present/terminal-text.js';
+
+/** Transcript entries kept per child (the oldest are dropped). */
+const TRANSCRIPT_LIMIT = 60;
+
+/** One line of a child's transcript. */
+export interface TranscriptEntry {
+  kind: 'call' | 'result' | 'error' | 'answer';
+  /** One line, already made visible (no control sequences) and shortened. */
+  text: string;
+}
+
+/** What the REPL knows of one child. */
+export interface ChildState {
+  /** 1 for the session's first child, counted over the session's `agent/child/start` events. */
+  number: number;
+  info: ChildInfo;
+  startedAt: number;
+  /** Steps finished so far. */
+  steps: number;
+  /** The tool it runs now (name and argument summary), if any. */
+  current?: { name: string; summary: string };
+  /** How it ended, once it has. */
+  ended?: { reason: string; at: number };
+  transcript: TranscriptEntry[];
+}
+
+/** What changed: a child started, made progress, or ended; `entry` is a new transcript line. */
+export interface MonitorEvent {
+  type: 'start' | 'update' | 'end';
+  child: ChildState;
+  entry?: TranscriptEntry;
+}
+
+/** `[explore #1]`: how the person sees a child in progress lines and approval prompts. */
+export function childLabel(child: Pick<ChildState, 'number' | 'info'>): string {
+  return `[${visibleText(child.info.profile.name)} #${child.number}]`;
+}
+
+/** Collects the live state of one parent session's children. */
+export class ChildMonitor {
+  readonly #children = new Map<string, ChildState>();
+  readonly #listeners = new Set<(event: MonitorEvent) => void>();
+  #count: number;
+
+  /** `earlier`: children the session already had (a resumed session), so numbers continue. */
+  constructor(earlier = 0) {
+    this.#count = earlier;
+  }
+
+  /** Calls `listener` on every change; returns the unsubscribe function. */
+  subscribe(listener: (event: MonitorEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Children still running, oldest first. */
+  running(): ChildState[] {
+    return [...this.#children.values()].filter((child) => !child.ended);
+  }
+
+  /** The child with this number (started in this process), if any. */
+  byNumber(number: number): ChildState | undefined {
+    for (const child of this.#children.values()) if (child.number === number) return child;
+    return undefined;
+  }
+
+  /** The child with this session id, if it started in this process. */
+  bySession(sessionId: string): ChildState | undefined {
+    return this.#children.get(sessionId);
+  }
+
+  /** The task tool's `onProgress` hook. */
+  onProgress = (event: ChildProgressEvent): void => {
+    if (event.type === 'start') {
+      const child: ChildState = {
+        number: ++this.#count,
+        info: event.child,
+        startedAt: Date.now(),
+        steps: 0,
+        transcript: [],
+      };
+      this.#children.set(event.child.sessionId, child);
+      this.#emit({ type: 'start', child });
+      return;
+    }
+    const child = this.#children.get(event.child.sessionId);
+    if (!child || event.type !== 'end') return;
+    delete child.current;
+    child.ended = { reason: event.reason, at: Date.now() };
+    this.#emit({ type: 'end', child });
+  };
+
+  /** The task tool's `onChildAgent` hook: follows the child's tool calls, results and steps. */
+  onChildAgent = (agent: Agent, info: ChildInfo): void => {
+    const child = this.#children.get(info.sessionId);
+    if (!child) return;
+    let answer = '';
+    agent.on('tool-call', ({ call }) => {
+      const summary = summarizeArguments(call.arguments, 60);
+      child.current = { name: visibleText(call.name), summary };
+      this.#add(child, { kind: 'call', text: `→ ${visibleText(call.name)} ${summary}` });
+    });
+    agent.on('tool-result', ({ result }) => {
+      delete child.current;
+      const mark = result.isError ? `✗ ${result.outcome ?? 'error'}` : '✓';
+      this.#add(child, {
+        kind: result.isError ? 'error' : 'result',
+        text: `${mark} ${visibleText(result.toolName)} ${preview(result.content, 100)}`,
+      });
+    });
+    agent.on('text-delta', ({ text }) => {
+      answer += text;
+    });
+    agent.on('step-end', () => {
+      child.steps++;
+      if (answer.trim()) this.#add(child, { kind: 'answer', text: preview(answer, 160) });
+      answer = '';
+    });
+  };
+
+  #add(child: ChildState, entry: TranscriptEntry): void {
+    child.transcript.push(entry);
+    if (child.transcript.length > TRANSCRIPT_LIMIT) child.transcript.shift();
+    this.#emit({ type: 'update', child, entry });
+  }
+
+  #emit(event: MonitorEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+const monitors = new WeakMap<SessionLog, ChildMonitor>();
+
+/** The monitor of a parent session's children (created on first use). */
+export function childMonitorFor(session: SessionLog): ChildMonitor {
+  let monitor = monitors.get(session);
+  if (!monitor) {
+    let earlier = 0;
+    for (const event of session.events()) if (event.type === 'agent/child/start') earlier++;
+    monitor = new ChildMonitor(earlier);
+    monitors.set(session, monitor);
+  }
+  return monitor;
+}

@@ -1,0 +1,225 @@
+// The REPL's live view of running subagents. On a terminal: one line per running child (label,
+// description, current tool with its arguments, steps, elapsed time) kept below the output and
+// redrawn in place; `/agents watch <n>` expands one child to its recent transcript under its line.
+// Everything else the REPL prints passes through `write`, which lifts the panel first and puts it
+// back after a complete line (never while a question waits at the end of a line). Not on a
+// terminal: plain appended lines as children start, call tools and end.
+import type { Style } from '../present/style.js';
+import { type ChildMonitor, type ChildState, childLabel, type MonitorEvent } from './monitor.js';
+
+/** Transcript lines shown under an expanded child on a terminal. */
+const EXPANDED_LINES = 10;
+/** Transcript lines printed by `/agents watch` for a finished child or without a terminal. */
+const PRINTED_LINES = 30;
+
+/** Options of {@link ChildPanel}. */
+export interface ChildPanelOptions {
+  /** Draw in place (a terminal) or append plain lines. */
+  tty: boolean;
+  /** Terminal width, to keep every panel line on one row. */
+  columns: () => number;
+  /** Called after the panel was redrawn (the REPL re-shows a half-typed input line). */
+  afterDraw?: () => void;
+}
+
+function seconds(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** Cuts `text` to `width` characters (code points), with an ellipsis when cut. */
+function fit(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/** Steps and elapsed time: `step 2 · 14s`. */
+function figures(child: ChildState, now: number): string {
+  return `step ${child.steps + (child.ended ? 0 : 1)} · ${seconds((child.ended?.at ?? now) - child.startedAt)}`;
+}
+
+/** The REPL's subagent panel; see the file comment. */
+export class ChildPanel {
+  readonly #out: NodeJS.WritableStream;
+  readonly #style: Style;
+  readonly #monitor: ChildMonitor;
+  readonly #options: ChildPanelOptions;
+  readonly #unsubscribe: () => void;
+  #drawn = 0;
+  #atLineStart = true;
+  #watched: number | undefined;
+  #ticker: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    out: NodeJS.WritableStream,
+    style: Style,
+    monitor: ChildMonitor,
+    options: ChildPanelOptions,
+  ) {
+    this.#out = out;
+    this.#style = style;
+    this.#monitor = monitor;
+    this.#options = options;
+    this.#unsubscribe = monitor.subscribe((event) => this.#onEvent(event));
+  }
+
+  /** Writes REPL output: the panel is lifted first and redrawn after a complete line. */
+  write(text: string): void {
+    if (text.length === 0) return;
+    this.#erase();
+    this.#raw(text);
+    this.#atLineStart = text.endsWith('\n');
+    this.#draw();
+  }
+
+  /** A stream for code that writes to a stream (live output, slash commands). */
+  stream(): NodeJS.WritableStream {
+    const out = this.#out as NodeJS.WriteStream;
+    const panel = this;
+    return {
+      write(chunk: string | Uint8Array) {
+        panel.write(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+        return true;
+      },
+      get destroyed() {
+        return out.destroyed;
+      },
+    } as unknown as NodeJS.WritableStream;
+  }
+
+  /** The person pressed Enter: the echoed line now sits below the panel and goes with it. */
+  lineEntered(): void {
+    if (this.#drawn > 0) this.#drawn++;
+    this.#atLineStart = true;
+  }
+
+  /**
+   * `/agents watch <n>` expands child `n` (its recent transcript, followed live while it runs);
+   * `/agents watch` alone collapses it again.
+   */
+  watch(number: number | undefined): void {
+    const style = this.#style;
+    if (number === undefined) {
+      this.#watched = undefined;
+      this.write(style.dim('subagent view collapsed\n'));
+      return;
+    }
+    const child = this.#monitor.byNumber(number);
+    if (!child) {
+      this.write(style.red(`no subagent #${number} has run in this session yet\n`));
+      return;
+    }
+    this.#watched = number;
+    const label = childLabel(child);
+    const header = `${label} ${child.info.description} · ${child.ended ? child.ended.reason : 'running'} · ${figures(child, Date.now())}`;
+    if (child.ended || !this.#options.tty) {
+      const lines = child.transcript.slice(-PRINTED_LINES).map((entry) => `      ${entry.text}`);
+      this.write(
+        `${style.cyan(header)}\n${style.dim(lines.join('\n') || '      (no tool calls yet)')}\n`,
+      );
+      if (!this.#options.tty && !child.ended)
+        this.write(style.dim(`following ${label}; /agents watch collapses\n`));
+      return;
+    }
+    this.write(style.dim(`expanded ${label} below; /agents watch collapses\n`));
+  }
+
+  /** Stops drawing and following. */
+  dispose(): void {
+    this.#erase();
+    this.#unsubscribe();
+    this.#stopTicker();
+  }
+
+  #raw(text: string): void {
+    if ((this.#out as NodeJS.WriteStream).destroyed) return;
+    this.#out.write(text);
+  }
+
+  #onEvent(event: MonitorEvent): void {
+    const { child } = event;
+    const style = this.#style;
+    const label = style.cyan(childLabel(child));
+    if (event.type === 'end') {
+      const mark = child.ended?.reason === 'completed' ? style.green('✓') : style.red('✗');
+      this.write(
+        `  ${mark} ${label} ${style.dim(`${child.info.description} · ${child.ended?.reason} · ${figures(child, Date.now())}`)}\n`,
+      );
+      if (this.#monitor.running().length === 0) this.#stopTicker();
+      return;
+    }
+    if (this.#options.tty) {
+      if (event.type === 'start') this.#startTicker();
+      this.#erase();
+      this.#draw();
+      return;
+    }
+    // Not a terminal: one appended line per start and tool call; results too for a watched child.
+    if (event.type === 'start')
+      this.write(
+        `  ${style.dim('↳')} ${label} ${style.dim(`started: ${child.info.description}`)}\n`,
+      );
+    else if (event.entry?.kind === 'call')
+      this.write(
+        `  ${style.dim('↳')} ${label} ${style.dim(`${event.entry.text.slice(2)} · ${figures(child, Date.now())}`)}\n`,
+      );
+    else if (event.entry && this.#watched === child.number)
+      this.write(`      ${label} ${style.dim(event.entry.text)}\n`);
+  }
+
+  #lines(): string[] {
+    const style = this.#style;
+    const width = Math.max(20, this.#options.columns() - 1);
+    const now = Date.now();
+    const lines: string[] = [];
+    for (const child of this.#monitor.running()) {
+      const label = childLabel(child);
+      const doing = child.current
+        ? `${child.current.name} ${child.current.summary}`
+        : 'waiting for the model';
+      const rest = fit(
+        ` ${child.info.description} · ${doing} · ${figures(child, now)}`,
+        width - 4 - label.length,
+      );
+      lines.push(`  ${style.yellow('⋯')} ${style.cyan(label)}${style.dim(rest)}`);
+      if (this.#watched === child.number) {
+        const shown = child.transcript.slice(-EXPANDED_LINES);
+        if (shown.length === 0) lines.push(style.dim('      (no tool calls yet)'));
+        for (const entry of shown) lines.push(style.dim(fit(`      ${entry.text}`, width)));
+      }
+    }
+    return lines;
+  }
+
+  #draw(): void {
+    if (!this.#options.tty || !this.#atLineStart || this.#drawn > 0) return;
+    const lines = this.#lines();
+    if (lines.length === 0) return;
+    this.#raw(`${lines.join('\n')}\n`);
+    this.#drawn = lines.length;
+    this.#options.afterDraw?.();
+  }
+
+  #erase(): void {
+    if (this.#drawn === 0) return;
+    // Up to the panel's first row, column 0, and clear everything below it.
+    this.#raw(`\x1b[${this.#drawn}A\r\x1b[J`);
+    this.#drawn = 0;
+  }
+
+  #startTicker(): void {
+    if (this.#ticker) return;
+    // Elapsed times move once a second while children run.
+    this.#ticker = setInterval(() => {
+      if (!this.#atLineStart) return;
+      this.#erase();
+      this.#draw();
+    }, 1000);
+    this.#ticker.unref();
+  }
+
+  #stopTicker(): void {
+    if (this.#ticker) clearInterval(this.#ticker);
+    this.#ticker = undefined;
+  }
+}

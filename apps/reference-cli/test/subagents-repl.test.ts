@@ -1,0 +1,132 @@
+// Subagents in the REPL, in a real terminal (tmux) against the loopback model server: while two
+// children run, one live line per child shows its current tool; `/agents watch 1` expands the
+// first child's transcript and `/agents watch` collapses it; `/approval ask` typed while the
+// children run reaches them, and the next child question is labelled `[waiter #1] wants to run …`.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createScriptedModelServer,
+  type ReceivedRequest,
+  type ScriptedReply,
+} from '@spine/test-utils';
+import { describe, expect, it } from 'vitest';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs } from './run-cli.js';
+import { spineCommand, TmuxTerminal } from './tmux.js';
+
+/** The conversation a request belongs to: the `[[marker]]` of its first marked user message. */
+function markerOf(request: ReceivedRequest): string {
+  for (const message of (request.body?.messages ?? []) as { role: string; content?: unknown }[]) {
+    const found =
+      message.role === 'user' && typeof message.content === 'string'
+        ? /\[\[([a-z]+)\]\]/.exec(message.content)
+        : null;
+    if (found) return found[1] as string;
+  }
+  return 'parent';
+}
+const stepOf = (request: ReceivedRequest): number =>
+  ((request.body?.messages ?? []) as { role: string }[]).filter((m) => m.role === 'assistant')
+    .length;
+const task = (id: string, marker: string) => ({
+  id,
+  name: 'task',
+  arguments: JSON.stringify({
+    description: `look ${marker}`,
+    prompt: `[[${marker}]] wait for the signal file`,
+    profile: 'waiter',
+  }),
+});
+const bash = (id: string, command: string) => ({
+  id,
+  name: 'bash',
+  arguments: JSON.stringify({ command }),
+});
+// Each child blocks in bash until the test creates its signal file.
+const SCRIPTS: Record<string, ScriptedReply[]> = {
+  parent: [{ toolCalls: [task('call_1', 'one'), task('call_2', 'two')] }, { text: 'Both waited.' }],
+  one: [
+    { toolCalls: [{ id: 'r1', name: 'read', arguments: JSON.stringify({ path: 'src/add.js' }) }] },
+    { toolCalls: [bash('b1', 'until [ -f go1 ]; do sleep 0.2; done; echo released one')] },
+    { toolCalls: [bash('b2', 'echo after-one')] },
+    { text: 'one is done.' },
+  ],
+  two: [
+    { toolCalls: [bash('b3', 'until [ -f go2 ]; do sleep 0.2; done; echo released two')] },
+    { text: 'two is done.' },
+  ],
+};
+
+describe('subagents in the REPL', () => {
+  it('shows one live line per child, expands and collapses one, and labels its approvals', async () => {
+    const server = await createScriptedModelServer({
+      replies: (request) =>
+        SCRIPTS[markerOf(request)]?.[stepOf(request)] ?? {
+          error: { status: 400, body: '{"error":{"message":"unscripted"}}' },
+        },
+    });
+    const workspace = exampleWorkspace('spine-sub-repl-');
+    mkdirSync(join(workspace, '.spine', 'agents'), { recursive: true });
+    writeFileSync(
+      join(workspace, '.spine', 'agents', 'waiter.md'),
+      '---\nname: waiter\ndescription: Waits for a signal file\ntools: Read, Bash\nsandbox: read-only\n---\nYou wait.\n',
+    );
+    const { env, sessionDir } = isolatedEnv();
+    const command = spineCommand(BIN, env, [
+      ...modelArgs(server.baseUrl),
+      '--approval',
+      'never-ask',
+    ]);
+    const terminal = new TmuxTerminal(command, { cwd: workspace, width: 150 });
+    try {
+      await terminal.waitFor(/›$/);
+      terminal.type('[[parent]] wait for both');
+      // One line per running child, with its current tool and its arguments.
+      const live = await terminal.waitFor(
+        /⋯ \[waiter #1\] look one · bash command=until \[ -f go1 \].* · step 2 · \d+s\n\s*⋯ \[waiter #2\] look two · bash command=until \[ -f go2 \].* · step 1 · \d+s$/,
+      );
+      expect(live).not.toMatch(/↳ subagent/); // the panel replaces the per-call progress lines
+
+      // The panel is redrawn over its old rows, so the checks below look at the screen's end.
+      terminal.type('/agents watch 1');
+      const expanded = await terminal.waitFor(
+        /⋯ \[waiter #1\] look one · bash .*\n\s+→ read path=src\/add\.js\n\s+✓ read .*export function add.*\n\s+→ bash command=until .*\n\s*⋯ \[waiter #2\] look two · bash .*$/,
+      );
+      expect(expanded).toContain('expanded [waiter #1] below; /agents watch collapses');
+
+      terminal.type('/agents watch');
+      await terminal.waitFor(
+        /subagent view collapsed\n\s*⋯ \[waiter #1\] look one · bash [^\n]*\n\s*⋯ \[waiter #2\] look two · bash [^\n]*$/,
+      );
+
+      // A stricter policy while the children run reaches them: child one's next command asks.
+      terminal.type('/approval ask');
+      await terminal.waitFor(/approval policy set to ask/);
+      writeFileSync(join(workspace, 'go1'), '');
+      await terminal.waitFor(
+        /\? \[waiter #1\] wants to run bash command=echo after-one\n.*reason: \[subagent waiter: look one\] runs a command\n.*\[o\]nce/,
+      );
+      terminal.type('o');
+      await terminal.waitFor(/allowed once/);
+      await terminal.waitFor(/✓ \[waiter #1\] look one · completed · step \d+ · \d+s/, {});
+      writeFileSync(join(workspace, 'go2'), '');
+      const done = await terminal.waitFor(
+        /✓ \[waiter #2\] look two · completed[\s\S]*Both waited\.[\s\S]*context .*\n›$/,
+      );
+      // The panel was redrawn in place: no stale copy of a live line is left on the screen.
+      expect(done).not.toMatch(/⋯ \[waiter/);
+
+      // The child's log records the person's answer (it asked, under the parent's new policy).
+      const logs = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'));
+      const asked = logs
+        .map((name) => readFileSync(join(sessionDir, name), 'utf8'))
+        .filter((text) => text.includes('echo after-one') && text.includes('"by":"user"'));
+      expect(asked).toHaveLength(1);
+
+      terminal.type('/quit');
+      await terminal.waitFor(/EXITED:0/);
+    } finally {
+      terminal.close();
+      await server.close();
+    }
+  }, 180_000);
+});

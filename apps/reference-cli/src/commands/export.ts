@@ -1,11 +1,21 @@
-import { writeFileSync } from 'node:fs';
-import { renderSessionMarkdown } from '@spine/session-log';
+import { writeSessionMarkdown } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { readSessionEvents, storeFor } from '../store.js';
+import {
+  type ChunkSink,
+  createChunkWriter,
+  fileSink,
+  streamSink,
+  writeJsonArray,
+} from '../history/output.js';
+import { streamSessionEvents } from '../history/read.js';
+import { storeFor } from '../store.js';
 
-/** `spine export <id> --format md|json [-o file]`. */
+/**
+ * `spine export <id> --format md|json [-o file]`. The events are streamed from the store and
+ * written as they come, so a long session is not held in memory.
+ */
 export async function exportCommand(
   id: string,
   flags: AgentFlags & { format?: string; output?: string },
@@ -15,12 +25,20 @@ export async function exportCommand(
     throw new UsageError({ message: `--format expects md or json, got "${format}"` });
   }
   const { config } = configForFlags(flags).loaded;
-  const events = await readSessionEvents(storeFor(config), id, config.sessionDir);
-  const text =
-    format === 'md'
-      ? renderSessionMarkdown(events)
-      : `${JSON.stringify({ sessionId: id, events }, null, 2)}\n`;
-  if (flags.output) writeFileSync(flags.output, text);
-  else process.stdout.write(text);
+  const events = await streamSessionEvents(storeFor(config), id, config.sessionDir);
+  const file = flags.output ? fileSink(flags.output) : undefined;
+  const sink: ChunkSink = file ? file.sink : streamSink(process.stdout);
+  try {
+    if (format === 'md') await writeSessionMarkdown(events, sink);
+    else {
+      const writer = createChunkWriter(sink);
+      await writer.write(`{\n  "sessionId": ${JSON.stringify(id)},\n  "events": `);
+      await writeJsonArray(events, writer, { indent: 2 });
+      await writer.write('\n}\n');
+      await writer.end();
+    }
+  } finally {
+    file?.close();
+  }
   return EXIT_CODES.ok;
 }

@@ -1,12 +1,17 @@
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { createChunkWriter, streamSink, writeJsonArray } from '../history/output.js';
+import { streamSessionEvents } from '../history/read.js';
+import { writeEventLines, writeEventsNdjson, writeTranscript } from '../history/render.js';
 import { styleFor } from '../present/style.js';
-import { visibleJson, visibleText } from '../present/terminal-text.js';
-import { renderTranscript } from '../present/transcript.js';
-import { readSessionEvents, storeFor } from '../store.js';
+import { visibleJson } from '../present/terminal-text.js';
+import { storeFor } from '../store.js';
 import { requireStoreUrl } from '../workers/store-url.js';
 
-/** `spine show <id> [--events] [--json]`: a readable transcript, or the raw events. */
+/**
+ * `spine show <id> [--events] [--json]`: a readable transcript, or the raw events. The events are
+ * streamed from the store and written as they come, so a long session is not held in memory.
+ */
 export async function showCommand(
   id: string,
   flags: AgentFlags & { events?: boolean; reasoning?: boolean; follow?: boolean },
@@ -16,30 +21,26 @@ export async function showCommand(
     const url = requireStoreUrl(config, 'show --follow');
     return (await import('../workers/follow.js')).followCommand(id, url, flags);
   }
-  const events = await readSessionEvents(storeFor(config), id, config.sessionDir);
-  if (flags.events && flags.json) {
-    for (const event of events) process.stdout.write(`${visibleJson(JSON.stringify(event))}\n`);
-  } else if (flags.json) {
-    process.stdout.write(`${visibleJson(JSON.stringify(events, null, 2))}\n`);
-  } else if (flags.events) {
-    for (const event of events) {
-      const where =
-        event.turn === undefined
-          ? ''
-          : ` t${event.turn}${event.step === undefined ? '' : `.${event.step}`}`;
-      process.stdout.write(
-        `${String(event.seq).padStart(6)} ${visibleText(event.type)}${where} ${visibleJson(JSON.stringify(event.body))}\n`,
-      );
+  const store = storeFor(config);
+  const events = await streamSessionEvents(store, id, config.sessionDir);
+  const writer = createChunkWriter(streamSink(process.stdout));
+  if (flags.events && flags.json) await writeEventsNdjson(events, writer);
+  else if (flags.json) {
+    await writeJsonArray(events, writer, { map: visibleJson });
+    await writer.write('\n');
+  } else if (flags.events) await writeEventLines(events, writer);
+  else {
+    const style = styleFor(process.stdout);
+    const pass = await writeTranscript(events, writer, {
+      style,
+      reasoning: Boolean(flags.reasoning),
+    });
+    // The subagent tree reads the children's sessions: only when there are any.
+    if (pass.hasChildren) {
+      const { renderChildTree } = await import('../agents/tree.js');
+      await writer.write(await renderChildTree(store, id, style));
     }
-  } else {
-    process.stdout.write(
-      renderTranscript(events, {
-        style: styleFor(process.stdout),
-        reasoning: Boolean(flags.reasoning),
-      }),
-    );
-    const { renderChildTree } = await import('../agents/tree.js');
-    process.stdout.write(await renderChildTree(storeFor(config), id, styleFor(process.stdout)));
   }
+  await writer.end();
   return EXIT_CODES.ok;
 }

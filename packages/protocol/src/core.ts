@@ -26,4 +26,6 @@ export { canonicalJson, findNonJson } from './json-values.js';
 export { textOf, toolCallsOf } from './message-parts.js';
 export { isModelError, ModelError } from './model-client.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
+export type { VisibleTextOptions } from './terminal-text.js';
+export { visibleJson, visibleText } from './terminal-text.js';
 export { addUsage, promptTokensOf } from './usage-math.js';

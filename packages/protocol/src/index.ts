@@ -175,6 +175,8 @@ export {
   ChildStartBodySchema,
 } from './subagent-bodies.js';
 export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
+export type { VisibleTextOptions } from './terminal-text.js';
+export { visibleJson, visibleText } from './terminal-text.js';
 export type { TokenMeasure, TokenMeter } from './token-meter.js';
 export type {
   AnyToolDefinition,

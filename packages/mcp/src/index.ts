@@ -36,6 +36,8 @@ export { createMcpManager } from './manager.js';
 export { assignToolNames, MAX_TOOL_NAME_LENGTH, plainToolName, toolKey } from './names.js';
 export type { FileOAuthProviderOptions, McpOAuthProvider } from './oauth-file.js';
 export { createFileOAuthProvider } from './oauth-file.js';
+export type { LoopbackOAuth, LoopbackOAuthOptions } from './oauth-loopback.js';
+export { startLoopbackOAuth } from './oauth-loopback.js';
 export type { McpToolAnnotations, McpToolPolicy } from './policy.js';
 export { toolPolicy } from './policy.js';
 export type { RenderToolResultOptions } from './render.js';

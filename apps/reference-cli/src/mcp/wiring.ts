@@ -9,7 +9,6 @@ import type {
 import type { AnyToolDefinition, ModelClient, SessionEvent, SessionLog } from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
 import { configHome, type SpineConfig } from '../config/schema.js';
-import { startCliOAuth } from './oauth.js';
 import { recordedMcpTools } from './recorded.js';
 import { createSamplingAnswer } from './sampling.js';
 import { createMcpSandboxWrapper } from './sandbox.js';
@@ -106,9 +105,12 @@ export async function createConfiguredManager(options: {
     (entry) => entry.type === 'http' || entry.type === 'sse',
   );
   const oauth = remote
-    ? await startCliOAuth({
+    ? await mcp.startLoopbackOAuth({
         dir: join(configHome(process.env), 'mcp-oauth'),
-        print: options.print ?? ((text) => process.stderr.write(`${text}\n`)),
+        onAuthorizationUrl: (name, url) =>
+          (options.print ?? ((text) => process.stderr.write(`${text}\n`)))(
+            `MCP server ${name} asks you to sign in: open ${url.href}`,
+          ),
       })
     : undefined;
   const manager = mcp.createMcpManager({

@@ -2,6 +2,7 @@
 // children run, one live line per child shows its current tool; `/agents watch 1` expands the
 // first child's transcript and `/agents watch` collapses it; `/approval ask` typed while the
 // children run reaches them, and the next child question is labelled `[waiter #1] wants to run …`.
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -56,20 +57,30 @@ const SCRIPTS: Record<string, ScriptedReply[]> = {
   ],
 };
 
+/** A workspace with the `waiter` profile (read-only sandbox, read and bash). */
+function waiterWorkspace(): string {
+  const workspace = exampleWorkspace('spine-sub-repl-');
+  mkdirSync(join(workspace, '.spine', 'agents'), { recursive: true });
+  writeFileSync(
+    join(workspace, '.spine', 'agents', 'waiter.md'),
+    '---\nname: waiter\ndescription: Waits for a signal file\ntools: Read, Bash\nsandbox: read-only\n---\nYou wait.\n',
+  );
+  return workspace;
+}
+
+function scriptedServer() {
+  return createScriptedModelServer({
+    replies: (request) =>
+      SCRIPTS[markerOf(request)]?.[stepOf(request)] ?? {
+        error: { status: 400, body: '{"error":{"message":"unscripted"}}' },
+      },
+  });
+}
+
 describe('subagents in the REPL', () => {
   it('shows one live line per child, expands and collapses one, and labels its approvals', async () => {
-    const server = await createScriptedModelServer({
-      replies: (request) =>
-        SCRIPTS[markerOf(request)]?.[stepOf(request)] ?? {
-          error: { status: 400, body: '{"error":{"message":"unscripted"}}' },
-        },
-    });
-    const workspace = exampleWorkspace('spine-sub-repl-');
-    mkdirSync(join(workspace, '.spine', 'agents'), { recursive: true });
-    writeFileSync(
-      join(workspace, '.spine', 'agents', 'waiter.md'),
-      '---\nname: waiter\ndescription: Waits for a signal file\ntools: Read, Bash\nsandbox: read-only\n---\nYou wait.\n',
-    );
+    const server = await scriptedServer();
+    const workspace = waiterWorkspace();
     const { env, sessionDir } = isolatedEnv();
     const command = spineCommand(BIN, env, [
       ...modelArgs(server.baseUrl),
@@ -107,7 +118,7 @@ describe('subagents in the REPL', () => {
       );
       terminal.type('o');
       await terminal.waitFor(/allowed once/);
-      await terminal.waitFor(/✓ \[waiter #1\] look one · completed · step \d+ · \d+s/, {});
+      await terminal.waitFor(/✓ \[waiter #1\] look one · completed · 4 steps · \d+s/);
       writeFileSync(join(workspace, 'go2'), '');
       const done = await terminal.waitFor(
         /✓ \[waiter #2\] look two · completed[\s\S]*Both waited\.[\s\S]*context .*\n›$/,
@@ -126,6 +137,57 @@ describe('subagents in the REPL', () => {
       await terminal.waitFor(/EXITED:0/);
     } finally {
       terminal.close();
+      await server.close();
+    }
+  }, 180_000);
+
+  it('appends plain progress lines when not on a terminal; /agents watch follows one child', async () => {
+    const server = await scriptedServer();
+    const workspace = waiterWorkspace();
+    const { env } = isolatedEnv();
+    const child = spawn(
+      process.execPath,
+      [BIN, ...modelArgs(server.baseUrl), '--approval', 'never-ask'],
+      { cwd: workspace, env, stdio: 'pipe' },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const waitFor = async (pattern: RegExp): Promise<void> => {
+      const deadline = Date.now() + 60_000;
+      while (!pattern.test(out)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${out}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    try {
+      child.stdin.write('[[parent]] wait for both\n');
+      await waitFor(/↳ \[waiter #1\] bash command=until \[ -f go1 \].* · step 2 · \d+s\n/);
+      await waitFor(/↳ \[waiter #2\] bash command=until \[ -f go2 \].* · step 1 · \d+s\n/);
+      expect(out).toMatch(/↳ \[waiter #1\] started: look one\n/);
+      expect(out).toMatch(/↳ \[waiter #1\] read path=src\/add\.js · step 1 · \d+s\n/);
+      expect(out).not.toContain('\x1b['); // no cursor movement off a terminal
+      child.stdin.write('/agents watch 1\n');
+      // The transcript so far, then the watched child's results as they come.
+      await waitFor(
+        /\[waiter #1\] look one · running · step 2 · \d+s\n\s+→ read path=src\/add\.js\n\s+✓ read .*\n\s+→ bash command=until .*\nfollowing \[waiter #1\]/,
+      );
+      writeFileSync(join(workspace, 'go1'), '');
+      await waitFor(/ {6}\[waiter #1\] ✓ bash released one\n/);
+      writeFileSync(join(workspace, 'go2'), '');
+      await waitFor(/✓ \[waiter #2\] look two · completed · 2 steps · \d+s\n/);
+      await waitFor(/Both waited\./);
+      // The second child was not watched: its results are not printed line by line.
+      expect(out).not.toMatch(/\[waiter #2\] ✓ bash/);
+      child.stdin.end();
+      expect(await closed).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
       await server.close();
     }
   }, 180_000);

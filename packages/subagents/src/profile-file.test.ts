@@ -78,6 +78,12 @@ describe('parseProfileFile', () => {
     expect(SpineError.isInstance(error)).toBe(true);
   });
 
+  it("gives the YAML parser's first line without its dangling colon", () => {
+    const error = errorOf(file('name: y\ndescription: [unclosed'));
+    expect(error.message).toMatch(/invalid YAML: [^\n]*at line \d+, column \d+ \(counting from/);
+    expect(error.message).not.toMatch(/:;|:\s*\(/);
+  });
+
   it('gives a profile or a typed error for any input, never another exception', () => {
     const yamlish = fc.oneof(
       fc.string(),

@@ -110,7 +110,9 @@ export function parseProfileFile(text: string, path: string): AgentProfile {
   try {
     data = parseYaml(parts.yaml, { maxAliasCount: 50, uniqueKeys: true });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    // The parser's first line ends with a colon before its code frame; the frame is left out.
+    const first = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const reason = `${first.replace(/:\s*$/, '')} (counting from the line after the opening ---)`;
     fail(path, 'frontmatter', `invalid YAML: ${reason}`, error);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data))

@@ -33,9 +33,11 @@ function fit(text: string, width: number): string {
   return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
-/** Steps and elapsed time: `step 2 · 14s`. */
+/** The step it is in and elapsed time (`step 2 · 14s`); once it ended, its steps (`3 steps · 20s`). */
 function figures(child: ChildState, now: number): string {
-  return `step ${child.steps + (child.ended ? 0 : 1)} · ${seconds((child.ended?.at ?? now) - child.startedAt)}`;
+  const elapsed = seconds((child.ended?.at ?? now) - child.startedAt);
+  if (!child.ended) return `step ${child.steps + 1} · ${elapsed}`;
+  return `${child.steps} step${child.steps === 1 ? '' : 's'} · ${elapsed}`;
 }
 
 /** The REPL's subagent panel; see the file comment. */

@@ -63,7 +63,9 @@ export async function runSlashCommand(
     case '/exit':
       return { kind: 'quit' };
     case '/cost': {
-      const usage = active.agent.usage;
+      // Totals include the subagents' usage, like the status line.
+      const { withChildUsage } = await import('../agents/tree.js');
+      const usage = withChildUsage(active.agent.usage, active.session.events());
       print(
         `input ${usage.inputTokens} · cache hit ${usage.cacheReadTokens} · cache write ${usage.cacheWriteTokens} · output ${usage.outputTokens} · cost ${formatCost(usage.costUsd ?? 0)}`,
       );

@@ -53,6 +53,7 @@ const SCRIPTS: Record<string, ScriptedReply[]> = {
   ],
   two: [
     { toolCalls: [bash('b3', 'until [ -f go2 ]; do sleep 0.2; done; echo released two')] },
+    { toolCalls: [bash('b4', 'echo after-two')] },
     { text: 'two is done.' },
   ],
 };
@@ -109,29 +110,40 @@ describe('subagents in the REPL', () => {
         /subagent view collapsed\n\s*⋯ \[waiter #1\] look one · bash [^\n]*\n\s*⋯ \[waiter #2\] look two · bash [^\n]*$/,
       );
 
-      // A stricter policy while the children run reaches them: child one's next command asks.
+      // A stricter policy while the children run reaches them: their next commands ask. Both
+      // ask at about the same time; the questions come one after the other, each labelled.
       terminal.type('/approval ask');
       await terminal.waitFor(/approval policy set to ask/);
       writeFileSync(join(workspace, 'go1'), '');
-      await terminal.waitFor(
-        /\? \[waiter #1\] wants to run bash command=echo after-one\n.*reason: \[subagent waiter: look one\] runs a command\n.*\[o\]nce/,
-      );
-      terminal.type('o');
-      await terminal.waitFor(/allowed once/);
-      await terminal.waitFor(/✓ \[waiter #1\] look one · completed · 4 steps · \d+s/);
       writeFileSync(join(workspace, 'go2'), '');
+      const question = (n: string, word: string) =>
+        new RegExp(
+          `\\? \\[waiter #${n}\\] wants to run bash command=echo after-${word}\\n.*reason: \\[subagent waiter: look ${word}\\] runs a command\\n.*\\[o\\]nce[^\\n]*$`,
+        );
+      const first = await terminal.waitFor(/wants to run bash command=echo after-(one|two)/);
+      const firstIsOne = /wants to run bash command=echo after-one/.test(first);
+      await terminal.waitFor(firstIsOne ? question('1', 'one') : question('2', 'two'));
+      terminal.type(firstIsOne ? 'o' : 'd');
+      await terminal.waitFor(firstIsOne ? question('2', 'two') : question('1', 'one'));
+      terminal.type(firstIsOne ? 'd' : 'o');
+      // Output held back while the questions waited follows the answers, in order.
       const done = await terminal.waitFor(
-        /✓ \[waiter #2\] look two · completed[\s\S]*Both waited\.[\s\S]*context .*\n›$/,
+        /✓ \[waiter #1\] look one · completed · 4 steps[\s\S]*Both waited\.[\s\S]*context .*\n›$/,
       );
+      expect(done).toMatch(/✓ \[waiter #2\] look two · completed · 3 steps/);
+      expect(done).toMatch(/allowed once[\s\S]*denied/);
       // The panel was redrawn in place: no stale copy of a live line is left on the screen.
       expect(done).not.toMatch(/⋯ \[waiter/);
 
-      // The child's log records the person's answer (it asked, under the parent's new policy).
-      const logs = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'));
-      const asked = logs
-        .map((name) => readFileSync(join(sessionDir, name), 'utf8'))
-        .filter((text) => text.includes('echo after-one') && text.includes('"by":"user"'));
-      expect(asked).toHaveLength(1);
+      // The children's logs record the person's answers (they asked under the parent's new policy).
+      const logs = readdirSync(sessionDir)
+        .filter((name) => name.endsWith('.jsonl'))
+        .map((name) => readFileSync(join(sessionDir, name), 'utf8'));
+      const answered = (word: string) =>
+        logs.filter((text) => text.includes(`echo after-${word}`) && text.includes('"by":"user"'));
+      expect(answered('one')).toHaveLength(1);
+      expect(answered('two')).toHaveLength(1);
+      expect(readFileSync(join(workspace, 'go1'), 'utf8')).toBe(''); // read-only children
 
       terminal.type('/quit');
       await terminal.waitFor(/EXITED:0/);
@@ -180,7 +192,7 @@ describe('subagents in the REPL', () => {
       writeFileSync(join(workspace, 'go1'), '');
       await waitFor(/ {6}\[waiter #1\] ✓ bash released one\n/);
       writeFileSync(join(workspace, 'go2'), '');
-      await waitFor(/✓ \[waiter #2\] look two · completed · 2 steps · \d+s\n/);
+      await waitFor(/✓ \[waiter #2\] look two · completed · 3 steps · \d+s\n/);
       await waitFor(/Both waited\./);
       // The second child was not watched: its results are not printed line by line.
       expect(out).not.toMatch(/\[waiter #2\] ✓ bash/);

@@ -51,6 +51,8 @@ export class ChildPanel {
   #atLineStart = true;
   #watched: number | undefined;
   #ticker: ReturnType<typeof setInterval> | undefined;
+  /** Output held back while a question waits at the end of the screen. */
+  #held: string[] | undefined;
 
   constructor(
     out: NodeJS.WritableStream,
@@ -68,6 +70,10 @@ export class ChildPanel {
   /** Writes REPL output: the panel is lifted first and redrawn after a complete line. */
   write(text: string): void {
     if (text.length === 0) return;
+    if (this.#held) {
+      this.#held.push(text);
+      return;
+    }
     this.#erase();
     this.#raw(text);
     this.#atLineStart = text.endsWith('\n');
@@ -87,6 +93,25 @@ export class ChildPanel {
         return out.destroyed;
       },
     } as unknown as NodeJS.WritableStream;
+  }
+
+  /**
+   * Writes a question that waits for the person's answer and holds back all other output (other
+   * children's records, the parent's tool results) until {@link release}, so the question stays
+   * the last thing on the screen.
+   */
+  ask(question: string): void {
+    this.#held = undefined;
+    this.write(question);
+    this.#held = [];
+  }
+
+  /** The question was answered: writes `text` (the answer's note), then the held-back output. */
+  release(text = ''): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    this.write(text);
+    for (const chunk of held) this.write(chunk);
   }
 
   /** The person pressed Enter: the echoed line now sits below the panel and goes with it. */
@@ -128,6 +153,7 @@ export class ChildPanel {
 
   /** Stops drawing and following. */
   dispose(): void {
+    this.release();
     this.#erase();
     this.#unsubscribe();
     this.#stopTicker();

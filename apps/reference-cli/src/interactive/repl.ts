@@ -179,7 +179,9 @@ class Repl {
       ? childMonitorFor(this.#active.session).bySession(sessionId)
       : undefined;
     const label = child ? childLabel(child) : undefined;
-    this.#write(`\n${approvalQuestion(next.request, this.#style, label)}`);
+    const question = `\n${approvalQuestion(next.request, this.#style, label)}`;
+    if (this.#panel) this.#panel.ask(question);
+    else this.#out.write(question);
   }
 
   /** Denies every open and waiting approval question (Ctrl-C, end of the turn). */
@@ -187,6 +189,7 @@ class Repl {
     this.#approval?.resolve('deny');
     this.#approval = undefined;
     for (const waiting of this.#approvals.splice(0)) waiting.resolve('deny');
+    this.#panel?.release();
   }
 
   async #onLine(raw: string): Promise<void> {
@@ -203,15 +206,16 @@ class Repl {
       const { resolve } = this.#approval;
       this.#approval = undefined;
       const answer = parseApprovalAnswer(line);
-      this.#print(
-        this.#style.dim(
-          answer === 'deny'
-            ? 'denied'
-            : answer === 'always'
-              ? 'allowed for this session'
-              : 'allowed once',
-        ),
+      const note = this.#style.dim(
+        answer === 'deny'
+          ? 'denied'
+          : answer === 'always'
+            ? 'allowed for this session'
+            : 'allowed once',
       );
+      // The note, then whatever was held back while the question waited.
+      if (this.#panel) this.#panel.release(`${note}\n`);
+      else this.#print(note);
       resolve(answer);
       this.#nextApproval();
       return;

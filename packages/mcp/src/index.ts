@@ -43,6 +43,9 @@ export { toolPolicy } from './policy.js';
 export type { RenderToolResultOptions } from './render.js';
 export { DEFAULT_MAX_RESULT_CHARS, renderToolResult } from './render.js';
 export type { McpElicitationHandler, McpSamplingHandler } from './requests.js';
+export type { ModelSamplingHandlerOptions } from './sampling-model.js';
+export { createModelSamplingHandler } from './sampling-model.js';
+export { recordedMcpTools } from './tools-recorded.js';
 
 /** The package's version. */
 export const VERSION = '0.1.0';

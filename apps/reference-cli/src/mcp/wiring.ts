@@ -9,8 +9,6 @@ import type {
 import type { AnyToolDefinition, ModelClient, SessionEvent, SessionLog } from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
 import { configHome, type SpineConfig } from '../config/schema.js';
-import { recordedMcpTools } from './recorded.js';
-import { createSamplingAnswer } from './sampling.js';
 import { createMcpSandboxWrapper } from './sandbox.js';
 
 /** The MCP servers of one session as wired into its agent. */
@@ -200,7 +198,7 @@ export async function wireMcp(options: {
   };
   let manager: McpManager | undefined;
   if (options.recorded) {
-    const tools = recordedMcpTools(options.recorded);
+    const tools = (await import('@spine/mcp')).recordedMcpTools(options.recorded);
     prepare = async () => {
       if (registered.size === 0) sync(tools);
     };
@@ -216,7 +214,7 @@ export async function wireMcp(options: {
       },
       ...(options.session && options.model
         ? {
-            answerSampling: createSamplingAnswer({
+            answerSampling: (await import('@spine/mcp')).createModelSamplingHandler({
               model: options.model,
               session: options.session,
               position: () => position,

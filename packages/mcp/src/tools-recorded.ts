@@ -3,7 +3,13 @@ import type { AnyToolDefinition, SessionEvent, ToolResultBody, ToolSpec } from '
 /**
  * The MCP tools of a recorded session, answering every call with the result the recording holds
  * for the same call id: a rerun never starts a server, and history is never rebuilt by calling a
- * server again. A call the recording has no result for is an error result saying so.
+ * server again. A call the recording has no result for is an error result saying so. For a rerun
+ * of a recorded session (agent-loop's `rerun`): register these instead of starting servers.
+ *
+ * @example
+ * ```ts
+ * for (const tool of recordedMcpTools(recordedEvents)) runtime.register(tool);
+ * ```
  */
 export function recordedMcpTools(events: readonly SessionEvent[]): AnyToolDefinition[] {
   const specs = new Map<string, ToolSpec>();

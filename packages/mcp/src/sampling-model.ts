@@ -1,5 +1,5 @@
-import type { McpSamplingHandler } from '@spine/mcp';
 import type { Message, ModelClient, SessionLog } from '@spine/protocol';
+import type { McpSamplingHandler } from './requests.js';
 
 type SamplingResult = Awaited<ReturnType<McpSamplingHandler>>;
 
@@ -17,16 +17,33 @@ function textOf(content: unknown): string {
 
 const STOP_REASONS: Record<string, string> = { stop: 'endTurn', length: 'maxTokens' };
 
-/**
- * Answers MCP sampling requests with the session's model: the server's messages (text only) go as
- * one request without tools, and the request and the answer are recorded as `sampling/answered`
- * at the step whose tool call caused them, so the log shows everything the model produced.
- */
-export function createSamplingAnswer(options: {
+/** Options of {@link createModelSamplingHandler}. */
+export interface ModelSamplingHandlerOptions {
+  /** The model that answers, read at each request (the session may switch models). */
   model: () => { client: ModelClient; modelId: string };
-  session: SessionLog;
+  /** The session the exchange is recorded in (`sampling/answered`). */
+  session: Pick<SessionLog, 'append'>;
+  /** The turn and step whose tool call caused the request, when one is running. */
   position: () => { turn: number; step: number } | undefined;
-}): McpSamplingHandler {
+}
+
+/**
+ * Answers MCP sampling requests with the session's model: the server's messages (text only; other
+ * content becomes a `[… content not sent]` marker) go as one request without tools, and the
+ * request and the answer are recorded as `sampling/answered` at the step whose tool call caused
+ * them, so the log shows everything the model produced. For `McpManagerOptions.answerSampling`.
+ *
+ * @example
+ * ```ts
+ * const manager = createMcpManager({
+ *   servers, cwd,
+ *   answerSampling: createModelSamplingHandler({ model: () => ({ client, modelId }), session, position: () => undefined }),
+ * });
+ * ```
+ */
+export function createModelSamplingHandler(
+  options: ModelSamplingHandlerOptions,
+): McpSamplingHandler {
   return async ({ server, params, signal }): Promise<SamplingResult> => {
     const { client, modelId } = options.model();
     const sent = params.messages.map((message) => ({

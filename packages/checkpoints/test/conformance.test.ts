@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGitCheckpointStore } from '../src/index.js';
 import { checkCheckpointStore, checkpointStoreConformanceCases } from '../src/testing.js';
@@ -32,5 +34,19 @@ describe('the git checkpoint store keeps the CheckpointStore contract', () => {
     expect(report.failed.map((failure) => failure.name)).toContain(
       'restores modified, deleted and added files to the checkpoint',
     );
+  }, 120_000);
+
+  it('removes its temporary folders when the store factory throws', async () => {
+    const roots: string[] = [];
+    const report = await checkCheckpointStore({
+      store: (workspace) => {
+        roots.push(dirname(workspace));
+        throw new Error('no store today');
+      },
+    });
+    expect(report.ok).toBe(false);
+    expect(report.failed).toHaveLength(checkpointStoreConformanceCases.length);
+    expect(roots).toHaveLength(checkpointStoreConformanceCases.length);
+    expect(roots.filter((root) => existsSync(root))).toEqual([]);
   }, 120_000);
 });

@@ -28,14 +28,21 @@ async function setUp(fixture: CheckpointStoreFixture): Promise<Bench> {
   const root = await fs.mkdtemp(join(tmpdir(), 'spine-checkpoint-kit-'));
   const workspace = join(root, 'workspace');
   const directory = join(root, 'store');
-  await fs.mkdir(workspace);
-  await fs.mkdir(directory);
-  await fs.writeFile(join(workspace, 'a.txt'), 'alpha\n');
-  await fs.mkdir(join(workspace, 'src'));
-  await fs.writeFile(join(workspace, 'src', 'b.bin'), Buffer.from([0, 1, 2, 255, 10, 13]));
-  await fs.writeFile(join(workspace, '.gitignore'), 'ignored/\n');
-  const store = await works(() => fixture.store(workspace, directory), 'making the store');
-  return { root, store, workspace, path: (relative) => join(workspace, relative) };
+  try {
+    await fs.mkdir(workspace);
+    await fs.mkdir(directory);
+    await fs.writeFile(join(workspace, 'a.txt'), 'alpha\n');
+    await fs.mkdir(join(workspace, 'src'));
+    await fs.writeFile(join(workspace, 'src', 'b.bin'), Buffer.from([0, 1, 2, 255, 10, 13]));
+    await fs.writeFile(join(workspace, '.gitignore'), 'ignored/\n');
+    const store = await works(() => fixture.store(workspace, directory), 'making the store');
+    return { root, store, workspace, path: (relative) => join(workspace, relative) };
+  } catch (error) {
+    // The case never starts, so its cleanup never runs: remove the folder here (a factory that
+    // throws left one spine-checkpoint-kit-* folder per case behind).
+    await fs.rm(root, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 async function readOrUndefined(path: string): Promise<string | undefined> {

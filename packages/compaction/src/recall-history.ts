@@ -1,4 +1,11 @@
-import type { SessionEvent, SessionLog, ToolDefinition, ToolOutput } from '@spine/protocol';
+import type {
+  SessionEvent,
+  SessionLog,
+  SessionRange,
+  ToolDefinition,
+  ToolOutput,
+} from '@spine/protocol';
+import { eventsIn, type StreamingSessionLog } from './internal/recall-read.js';
 import { isToolOutput, pageOfEvent, renderEvent } from './internal/recall-render.js';
 import {
   isCheckpointEvent,
@@ -38,8 +45,12 @@ export interface RecallHistoryArgs {
 
 /** Options of {@link createRecallHistoryTool}. */
 export interface RecallHistoryOptions {
-  /** The session whose log is recalled. */
-  session: SessionLog;
+  /**
+   * The session whose log is recalled. With `readEvents` (session-log's `Session` has it), the
+   * log is streamed, older events from the store, so a lazily opened session recalls events it
+   * does not hold; without, `events()` is read.
+   */
+  session: SessionLog & { readEvents?(range: SessionRange): AsyncIterable<SessionEvent> };
   /** Cap on the characters returned (default 24 000). */
   maxChars?: number;
   /** Cap on the characters of one event when several are returned (default 6 000). */
@@ -121,46 +132,86 @@ export function createRecallHistoryTool(
       }
       let covered: Set<number> | undefined;
       if (args.compactionId !== undefined) {
-        covered = coveredBy(session, args.compactionId);
+        covered = await coveredBy(session, args.compactionId);
         if (!covered) {
           return { content: `No committed compaction has id ${args.compactionId}.`, isError: true };
         }
       }
-      const from = args.seq ?? args.seqFrom ?? (covered ? Math.min(...covered) : 1);
-      const to = args.seq ?? args.seqTo ?? (covered ? Math.max(...covered) : session.lastSeq);
-      const candidates = session
-        .events({ from, to })
-        .filter((event) => isMessageEvent(event) || isToolOutput(event));
+      const from = args.seq ?? args.seqFrom ?? (covered ? least(covered) : 1);
+      const to = args.seq ?? args.seqTo ?? (covered ? greatest(covered) : session.lastSeq);
+      // The log is streamed (twice with a path: first for the calls that mention it), and only
+      // what is returned is kept: a recall over a long range does not hold the range.
       const pathCalls =
-        args.path === undefined ? undefined : callsMentioning(candidates, args.path);
-      const matches = candidates.filter((event) =>
-        matchesFilters(session, event, args, { covered, pathCalls }),
-      );
-      if (matches.length === 0) {
-        return { content: 'No events match these filters.', meta: { recalledSeqs: [] } };
+        args.path === undefined ? undefined : await callsMentioning(session, from, to, args.path);
+      const answer = new RecallAnswer(session, maxChars, maxEventChars);
+      for await (const event of eventsIn(session, from, to)) {
+        if (!(isMessageEvent(event) || isToolOutput(event))) continue;
+        if (matchesFilters(session, event, args, { covered, pathCalls })) answer.add(event);
       }
-      const perEvent = matches.length === 1 ? maxChars : maxEventChars;
-      const parts: string[] = [];
-      const recalled: number[] = [];
-      let used = 0;
-      for (const event of matches) {
-        const text = renderEvent(session, event, perEvent, matches.length === 1);
-        if (used + text.length > maxChars && parts.length > 0) break;
-        parts.push(text);
-        recalled.push(event.seq);
-        used += text.length;
-      }
-      const left = matches.length - recalled.length;
-      const more =
-        left > 0
-          ? `\n\n[${left} more matching events not shown; narrow with seqFrom=${(matches[recalled.length] as SessionEvent).seq} or a smaller range]`
-          : '';
-      return {
-        content: `Recalled ${recalled.length} of ${matches.length} events from the session log.\n\n${parts.join('\n\n')}${more}`,
-        meta: { recalledSeqs: recalled, truncated: left > 0 },
-      };
+      return answer.output();
     },
   };
+}
+
+/**
+ * The answer to a recall, built as matching events stream by: each is rendered while the
+ * `maxChars` budget lasts (the first waits for a second, since a lone match gets the whole
+ * budget), the rest are only counted.
+ */
+class RecallAnswer {
+  private readonly parts: string[] = [];
+  private readonly recalled: number[] = [];
+  private used = 0;
+  private matched = 0;
+  private first: SessionEvent | undefined;
+  private full = false;
+  private nextSeq: number | undefined;
+
+  constructor(
+    private readonly session: SessionLog,
+    private readonly maxChars: number,
+    private readonly maxEventChars: number,
+  ) {}
+
+  add(event: SessionEvent): void {
+    this.matched++;
+    if (this.matched === 1) {
+      this.first = event;
+      return;
+    }
+    if (this.matched === 2) this.render(this.first as SessionEvent, this.maxEventChars, false);
+    this.render(event, this.maxEventChars, false);
+  }
+
+  private render(event: SessionEvent, limit: number, alone: boolean): void {
+    if (this.full) return;
+    const text = renderEvent(this.session, event, limit, alone);
+    if (this.used + text.length > this.maxChars && this.parts.length > 0) {
+      this.full = true;
+      this.nextSeq = event.seq;
+      return;
+    }
+    this.parts.push(text);
+    this.recalled.push(event.seq);
+    this.used += text.length;
+  }
+
+  output(): ToolOutput {
+    if (this.matched === 0) {
+      return { content: 'No events match these filters.', meta: { recalledSeqs: [] } };
+    }
+    if (this.matched === 1) this.render(this.first as SessionEvent, this.maxChars, true);
+    const { parts, recalled, matched } = this;
+    const left = matched - recalled.length;
+    const more =
+      left > 0
+        ? `\n\n[${left} more matching events not shown; narrow with seqFrom=${this.nextSeq} or a smaller range]`
+        : '';
+    return {
+      content: `Recalled ${recalled.length} of ${matched} events from the session log.\n\n${parts.join('\n\n')}${more}`,
+      meta: { recalledSeqs: recalled, truncated: left > 0 },
+    };
+  }
 }
 
 interface FilterSets {
@@ -168,9 +219,14 @@ interface FilterSets {
   pathCalls: Set<string> | undefined;
 }
 
-function callsMentioning(events: readonly SessionEvent[], path: string): Set<string> {
+async function callsMentioning(
+  session: StreamingSessionLog,
+  from: number,
+  to: number,
+  path: string,
+): Promise<Set<string>> {
   const ids = new Set<string>();
-  for (const event of events) {
+  for await (const event of eventsIn(session, from, to, ['assistant/message'])) {
     for (const call of toolCallsOfEvent(event)) if (call.arguments.includes(path)) ids.add(call.id);
   }
   return ids;
@@ -225,19 +281,42 @@ function matchesFilters(
   return true;
 }
 
-function coveredBy(session: SessionLog, compactionId: number): Set<number> | undefined {
-  for (const event of session.events({ from: compactionId })) {
-    if (
-      event.type === 'user/message' &&
-      event.sourceEventSeqs?.[0] === compactionId &&
-      event.surfaceOp?.op === 'replace'
-    ) {
-      const seqs = event.sourceEventSeqs.slice(1).filter((seq) => {
-        const covered = session.get(seq);
-        return covered !== undefined && isMessageEvent(covered);
-      });
-      return seqs.length > 0 ? new Set(seqs) : undefined;
+/**
+ * The message events a committed compaction replaced: found from its checkpoint (the
+ * `user/message` that replaced the region, naming the compaction first in `sourceEventSeqs`).
+ */
+async function coveredBy(
+  session: StreamingSessionLog,
+  compactionId: number,
+): Promise<Set<number> | undefined> {
+  let sources: number[] | undefined;
+  for await (const event of eventsIn(session, compactionId, session.lastSeq, ['user/message'])) {
+    if (event.sourceEventSeqs?.[0] === compactionId && event.surfaceOp?.op === 'replace') {
+      sources = event.sourceEventSeqs.slice(1);
+      break;
     }
   }
-  return undefined;
+  if (!sources || sources.length === 0) return undefined;
+  const wanted = new Set(sources);
+  const seqs = new Set<number>();
+  const low = least(sources);
+  const high = greatest(sources);
+  for await (const event of eventsIn(session, low, high)) {
+    if (wanted.has(event.seq) && isMessageEvent(event)) seqs.add(event.seq);
+  }
+  return seqs.size > 0 ? seqs : undefined;
+}
+
+/** The smallest of `seqs` (a set can be too large to spread into `Math.min`). */
+function least(seqs: Iterable<number>): number {
+  let found = Number.POSITIVE_INFINITY;
+  for (const seq of seqs) if (seq < found) found = seq;
+  return found;
+}
+
+/** The largest of `seqs`. */
+function greatest(seqs: Iterable<number>): number {
+  let found = Number.NEGATIVE_INFINITY;
+  for (const seq of seqs) if (seq > found) found = seq;
+  return found;
 }

@@ -1,5 +1,6 @@
 import type { SessionEvent, SessionLog, ToolOutput } from '@spine/protocol';
 import type { RecallHistoryArgs } from '../recall-history.js';
+import { eventAt, type StreamingSessionLog } from './recall-read.js';
 import { clip, isMessageEvent, messagesOfEvent, renderMessages } from './render.js';
 
 /** A `tool/output` event: the whole output of a tool whose result was cut to fit the window. */
@@ -74,11 +75,11 @@ export function renderEvent(
  * text (for `tool/output`, the tool's output exactly), with a heading that gives the range and a
  * note naming the next offset while text is left.
  */
-export function pageOfEvent(
-  session: SessionLog,
+export async function pageOfEvent(
+  session: StreamingSessionLog,
   args: RecallHistoryArgs,
   maxChars: number,
-): ToolOutput {
+): Promise<ToolOutput> {
   const others = Object.entries(args).filter(
     ([key, value]) => value !== undefined && !['seq', 'offset', 'length'].includes(key),
   );
@@ -88,7 +89,7 @@ export function pageOfEvent(
       isError: true,
     };
   }
-  const event = session.get(args.seq);
+  const event = await eventAt(session, args.seq);
   if (!event || !(isMessageEvent(event) || isToolOutput(event))) {
     return {
       content: `Event #${args.seq} is not a conversation event or tool output in this session log.`,

@@ -4,6 +4,10 @@
 // each figure is the median over the rounds of its tree, and the table shows the change.
 //
 //   node scripts/bench-compare.mjs --before <dir> --after <dir> [--rounds 3] [--only <substring>]
+//     [--env NAME=VALUE …]
+// --env sets a variable for every bench run of both trees, e.g. SPINE_BENCH_CHAIN=off and
+// SPINE_BENCH_SNAPSHOTS=off (the session-log benches then append and open without the chain and
+// the automatic snapshots; a tree whose benches do not know a variable ignores it).
 //
 // Each tree needs its dependencies installed and its packages built (the benches import sibling
 // packages from their dist). Example, comparing a past commit with HEAD:
@@ -22,8 +26,19 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     limit: { type: 'string', default: '5' },
     only: { type: 'string', default: '' },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
+const extraEnv = Object.fromEntries(
+  values.env.map((pair) => {
+    const at = pair.indexOf('=');
+    if (at <= 0) {
+      console.error(`--env ${pair}: expected NAME=VALUE`);
+      process.exit(2);
+    }
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 if (!values.before) {
   console.error('usage: node scripts/bench-compare.mjs --before <dir> --after <dir> [--rounds N]');
   process.exit(2);
@@ -98,6 +113,7 @@ for (const [name, dir] of Object.entries(trees)) {
 function runBench(dir, file) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', file], {
     cwd: dir,
+    env: { ...process.env, ...extraEnv },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 64 * 1024 * 1024,
@@ -160,8 +176,12 @@ const lines = [
       `| ${row.figure} | ${format(row.before)} | ${format(row.after)} | ${row.changePercent > 0 ? '+' : ''}${row.changePercent}% | ${row.ok ? 'yes' : 'NO'} |`,
   ),
 ];
-console.log(`medians of ${rounds} alternating rounds per tree\n`);
+console.log(
+  `medians of ${rounds} alternating rounds per tree${values.env.length ? ` (${values.env.join(' ')})` : ''}\n`,
+);
 console.log(lines.join('\n'));
 const pass = rows.every((row) => row.ok);
-console.log(JSON.stringify({ bench: 'compare', rounds, limitPercent: limit, rows, pass }));
+console.log(
+  JSON.stringify({ bench: 'compare', rounds, limitPercent: limit, env: extraEnv, rows, pass }),
+);
 process.exit(pass ? 0 : 1);

@@ -70,7 +70,12 @@ async function measureReady(round: number, lines: readonly string[]): Promise<vo
 
 async function measureSpine(round: number): Promise<void> {
   const session = await Session.create({
-    store: createJsonlStore({ dir, fsync: 'never' }),
+    store: createJsonlStore({
+      dir,
+      fsync: 'never',
+      // SPINE_BENCH_CHAIN=off (scripts/bench-compare.mjs --env) measures without the chain.
+      ...(process.env.SPINE_BENCH_CHAIN === 'off' ? { chain: false } : {}),
+    }),
     id: `spine-${round}`,
     // Appends with the tamper-evident chain on (the store's default). Every appended event is
     // on the surface here (10 MB), so the snapshot close would write is a cost of its own,

@@ -14,12 +14,20 @@ const gc = (globalThis.gc ?? runInNewContext('gc')) as () => void;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-open-'));
 // Removed however the run ends, even on a failure part-way.
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-const store = createJsonlStore({ dir, fsync: 'never' });
+// SPINE_BENCH_CHAIN=off / SPINE_BENCH_SNAPSHOTS=off (scripts/bench-compare.mjs --env) measure
+// without the tamper-evident chain / the automatic snapshots, to tell their cost from the rest.
+const store = createJsonlStore({
+  dir,
+  fsync: 'never',
+  ...(process.env.SPINE_BENCH_CHAIN === 'off' ? { chain: false } : {}),
+});
+const snapshotOption =
+  process.env.SPINE_BENCH_SNAPSHOTS === 'off' ? { snapshots: false as const } : {};
 const text = (i: number): string => `event ${i} `.padEnd(1024, 'lorem ipsum dolor sit amet ');
 
 /** Writes a session of `count` events: user messages, assistant tool calls and their results. */
 async function build(id: string, count: number): Promise<void> {
-  const session = await Session.create({ store, id });
+  const session = await Session.create({ store, id, ...snapshotOption });
   let turn = 0;
   while (session.lastSeq < count) {
     const seq = session.lastSeq;
@@ -70,7 +78,7 @@ function readAndParse(path: string): number {
 
 async function openSession(id: string): Promise<number> {
   const start = performance.now();
-  const session = await Session.open({ store, id });
+  const session = await Session.open({ store, id, ...snapshotOption });
   const elapsed = performance.now() - start;
   await session.close();
   return elapsed;
@@ -78,7 +86,7 @@ async function openSession(id: string): Promise<number> {
 
 /** Median time of deriveMessages() right after one append, over `rounds` appends. */
 async function deriveAfterAppend(id: string, rounds: number): Promise<number> {
-  const session = await Session.open({ store, id });
+  const session = await Session.open({ store, id, ...snapshotOption });
   session.deriveMessages();
   const samples: number[] = [];
   for (let i = 0; i < rounds; i++) {

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   CancellationTokenSource,
@@ -132,24 +135,29 @@ export class LspClient {
   /** Spawns and initializes a server. */
   static async start(options: LspClientOptions): Promise<LspClient> {
     const { config, command, cwd } = options;
+    // typescript-language-server makes a folder (32 hex digits) in the temporary directory for its
+    // cancellation files on every start and never removes it: each server gets a private TMPDIR,
+    // removed when it exits.
+    const tempFolder = mkdtempSync(join(tmpdir(), 'spine-lsp-'));
     const child = spawn(command, config.args ?? [], {
       cwd,
-      env: { ...process.env, ...config.env },
+      env: { ...process.env, TMPDIR: tempFolder, ...config.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
-      child.once('error', (error) =>
+      child.once('error', (error) => {
+        rmSync(tempFolder, { recursive: true, force: true });
         reject(
           new LspFailedError({
             serverId: config.id,
             message: `Cannot start ${command}: ${error.message}; check that it is installed`,
             cause: error,
           }),
-        ),
-      );
+        );
+      });
     });
-    killOnProcessExit(child);
+    killOnProcessExit(child, tempFolder);
     const connection = createMessageConnection(
       new StreamMessageReader(child.stdout!),
       new StreamMessageWriter(child.stdin!),

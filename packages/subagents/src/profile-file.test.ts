@@ -78,6 +78,22 @@ describe('parseProfileFile', () => {
     expect(SpineError.isInstance(error)).toBe(true);
   });
 
+  it('prints no process warnings for odd YAML (a CLI user sees only the profile error)', async () => {
+    const warnings: string[] = [];
+    const collect = (warning: Error): void => {
+      warnings.push(warning.message);
+    };
+    process.on('warning', collect);
+    try {
+      parseProfileFile(file('name: a\ndescription: !odd d'), 'w.md');
+      errorOf('%N\n---\nname: a\ndescription: d\n---\nbody');
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', collect);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it("gives the YAML parser's first line without its dangling colon", () => {
     const error = errorOf(file('name: y\ndescription: [unclosed'));
     expect(error.message).toMatch(/invalid YAML: [^\n]*at line \d+, column \d+ \(counting from/);

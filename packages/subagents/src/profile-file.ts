@@ -108,7 +108,7 @@ export function parseProfileFile(text: string, path: string): AgentProfile {
     );
   let data: unknown;
   try {
-    data = parseYaml(parts.yaml, { maxAliasCount: 50, uniqueKeys: true });
+    data = parseYaml(parts.yaml, { maxAliasCount: 50, uniqueKeys: true, logLevel: 'error' });
   } catch (error) {
     // The parser's first line ends with a colon before its code frame; the frame is left out.
     const first = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);

@@ -91,6 +91,90 @@ export interface JsonlReadOptions {
   fromSeq?: number;
 }
 
+/** What a {@link scanEvents} run has seen so far; complete once the scan has ended. */
+interface ScanState {
+  /** The seq the next non-empty line holds. */
+  nextSeq: number;
+  /** Bytes holding committed events (a torn or unparseable last line is left out). */
+  validBytes: number;
+  /** The chain value of the last event yielded ('' when it carries none). */
+  chainHead: string;
+  /** The file's size when the scan began (what it reads up to). */
+  size: number;
+}
+
+/**
+ * The one line-block loop both readers share: the events on the whole lines of a file from
+ * `startOffset`, in order. Each chunk is cut after its last newline (the rest is carried into the
+ * next one); lines before `fromSeq` are only counted (one event per non-empty line, gapless
+ * seqs), later ones are decoded one at a time (a line of ASCII stays a one-byte string, which
+ * JSON.parse reads faster than a slice of a chunk holding any other character), parsed and
+ * structurally checked. An unparseable line followed by another line throws; as the last line
+ * it ends the scan with `validBytes` at its start (a torn write). `types` (when given) shares
+ * repeated strings between the events kept (see compactEvent).
+ *
+ * @throws {SessionCorruptError} naming the file and line.
+ */
+function* scanEvents(
+  path: string,
+  fd: number,
+  options: JsonlReadOptions,
+  state: ScanState,
+  types?: Map<string, string>,
+): Generator<SessionEvent, void, undefined> {
+  const startSeq = options.startSeq ?? 1;
+  const fromSeq = Math.max(options.fromSeq ?? 1, startSeq);
+  // Lines are counted from the start offset, which holds `startSeq`; `line` names them in errors.
+  let line = startSeq - 1;
+  let bad: { line: number; start: number; reason: string } | undefined;
+  // The file offset of the current chunk's first byte.
+  let base = options.startOffset ?? 0;
+  state.size = fstatSync(fd).size;
+  const chunks = new ChunkReader(fd, state.size, base);
+  for (;;) {
+    const data = chunks.next();
+    if (data === undefined) break;
+    const last = data.lastIndexOf(NEWLINE);
+    if (last < 0) {
+      chunks.carry(0);
+      continue;
+    }
+    chunks.carry(last + 1);
+    let start = 0;
+    while (start <= last) {
+      const newline = data.indexOf(NEWLINE, start);
+      line++;
+      if (newline === start) {
+        start++;
+        continue;
+      }
+      if (bad) throw new SessionCorruptError({ file: path, line: bad.line, reason: bad.reason });
+      if (state.nextSeq < fromSeq) {
+        state.nextSeq++;
+        start = newline + 1;
+        continue;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(data.toString('utf8', start, newline));
+      } catch (error) {
+        bad = { line, start: base + start, reason: `not valid JSON (${(error as Error).message})` };
+        start = newline + 1;
+        continue;
+      }
+      const problem = structuralProblem(value, state.nextSeq);
+      if (problem) throw new SessionCorruptError({ file: path, line, reason: problem });
+      state.chainHead = takeChain(value);
+      if (types) compactEvent(value as SessionEvent, types);
+      state.nextSeq++;
+      start = newline + 1;
+      yield value as SessionEvent;
+    }
+    base += last + 1;
+  }
+  state.validBytes = bad ? bad.start : base;
+}
+
 /**
  * Reads a JSONL session file in chunks (never holding the raw text and the parsed events at
  * once), checking each kept event's structure and seq. Lines before `fromSeq` are skipped at the
@@ -102,88 +186,28 @@ export interface JsonlReadOptions {
 export function readJsonlEvents(path: string, options: JsonlReadOptions = {}): JsonlReadResult {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
-    const startOffset = options.startOffset ?? 0;
-    const startSeq = options.startSeq ?? 1;
-    const fromSeq = Math.max(options.fromSeq ?? 1, startSeq);
+    const state: ScanState = {
+      nextSeq: options.startSeq ?? 1,
+      validBytes: 0,
+      chainHead: '',
+      size: 0,
+    };
     const events: SessionEvent[] = [];
-    const types = new Map<string, string>();
-    let consumed = startOffset;
-    // Lines and seqs are counted from the start offset; `line` names lines for errors.
-    let line = startSeq - 1;
-    let nextSeq = startSeq;
-    let chainHead = '';
-    let bad: { line: number; start: number; reason: string } | undefined;
-    const chunks = new ChunkReader(fd, size, startOffset);
-    for (;;) {
-      const data = chunks.next();
-      if (data === undefined) break;
-      const last = data.lastIndexOf(NEWLINE);
-      if (last < 0) {
-        chunks.carry(0);
-        continue;
-      }
-      chunks.carry(last + 1);
-      // Skip whole lines before fromSeq without decoding them.
-      let skipped = 0;
-      while (nextSeq < fromSeq && skipped <= last) {
-        const newline = data.indexOf(NEWLINE, skipped);
-        line++;
-        if (newline > skipped) nextSeq++;
-        skipped = newline + 1;
-      }
-      if (skipped > last) {
-        consumed += last + 1;
-        continue;
-      }
-      const text = data.toString('utf8', skipped, last);
-      const textStart = consumed + skipped;
-      let start = 0;
-      for (;;) {
-        const newline = text.indexOf('\n', start);
-        const end = newline < 0 ? text.length : newline;
-        line++;
-        if (end > start) {
-          if (bad) {
-            throw new SessionCorruptError({ file: path, line: bad.line, reason: bad.reason });
-          }
-          let value: unknown;
-          let parsed = true;
-          try {
-            value = JSON.parse(text.slice(start, end));
-          } catch (error) {
-            parsed = false;
-            const lineStart = textStart + Buffer.byteLength(text.slice(0, start));
-            bad = {
-              line,
-              start: lineStart,
-              reason: `not valid JSON (${(error as Error).message})`,
-            };
-          }
-          if (parsed) {
-            const problem = structuralProblem(value, nextSeq);
-            if (problem) throw new SessionCorruptError({ file: path, line, reason: problem });
-            chainHead = takeChain(value);
-            compactEvent(value as SessionEvent, types);
-            events.push(value as SessionEvent);
-            nextSeq++;
-          }
-        }
-        if (newline < 0) break;
-        start = newline + 1;
-      }
-      consumed += last + 1;
-    }
-    let validBytes = consumed;
-    if (bad) validBytes = bad.start;
-    if (nextSeq === 1) {
+    for (const event of scanEvents(path, fd, options, state, new Map())) events.push(event);
+    if (state.nextSeq === 1) {
       throw new SessionCorruptError({
         file: path,
-        line: bad?.line ?? 1,
+        line: 1,
         reason: 'no complete session/header: the file is empty or not a Spine session',
       });
     }
-    return { events, size, validBytes, lastSeq: nextSeq - 1, chainHead };
+    return {
+      events,
+      size: state.size,
+      validBytes: state.validBytes,
+      lastSeq: state.nextSeq - 1,
+      chainHead: state.chainHead,
+    };
   } finally {
     closeSync(fd);
   }
@@ -240,58 +264,24 @@ export interface JsonlRangeOptions extends JsonlReadOptions {
  * @throws {SessionCorruptError} for damaged data inside the range.
  */
 export function* readJsonlRange(path: string, options: JsonlRangeOptions): Generator<SessionEvent> {
+  const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  if (limit <= 0 || toSeq < Math.max(options.fromSeq ?? 1, options.startSeq ?? 1)) return;
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
-    const fromSeq = Math.max(options.fromSeq ?? 1, options.startSeq ?? 1);
-    const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
-    const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    if (limit <= 0 || toSeq < fromSeq) return;
-    let nextSeq = options.startSeq ?? 1;
+    const state: ScanState = {
+      nextSeq: options.startSeq ?? 1,
+      validBytes: 0,
+      chainHead: '',
+      size: 0,
+    };
     let yielded = 0;
-    let bad: { seq: number; reason: string } | undefined;
-    const chunks = new ChunkReader(fd, size, options.startOffset ?? 0);
-    for (;;) {
-      const data = chunks.next();
-      if (data === undefined) break;
-      const last = data.lastIndexOf(NEWLINE);
-      if (last < 0) {
-        chunks.carry(0);
-        continue;
+    for (const event of scanEvents(path, fd, options, state)) {
+      if (!options.types || options.types.has(event.type)) {
+        yield event;
+        if (++yielded >= limit) return;
       }
-      chunks.carry(last + 1);
-      let start = 0;
-      while (start <= last) {
-        const newline = data.indexOf(NEWLINE, start);
-        if (newline === start) {
-          start++;
-          continue;
-        }
-        if (bad) throw new SessionCorruptError({ file: path, line: bad.seq, reason: bad.reason });
-        if (nextSeq >= fromSeq) {
-          let value: unknown;
-          try {
-            value = JSON.parse(data.toString('utf8', start, newline));
-          } catch (error) {
-            bad = { seq: nextSeq, reason: `not valid JSON (${(error as Error).message})` };
-            start = newline + 1;
-            continue;
-          }
-          const problem = structuralProblem(value, nextSeq);
-          if (problem)
-            throw new SessionCorruptError({ file: path, line: nextSeq, reason: problem });
-          const event = value as SessionEvent;
-          takeChain(event);
-          if (!options.types || options.types.has(event.type)) {
-            yield event;
-            yielded++;
-            if (yielded >= limit) return;
-          }
-          if (nextSeq >= toSeq) return;
-        }
-        nextSeq++;
-        start = newline + 1;
-      }
+      if (event.seq >= toSeq) return;
     }
   } finally {
     closeSync(fd);

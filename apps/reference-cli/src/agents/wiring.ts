@@ -4,13 +4,7 @@
 // and protected paths), for the child's sandbox mode and the parent's approval policy in force.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type {
-  AnyToolDefinition,
-  SandboxMode,
-  SessionLog,
-  Summarizer,
-  ToolRunOptions,
-} from '@spine/protocol';
+import type { AnyToolDefinition, SessionLog, Summarizer, ToolRunOptions } from '@spine/protocol';
 import type { AgentProfile } from '@spine/subagents';
 import type {
   ApprovalPolicy,
@@ -79,8 +73,7 @@ export interface SubagentWiring {
 
 /**
  * Builds the `task` tool for the parent's runtime. Children use the parent's approval policy in
- * force (a `/approval` change reaches running children too), the parent's sandbox or narrower (a
- * stricter `/sandbox` reaches running children), and the parent's approval callback, which shows
+ * force (a `/approval` change reaches running children too), the parent's sandbox or narrower, and the parent's approval callback, which shows
  * each question labelled with the child. Progress goes to the session's {@link childMonitorFor}.
  */
 export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefinition> {
@@ -88,22 +81,15 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
   const { config, cwd, runtime, toolRuntime, compactionPkg, agentLoop, model } = wiring;
   const profiles = await loadCliProfiles(cwd, wiring.warn);
   let approval: ApprovalPolicyName | ApprovalPolicy = config.approval;
-  // Running children's runtimes, with the sandbox each started in (the parent's or narrower).
-  const live = new Map<string, { tools: ToolRuntime; sandbox: SandboxMode }>();
-  // `/approval` and `/sandbox` reach running children: the runtime is the CLI's own object, so its
-  // setters are wrapped here. A child follows the parent's policy now (never broader than the
-  // parent), and its sandbox narrows with the parent's but never widens past where it started.
+  // Running children's runtimes, by child session id.
+  const live = new Map<string, ToolRuntime>();
+  // `/approval` reaches running children: the runtime is the CLI's own object, so its setter is
+  // wrapped here. A child follows the parent's policy now, never a broader one.
   const setApproval = runtime.setApproval.bind(runtime);
   runtime.setApproval = (policy) => {
     approval = policy;
     setApproval(policy);
-    for (const child of live.values()) child.tools.setApproval(policy);
-  };
-  const setSandbox = runtime.setSandbox.bind(runtime);
-  runtime.setSandbox = (mode) => {
-    setSandbox(mode);
-    for (const child of live.values())
-      child.tools.setSandbox(subagents.narrowerSandbox(mode, child.sandbox));
+    for (const tools of live.values()) tools.setApproval(policy);
   };
   // The REPL's live view of children (agents/monitor.ts); also ends a child's approval tracking.
   const monitor = childMonitorFor(wiring.session);
@@ -146,7 +132,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
       });
-      live.set(child.sessionId, { tools, sandbox: child.sandbox });
+      live.set(child.sessionId, tools);
       return tools;
     },
     preparePrompt: (prompt, child) => {

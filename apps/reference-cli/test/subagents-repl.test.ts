@@ -131,7 +131,8 @@ describe('subagents in the REPL', () => {
         /✓ \[waiter #1\] look one · completed · 4 steps[\s\S]*Both waited\.[\s\S]*context .*\n›$/,
       );
       expect(done).toMatch(/✓ \[waiter #2\] look two · completed · 3 steps/);
-      expect(done).toMatch(/allowed once[\s\S]*denied/);
+      expect(done).toMatch(/\[d\]eny › o\nallowed once\n/);
+      expect(done).toMatch(/\[d\]eny › d\ndenied\n/);
       // The panel was redrawn in place: no stale copy of a live line is left on the screen.
       expect(done).not.toMatch(/⋯ \[waiter/);
 

@@ -194,9 +194,17 @@ describe('subagents in the REPL', () => {
       await waitFor(/ {6}\[waiter #1\] ✓ bash released one\n/);
       writeFileSync(join(workspace, 'go2'), '');
       await waitFor(/✓ \[waiter #2\] look two · completed · 3 steps · \d+s\n/);
-      await waitFor(/Both waited\./);
+      await waitFor(/Both waited\.\n.*context .* · cost \$[\d.]+ · workspace-write\n/);
       // The second child was not watched: its results are not printed line by line.
       expect(out).not.toMatch(/\[waiter #2\] ✓ bash/);
+      // Reopened, the session's earlier children are found in its log by their numbers.
+      const sessionId = /session (\S+) · \/help/.exec(out)?.[1] as string;
+      child.stdin.write(`/resume ${sessionId}\n`);
+      await waitFor(new RegExp(`resumed ${sessionId}; now in ${sessionId}`));
+      child.stdin.write('/agents watch 2\n');
+      await waitFor(
+        /subagent #2 ran before this session was opened here; spine show [0-9a-f-]{36} shows it\n/,
+      );
       child.stdin.end();
       expect(await closed).toBe(0);
     } finally {

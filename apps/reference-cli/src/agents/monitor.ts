@@ -151,3 +151,13 @@ export function childMonitorFor(session: SessionLog): ChildMonitor {
   }
   return monitor;
 }
+
+/** The session id of the session's `number`th child (1-based, in `agent/child/start` order). */
+export function childSessionAt(session: SessionLog, number: number): string | undefined {
+  let seen = 0;
+  for (const event of session.events()) {
+    if (event.type !== 'agent/child/start') continue;
+    if (++seen === number) return (event.body as { sessionId?: string }).sessionId;
+  }
+  return undefined;
+}

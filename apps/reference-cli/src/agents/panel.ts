@@ -4,8 +4,16 @@
 // Everything else the REPL prints passes through `write`, which lifts the panel first and puts it
 // back after a complete line (never while a question waits at the end of a line). Not on a
 // terminal: plain appended lines as children start, call tools and end.
+import type { SessionLog } from '@spine/protocol';
 import type { Style } from '../present/style.js';
-import { type ChildMonitor, type ChildState, childLabel, type MonitorEvent } from './monitor.js';
+import { visibleText } from '../present/terminal-text.js';
+import {
+  type ChildMonitor,
+  type ChildState,
+  childLabel,
+  childSessionAt,
+  type MonitorEvent,
+} from './monitor.js';
 
 /** Transcript lines shown under an expanded child on a terminal. */
 const EXPANDED_LINES = 10;
@@ -20,6 +28,8 @@ export interface ChildPanelOptions {
   columns: () => number;
   /** Called after the panel was redrawn (the REPL re-shows a half-typed input line). */
   afterDraw?: () => void;
+  /** The parent session: children from before this process are found in its log. */
+  session?: SessionLog;
 }
 
 function seconds(ms: number): string {
@@ -133,7 +143,12 @@ export class ChildPanel {
     }
     const child = this.#monitor.byNumber(number);
     if (!child) {
-      this.write(style.red(`no subagent #${number} has run in this session yet\n`));
+      const earlier = this.#options.session && childSessionAt(this.#options.session, number);
+      this.write(
+        earlier
+          ? `subagent #${number} ran before this session was opened here; spine show ${visibleText(earlier)} shows it\n`
+          : style.red(`no subagent #${number} has run in this session yet\n`),
+      );
       return;
     }
     this.#watched = number;

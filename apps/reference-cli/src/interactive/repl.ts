@@ -122,6 +122,7 @@ class Repl {
     const panel = new ChildPanel(this.#out, this.#style, childMonitorFor(active.session), {
       tty: Boolean(this.#out.isTTY),
       columns: () => this.#out.columns ?? 80,
+      session: active.session,
       // A half-typed line was cleared with the old panel: show it again below the new one.
       afterDraw: () => {
         if (this.#rl?.line) this.#rl.prompt(true);

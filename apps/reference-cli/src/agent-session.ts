@@ -4,8 +4,8 @@ import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { SessionInUseError, SessionNotFoundError } from './errors.js';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
+import { SESSION_TOTALS, sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
-import { totalUsage } from './present/transcript.js';
 import { exitCodeOf } from './report-error.js';
 import { newSessionId, writeSessionIndex } from './session-index.js';
 import { storeFor } from './store.js';
@@ -72,13 +72,14 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     });
     session = await openForCli(store, options.resumeId, config.sessionDir);
     if (options.onEvent && options.includeExisting)
-      for (const event of session.events()) options.onEvent(event);
+      for await (const event of session.readEvents({ fromSeq: 1 })) options.onEvent(event);
   } else {
     session = await Session.create({
       store,
       id: options.sessionId ?? newSessionId(),
       cwd,
       model: `${model.provider}/${model.modelId}`,
+      projections: [SESSION_TOTALS],
       ...(options.title ? { title: options.title.slice(0, 120) } : {}),
     });
     if (options.onEvent) for (const event of session.events()) options.onEvent(event);
@@ -116,10 +117,11 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       finished = true;
       try {
         await wired.hooks.fire('stop', { reason });
-        const { withChildUsage } = await import('./agents/tree.js');
-        const usage = withChildUsage(totalUsage(session.events()), session.events());
-        const turns = session.events().filter((event) => event.type === 'turn/end').length;
-        const model = lastRequestModel(session.events());
+        // From the totals projection: no pass over the history.
+        const totals = sessionTotals(session);
+        const usage = usageWithChildren(totals.own, totals);
+        const { turns } = totals;
+        const model = totals.model ?? undefined;
         writeSessionIndex(config.sessionDir, session.id, {
           ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
           ...(model === undefined ? {} : { model }),
@@ -144,7 +146,7 @@ async function openForCli(
   dir: string,
 ): Promise<Session> {
   try {
-    return await Session.open({ store, id });
+    return await Session.open({ store, id, projections: [SESSION_TOTALS] });
   } catch (error) {
     if (SpineError.isInstance(error) && error.code === 'SESSION_LOCKED') {
       const pid = (error as { pid?: unknown }).pid;
@@ -157,17 +159,6 @@ async function openForCli(
     }
     throw error;
   }
-}
-
-/** `provider/model` of the last `request/header` in `events`, if any. */
-function lastRequestModel(events: readonly SessionEvent[]): string | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as SessionEvent;
-    if (event.type !== 'request/header') continue;
-    const { provider, model } = event.body as { provider?: string; model?: string };
-    return provider && model ? `${provider}/${model}` : undefined;
-  }
-  return undefined;
 }
 
 /** The exit code for a turn's outcome (see {@link EXIT_CODES}). */

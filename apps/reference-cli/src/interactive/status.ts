@@ -1,8 +1,7 @@
 import { RUNTIME_CONTEXT_SOURCE } from '@spine/agent-loop';
-import type { AssistantMessageBody, Usage } from '@spine/protocol';
-import { promptTokensOf } from '@spine/protocol';
+import type { Usage } from '@spine/protocol';
 import type { AgentSession } from '../agent-session.js';
-import { withChildUsage } from '../agents/tree.js';
+import { sessionTotals, usageWithChildren } from '../history/totals.js';
 import { formatCost, type Style } from '../present/style.js';
 
 /** Compact token figure: 950, 12.3k, 1.2M. */
@@ -14,15 +13,8 @@ export function formatTokens(tokens: number): string {
 
 /** Prompt tokens of the latest request (provider-reported), else the meter's estimate. */
 export function contextTokens(active: AgentSession): number {
-  const events = active.session.events();
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index]!;
-    if (event.type === 'compaction/end') break;
-    if (event.type !== 'assistant/message') continue;
-    const usage = (event.body as AssistantMessageBody).usage;
-    if (usage) return promptTokensOf(usage) + usage.outputTokens;
-    break;
-  }
+  const reported = sessionTotals(active.session).context;
+  if (reported !== null) return reported;
   const snapshot = active.prompt.assemble({ tools: active.runtime.specs() });
   return active.meter.measure({
     session: active.session,
@@ -34,7 +26,7 @@ export function contextTokens(active: AgentSession): number {
 /** The status line: model, context use (tokens and % of window), cache-hit tokens, cost. */
 export function statusLine(active: AgentSession, style: Style): string {
   // Totals include the subagents' usage (their agent/child/end events).
-  const usage: Usage = withChildUsage(active.agent.usage, active.session.events());
+  const usage: Usage = usageWithChildren(active.agent.usage, sessionTotals(active.session));
   const tokens = contextTokens(active);
   const window = active.model.contextWindow;
   const percent = Math.min(100, Math.round((tokens / window) * 100));

@@ -114,6 +114,9 @@ async function answerVerifiable(options: {
   config: SpineConfig;
   cwd: string;
 }): Promise<number> {
+  // Most resumes follow a clean stop: a streamed pass (nothing held) rules interrupted calls out
+  // before the whole session is read.
+  if (!(await mayHaveInterruptedCalls(options.store, options.id))) return 0;
   const checkpoints = await import('@spine/checkpoints');
   const session = await Session.open({ store: options.store, id: options.id, recover: false });
   try {
@@ -144,4 +147,19 @@ async function answerVerifiable(options: {
   } finally {
     await session.close();
   }
+}
+
+/**
+ * False when every `tool/started` in the log is followed by a `tool/result` for its call (so
+ * `interruptedCalls` finds none), read as a stream of those two types; true otherwise.
+ */
+async function mayHaveInterruptedCalls(store: SessionStore, id: string): Promise<boolean> {
+  const open = new Set<string>();
+  const types = ['tool/started', 'tool/result'];
+  for await (const event of store.readRange(id, { fromSeq: 1, types })) {
+    const { toolCallId } = event.body as { toolCallId: string };
+    if (event.type === 'tool/started') open.add(toolCallId);
+    else open.delete(toolCallId);
+  }
+  return open.size > 0;
 }

@@ -13,6 +13,7 @@ import { preview, type Style } from '../present/style.js';
 import { visibleText } from '../present/terminal-text.js';
 import { newSessionId } from '../session-index.js';
 import { forkSeq, reportRewind } from './command.js';
+import { wholeHistory, withWholeHistory } from './history.js';
 
 /** A turn the workspace can be rewound to, as the picker lists it. */
 export interface RewindChoice {
@@ -104,7 +105,9 @@ export async function runRewindSlash(
   const dryRun = words.includes('--dry-run');
   const withConversation = words.includes('--conversation') && !dryRun;
   const point = words.find((word) => !word.startsWith('--'));
-  const choices = rewindChoices(active.session.events());
+  // The whole log, read from the store when the session was opened lazily (held for the rewind).
+  const history = await wholeHistory(active.session);
+  const choices = rewindChoices(history);
   let target: RewindTarget | undefined;
   if (name === '/undo') {
     const last = choices.at(-1);
@@ -127,7 +130,7 @@ export async function runRewindSlash(
   }
   const conversation = withConversation ? newSessionId() : undefined;
   const outcome = await rewindWorkspace({
-    session: active.session,
+    session: await withWholeHistory(active.session),
     store: active.checkpoints.store,
     to: target,
     reason: name === '/undo' ? 'undo' : 'rewind',
@@ -139,7 +142,7 @@ export async function runRewindSlash(
   if (outcome.status === 'refused') print(`(repeat with --yes: ${name} ${argument} --yes)`);
   if (!conversation || outcome.status !== 'restored') return undefined;
   await active.session.flush();
-  const at = forkSeq(active.session.events(), target, outcome.checkpoint.seq);
+  const at = forkSeq(history, target, outcome.checkpoint.seq);
   await (await active.session.fork(at, { id: conversation })).close();
   return { switchTo: conversation, note: `conversation forked at seq ${at} into ${conversation}` };
 }
@@ -156,15 +159,12 @@ export async function afterAbortedTurn(
 ): Promise<void> {
   const policy = active.config.rewind.onAbort;
   if (policy === 'never' || !active.checkpoints) return;
-  const steps = active.session
-    .events()
-    .filter(
-      (event) =>
-        event.type === 'workspace/checkpoint' &&
-        event.turn === turn &&
-        (event.body as WorkspaceCheckpointBody).reason === 'step',
-    );
-  const step = steps.at(-1)?.step;
+  let step: number | undefined;
+  const types = ['workspace/checkpoint'];
+  for await (const event of active.session.readEvents({ fromSeq: 1, types })) {
+    if (event.turn === turn && (event.body as WorkspaceCheckpointBody).reason === 'step')
+      step = event.step;
+  }
   if (step === undefined) return;
   if (policy === 'ask') {
     print(
@@ -174,7 +174,7 @@ export async function afterAbortedTurn(
   }
   const { rewindWorkspace } = await import('@spine/checkpoints');
   const outcome = await rewindWorkspace({
-    session: active.session,
+    session: await withWholeHistory(active.session),
     store: active.checkpoints.store,
     to: { turn, step },
     reason: 'abort',

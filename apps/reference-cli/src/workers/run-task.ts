@@ -6,11 +6,13 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TurnResult } from '@spine/agent-loop';
-import { type SessionEvent, SpineError } from '@spine/protocol';
+import { SpineError } from '@spine/protocol';
+import type { Session } from '@spine/session-log';
 import type { TaskRecord } from '@spine/store-postgres';
 import { type AgentSession, startAgentSession } from '../agent-session.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { UsageError } from '../errors.js';
+import { sessionTotals } from '../history/totals.js';
 import { storeFor } from '../store.js';
 import { isGitUrl } from './submit.js';
 
@@ -78,12 +80,16 @@ async function openSession(
   }
 }
 
-function lastTurnEnd(events: readonly SessionEvent[]): string | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as SessionEvent<{ reason?: string }>;
-    if (event.type === 'turn/end') return event.body.reason;
-  }
-  return undefined;
+/** The reason of the session's last `turn/end`, from the totals projection. */
+function lastTurnEnd(session: Session): string | undefined {
+  return sessionTotals(session).lastTurnEnd ?? undefined;
+}
+
+/** True when the session has begun a turn (streamed: stops at the first `turn/start`). */
+async function hasTurns(session: Session): Promise<boolean> {
+  for await (const _ of session.readEvents({ fromSeq: 1, types: ['turn/start'], limit: 1 }))
+    return true;
+  return false;
 }
 
 /**
@@ -121,16 +127,16 @@ export async function runClaimedTask(
   let result: TurnResult | undefined;
   let reason = 'completed';
   try {
-    const events = started.session.events();
-    if (events.some((event) => event.type === 'turn/start')) {
+    const session = started.session;
+    if (await hasTurns(session)) {
       result = await started.agent.resume({ signal });
-      if (!result && lastTurnEnd(started.session.events()) !== 'completed') {
+      if (!result && lastTurnEnd(session) !== 'completed') {
         result = await started.agent.run(continueText(task.spec.prompt), { signal });
       }
     } else {
       result = await started.agent.run(task.spec.prompt, { signal });
     }
-    reason = result?.reason ?? lastTurnEnd(started.session.events()) ?? 'completed';
+    reason = result?.reason ?? lastTurnEnd(session) ?? 'completed';
   } finally {
     await started.finish(reason);
   }

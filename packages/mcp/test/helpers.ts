@@ -19,10 +19,17 @@ export function testServer(file: string): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'servers', file);
 }
 
+// One hook per test file, registered when the file loads: an afterAll registered from inside a
+// test (where tempFolder is usually called) never runs, and those folders stayed in /tmp.
+const created: string[] = [];
+afterAll(() => {
+  for (const path of created.splice(0)) rmSync(path, { recursive: true, force: true });
+});
+
 /** A temporary folder removed after the file's tests. */
 export function tempFolder(prefix = 'spine-mcp-'): string {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  afterAll(() => rmSync(path, { recursive: true, force: true }));
+  created.push(path);
   return path;
 }
 

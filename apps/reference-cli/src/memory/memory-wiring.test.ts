@@ -1,13 +1,19 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLazyToolRuntime, createToolRuntime } from '@spine/tool-runtime';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { wireMemory } from './memory-wiring.js';
+
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('memory as the CLI wires it', () => {
   it('follows a policy chosen with /approval before the lazy runtime was built', async () => {
     const root = mkdtempSync(join(tmpdir(), 'spine-remember-'));
+    created.push(root);
     const memory = wireMemory({
       cwd: root,
       userFile: join(root, 'config', 'memory.md'),

@@ -193,8 +193,7 @@ export class ChildPanel {
     }
     if (this.#options.tty) {
       if (event.type === 'start') this.#startTicker();
-      this.#erase();
-      this.#draw();
+      this.#redraw();
       return;
     }
     // Not a terminal: one appended line per start and tool call; results too for a watched child.
@@ -243,6 +242,17 @@ export class ChildPanel {
     this.#options.afterDraw?.();
   }
 
+  /** Replaces the drawn panel with the current one in a single write (no flicker). */
+  #redraw(): void {
+    if (!this.#options.tty || !this.#atLineStart || this.#held) return;
+    const lines = this.#lines();
+    if (this.#drawn === 0 && lines.length === 0) return;
+    const lift = this.#drawn > 0 ? `\x1b[${this.#drawn}A\r\x1b[J` : '';
+    this.#raw(`${lift}${lines.map((line) => `${line}\n`).join('')}`);
+    this.#drawn = lines.length;
+    if (lines.length > 0) this.#options.afterDraw?.();
+  }
+
   #erase(): void {
     if (this.#drawn === 0) return;
     // Up to the panel's first row, column 0, and clear everything below it.
@@ -253,11 +263,7 @@ export class ChildPanel {
   #startTicker(): void {
     if (this.#ticker) return;
     // Elapsed times move once a second while children run.
-    this.#ticker = setInterval(() => {
-      if (!this.#atLineStart) return;
-      this.#erase();
-      this.#draw();
-    }, 1000);
+    this.#ticker = setInterval(() => this.#redraw(), 1000);
     this.#ticker.unref();
   }
 

@@ -125,8 +125,23 @@ describe('spine with subagents', { timeout: 180_000 }, () => {
     const rows = sessions.stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { id: string; parent?: string; subagent?: boolean });
-    expect(rows.filter((row) => row.parent === sessionId && row.subagent)).toHaveLength(2);
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            id: string;
+            parent?: string;
+            subagent?: boolean;
+            model: string;
+            costUsd?: number;
+          },
+      );
+    const childRows = rows.filter((row) => row.parent === sessionId && row.subagent);
+    expect(childRows).toHaveLength(2);
+    // Each child's cost and model come from its index entry, like any session's.
+    const childRow = (id: unknown) => childRows.find((row) => row.id === id);
+    expect(childRow(starts[0]?.sessionId)?.model).toBe('openai-compatible/deepseek-v4-flash');
+    expect(childRow(starts[1]?.sessionId)?.model).toBe('openai-compatible/deepseek-v4-pro');
+    for (const row of childRows) expect(row.costUsd).toBeGreaterThan(0);
     const listed = await runCli(['sessions'], { env, cwd: workspace });
     expect(listed.stdout).toContain('↳ look two');
     // The parent's recorded totals include its children's usage.

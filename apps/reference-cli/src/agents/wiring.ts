@@ -15,6 +15,7 @@ import type {
 } from '@spine/tool-runtime';
 import type { SpineConfig } from '../config/schema.js';
 import type { ResolvedModel } from '../model-config.js';
+import { writeSessionIndex } from '../session-index.js';
 import { childMonitorFor } from './monitor.js';
 
 /** Where profile files are read from, lowest precedence first. */
@@ -104,7 +105,14 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
     resolveModel: (name) => models.get(name),
     limits: { maxSteps: config.maxSteps },
     onProgress: (event) => {
-      if (event.type === 'end') live.delete(event.child.sessionId);
+      if (event.type === 'end') {
+        live.delete(event.child.sessionId);
+        // `spine sessions` shows a child's cost and model from the index, like any session's.
+        const named = event.child.profile.model;
+        indexChild(wiring, event.child.sessionId, event.usage, {
+          model: named && models.has(named) ? named : `${model.provider}/${model.modelId}`,
+        });
+      }
       monitor.onProgress(event);
     },
     onChildAgent: monitor.onChildAgent,
@@ -186,6 +194,29 @@ async function profileModels(
     }
   }
   return models;
+}
+
+/** Writes a finished child's index entry (cost, tokens, model); a failure is only reported. */
+function indexChild(
+  wiring: SubagentWiring,
+  sessionId: string,
+  usage: import('@spine/protocol').Usage,
+  options: { model: string },
+): void {
+  try {
+    writeSessionIndex(wiring.config.sessionDir, sessionId, {
+      ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
+      model: options.model,
+      tokens:
+        usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens,
+      turns: 1,
+      updatedAt: new Date().toISOString(),
+    });
+  } catch (error) {
+    wiring.warn(
+      `subagent ${sessionId}: index entry not written (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
 }
 
 /** The extra tools for one child; a family that fails to build is reported and left out. */

@@ -116,6 +116,7 @@ describe('spine with subagents', { timeout: 180_000 }, () => {
     const child = await runCli(['show', starts[0]?.sessionId as string], { env, cwd: workspace });
     expect(child.code).toBe(0);
     expect(child.stdout).toContain('add is defined in src/add.js:1.');
+    expect(child.stdout).toContain(`subagent of ${sessionId} (task call call_1 at seq `);
 
     const replay = await runCli(['replay', sessionId, '--verify'], { env, cwd: workspace });
     expect(replay.stdout).toContain('verified: 2 child session(s) replay and link to their parent');

@@ -56,7 +56,11 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
       if (header.parent)
         lines.push(
           style.dim(
-            visibleText(`forked from ${header.parent.sessionId} at seq ${header.parent.atSeq}`),
+            visibleText(
+              header.parent.toolCallId === undefined
+                ? `forked from ${header.parent.sessionId} at seq ${header.parent.atSeq}`
+                : `subagent of ${header.parent.sessionId} (task call ${header.parent.toolCallId} at seq ${header.parent.atSeq})`,
+            ),
           ),
         );
       break;

@@ -2,10 +2,17 @@ import { createHash } from 'node:crypto';
 import {
   type ReplayedRequest,
   ReplayInputMissingError,
+  type ReplayReport,
   type RequestHeaderBody,
   replay,
 } from '@spine/agent-loop';
-import { type ModelClient, type ModelRequest, SpineError } from '@spine/protocol';
+import {
+  type ModelClient,
+  type ModelRequest,
+  type SessionHeaderBody,
+  type SessionStore,
+  SpineError,
+} from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import type { SpineConfig } from '../config/schema.js';
@@ -33,15 +40,20 @@ export async function replayCommand(
   const store = storeFor(config);
   if (!(await store.exists(id)))
     throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
+  // What replay needs besides the log itself, from one streamed pass: the headers' encoders and
+  // whether there are children to verify once the session is closed again.
+  const scan = await scanLog(store, id);
+  // A session can switch provider on resume: each request is encoded by its own provider.
+  const encoders = await encodersFor(config, scan);
+  // `--request N`: the request replay rebuilds for the Nth header (the CLI builds none itself).
+  const wanted =
+    flags.request === undefined ? undefined : scan.headerSeqs[Number(flags.request) - 1];
+  // Replay rebuilds every request from the whole log: it needs a full open.
   const session = await Session.open({ store, id, readOnly: true });
+  let report: ReplayReport;
   try {
-    // A session can switch provider on resume: each request is encoded by its own provider.
-    const encoders = await encodersFor(config, session);
-    // `--request N`: the request replay rebuilds for the Nth header (the CLI builds none itself).
-    const wanted =
-      flags.request === undefined ? undefined : headerSeqAt(session, Number(flags.request));
     let rebuilt: ModelRequest | undefined;
-    const report = replay(session, {
+    report = replay(session, {
       onRequest: (request, entry) => {
         if (entry.seq === wanted) rebuilt = request;
         const wire = entry.ok ? encoders.get(entry.seq)?.encodeRequest?.(request) : undefined;
@@ -69,48 +81,84 @@ export async function replayCommand(
         );
       return entry.ok || !flags.verify ? EXIT_CODES.ok : EXIT_CODES.mismatch;
     }
-    if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else {
-      const style = styleFor(process.stdout);
-      report.requests.forEach((entry, index) => {
-        const mark = entry.ok
-          ? style.green('ok')
-          : style.red(`MISMATCH ${entry.mismatch?.field ?? ''}`);
-        const wire =
-          entry.wireBytes === undefined
-            ? ''
-            : ` wire ${formatBytes(entry.wireBytes)} ${entry.wireHash?.slice(0, 19)}`;
-        const where =
-          entry.mismatch?.eventSeq === undefined ? '' : ` (event seq ${entry.mismatch.eventSeq})`;
-        process.stdout.write(
-          `request ${index + 1}: seq ${entry.seq} turn ${entry.turn} step ${entry.step} attempt ${entry.attempt} ${mark}${where}${wire}\n`,
-        );
-      });
-      const verdict = report.ok
-        ? `verified: all ${report.requests.length} requests rebuilt from the log match their recorded hashes`
-        : `MISMATCH at request seq ${report.firstMismatch?.seq}: field ${report.firstMismatch?.mismatch?.field}`;
-      process.stdout.write(`${report.ok ? style.green(verdict) : style.red(verdict)}\n`);
-    }
+  } finally {
+    await session.close();
+  }
+  printReport(report, Boolean(flags.json));
+  // Children are replayed after the parent is closed, and only when it started any (with none,
+  // the tree's verdict is the parent's own).
+  let children = report.ok;
+  if (scan.hasChildren) {
     const { verifyChildren } = await import('../agents/tree.js');
     const out = {
       out: process.stdout,
       style: styleFor(process.stdout),
       quiet: Boolean(flags.json),
     };
-    const children = await verifyChildren(store, id, out);
-    return (report.ok && children) || !flags.verify ? EXIT_CODES.ok : EXIT_CODES.mismatch;
-  } finally {
-    await session.close();
+    children = await verifyChildren(store, id, out);
   }
+  return (report.ok && children) || !flags.verify ? EXIT_CODES.ok : EXIT_CODES.mismatch;
 }
 
-/** The seq of the `n`th `request/header` (1-based), if the log has that many. */
-function headerSeqAt(session: Session, n: number): number | undefined {
-  let seen = 0;
-  for (const event of session.events()) {
-    if (event.type === 'request/header' && ++seen === n) return event.seq;
+/** Prints the report: JSON, or one line per request and the verdict. */
+function printReport(report: ReplayReport, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
   }
-  return undefined;
+  const style = styleFor(process.stdout);
+  report.requests.forEach((entry, index) => {
+    const mark = entry.ok
+      ? style.green('ok')
+      : style.red(`MISMATCH ${entry.mismatch?.field ?? ''}`);
+    const wire =
+      entry.wireBytes === undefined
+        ? ''
+        : ` wire ${formatBytes(entry.wireBytes)} ${entry.wireHash?.slice(0, 19)}`;
+    const where =
+      entry.mismatch?.eventSeq === undefined ? '' : ` (event seq ${entry.mismatch.eventSeq})`;
+    process.stdout.write(
+      `request ${index + 1}: seq ${entry.seq} turn ${entry.turn} step ${entry.step} attempt ${entry.attempt} ${mark}${where}${wire}\n`,
+    );
+  });
+  const verdict = report.ok
+    ? `verified: all ${report.requests.length} requests rebuilt from the log match their recorded hashes`
+    : `MISMATCH at request seq ${report.firstMismatch?.seq}: field ${report.firstMismatch?.mismatch?.field}`;
+  process.stdout.write(`${report.ok ? style.green(verdict) : style.red(verdict)}\n`);
+}
+
+/** What one streamed pass over a log finds for replay. */
+interface LogScan {
+  /** The model the session was created with. */
+  model: string | undefined;
+  /** Seqs of the `request/header`s, in order. */
+  headerSeqs: number[];
+  /** `provider/model` each header names, by its seq (absent when it names none). */
+  headerModels: Map<number, string>;
+  /** True when the session started subagents. */
+  hasChildren: boolean;
+}
+
+/** Reads the header, the request headers and child starts as a stream (nothing else is held). */
+async function scanLog(store: SessionStore, id: string): Promise<LogScan> {
+  const scan: LogScan = {
+    model: undefined,
+    headerSeqs: [],
+    headerModels: new Map(),
+    hasChildren: false,
+  };
+  const types = ['session/header', 'request/header', 'agent/child/start'];
+  for await (const event of store.readRange(id, { fromSeq: 1, types })) {
+    if (event.type === 'session/header') scan.model = (event.body as SessionHeaderBody).model;
+    else if (event.type === 'agent/child/start') scan.hasChildren = true;
+    else {
+      scan.headerSeqs.push(event.seq);
+      const header = event.body as Partial<RequestHeaderBody>;
+      if (header.provider && header.model)
+        scan.headerModels.set(event.seq, `${header.provider}/${header.model}`);
+    }
+  }
+  return scan;
 }
 
 /**
@@ -132,22 +180,14 @@ function notRebuilt(n: string, entry: ReplayedRequest): SpineError {
  * The client that encodes each recorded request's wire body (no key, no network), by the seq of
  * its `request/header`: the provider and model the header names, else the session's model.
  */
-async function encodersFor(
-  config: SpineConfig,
-  session: Session,
-): Promise<Map<number, ModelClient>> {
+async function encodersFor(config: SpineConfig, scan: LogScan): Promise<Map<number, ModelClient>> {
   const byName = new Map<string, ModelClient | undefined>();
   const bySeq = new Map<number, ModelClient>();
-  for (const event of session.events()) {
-    if (event.type !== 'request/header') continue;
-    const header = event.body as Partial<RequestHeaderBody>;
-    const name =
-      header.provider && header.model
-        ? `${header.provider}/${header.model}`
-        : (session.header.model ?? config.model);
+  for (const seq of scan.headerSeqs) {
+    const name = scan.headerModels.get(seq) ?? scan.model ?? config.model;
     if (!byName.has(name)) byName.set(name, await encoderFor(config, name));
     const encoder = byName.get(name);
-    if (encoder) bySeq.set(event.seq, encoder);
+    if (encoder) bySeq.set(seq, encoder);
   }
   return bySeq;
 }

@@ -37,10 +37,39 @@ function seconds(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
-/** Cuts `text` to `width` characters (code points), with an ellipsis when cut. */
-function fit(text: string, width: number): string {
+/** Columns a character takes: 2 for East Asian wide characters and emoji, else 1. */
+function columnsOf(char: string): number {
+  const code = char.codePointAt(0) ?? 0;
+  const wide =
+    (code >= 0x1100 && code <= 0x115f) ||
+    (code >= 0x2e80 && code <= 0xa4cf) ||
+    (code >= 0xac00 && code <= 0xd7a3) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) ||
+    (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) ||
+    (code >= 0x1f300 && code <= 0x1faff) ||
+    (code >= 0x20000 && code <= 0x3fffd);
+  return wide ? 2 : 1;
+}
+
+/**
+ * Cuts `text` to at most `width` terminal columns, with an ellipsis when cut: a panel line that
+ * wrapped would take two rows, and the next redraw would lift one row too few.
+ */
+export function fit(text: string, width: number): string {
+  let used = 0;
+  let out = '';
   const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+  for (let index = 0; index < chars.length; index++) {
+    const char = chars[index] as string;
+    const next = used + columnsOf(char);
+    // Room for the ellipsis unless this is the last character and it fits.
+    if (next > width - 1 && !(index === chars.length - 1 && next <= width)) return `${out}…`;
+    out += char;
+    used = next;
+  }
+  return out;
 }
 
 /** The step it is in and elapsed time (`step 2 · 14s`); once it ended, its steps (`3 steps · 20s`). */

@@ -83,26 +83,40 @@ export interface LineApprover {
   close(): void;
 }
 
-/** Asks each approval on `output` and reads the answer from `input`. */
+/**
+ * Asks each approval on `output` and reads the answer from `input`. Questions asked at once
+ * (parallel subagents) are asked one after the other, each answered by its own line.
+ */
 export function createLineApprover(options: {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   style: Style;
 }): LineApprover {
   let rl: ReturnType<typeof createInterface> | undefined;
+  let previous: Promise<unknown> = Promise.resolve();
+  const ask = (request: ApprovalRequest, signal: AbortSignal | undefined) => {
+    rl ??= createInterface({ input: options.input, output: options.output, terminal: false });
+    const reader = rl;
+    return new Promise<ApprovalAnswer>((resolve) => {
+      if (signal?.aborted) return resolve('deny');
+      const onLine = (line: string): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(parseApprovalAnswer(line));
+      };
+      const onAbort = (): void => {
+        reader.off('line', onLine);
+        resolve('deny');
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      options.output.write(approvalQuestion(request, options.style));
+      reader.once('line', onLine);
+    });
+  };
   return {
     approve(request, { signal } = {}) {
-      rl ??= createInterface({ input: options.input, output: options.output, terminal: false });
-      const reader = rl;
-      return new Promise((resolve) => {
-        const onAbort = (): void => resolve('deny');
-        signal?.addEventListener('abort', onAbort, { once: true });
-        options.output.write(approvalQuestion(request, options.style));
-        reader.once('line', (line) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(parseApprovalAnswer(line));
-        });
-      });
+      const answer = previous.then(() => ask(request, signal));
+      previous = answer;
+      return answer;
     },
     close() {
       rl?.close();

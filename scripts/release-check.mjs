@@ -3,17 +3,24 @@
 // committed, removed at the end) `changeset version` applies the pending changesets, then every
 // published package is packed from the copy and `npm publish --dry-run` accepts each tarball.
 // Checks that each package the changesets name got a new version and a CHANGELOG entry, and that
-// its `@spine/*` dependencies point at the new versions. Nothing is uploaded. Exit code 1 with
-// every problem listed on failure; `--keep` keeps the copy.
+// its `@spine/*` dependencies point at the new versions. Each package gets `repository` (with its
+// `directory`), `homepage` and `bugs` from the root package.json before it is packed, and its
+// tarball is checked for them; a root without them fails the check (they are never invented), and
+// so does a package.json that sets its own. Until the project has a public remote,
+// `--no-public-remote` (used by .ci/run) reports the missing links instead of failing
+// (docs/decisions/2026-12-01-release-metadata.md). Nothing is uploaded. Exit code 1 with every
+// problem listed on failure; `--keep` keeps the copy.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { packPublished } from './lib/pack.mjs';
+import { missingRootMetadata, ownLinkFields, packageMetadata } from './lib/release-metadata.mjs';
 
 const execFileAsync = promisify(execFile);
 const keep = process.argv.includes('--keep');
+const noPublicRemote = process.argv.includes('--no-public-remote');
 const repo = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'spine-release-'));
 const copy = join(work, 'repo');
@@ -94,7 +101,32 @@ const pending = readdirSync(join(copy, '.changeset')).filter(
 );
 if (pending.length > 0) problems.push(`changesets left after version: ${pending.join(', ')}`);
 
-// 4. Pack each package from the copy and let npm check it for publishing (nothing is uploaded).
+// 4. The links: from the root package.json into each package (never from a package's own).
+const root = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));
+const missingLinks = missingRootMetadata(root);
+for (const [name, { pkg }] of after) {
+  const own = ownLinkFields(pkg);
+  if (own.length > 0)
+    problems.push(`${name}: sets ${own.join(', ')} itself; only the root package.json does`);
+}
+let linksNotice = '';
+if (missingLinks.length === 0) {
+  for (const { dir, pkg } of after.values()) {
+    const metadata = packageMetadata(root, relative(copy, dir));
+    writeFileSync(
+      join(dir, 'package.json'),
+      `${JSON.stringify({ ...pkg, ...metadata }, null, 2)}\n`,
+    );
+  }
+} else {
+  const what = `the root package.json has no ${missingLinks.join(', ')}, so the packages would publish without repository, homepage and bugs links; add the public remote's URLs there (docs/decisions/2026-12-01-release-metadata.md)`;
+  if (noPublicRemote) {
+    linksNotice = `; NOT PUBLISHABLE YET: ${what}`;
+    console.log(`release-check: --no-public-remote: ${what}`);
+  } else problems.push(what);
+}
+
+// 5. Pack each package from the copy and let npm check it for publishing (nothing is uploaded).
 const packed = [];
 try {
   packed.push(...packPublished(copy, tarballs));
@@ -108,6 +140,21 @@ await Promise.all(
     for (let next = queue.shift(); next; next = queue.shift()) {
       const { pkg, tarball } = next;
       try {
+        if (missingLinks.length === 0) {
+          const { stdout: manifest } = await execFileAsync(
+            'tar',
+            ['-xzOf', tarball, 'package/package.json'],
+            { encoding: 'utf8' },
+          );
+          const shipped = JSON.parse(manifest);
+          const expected = packageMetadata(root, relative(copy, next.dir));
+          for (const field of ['repository', 'homepage', 'bugs']) {
+            if (JSON.stringify(shipped[field]) !== JSON.stringify(expected[field]))
+              problems.push(
+                `${pkg.name}: the tarball's ${field} is ${JSON.stringify(shipped[field])}, not ${JSON.stringify(expected[field])}`,
+              );
+          }
+        }
         const { stdout } = await execFileAsync('npm', ['publish', '--dry-run', tarball], {
           cwd: work,
           encoding: 'utf8',
@@ -134,5 +181,7 @@ console.log(
   `release-check: changeset version bumped ${bumped.size} packages (${[...after.values()]
     .filter(({ pkg }) => bumped.has(pkg.name))
     .map(({ pkg }) => `${pkg.name}@${pkg.version}`)
-    .join(', ')}); npm publish --dry-run accepts all ${packed.length} tarballs`,
+    .join(', ')}); npm publish --dry-run accepts all ${packed.length} tarballs${
+    missingLinks.length === 0 ? ', each with its repository, homepage and bugs links' : linksNotice
+  }`,
 );

@@ -11,7 +11,10 @@
 //  3. the CLI alone, as `npm i @spine/cli` installs it (its optional peers absent): node_modules
 //     stays under 40 MB, `spine demo` runs, and `spine doctor` names the optional @spine/mcp with
 //     its install command (a failed check once `.mcp.json` configures a server, and `spine run`
-//     then exits 2 with that command).
+//     then exits 2 with that command);
+//  4. the loaders and sessions of 1 and 2, and `spine demo`, again under each pinned Node version
+//     of scripts/lib/node-versions.mjs (the oldest `engines` allows and the newest 22.x; official
+//     binaries from the npm registry, cached outside the repository; a failed download fails).
 // (`npm publish --dry-run` of every tarball, after `changeset version`, is scripts/release-check.mjs.)
 // Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
 // removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
@@ -19,6 +22,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { installNode, NODE_VERSIONS } from './lib/node-versions.mjs';
 import { packPublished } from './lib/pack.mjs';
 
 const keep = process.argv.includes('--keep');
@@ -44,6 +48,14 @@ function run(label, command, args, cwd) {
     return undefined;
   }
 }
+
+// The pinned Node binaries, fetched before anything else so that a failed download stops the
+// check at once (an unreachable registry must not look like a pass).
+const started = performance.now();
+const nodes = NODE_VERSIONS.map((pinned) => ({ ...pinned, binary: installNode(pinned) }));
+console.log(
+  `consumer-check: Node ${nodes.map((n) => n.version).join(', ')} ready in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
 
 // The published packages and the subpaths each exports.
 const published = [];
@@ -111,11 +123,11 @@ function writeLoaders(dir, packages) {
   const requiredList = JSON.stringify(packages.flatMap((p) => p.required));
   writeFileSync(
     join(dir, 'load.mjs'),
-    `for (const s of ${list}) {\n  const m = await import(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('esm ok');\n`,
+    `for (const s of ${list}) {\n  const m = await import(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('esm ok', process.version);\n`,
   );
   writeFileSync(
     join(dir, 'load.cjs'),
-    `for (const s of ${requiredList}) {\n  const m = require(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('cjs ok');\n`,
+    `for (const s of ${requiredList}) {\n  const m = require(s);\n  if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing');\n}\nconsole.log('cjs ok', process.version);\n`,
   );
   const imports = specifiers.map((s, i) => `import * as m${i} from '${s}';`).join('\n');
   const use = `export const all = [${specifiers.map((_, i) => `m${i}`).join(', ')}];\n`;
@@ -127,9 +139,10 @@ function writeLoaders(dir, packages) {
 }
 
 // 1. Every package in one consumer.
+const allPackagesDir = consumer('all-packages', published, ['typescript@5.9.3']);
 {
   const name = 'all-packages';
-  const dir = consumer(name, published, ['typescript@5.9.3']);
+  const dir = allPackagesDir;
   writeLoaders(dir, published);
   run(`${name}: node load.mjs`, 'node', ['load.mjs'], dir);
   run(`${name}: node load.cjs`, 'node', ['load.cjs'], dir);
@@ -141,7 +154,7 @@ function writeLoaders(dir, packages) {
     .filter((s) => !s.startsWith('@spine/web-tools'));
   writeFileSync(
     join(dir, 'load-cjs-only.cjs'),
-    `for (const s of ${JSON.stringify(cjsOnly)}) require(s);\nconsole.log('cjs-only ok');\n`,
+    `for (const s of ${JSON.stringify(cjsOnly)}) require(s);\nconsole.log('cjs-only ok', process.version);\n`,
   );
   run(
     `${name}: node --no-experimental-require-module load-cjs-only.cjs`,
@@ -164,12 +177,17 @@ function writeLoaders(dir, packages) {
 }
 
 // 2. The session log alone: what the design card's first adopter installs.
+const sessionLogDir = consumer(
+  'session-log-alone',
+  published.filter((p) => p.name === '@spine/session-log' || p.name === '@spine/protocol'),
+  ['typescript@5.9.3'],
+);
 {
   const name = 'session-log-alone';
   const own = published.filter(
     (p) => p.name === '@spine/session-log' || p.name === '@spine/protocol',
   );
-  const dir = consumer(name, own, ['typescript@5.9.3']);
+  const dir = sessionLogDir;
   writeLoaders(
     dir,
     own.filter((p) => p.name === '@spine/session-log'),
@@ -183,7 +201,7 @@ function writeLoaders(dir, packages) {
   const { messages } = session.deriveMessages();
   if (messages.length !== 1 || messages[0].content !== 'hi') throw new Error('unexpected messages');
   await session.close();
-  console.log('session ok');
+  console.log('session ok', process.version);
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
   writeFileSync(
@@ -270,6 +288,49 @@ function writeLoaders(dir, packages) {
     problems.push(
       `${name}: spine run with an MCP server configured, without @spine/mcp: exit ${session.status}: ${session.stderr}`,
     );
+}
+
+// 4. The same loaders, sessions and demo under each pinned Node version. Every script prints
+// `process.version`, which must be the pinned one, so a run on the wrong binary cannot pass.
+for (const { version, binary } of nodes) {
+  const versionStarted = performance.now();
+  const expect = (name, dir, args, marker) => {
+    const out = run(`${name}: node ${version} ${args.join(' ')}`, binary, args, dir);
+    if (out !== undefined && !out.includes(marker))
+      problems.push(`${name}: node ${version} ${args.join(' ')} printed ${JSON.stringify(out)}`);
+  };
+  const tag = `v${version}`;
+  expect('all-packages', allPackagesDir, ['load.mjs'], `esm ok ${tag}`);
+  const requireModule =
+    run(`node ${version}`, binary, ['-p', 'process.features.require_module === true'], work) ===
+    'true\n';
+  if (requireModule) expect('all-packages', allPackagesDir, ['load.cjs'], `cjs ok ${tag}`);
+  else {
+    // Before Node 20.19 require() cannot load ES modules: every CommonJS build loads except
+    // web-tools', whose linkedom requires the ESM-only css-select (its README says so).
+    expect('all-packages', allPackagesDir, ['load-cjs-only.cjs'], `cjs-only ok ${tag}`);
+    const webTools = spawnSync(binary, ['-e', "require('@spine/web-tools')"], {
+      cwd: allPackagesDir,
+      encoding: 'utf8',
+    });
+    if (webTools.status === 0 || !webTools.stderr.includes('ERR_REQUIRE_ESM'))
+      problems.push(
+        `all-packages: node ${version}: require('@spine/web-tools') no longer fails as web-tools' README says (exit ${webTools.status}); update the README and load.cjs here: ${webTools.stderr}`,
+      );
+  }
+  for (const [file, marker] of [
+    ['load.mjs', 'esm ok'],
+    ['load.cjs', 'cjs ok'],
+    ['session.mjs', 'session ok'],
+    ['session.cjs', 'session ok'],
+  ]) {
+    expect('session-log-alone', sessionLogDir, [file], `${marker} ${tag}`);
+  }
+  const spine = join(allPackagesDir, 'node_modules', '@spine', 'cli', 'bin', 'spine.js');
+  expect('all-packages', allPackagesDir, [spine, 'demo'], 'demo passed');
+  console.log(
+    `consumer-check: Node ${tag}: ESM, CJS${requireModule ? '' : ' (without require(esm))'}, sessions and spine demo in ${((performance.now() - versionStarted) / 1000).toFixed(1)} s`,
+  );
 }
 
 if (keep) console.log(`consumer-check: kept ${work}`);

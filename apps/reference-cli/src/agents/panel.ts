@@ -119,6 +119,12 @@ export class ChildPanel {
     this.#draw();
   }
 
+  /** Writes `text` as a line of its own (after a newline when the cursor is mid-line). */
+  line(text: string): void {
+    const fresh = this.#held || this.#atLineStart || text.startsWith('\n');
+    this.write(fresh ? `${text}\n` : `\n${text}\n`);
+  }
+
   /** A stream for code that writes to a stream (live output, slash commands). */
   stream(): NodeJS.WritableStream {
     const out = this.#out as NodeJS.WriteStream;

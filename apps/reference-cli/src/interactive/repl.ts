@@ -150,7 +150,8 @@ class Repl {
   }
 
   #print(text: string): void {
-    this.#write(`${text}\n`);
+    if (this.#panel) this.#panel.line(text);
+    else this.#out.write(`${text}\n`);
   }
 
   #write(text: string): void {

@@ -146,6 +146,14 @@ describe('subagents in the REPL', () => {
       expect(answered('two')).toHaveLength(1);
       expect(readFileSync(join(workspace, 'go1'), 'utf8')).toBe(''); // read-only children
 
+      // /cost totals include the children, like the status line.
+      terminal.type('/cost');
+      const cost = await terminal.waitFor(/output \d+ · cost \$[\d.]+\n›$/);
+      const shown = (pattern: RegExp) => pattern.exec(cost)?.[1];
+      expect(shown(/output \d+ · cost (\$[\d.]+)\n›$/)).toBe(
+        shown(/context .* · cost (\$[\d.]+) · workspace-write\n/),
+      );
+
       terminal.type('/quit');
       await terminal.waitFor(/EXITED:0/);
     } finally {

@@ -64,8 +64,8 @@ export async function runSlashCommand(
       return { kind: 'quit' };
     case '/cost': {
       // Totals include the subagents' usage, like the status line.
-      const { withChildUsage } = await import('../agents/tree.js');
-      const usage = withChildUsage(active.agent.usage, active.session.events());
+      const { sessionTotals, usageWithChildren } = await import('../history/totals.js');
+      const usage = usageWithChildren(active.agent.usage, sessionTotals(active.session));
       print(
         `input ${usage.inputTokens} · cache hit ${usage.cacheReadTokens} · cache write ${usage.cacheWriteTokens} · output ${usage.outputTokens} · cost ${formatCost(usage.costUsd ?? 0)}`,
       );

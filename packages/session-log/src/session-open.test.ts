@@ -1,0 +1,242 @@
+// The first lazy open of a log without a snapshot (session-open.ts, SessionCore.loadStreamed):
+// it streams the log instead of holding it, and must end in exactly the state a full open
+// reaches, repair included, with a snapshot written that a later lazy open trusts.
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonValue, SessionEvent, SessionStore } from '@spine/protocol';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { surfaceRuns } from './internal/surface-runs.js';
+import { Session } from './session.js';
+import { createJsonlStore } from './store-jsonl.js';
+import type { SessionProjection } from './types.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'spine-first-open-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A fold over every event (types counted, the last user text kept). */
+const counts: SessionProjection<{ [type: string]: JsonValue }> = {
+  name: 'counts',
+  version: 1,
+  initial: () => ({}),
+  apply(state, event) {
+    state[event.type] = ((state[event.type] as number | undefined) ?? 0) + 1;
+    if (event.type === 'user/message') state.lastUser = (event.body as { content: string }).content;
+    return state;
+  },
+};
+
+type Op =
+  | { kind: 'user'; text: string }
+  | { kind: 'call'; started: boolean; answered: boolean }
+  | { kind: 'filler'; count: number }
+  | { kind: 'replace'; from: number; length: number }
+  | { kind: 'compact'; keep: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc
+      .string({ unit: 'grapheme', maxLength: 12 })
+      .map((text) => ({ kind: 'user' as const, text: `${text}\n"q"` })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ started: fc.boolean(), answered: fc.boolean() })
+      .map((r) => ({ kind: 'call' as const, ...r })),
+  },
+  // Long stretches of non-surface events put surface events far apart (several read ranges).
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 3000, max: 9000 }))
+      .map((count) => ({ kind: 'filler' as const, count })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ from: fc.nat(40), length: fc.integer({ min: 1, max: 6 }) })
+      .map((r) => ({ kind: 'replace' as const, ...r })),
+  },
+  { weight: 1, arbitrary: fc.nat(5).map((keep) => ({ kind: 'compact' as const, keep })) },
+);
+
+let calls = 0;
+/** Applies one op; replaces the surface refuses (tool pairing) are skipped. */
+function apply(session: Session, op: Op): void {
+  const append = { surfaceOp: { op: 'append' as const } };
+  switch (op.kind) {
+    case 'user':
+      session.append('user/message', { content: op.text, source: 'user' }, append);
+      return;
+    case 'call': {
+      const id = `call-${++calls}`;
+      const content = [{ type: 'tool-call', id, name: 'read', arguments: '{}' }];
+      session.append('assistant/message', { content, finishReason: 'tool-calls' }, append);
+      if (op.started)
+        session.append('tool/started', { toolCallId: id, toolName: 'read', arguments: '{}' });
+      if (op.answered) {
+        const result = { toolCallId: id, toolName: 'read', content: 'ok', isError: false };
+        session.append('tool/result', result, append);
+      }
+      return;
+    }
+    case 'filler':
+      for (let i = 0; i < op.count; i++) session.append('turn/start', {});
+      return;
+    default: {
+      const surface = session.surface();
+      // compact: everything but the first `keep` entries and the last two (pins early events).
+      const first = op.kind === 'replace' ? op.from % Math.max(1, surface.length) : op.keep;
+      const last = op.kind === 'replace' ? Math.min(surface.length - 1, first + op.length - 1) : -3;
+      const start = surface.at(first);
+      const end = surface.at(last);
+      if (start === undefined || end === undefined) return;
+      try {
+        session.append(
+          'user/message',
+          { content: `summary of ${start}..${end}`, source: 'compaction' },
+          { surfaceOp: { op: 'replace', start, end } },
+        );
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'ILLEGAL_SURFACE_OP') throw error;
+      }
+    }
+  }
+}
+
+/** Events without their timestamps (recovery events are written at open time). */
+const timeless = (events: readonly SessionEvent[]): unknown[] =>
+  events.map(({ at: _at, ...rest }) => rest);
+
+async function allEvents(session: Session): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for await (const event of session.readEvents({ fromSeq: 1 })) events.push(event);
+  return events;
+}
+
+/** The state a lazy session must share with a full one opened from the same log. */
+async function expectSameState(lazy: Session, full: Session): Promise<void> {
+  expect(lazy.lastSeq).toBe(full.lastSeq);
+  expect(lazy.surface()).toEqual(full.surface());
+  expect(lazy.replaceGeneration).toBe(full.replaceGeneration);
+  expect(lazy.deriveMessages().messages).toEqual(full.deriveMessages().messages);
+  expect(lazy.deriveMessages().seqs).toEqual(full.deriveMessages().seqs);
+  expect(lazy.projection('counts')).toEqual(full.projection('counts'));
+  expect(timeless(await allEvents(lazy))).toEqual(timeless(full.events()));
+}
+
+/** The store with the `fromSeq` of every `open` recorded (which path an open took). */
+function recordingOpens(store: SessionStore): { store: SessionStore; opens: unknown[] } {
+  const opens: unknown[] = [];
+  const open: SessionStore['open'] = (id, options) => {
+    opens.push(options?.fromSeq);
+    return store.open(id, options);
+  };
+  return { store: { ...store, open }, opens };
+}
+
+/** Writes a log of `ops` (no snapshot) and returns two copies of it in separate stores. */
+async function twoCopies(
+  ops: readonly Op[],
+): Promise<[SessionStore, SessionStore, string, string]> {
+  const dir = tempDir();
+  const store = createJsonlStore({ dir, fsync: 'never' });
+  const session = await Session.create({ store, id: 'log', snapshots: false });
+  for (const op of ops) apply(session, op);
+  await session.close();
+  const copy = tempDir();
+  copyFileSync(join(dir, 'log.jsonl'), join(copy, 'log.jsonl'));
+  expect(existsSync(join(dir, 'log.jsonl.snapshot'))).toBe(false);
+  return [store, createJsonlStore({ dir: copy, fsync: 'never' }), dir, copy];
+}
+
+describe('first lazy open without a snapshot', () => {
+  it('streams random logs (compactions pinning early events, far-apart surface events, interrupted calls) into the state, repair and snapshot of a full open', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40 }), async (ops) => {
+        const [lazyStore, fullStore, dir] = await twoCopies(ops);
+        const options = { id: 'log', projections: [counts], snapshots: false as const };
+        const recorded = recordingOpens(lazyStore);
+        const lazy = await Session.open({ ...options, store: recorded.store, history: 'lazy' });
+        // The streamed path: one open that reads no events (never the full read).
+        expect(recorded.opens).toEqual([Number.MAX_SAFE_INTEGER]);
+        const full = await Session.open({ ...options, store: fullStore });
+        try {
+          await expectSameState(lazy, full);
+          // The rebuilt snapshot is written, at the last seq (after any recovery events),
+          // unless the log holds only its header.
+          const written = (await lazyStore.readSnapshot('log'))?.seq;
+          expect(written).toBe(full.lastSeq > 1 ? full.lastSeq : undefined);
+          expect(existsSync(join(dir, 'log.jsonl.snapshot'))).toBe(full.lastSeq > 1);
+        } finally {
+          await lazy.close();
+        }
+        // A later lazy open trusts that snapshot and agrees too.
+        const again = await Session.open({ ...options, store: lazyStore, history: 'lazy' });
+        try {
+          await expectSameState(again, full);
+        } finally {
+          await again.close();
+          await full.close();
+        }
+      }),
+      { numRuns: 40 },
+    );
+  }, 300_000);
+
+  it('falls back to the full read for an unparseable last line: cut as a torn write, recorded, snapshot written', async () => {
+    const [lazyStore, fullStore, dir, fullDir] = await twoCopies([
+      { kind: 'user', text: 'a' },
+      { kind: 'call', started: true, answered: false },
+      { kind: 'filler', count: 3 },
+    ]);
+    // A complete last line that does not parse (the streamed pass cannot tell it is the last).
+    for (const at of [dir, fullDir])
+      appendFileSync(join(at, 'log.jsonl'), '{"seq":9,"type":"turn/st\n');
+    const recorded = recordingOpens(lazyStore);
+    const lazy = await Session.open({ store: recorded.store, id: 'log', history: 'lazy' });
+    expect(recorded.opens).toEqual([Number.MAX_SAFE_INTEGER, undefined]);
+    const full = await Session.open({ store: fullStore, id: 'log' });
+    try {
+      expect(lazy.lastSeq).toBe(full.lastSeq);
+      expect(timeless(await allEvents(lazy))).toEqual(timeless(full.events()));
+      const recovered = full.events().at(-1)?.body as { truncatedBytes?: number };
+      expect(recovered.truncatedBytes).toBe(25);
+      expect((await lazyStore.readSnapshot('log'))?.seq).toBe(full.lastSeq);
+    } finally {
+      await lazy.close();
+      await full.close();
+    }
+  });
+
+  it('read ranges cover every surface seq, at most four, in order and apart', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 2, max: 1_000_000 }), { maxLength: 300 }),
+        (seqs) => {
+          const lastSeq = Math.max(2, ...seqs) + 1;
+          const runs = surfaceRuns([...seqs], lastSeq);
+          expect(runs.length).toBeLessThanOrEqual(4);
+          for (const seq of seqs) {
+            expect(runs.some(([from, to]) => from <= seq && seq <= to)).toBe(true);
+          }
+          for (let i = 0; i < runs.length; i++) {
+            const [from, to] = runs[i] as [number, number];
+            expect(from).toBeLessThanOrEqual(to);
+            if (i > 0) expect(from).toBeGreaterThan((runs[i - 1] as [number, number])[1]);
+          }
+        },
+      ),
+    );
+  });
+});

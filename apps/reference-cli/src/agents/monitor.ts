@@ -3,8 +3,10 @@
 // its tool calls, results and answer. Fed by the task tool's onProgress and onChildAgent hooks
 // (agents/wiring.ts); read by the live panel (agents/panel.ts) and labelled approval prompts.
 import type { Agent } from '@spine/agent-loop';
-import type { SessionLog } from '@spine/protocol';
+import type { SessionEvent, SessionLog, SessionRange } from '@spine/protocol';
+import type { Session } from '@spine/session-log';
 import type { ChildInfo, ChildProgressEvent } from '@spine/subagents';
+import { sessionTotals } from '../history/totals.js';
 import { preview, summarizeArguments } from '../present/style.js';
 import { visibleText } from '../present/terminal-text.js';
 
@@ -140,22 +142,49 @@ export class ChildMonitor {
 
 const monitors = new WeakMap<SessionLog, ChildMonitor>();
 
+/** A session that can stream events it does not hold (a lazily opened `Session`). */
+type Streaming = SessionLog & {
+  readEvents?(range: SessionRange): AsyncIterable<SessionEvent>;
+};
+
+/** Children the session started before now: its `agent/child/start` events. */
+function earlierChildren(session: SessionLog): number {
+  const events = session.events();
+  if (events.length < session.lastSeq) {
+    // Part of the history is not in memory: every child a crash left open was closed on resume,
+    // so the totals projection's ended children count them all.
+    try {
+      return sessionTotals(session as Session).children.length;
+    } catch {
+      // no projection: count what is held
+    }
+  }
+  let count = 0;
+  for (const event of events) if (event.type === 'agent/child/start') count++;
+  return count;
+}
+
 /** The monitor of a parent session's children (created on first use). */
 export function childMonitorFor(session: SessionLog): ChildMonitor {
   let monitor = monitors.get(session);
   if (!monitor) {
-    let earlier = 0;
-    for (const event of session.events()) if (event.type === 'agent/child/start') earlier++;
-    monitor = new ChildMonitor(earlier);
+    monitor = new ChildMonitor(earlierChildren(session));
     monitors.set(session, monitor);
   }
   return monitor;
 }
 
 /** The session id of the session's `number`th child (1-based, in `agent/child/start` order). */
-export function childSessionAt(session: SessionLog, number: number): string | undefined {
+export async function childSessionAt(
+  session: SessionLog,
+  number: number,
+): Promise<string | undefined> {
+  const stream = (session as Streaming).readEvents;
+  const events: AsyncIterable<SessionEvent> | Iterable<SessionEvent> = stream
+    ? stream.call(session, { fromSeq: 1, types: ['agent/child/start'] })
+    : session.events();
   let seen = 0;
-  for (const event of session.events()) {
+  for await (const event of events) {
     if (event.type !== 'agent/child/start') continue;
     if (++seen === number) return (event.body as { sessionId?: string }).sessionId;
   }

@@ -178,11 +178,16 @@ export class ChildPanel {
     }
     const child = this.#monitor.byNumber(number);
     if (!child) {
-      const earlier = this.#options.session && childSessionAt(this.#options.session, number);
-      this.write(
-        earlier
-          ? `subagent #${number} ran before this session was opened here; spine show ${visibleText(earlier)} shows it\n`
-          : style.red(`no subagent #${number} has run in this session yet\n`),
+      const session = this.#options.session;
+      void (session ? childSessionAt(session, number) : Promise.resolve(undefined)).then(
+        (earlier) =>
+          this.write(
+            earlier
+              ? `subagent #${number} ran before this session was opened here; spine show ${visibleText(earlier)} shows it\n`
+              : style.red(`no subagent #${number} has run in this session yet\n`),
+          ),
+        (error: unknown) =>
+          this.write(style.red(`subagent #${number} not found: ${visibleText(String(error))}\n`)),
       );
       return;
     }

@@ -87,3 +87,20 @@ export class ContextOverflowError extends SpineError {
     this.compaction = options.compaction;
   }
 }
+
+/**
+ * A lazily opened session (one that holds only its surface and the events since its snapshot)
+ * was handed to the agent loop without the loop's projections registered, so its state cannot
+ * be read back exactly.
+ */
+export class PartialHistoryError extends SpineError {
+  constructor(options: { sessionId: string; projection?: string; reader?: string }) {
+    const what = options.projection
+      ? `has no projection "${options.projection}"; open it with projections: agentLoopProjections (and compactionProjections)`
+      : `is read by ${options.reader ?? 'a reader'} that needs every event; open it with history: 'full'`;
+    super({
+      code: 'INVALID_CONFIG',
+      message: `session ${options.sessionId} was opened lazily (it holds only its surface and recent events) and ${what}`,
+    });
+  }
+}

@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  InboxItem,
-  InboxQueue,
-  InboxSplicedBody,
-  SessionEvent,
-  SessionLog,
-  UserMessageBody,
-} from '@spine/protocol';
+import type { InboxItem, InboxQueue, InboxSplicedBody, SessionLog } from '@spine/protocol';
+import { foldedState, inboxFold } from './projections.js';
 
 /**
  * The agent's two input queues, `next-turn` and `next-step`. Every change is appended as an
@@ -19,23 +13,17 @@ export class Inbox {
   readonly #session: SessionLog;
   readonly #queues: Record<InboxQueue, InboxItem[]> = { 'next-turn': [], 'next-step': [] };
 
-  /** Restores both queues from `session`. */
+  /**
+   * Restores both queues from `session` (its `agent-loop/inbox` projection when registered).
+   *
+   * @throws {PartialHistoryError} for a lazily opened session without the projection.
+   */
   constructor(session: SessionLog) {
     this.#session = session;
-    const consumed = new Set<string>();
-    for (const event of session.events()) {
-      if (event.type === 'agent/inbox/spliced') {
-        const body = (event as SessionEvent<InboxSplicedBody>).body;
-        this.#queues[body.queue].splice(body.start, body.deleteCount, ...body.insert);
-      } else if (event.type === 'user/message') {
-        const id = (event.body as UserMessageBody).meta?.inboxId;
-        if (typeof id === 'string') consumed.add(id);
-      }
-    }
-    if (consumed.size > 0) {
-      for (const queue of ['next-turn', 'next-step'] as const) {
-        this.#queues[queue] = this.#queues[queue].filter((item) => !consumed.has(item.id));
-      }
+    const state = foldedState(session, inboxFold);
+    const consumed = new Set(state.consumed);
+    for (const queue of ['next-turn', 'next-step'] as const) {
+      this.#queues[queue] = state.queues[queue].filter((item) => !consumed.has(item.id));
     }
   }
 

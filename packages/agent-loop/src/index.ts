@@ -28,6 +28,7 @@ export {
   CompactionUnavailableError,
   ContextOverflowError,
   ModelRequestFailedError,
+  PartialHistoryError,
   ReplayInputMissingError,
   TurnAbortedError,
 } from './errors.js';
@@ -41,6 +42,8 @@ export {
 } from './instructions.js';
 export type { OverflowDiagnosis } from './overflow.js';
 export { DEFAULT_RESERVED_OUTPUT, describeOverflow, diagnoseOverflow } from './overflow.js';
+export type { LoopProjection } from './projections.js';
+export { agentLoopProjections } from './projections.js';
 export type { ReplayedRequest, ReplayMismatch, ReplayOptions, ReplayReport } from './replay.js';
 export { replay } from './replay.js';
 export type { BuildRequestInput, BuiltRequest, RecordedRequest } from './request-builder.js';

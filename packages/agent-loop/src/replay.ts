@@ -22,6 +22,7 @@ import {
 } from './internal/replay-check.js';
 import { paramsOfHeader } from './internal/request-params.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
+import { assertWholeHistory } from './projections.js';
 import { hashTools } from './request-builder.js';
 
 /** Options of {@link replay}. */
@@ -90,8 +91,11 @@ export interface ReplayReport {
  * const report = replay(session);
  * if (!report.ok) console.error(report.firstMismatch);
  * ```
+ * @throws {PartialHistoryError} for a lazily opened session (it needs every event; open the
+ * log with `history: 'full'` to replay it).
  */
 export function replay(session: SessionLog, options: ReplayOptions = {}): ReplayReport {
+  assertWholeHistory(session, 'replay');
   const projector = options.projector ?? createDefaultProjector();
   const systems = new Map<string, string>();
   const toolLists = new Map<string, ToolSpec[]>();

@@ -11,7 +11,6 @@ import {
   canonicalJson,
   type Message,
   type ModelRequest,
-  type SessionEvent,
   type SessionLog,
   type ToolSpec,
 } from '@spine/protocol';
@@ -24,6 +23,7 @@ import {
 import { sha256 } from './internal/hash.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
 import { toRanges } from './internal/seq-ranges.js';
+import { foldedState, requestRecordFold } from './projections.js';
 import { RUNTIME_CONTEXT_SOURCE } from './runtime-context.js';
 import type { PromptSnapshot } from './system-prompt.js';
 
@@ -101,41 +101,29 @@ export class RequestBuilder {
   #lastToolsText = '';
   #lastToolsHash = '';
 
-  /** Reads the stored prompt and tool hashes and the last request from `session`. */
+  /**
+   * Reads the stored prompt and tool hashes and the last request from `session` (its
+   * `agent-loop/requests` projection when registered).
+   *
+   * @throws {PartialHistoryError} for a lazily opened session without the projection.
+   */
   constructor(session: SessionLog) {
     this.#session = session;
-    let last: SessionEvent | undefined;
-    for (const event of session.events()) {
-      if (event.type === 'prompt/system')
-        this.#storedSystems.add((event.body as PromptSystemBody).hash);
-      else if (event.type === 'tools/defined')
-        this.#storedTools.add((event.body as ToolsDefinedBody).hash);
-      else if (event.type === 'request/header') last = event;
-    }
-    // Resume is O(new): the chain values of the messages already hashed, and the last request's
-    // resolved seqs, live in the session's snapshots, so the first request after reopening
-    // hashes only the messages added since and resolves only the headers written since.
-    session.attachToSnapshots?.(REQUEST_HASH_ATTACHMENT, () => ({
-      ...this.#hash.capture(),
-      previous: this.#previous ? { seq: this.#previous.seq, seqs: this.#previous.seqs } : null,
-    }));
-    const saved = session.snapshotAttachment?.(REQUEST_HASH_ATTACHMENT)?.value as
-      | { previous?: { seq?: unknown; seqs?: unknown } | null }
-      | undefined;
+    const record = foldedState(session, requestRecordFold);
+    for (const hash of record.systems) this.#storedSystems.add(hash);
+    for (const hash of record.tools) this.#storedTools.add(hash);
+    // Resume is O(new): the chain values of the messages already hashed live in the session's
+    // snapshots, so the first request after reopening hashes only the messages added since.
+    session.attachToSnapshots?.(REQUEST_HASH_ATTACHMENT, () => this.#hash.capture());
+    const saved = session.snapshotAttachment?.(REQUEST_HASH_ATTACHMENT)?.value;
+    const last = record.last;
     if (last) {
-      const known = saved?.previous;
-      const cache =
-        typeof known?.seq === 'number' &&
-        known.seq <= last.seq &&
-        session.get(known.seq)?.type === 'request/header' &&
-        Array.isArray(known.seqs) &&
-        known.seqs.every((seq) => Number.isSafeInteger(seq))
-          ? new Map([[known.seq, known.seqs as number[]]])
-          : undefined;
+      // The projection resolves each header's seqs as it is appended; a header whose base was
+      // not the previous one (not written by this builder) is resolved through the log.
       this.#previous = {
         seq: last.seq,
-        body: last.body as RequestHeaderBody,
-        seqs: resolveSeqs(session, last.seq, cache),
+        body: last.body,
+        seqs: record.seqs ? record.seqs.slice() : resolveSeqs(session, last.seq),
       };
     }
     if (saved) {
@@ -252,6 +240,9 @@ export class RequestBuilder {
     if (input.maxOutputTokens !== undefined) header.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) header.reasoning = input.reasoning;
     if (input.estimatedTokens !== undefined) header.estimatedTokens = input.estimatedTokens;
+    // The log's chain head anchors it in the request record (not in the request or its hash).
+    const chain = session.chainHead?.();
+    if (chain !== undefined) header.chain = chain;
     const event = session.append('request/header', header, at);
 
     const context: RequestContextBody = {

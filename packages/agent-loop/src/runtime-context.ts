@@ -1,4 +1,5 @@
 import type { AppendOptions, SessionEvent, SessionLog, UserMessageBody } from '@spine/protocol';
+import { foldedState, runtimeContextFold } from './projections.js';
 
 /** The source name runtime-context messages carry. */
 export const RUNTIME_CONTEXT_SOURCE = 'runtime-context';
@@ -25,22 +26,19 @@ export class RuntimeContextProjection {
   /** A frozen contexts object already found equal to `#last` (or just written). */
   #settled: Readonly<Record<string, string>> | undefined;
 
-  /** Restores the last written snapshot from `session`. */
+  /**
+   * Restores the last written snapshot from `session` (its `agent-loop/runtime-context`
+   * projection when registered).
+   *
+   * @throws {PartialHistoryError} for a lazily opened session without the projection.
+   */
   constructor(session: SessionLog) {
     this.#session = session;
     this.#checkedGeneration = -1;
-    const events = session.events();
-    for (let i = events.length - 1; i >= 0; i--) {
-      const event = events[i] as SessionEvent;
-      if (event.type !== 'user/message') continue;
-      const body = event.body as UserMessageBody;
-      if (body.source !== RUNTIME_CONTEXT_SOURCE) continue;
-      const snapshot = body.meta?.snapshot;
-      if (snapshot && typeof snapshot === 'object' && !Array.isArray(snapshot)) {
-        this.#last = snapshot as Record<string, string>;
-        this.#lastSeq = event.seq;
-      }
-      break;
+    const last = foldedState(session, runtimeContextFold).last;
+    if (last) {
+      this.#last = { ...last.snapshot };
+      this.#lastSeq = last.seq;
     }
     this.#dropIfCompactedAway();
   }

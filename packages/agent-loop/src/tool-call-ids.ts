@@ -1,4 +1,5 @@
 import type { AssistantMessageBody, AssistantPart, SessionLog } from '@spine/protocol';
+import { foldedState, toolCallIdsFold } from './projections.js';
 
 /** The tool call ids already used in one session, kept up to date incrementally. */
 interface UsedIds {
@@ -10,11 +11,14 @@ interface UsedIds {
 // Keyed by session: an agent may be handed another session between turns.
 const registries = new WeakMap<SessionLog, UsedIds>();
 
-/** Adds the tool call ids of events after the last scanned one (cost: new events only). */
+/**
+ * Adds the tool call ids of events after the last scanned one (cost: new events only). The
+ * first call starts from the session's `agent-loop/tool-call-ids` projection.
+ */
 function usedIdsOf(session: SessionLog): Set<string> {
   let used = registries.get(session);
   if (!used) {
-    used = { ids: new Set(), scanned: 0 };
+    used = { ids: new Set(foldedState(session, toolCallIdsFold).ids), scanned: session.lastSeq };
     registries.set(session, used);
   }
   if (session.lastSeq > used.scanned) {

@@ -10,6 +10,7 @@ import {
   type Usage,
 } from '@spine/protocol';
 import { TurnAbortedError } from './errors.js';
+import { foldedState, startedCallsFold } from './projections.js';
 import { callsOf, runStep, type StepContext, type StepStart } from './step.js';
 import type { TurnResult } from './types.js';
 
@@ -147,11 +148,7 @@ function answerOpenCalls(context: StepContext, at: { turn: number; step: number 
   if (last?.role !== 'assistant') return;
   const open = callsOf(last.content).filter((call) => !answered.has(call.id));
   if (open.length === 0) return;
-  const started = new Set<string>();
-  for (const event of session.events({ from: Math.max(1, session.lastSeq - 10_000) })) {
-    if (event.type === 'tool/started')
-      started.add((event.body as { toolCallId: string }).toolCallId);
-  }
+  const started = new Set(foldedState(session, startedCallsFold).ids);
   for (const call of open) {
     const unknown = started.has(call.id);
     session.append(

@@ -1,6 +1,7 @@
 import type { SessionEvent, SessionLog } from '@spine/protocol';
 import { type CheckpointFact, type CheckpointFactKind, extractFacts } from './checkpoint-facts.js';
 import { CompactionFailedError } from './errors.js';
+import { registeredSources } from './internal/sources.js';
 import { type SurfaceRegion, validateSurfaceRegion } from './region.js';
 
 /** The model-free part of a checkpoint. */
@@ -49,6 +50,9 @@ export function priorFactsOf(
   session: SessionLog,
   checkpoint: SessionEvent,
 ): CheckpointFact[] | undefined {
+  // A session with the sources projection answers for summaries it no longer holds (lazy).
+  const sources = registeredSources(session);
+  if (sources) return sources.facts[checkpoint.seq];
   for (const seq of checkpoint.sourceEventSeqs?.slice(0, 3) ?? []) {
     const source = session.get(seq);
     if (source?.type === 'compaction/summary' || source?.type === 'compaction/candidate') {
@@ -92,6 +96,8 @@ export function buildDeterministicCheckpoint(
 function originalOutputOf(session: SessionLog, result: SessionEvent): string | undefined {
   const seq = (result.body as { meta?: { originalSeq?: unknown } }).meta?.originalSeq;
   if (typeof seq !== 'number') return undefined;
+  const sources = registeredSources(session);
+  if (sources) return sources.outputs[result.seq];
   const original = session.get(seq);
   const content = (original?.body as { content?: unknown } | undefined)?.content;
   return original?.type === 'tool/output' && typeof content === 'string' ? content : undefined;

@@ -6,6 +6,7 @@ import type {
   ToolSpec,
 } from '@spine/protocol';
 import { CompactionFailedError } from './errors.js';
+import { promptAt, registeredSources } from './internal/sources.js';
 import type { SurfaceRegion } from './region.js';
 
 /** Fallbacks used when the log does not record the system prompt or tools in force. */
@@ -48,6 +49,17 @@ export function buildSummarizationInput(
   const messages: Message[] = derived.messages.slice(first, last + 1);
   let system = fallback.system;
   let tools = fallback.tools;
+  const sources = registeredSources(session);
+  if (sources) {
+    // The session keeps the prompts requests were sent with (it may not hold those events).
+    const sent = promptAt(sources, region.end);
+    return {
+      system: sent.system ?? system,
+      tools: sent.tools ?? tools,
+      messages,
+      ...(fallback.focus ? { focus: fallback.focus } : {}),
+    };
+  }
   const header = latestRequestHeader(session, region.end);
   if (header) {
     const wantedSystem = header.systemHash;

@@ -81,6 +81,12 @@ export const RequestHeaderBodySchema = z.object({
   estimatedTokens: count
     .optional()
     .describe("The token meter's estimate of the prompt, when a meter is configured."),
+  chain: z
+    .string()
+    .optional()
+    .describe(
+      'The chain head when the request was built: the `h` value of the log line before this header (stores that chain their lines). Not part of the request or its hash; `verifyJsonlLog` checks it.',
+    ),
 });
 /** Body of `request/header`. */
 export type RequestHeaderBody = z.infer<typeof RequestHeaderBodySchema>;

@@ -74,4 +74,15 @@ export interface SessionLog {
    * when it was opened without a valid snapshot or the snapshot has no such attachment.
    */
   snapshotAttachment?(name: string): { seq: number; value: JsonValue } | undefined;
+  /**
+   * The current state of a projection registered when the log was created or opened (a named,
+   * versioned fold over every event, kept in snapshots), so that a lazily opened log answers
+   * for events it does not hold. Optional: throws for a name that was not registered.
+   */
+  projection?<State extends JsonValue = JsonValue>(name: string): State;
+  /**
+   * The chain value of the last event appended, when the store chains its lines (JSONL);
+   * undefined otherwise. `request/header` records it so the log is anchored in each request.
+   */
+  chainHead?(): string | undefined;
 }

@@ -360,6 +360,11 @@ export class Session implements SessionLog {
     if (this.snapshots.due()) this.snapshots.inBackground();
   }
 
+  /** The chain value of the last event appended, when the store chains its lines (JSONL). */
+  chainHead(): string | undefined {
+    return this.state === 'open' ? this.writer.chainHead?.() : undefined;
+  }
+
   /** Makes every appended event durable now, whatever the store's fsync policy. */
   async flush(): Promise<void> {
     if (this.state === 'open') await this.writer.flush();

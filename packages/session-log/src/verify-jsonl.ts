@@ -80,6 +80,26 @@ function seqOf(line: Buffer): number {
   return -1;
 }
 
+const HEADER_TYPE = Buffer.from(',"type":"request/header",', 'latin1');
+const CHAIN_FIELD = Buffer.from('"chain":"', 'latin1');
+
+/**
+ * The chain value a `request/header` line recorded (`body.chain`): null for a line of another
+ * type, undefined for a header without one. `"chain":"` cannot occur inside a JSON string (its
+ * quotes would be escaped) and the header body has no other key of that name.
+ */
+function recordedChainOf(line: Buffer, seq: number): string | null | undefined {
+  const at = SEQ_PREFIX.length + String(seq).length;
+  if (line.compare(HEADER_TYPE, 0, HEADER_TYPE.length, at, at + HEADER_TYPE.length) !== 0) {
+    return null;
+  }
+  const field = line.indexOf(CHAIN_FIELD, at + HEADER_TYPE.length);
+  if (field < 0) return undefined;
+  const from = field + CHAIN_FIELD.length;
+  const end = line.indexOf(0x22, from);
+  return end < 0 ? '' : line.toString('latin1', from, end);
+}
+
 /** True when a line at or after byte `from` (a line start) holds event `seq`. */
 function laterLineHolds(fd: number, from: number, seq: number): boolean {
   const prefix = Buffer.from(`\n{"seq":${seq},`, 'latin1');
@@ -104,7 +124,9 @@ function laterLineHolds(fd: number, from: number, seq: number): boolean {
  * altered, removed, inserted or reordered event, including events no request carried; a line
  * left unchained after the chain began is named too. With the store's snapshot beside the log,
  * also checks that the log still reaches the snapshot's seq with the chain value it recorded (so
- * events cut from the end before it are found). Lines written before the chain existed (logs of
+ * events cut from the end before it are found), and that each `request/header` that recorded a
+ * chain value (`body.chain`) follows a line carrying exactly that value, so a log rewritten and
+ * re-sealed before a request is found by that request's record. Lines written before the chain existed (logs of
  * earlier versions) are reported through `chainedFrom`, not as a problem. A torn last line (no
  * newline) is not read.
  *
@@ -233,6 +255,15 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
                 seq,
                 `event ${seq} (line ${lineNumber}) does not carry the chain value its snapshot recorded: the log up to it was rewritten and re-sealed`,
               );
+            } else {
+              const recorded = recordedChainOf(line, seq);
+              if (typeof recorded === 'string' && recorded !== previous) {
+                fail(
+                  'altered',
+                  seq - 1,
+                  `request/header ${seq} (line ${lineNumber}) recorded the chain value ${recorded} for the log up to event ${seq - 1}, which now gives ${previous || 'none'}: the log up to event ${seq - 1} was rewritten and re-sealed`,
+                );
+              }
             }
             previous = value;
           }

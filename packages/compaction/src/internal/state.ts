@@ -1,4 +1,5 @@
-import type { SessionLog } from '@spine/protocol';
+import type { SessionEvent, SessionLog } from '@spine/protocol';
+import { CompactionFailedError } from '../errors.js';
 import type { SurfaceRegion } from '../region.js';
 import type { PreparedCheckpoint } from './prepare.js';
 
@@ -20,14 +21,21 @@ export interface EngineSessionState {
   candidate?: CandidateState;
 }
 
+/** The breaker as the log left it: failures since the last success, and whether it tripped. */
+export type BreakerState = {
+  consecutiveFailures: number;
+  tripped: boolean;
+};
+
 /**
- * Restores the breaker state from the log, so a resumed session keeps its failure count:
- * failures after the last `compaction/end` count, and a failure that tripped the breaker stays
- * tripped until a compaction succeeds.
+ * The breaker as a fold over the log: failures after the last `compaction/end` count, and a
+ * failure that tripped the breaker stays tripped until a compaction succeeds.
  */
-export function restoreState(session: SessionLog): EngineSessionState {
-  const state: EngineSessionState = { consecutiveFailures: 0, tripped: false, running: false };
-  for (const event of session.events()) {
+export const breakerFold = {
+  name: 'compaction/breaker',
+  version: 1,
+  initial: (): BreakerState => ({ consecutiveFailures: 0, tripped: false }),
+  apply(state: BreakerState, event: SessionEvent): BreakerState {
     if (event.type === 'compaction/end') {
       state.consecutiveFailures = 0;
       state.tripped = false;
@@ -36,6 +44,39 @@ export function restoreState(session: SessionLog): EngineSessionState {
       if ((event.body as { breakerTripped?: boolean }).breakerTripped === true)
         state.tripped = true;
     }
+    return state;
+  },
+};
+
+/**
+ * Restores the breaker state from the log (its `compaction/breaker` projection when the session
+ * registered it), so a resumed session keeps its failure count.
+ *
+ * @throws {CompactionFailedError} for a lazily opened session without the projection.
+ */
+export function restoreState(session: SessionLog): EngineSessionState {
+  let breaker: BreakerState | undefined;
+  if (typeof session.projection === 'function') {
+    try {
+      breaker = session.projection<BreakerState>(breakerFold.name);
+    } catch {
+      breaker = undefined; // not registered: fold the events below
+    }
   }
-  return state;
+  if (!breaker) {
+    const events = session.events();
+    if (events.length !== session.lastSeq) {
+      throw new CompactionFailedError({
+        stage: 'select',
+        detail: `session ${session.id} was opened lazily without the compaction/breaker projection; open it with projections: compactionProjections`,
+      });
+    }
+    breaker = breakerFold.initial();
+    for (const event of events) breaker = breakerFold.apply(breaker, event);
+  }
+  return {
+    consecutiveFailures: breaker.consecutiveFailures,
+    tripped: breaker.tripped,
+    running: false,
+  };
 }

@@ -54,7 +54,7 @@ export class JsonlWriter implements OpenedSession {
   /** The seq of the last event appended (written or pending). */
   private appendedSeq: number;
   /** The chain value of the last line written. */
-  private chainHead: string;
+  private head: string;
   /** Appended events not yet encoded nor written. */
   private pending: SessionEvent[] = [];
   /** A cheap lower bound of the pending events' line bytes, checked against `flushBytes`. */
@@ -69,7 +69,7 @@ export class JsonlWriter implements OpenedSession {
     this.repaired = init.repaired;
     this.lastSeq = init.lastSeq;
     this.appendedSeq = init.lastSeq;
-    this.chainHead = init.chainHead;
+    this.head = init.chainHead;
     this.immediate = init.fsync === 'always' || init.flushBytes <= 0;
   }
 
@@ -111,6 +111,15 @@ export class JsonlWriter implements OpenedSession {
     }
   }
 
+  /** The chain value of the last appended event (pending events are written first). */
+  chainHead(): string | undefined {
+    if (!this.init.chain) return undefined;
+    if (this.pending.length > 0 && !this.closed && !this.init.readOnly && !this.failure) {
+      this.writePending();
+    }
+    return this.head === '' ? undefined : this.head;
+  }
+
   checkpoint(): void {
     if (this.closed || this.init.readOnly) return;
     this.writePending();
@@ -138,7 +147,7 @@ export class JsonlWriter implements OpenedSession {
     if (sync) fdatasyncSync(this.init.fd);
     const atEnd = snapshot.seq === this.appendedSeq;
     const offset = atEnd ? fstatSync(this.init.fd).size : -1;
-    const chain = atEnd && this.chainHead ? this.chainHead : undefined;
+    const chain = atEnd && this.head ? this.head : undefined;
     writeSnapshotFile(
       this.init.path,
       { seq: snapshot.seq, data: snapshot.data, offset, chain },
@@ -208,16 +217,16 @@ export class JsonlWriter implements OpenedSession {
         if (end < 0) {
           const json = JSON.stringify(event);
           if (chain) {
-            const sealed = sealText(json, this.chainHead);
+            const sealed = sealText(json, this.head);
             this.writeText(sealed.line);
-            this.chainHead = sealed.head;
+            this.head = sealed.head;
           } else {
             this.writeText(`${json}\n`);
           }
         } else if (chain) {
-          const sealed = sealLineAfterGap(arena, length, end, this.chainHead);
+          const sealed = sealLineAfterGap(arena, length, end, this.head);
           length = sealed.end;
-          this.chainHead = sealed.head;
+          this.head = sealed.head;
         } else {
           length = end;
         }

@@ -1,0 +1,326 @@
+// The state the agent loop reads back from a session log, as folds over its events. Registered
+// with a session (`Session.open({ projections: agentLoopProjections })`), they are kept in its
+// snapshots, so a lazily opened session (which holds only the surface and the events since its
+// snapshot) answers exactly as a fully read one. Without registration they are folded over
+// `session.events()`, which is only allowed when the session holds every event.
+import type {
+  AssistantMessageBody,
+  AttemptBody,
+  InboxItem,
+  InboxQueue,
+  InboxSplicedBody,
+  JsonValue,
+  PromptSystemBody,
+  RequestHeaderBody,
+  SessionEvent,
+  SessionLog,
+  ToolCallPart,
+  ToolResultBody,
+  ToolsDefinedBody,
+  Usage,
+  UserMessageBody,
+} from '@spine/protocol';
+import { addUsage } from '@spine/protocol';
+import { PartialHistoryError } from './errors.js';
+import { fromRanges } from './internal/seq-ranges.js';
+import type { OpenTurn } from './recovery.js';
+
+/**
+ * A named, versioned fold over a session's events, the shape `@spine/session-log`'s
+ * `SessionProjection` takes (`Session.create` / `Session.open` option `projections`).
+ */
+export interface LoopProjection {
+  /** Unique name within a session. */
+  readonly name: string;
+  /** The fold's version; a snapshot holding another version is refolded from the log. */
+  readonly version: number;
+  /** The state before any event. */
+  initial(): JsonValue;
+  /** The state after `event` (changed in place). */
+  apply(state: JsonValue, event: SessionEvent): JsonValue;
+}
+
+/** A fold with its state's type (internal; published as {@link LoopProjection}). */
+export interface Fold<State> {
+  readonly name: string;
+  readonly version: number;
+  initial(): State;
+  apply(state: State, event: SessionEvent): State;
+}
+
+/** The current state of `fold` for `session`: registered, or folded over the events held. */
+export function foldedState<State>(session: SessionLog, fold: Fold<State>): State {
+  if (typeof session.projection === 'function') {
+    let registered: State | undefined;
+    try {
+      registered = session.projection(fold.name) as State;
+    } catch {
+      registered = undefined; // not registered with this session: fold below
+    }
+    if (registered !== undefined) return registered;
+  }
+  const events = session.events();
+  if (events.length !== session.lastSeq) {
+    throw new PartialHistoryError({ sessionId: session.id, projection: fold.name });
+  }
+  let state = fold.initial();
+  for (const event of events) state = fold.apply(state, event);
+  return state;
+}
+
+/**
+ * Throws unless `session` holds every event (a lazily opened one does not), for readers that
+ * need the whole log (`replay`).
+ */
+export function assertWholeHistory(session: SessionLog, reader: string): void {
+  if (session.events().length !== session.lastSeq) {
+    throw new PartialHistoryError({ sessionId: session.id, reader });
+  }
+}
+
+/** Inbox queues as the splices left them, and which queued ids a `user/message` consumed. */
+export interface InboxState {
+  queues: Record<InboxQueue, InboxItem[]>;
+  consumed: string[];
+}
+
+/** The inbox: every `agent/inbox/spliced`, and the ids `user/message`s consumed. */
+export const inboxFold: Fold<InboxState> = {
+  name: 'agent-loop/inbox',
+  version: 1,
+  initial: () => ({ queues: { 'next-turn': [], 'next-step': [] }, consumed: [] }),
+  apply(state, event) {
+    if (event.type === 'agent/inbox/spliced') {
+      const body = event.body as InboxSplicedBody;
+      const removed = state.queues[body.queue].splice(body.start, body.deleteCount, ...body.insert);
+      if (removed.length > 0 && state.consumed.length > 0) {
+        const gone = new Set(removed.map((item) => item.id));
+        state.consumed = state.consumed.filter((id) => !gone.has(id));
+      }
+    } else if (event.type === 'user/message') {
+      const id = (event.body as UserMessageBody).meta?.inboxId;
+      if (typeof id === 'string' && !state.consumed.includes(id) && queued(state, id)) {
+        state.consumed.push(id);
+      }
+    }
+    return state;
+  },
+};
+
+function queued(state: InboxState, id: string): boolean {
+  return (
+    state.queues['next-turn'].some((item) => item.id === id) ||
+    state.queues['next-step'].some((item) => item.id === id)
+  );
+}
+
+/** The last runtime-context message: its seq and snapshot (null: none, or one without a snapshot). */
+export interface RuntimeContextState {
+  last: { seq: number; snapshot: Record<string, string> } | null;
+}
+
+/** The last `user/message` with `source: 'runtime-context'`. */
+export const runtimeContextFold: Fold<RuntimeContextState> = {
+  name: 'agent-loop/runtime-context',
+  version: 1,
+  initial: () => ({ last: null }),
+  apply(state, event) {
+    if (event.type !== 'user/message') return state;
+    const body = event.body as UserMessageBody;
+    if (body.source !== 'runtime-context') return state;
+    const snapshot = body.meta?.snapshot;
+    state.last =
+      snapshot && typeof snapshot === 'object' && !Array.isArray(snapshot)
+        ? { seq: event.seq, snapshot: snapshot as Record<string, string> }
+        : null;
+    return state;
+  },
+};
+
+/** Turn numbers, usage totals and the interrupted turn (see `restoreLoopState`). */
+export interface LoopState {
+  lastTurn: number;
+  usage: Usage;
+  open: OpenTurn | null;
+  /** The tool calls of the open step's assistant message. */
+  calls: ToolCallPart[];
+  /** Tool call ids answered in the open step. */
+  results: string[];
+}
+
+/** Where the last turn stopped, and the session's usage totals. */
+export const loopStateFold: Fold<LoopState> = {
+  name: 'agent-loop/turns',
+  version: 1,
+  initial: () => ({
+    lastTurn: 0,
+    usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 },
+    open: null,
+    calls: [],
+    results: [],
+  }),
+  apply(state, event) {
+    if (event.turn !== undefined && event.turn > state.lastTurn) state.lastTurn = event.turn;
+    const open = state.open;
+    switch (event.type) {
+      case 'turn/start':
+        state.open = {
+          turn: event.turn ?? state.lastTurn,
+          step: 0,
+          phase: 'done',
+          attempt: 0,
+          attemptRecorded: true,
+          pendingCalls: [],
+        };
+        state.calls = [];
+        state.results = [];
+        break;
+      case 'turn/end':
+        state.open = null;
+        break;
+      case 'step/start':
+        if (open) {
+          open.step = event.step ?? open.step + 1;
+          open.phase = 'stream';
+          open.attempt = 0;
+          open.attemptRecorded = true;
+          delete open.headerSeq;
+          state.calls = [];
+          state.results = [];
+        }
+        break;
+      case 'request/header':
+        if (open) {
+          open.attempt = (event.body as RequestHeaderBody).attempt;
+          open.headerSeq = event.seq;
+          open.attemptRecorded = false;
+        }
+        break;
+      case 'assistant/attempt':
+        if (open && (event.body as AttemptBody).request === open.headerSeq)
+          open.attemptRecorded = true;
+        break;
+      case 'assistant/message': {
+        const body = event.body as AssistantMessageBody;
+        if (body.usage) state.usage = addUsage(state.usage, body.usage);
+        if (open) {
+          open.phase = 'tools';
+          state.calls = body.content.filter(
+            (part): part is ToolCallPart => part.type === 'tool-call',
+          );
+        }
+        break;
+      }
+      case 'tool/result':
+        // Only the open step's results matter; turn/start and step/start clear them.
+        if (open) state.results.push((event.body as ToolResultBody).toolCallId);
+        break;
+      case 'step/end':
+        if (open) open.phase = 'done';
+        break;
+    }
+    return state;
+  },
+};
+
+/** What the request builder restores: stored prompt hashes and the last request with its seqs. */
+export interface RequestRecordState {
+  systems: string[];
+  tools: string[];
+  last: { seq: number; body: RequestHeaderBody } | null;
+  /** The message seqs of `last`, resolved (null when its base was not the previous header). */
+  seqs: number[] | null;
+}
+
+/** Prompt and tool hashes stored so far, and the last `request/header` with its message seqs. */
+export const requestRecordFold: Fold<RequestRecordState> = {
+  name: 'agent-loop/requests',
+  version: 1,
+  initial: () => ({ systems: [], tools: [], last: null, seqs: null }),
+  apply(state, event) {
+    if (event.type === 'prompt/system') {
+      const hash = (event.body as PromptSystemBody).hash;
+      if (!state.systems.includes(hash)) state.systems.push(hash);
+    } else if (event.type === 'tools/defined') {
+      const hash = (event.body as ToolsDefinedBody).hash;
+      if (!state.tools.includes(hash)) state.tools.push(hash);
+    } else if (event.type === 'request/header') {
+      const body = event.body as RequestHeaderBody;
+      const recorded = body.seqs;
+      if (recorded.base === undefined) state.seqs = fromRanges(recorded.ranges, []);
+      else if (state.seqs && state.last?.seq === recorded.base) {
+        state.seqs.length = Math.min(state.seqs.length, recorded.keep ?? 0);
+        fromRanges(recorded.ranges, state.seqs);
+      } else state.seqs = null;
+      state.last = { seq: event.seq, body };
+    }
+    return state;
+  },
+};
+
+/** Every tool call id the session's assistant messages used. */
+export interface ToolCallIdsState {
+  ids: string[];
+}
+
+/** Tool call ids used so far (ids must stay unique in a session). */
+export const toolCallIdsFold: Fold<ToolCallIdsState> = {
+  name: 'agent-loop/tool-call-ids',
+  version: 1,
+  initial: () => ({ ids: [] }),
+  apply(state, event) {
+    if (event.type !== 'assistant/message') return state;
+    const content = (event.body as AssistantMessageBody | undefined)?.content;
+    if (!Array.isArray(content)) return state;
+    for (const part of content) if (part?.type === 'tool-call') state.ids.push(part.id);
+    return state;
+  },
+};
+
+/** Tool calls that reached `tool/started` and have no `tool/result` yet. */
+export interface StartedCallsState {
+  ids: string[];
+}
+
+/** Started calls without a result (what "outcome unknown" answers are given for). */
+export const startedCallsFold: Fold<StartedCallsState> = {
+  name: 'agent-loop/started-calls',
+  version: 1,
+  initial: () => ({ ids: [] }),
+  apply(state, event) {
+    if (event.type === 'tool/started') {
+      const id = (event.body as { toolCallId?: unknown }).toolCallId;
+      if (typeof id === 'string' && !state.ids.includes(id)) state.ids.push(id);
+    } else if (event.type === 'tool/result' && state.ids.length > 0) {
+      const id = (event.body as ToolResultBody).toolCallId;
+      const index = state.ids.indexOf(id);
+      if (index >= 0) state.ids.splice(index, 1);
+    }
+    return state;
+  },
+};
+
+/**
+ * The agent loop's projections. Pass them to `Session.create` / `Session.open` (option
+ * `projections`) for every session an agent runs on; a session opened with `history: 'lazy'`
+ * must have them, a fully read one falls back to folding its events.
+ *
+ * @example
+ * ```ts
+ * const session = await Session.open({ store, id, history: 'lazy', projections: agentLoopProjections });
+ * const agent = createAgent({ session, model, modelId, tools });
+ * ```
+ */
+export const agentLoopProjections: readonly LoopProjection[] = [
+  inboxFold,
+  runtimeContextFold,
+  loopStateFold,
+  requestRecordFold,
+  toolCallIdsFold,
+  startedCallsFold,
+] as unknown as readonly LoopProjection[];
+
+/** A deep copy of plain JSON state (registered states are live and changed in place). */
+export function copyState<State>(state: State): State {
+  return structuredClone(state);
+}

@@ -1,0 +1,125 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sealText } from './internal/chain.js';
+import { Session } from './session.js';
+import { createJsonlStore } from './store-jsonl.js';
+import { createMemoryStore } from './store-memory.js';
+import { verifyJsonlLog } from './verify-jsonl.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'spine-verify-requests-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const surface = { surfaceOp: { op: 'append' as const } };
+
+/** A request/header body as the agent loop writes it, with the chain head when there is one. */
+function header(turn: number, chain: string | undefined): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    turn,
+    step: 1,
+    attempt: 1,
+    model: 'm',
+    provider: 'p',
+    systemHash: 'sha256:s',
+    toolsHash: 'sha256:t',
+    generation: 0,
+    messageCount: turn,
+    seqs: { ranges: [] },
+    addedHashes: [],
+    messagesHash: 'sha256:m',
+    requestHash: 'sha256:r',
+    prefix: { kept: 0, of: 0, extends: true, causes: [] },
+  };
+  if (chain !== undefined) body.chain = chain;
+  return body;
+}
+
+/** Turns that each end with a request/header recording (or not) the chain head before it. */
+async function writeLog(id: string, record: boolean): Promise<string> {
+  const session = await Session.create({
+    store: createJsonlStore({ dir, fsync: 'never' }),
+    id,
+    snapshots: false,
+  });
+  for (let turn = 1; turn <= 4; turn++) {
+    session.append(
+      'user/message',
+      { content: `change "${turn}"\nplease`, source: 'user' },
+      { turn, ...surface },
+    );
+    session.append('request/header', header(turn, record ? session.chainHead() : undefined), {
+      turn,
+    });
+    session.append(
+      'assistant/message',
+      { content: [{ type: 'text', text: `done ${turn}` }], finishReason: 'stop' },
+      { turn, ...surface },
+    );
+  }
+  await session.close();
+  return join(dir, `${id}.jsonl`);
+}
+
+/** Rewrites event `seq`'s text and re-seals every line from it on, as a forger would. */
+function rewriteAndReseal(path: string, seq: number): void {
+  const lines = readFileSync(path, 'utf8').slice(0, -1).split('\n');
+  let previous = '';
+  const out: string[] = [];
+  for (const [index, line] of lines.entries()) {
+    const value = JSON.parse(line) as { h: string; seq: number };
+    if (value.seq < seq) {
+      out.push(line);
+      previous = value.h;
+      continue;
+    }
+    let json = `${line.slice(0, line.lastIndexOf(',"h":"'))}}`;
+    if (index === seq - 1) json = json.replace('please', 'delete everything');
+    const sealed = sealText(json, previous);
+    out.push(sealed.line.slice(0, -1));
+    previous = sealed.head;
+  }
+  writeFileSync(path, `${out.join('\n')}\n`);
+}
+
+describe('request/header chain values', () => {
+  it('records the chain head of the line before each request, and verify checks it', async () => {
+    const path = await writeLog('recorded', true);
+    const lines = readFileSync(path, 'utf8').slice(0, -1).split('\n');
+    for (const [index, line] of lines.entries()) {
+      const event = JSON.parse(line) as { type: string; body: { chain?: string } };
+      if (event.type !== 'request/header') continue;
+      expect(event.body.chain).toBe((JSON.parse(lines[index - 1] as string) as { h: string }).h);
+    }
+    expect(verifyJsonlLog(path)).toMatchObject({ ok: true, events: 13 });
+  });
+
+  it('finds a log rewritten and re-sealed from an early event on through the request records', async () => {
+    // Without request records the forgery re-seals cleanly: the chain alone is not a signature.
+    const bare = await writeLog('bare', false);
+    rewriteAndReseal(bare, 2);
+    expect(readFileSync(bare, 'utf8')).toContain('delete everything');
+    expect(verifyJsonlLog(bare).ok).toBe(true);
+
+    const path = await writeLog('forged', true);
+    rewriteAndReseal(path, 2);
+    const result = verifyJsonlLog(path);
+    expect(result.ok).toBe(false);
+    // Event 2 (the first request) was rewritten; the request/header after it (seq 3) recorded
+    // the chain value the log had then.
+    expect(result.problem).toMatchObject({ kind: 'altered', seq: 2, line: 3 });
+    expect(result.problem?.message).toContain('request/header 3');
+  });
+
+  it('leaves stores without a chain without a value', async () => {
+    const session = await Session.create({ store: createMemoryStore() });
+    session.append('user/message', { content: 'hi', source: 'user' }, surface);
+    expect(session.chainHead()).toBeUndefined();
+    const unchained = await Session.create({
+      store: createJsonlStore({ dir, fsync: 'never', chain: false }),
+      snapshots: false,
+    });
+    unchained.append('user/message', { content: 'hi', source: 'user' }, surface);
+    expect(unchained.chainHead()).toBeUndefined();
+    await unchained.close();
+  });
+});

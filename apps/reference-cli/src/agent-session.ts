@@ -4,6 +4,7 @@ import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { SessionInUseError, SessionNotFoundError } from './errors.js';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
+import { hasOpenChildren } from './history/read.js';
 import { SESSION_TOTALS, sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
 import { exitCodeOf } from './report-error.js';
@@ -59,12 +60,14 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     if (!(await store.exists(options.resumeId))) {
       throw new SessionNotFoundError({ sessionId: options.resumeId, dir: config.sessionDir });
     }
-    // Subagents a crash left running are closed, and their outcome recorded, before resuming.
-    await (await import('./agents/tree.js')).recoverChildrenForResume(
-      store,
-      options.resumeId,
-      options.onWarning ?? (() => {}),
-    );
+    // Subagents a crash left running are closed, and their outcome recorded, before resuming
+    // (a streamed pass first: most sessions have none, and recovery reads the whole log).
+    if (await hasOpenChildren(store, options.resumeId))
+      await (await import('./agents/tree.js')).recoverChildrenForResume(
+        store,
+        options.resumeId,
+        options.onWarning ?? (() => {}),
+      );
     // Interrupted tool calls the workspace checkpoints can settle get a verified result first.
     await (await import('./rewind/recovery.js')).answerInterruptedCalls({
       ...{ store, id: options.resumeId, config, cwd },

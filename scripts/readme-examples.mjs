@@ -8,11 +8,17 @@
 // provider keys are removed from the environment, so an example that needs one must say so and
 // exit 0. Blocks without such an import, and blocks fenced as `ts excerpt`, are fragments (signatures,
 // parts of a program) and are listed, not run.
+// Each example then runs again under every pinned Node version of scripts/lib/node-versions.mjs
+// (the oldest `engines` allows and the newest 22.x), transpiled once to `.mjs` (TypeScript's
+// transpileModule: the type check above already ran) and run by that binary directly (tsx's
+// start-up per run made this 160 s instead of 30), with a probe of `process.version`.
 // Exit code 1 with every failing example listed. `--keep` keeps the project for inspection.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { installNode, NODE_VERSIONS } from './lib/node-versions.mjs';
 import { packPublished } from './lib/pack.mjs';
 
 const keep = process.argv.includes('--keep');
@@ -106,6 +112,29 @@ if (tsc.status !== 0) {
   }
   if (byFile.size === 0) problems.push(`tsc: ${tsc.stdout}${tsc.stderr}`);
 }
+// The pinned Node versions (a failed download throws: never a silent pass on one Node only), and
+// the examples compiled for them (plus a probe that prints the version it runs on).
+const setupStarted = performance.now();
+const nodes = NODE_VERSIONS.map((pinned) => ({ ...pinned, binary: installNode(pinned) }));
+writeFileSync(join(project, 'version.mts'), 'console.log(process.version);\n');
+mkdirSync(join(project, 'out'));
+const compiled = (file) => join(project, 'out', file.replace(/\.mts$/, '.mjs'));
+for (const file of [...files.map((f) => f.file), 'version.mts']) {
+  const source = readFileSync(join(project, file), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  writeFileSync(compiled(file), outputText);
+}
+const setupSeconds = (performance.now() - setupStarted) / 1000;
+for (const { version, binary } of nodes) {
+  const probe = spawnSync(binary, [compiled('version.mts')], { encoding: 'utf8' });
+  if (probe.stdout.trim() !== `v${version}`)
+    problems.push(
+      `the probe under Node ${version} printed ${JSON.stringify(probe.stdout + probe.stderr)}`,
+    );
+}
 const env = { ...process.env };
 for (const name of Object.keys(env)) {
   if (/_API_KEY$|^SEARXNG_URL$/.test(name)) delete env[name];
@@ -126,6 +155,27 @@ for (const example of files) {
     );
   }
 }
+const pinnedStarted = performance.now();
+for (const { version, binary } of nodes) {
+  for (const example of files) {
+    const cwd = join(work, `run-${version}-${example.file}`);
+    mkdirSync(cwd);
+    const result = spawnSync(binary, [compiled(example.file)], {
+      cwd,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (result.status !== 0) {
+      problems.push(
+        `${example.label} under Node ${version}: exit ${result.status ?? result.signal}\n  ${`${result.stdout}${result.stderr}`.trim().split('\n').slice(-8).join('\n  ')}`,
+      );
+    }
+  }
+}
+console.log(
+  `readme-examples: the ${files.length} examples under Node ${nodes.map((n) => n.version).join(' and ')} in ${((performance.now() - pinnedStarted) / 1000 + setupSeconds).toFixed(1)} s (${setupSeconds.toFixed(1)} s of it installing and transpiling)`,
+);
 console.log(`readme-examples: fragments (not run): ${fragments.join(', ') || 'none'}`);
 if (keep) console.log(`readme-examples: kept ${work}`);
 else rmSync(work, { recursive: true, force: true });

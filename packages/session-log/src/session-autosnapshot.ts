@@ -24,6 +24,26 @@ export class SnapshotScheduler {
     );
   }
 
+  /**
+   * Writes a snapshot at the next turn of the event loop (at the last seq then), after the
+   * caller has moved on; `settled()`, and so `close()`, waits for it. A failure, or a process
+   * killed first, only costs a slower next open.
+   */
+  soon(): void {
+    const turn = new Promise<void>((resolve) => setImmediate(resolve));
+    this.running = turn
+      .then(() => {
+        const content = this.core.snapshotContent();
+        return this.writer.writeSnapshot(encodeSnapshot(content)).then(() => {
+          this.core.snapshotSeq = Math.max(this.core.snapshotSeq, content.seq);
+        });
+      })
+      .catch(() => {})
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
   /** Writes a snapshot without making the caller wait; a failure only costs a slower open. */
   inBackground(): void {
     const content = this.core.snapshotContent();

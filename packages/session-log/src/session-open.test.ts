@@ -145,6 +145,16 @@ function recordingOpens(store: SessionStore): { store: SessionStore; opens: unkn
   return { store: { ...store, open }, opens };
 }
 
+/** The stored snapshot's seq, waiting (event-loop turns, up to 10 s) for one when `expected`. */
+async function snapshotSeq(store: SessionStore, expected: boolean): Promise<number | undefined> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const seq = (await store.readSnapshot('log'))?.seq;
+    if (seq !== undefined || !expected || Date.now() > deadline) return seq;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** Writes a log of `ops` (no snapshot) and returns two copies of it in separate stores. */
 async function twoCopies(
   ops: readonly Op[],
@@ -173,9 +183,9 @@ describe('first lazy open without a snapshot', () => {
         const full = await Session.open({ ...options, store: fullStore });
         try {
           await expectSameState(lazy, full);
-          // The rebuilt snapshot is written, at the last seq (after any recovery events),
-          // unless the log holds only its header.
-          const written = (await lazyStore.readSnapshot('log'))?.seq;
+          // The rebuilt snapshot is written right after the open returns, at the last seq
+          // (after any recovery events), without waiting for close; none for a bare header.
+          const written = await snapshotSeq(lazyStore, full.lastSeq > 1);
           expect(written).toBe(full.lastSeq > 1 ? full.lastSeq : undefined);
           expect(existsSync(join(dir, 'log.jsonl.snapshot'))).toBe(full.lastSeq > 1);
         } finally {
@@ -193,6 +203,28 @@ describe('first lazy open without a snapshot', () => {
       { numRuns: 40 },
     );
   }, 300_000);
+
+  it('writes the snapshot before close returns when the session is closed at once', async () => {
+    const [store] = await twoCopies([
+      { kind: 'user', text: 'a' },
+      { kind: 'filler', count: 20 },
+      { kind: 'call', started: true, answered: true },
+    ]);
+    const session = await Session.open({ store, id: 'log', history: 'lazy', snapshots: false });
+    const lastSeq = session.lastSeq;
+    await session.close();
+    expect((await store.readSnapshot('log'))?.seq).toBe(lastSeq);
+    // And a read-only first open writes none.
+    const [readOnlyStore] = await twoCopies([{ kind: 'user', text: 'b' }]);
+    const reader = await Session.open({
+      store: readOnlyStore,
+      id: 'log',
+      history: 'lazy',
+      readOnly: true,
+    });
+    await reader.close();
+    expect(await readOnlyStore.readSnapshot('log')).toBeUndefined();
+  });
 
   it('falls back to the full read for an unparseable last line: cut as a torn write, recorded, snapshot written', async () => {
     const [lazyStore, fullStore, dir, fullDir] = await twoCopies([

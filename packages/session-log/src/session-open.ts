@@ -15,6 +15,8 @@ export interface LazyOpenHooks<S> {
   repair(session: S, repaired: OpenedSession['repaired'], recover: boolean): Promise<void>;
   /** Opens the whole log (`history: 'full'`). */
   openFull(): Promise<S>;
+  /** Writes a snapshot right after the open returns (`close()` waits for it). */
+  snapshotSoon(session: S): void;
 }
 
 /**
@@ -91,7 +93,9 @@ async function openStreamed<S>(
     }
     if (!readOnly) {
       await hooks.repair(session, writer.repaired, options.recover ?? true);
-      if (core.history.lastSeq > 1) await writeRebuilt(writer, core);
+      // Written once the caller has the session (crash-safe like any snapshot; until it is
+      // written, a next open streams the log again).
+      if (core.history.lastSeq > 1) hooks.snapshotSoon(session);
     }
     return session;
   } catch (error) {

@@ -181,6 +181,7 @@ export class Session implements SessionLog {
       writer: (session) => session.writer,
       repair: (session, repaired, recover) => session.repair(repaired, recover),
       openFull: () => Session.open({ ...options, history: 'full' }),
+      snapshotSoon: (session) => session.snapshots.soon(),
     });
   }
 

@@ -240,9 +240,10 @@ export class RequestBuilder {
     if (input.maxOutputTokens !== undefined) header.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) header.reasoning = input.reasoning;
     if (input.estimatedTokens !== undefined) header.estimatedTokens = input.estimatedTokens;
-    // The log's chain head anchors it in the request record (not in the request or its hash).
+    // The log's chain head anchors it in the request record (not in the request or its hash):
+    // the last line written; waiting for this step's lines would put their encoding here.
     const chain = session.chainHead?.();
-    if (chain !== undefined) header.chain = chain;
+    if (chain !== undefined) header.chain = { seq: chain.seq, h: chain.h };
     const event = session.append('request/header', header, at);
 
     const context: RequestContextBody = {

@@ -82,10 +82,13 @@ export const RequestHeaderBodySchema = z.object({
     .optional()
     .describe("The token meter's estimate of the prompt, when a meter is configured."),
   chain: z
-    .string()
+    .object({
+      seq: positive.describe('The seq of the last line the store had written.'),
+      h: z.string().describe("That line's chain value (its `h`)."),
+    })
     .optional()
     .describe(
-      'The chain head when the request was built: the `h` value of the log line before this header (stores that chain their lines). Not part of the request or its hash; `verifyJsonlLog` checks it.',
+      'The chain head when the request was built, for stores that chain their lines: the last line written then (a store writing in groups may not have written the latest events yet). Not part of the request or its hash; `verifyJsonlLog` checks it.',
     ),
 });
 /** Body of `request/header`. */

@@ -69,10 +69,11 @@ export interface OpenedSession {
   /** Called at turn boundaries; stores with a `per-turn` durability policy sync here. */
   checkpoint?(): void;
   /**
-   * The chain value of the last event appended, for stores that chain their lines (the JSONL
-   * store writes pending events first to know it); undefined when the store keeps no chain.
+   * The chain value of the last line written (which may be behind the last event appended: a
+   * store that writes in groups does not write early for it) and that line's seq, for stores
+   * that chain their lines; undefined when the store keeps no chain or has written none.
    */
-  chainHead?(): string | undefined;
+  chainHead?(): { seq: number; h: string } | undefined;
   /**
    * Stores `snapshot` as the session's newest, atomically: a crash leaves the previous snapshot
    * or the new one, never a mix. Every event up to `snapshot.seq` must have been appended; the

@@ -81,8 +81,9 @@ export interface SessionLog {
    */
   projection?<State extends JsonValue = JsonValue>(name: string): State;
   /**
-   * The chain value of the last event appended, when the store chains its lines (JSONL);
-   * undefined otherwise. `request/header` records it so the log is anchored in each request.
+   * The chain value of the last line the store wrote and its seq, when the store chains its
+   * lines (JSONL); undefined otherwise. `request/header` records it (`chain`), anchoring the
+   * log up to that line in each request.
    */
-  chainHead?(): string | undefined;
+  chainHead?(): { seq: number; h: string } | undefined;
 }

@@ -361,8 +361,8 @@ export class Session implements SessionLog {
     if (this.snapshots.due()) this.snapshots.inBackground();
   }
 
-  /** The chain value of the last event appended, when the store chains its lines (JSONL). */
-  chainHead(): string | undefined {
+  /** The chain value of the last line the store wrote and its seq, when it chains its lines. */
+  chainHead(): { seq: number; h: string } | undefined {
     return this.state === 'open' ? this.writer.chainHead?.() : undefined;
   }
 

@@ -13,7 +13,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const surface = { surfaceOp: { op: 'append' as const } };
 
 /** A request/header body as the agent loop writes it, with the chain head when there is one. */
-function header(turn: number, chain: string | undefined): Record<string, unknown> {
+function header(
+  turn: number,
+  chain: { seq: number; h: string } | undefined,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     turn,
     step: 1,
@@ -34,7 +37,11 @@ function header(turn: number, chain: string | undefined): Record<string, unknown
   return body;
 }
 
-/** Turns that each end with a request/header recording (or not) the chain head before it. */
+/**
+ * Turns that each end with a request/header recording (or not) the chain head. The events are
+ * flushed before each request, as a step's are while it waits for the model, so the head is the
+ * line just before the header.
+ */
 async function writeLog(id: string, record: boolean): Promise<string> {
   const session = await Session.create({
     store: createJsonlStore({ dir, fsync: 'never' }),
@@ -47,6 +54,7 @@ async function writeLog(id: string, record: boolean): Promise<string> {
       { content: `change "${turn}"\nplease`, source: 'user' },
       { turn, ...surface },
     );
+    await session.flush();
     session.append('request/header', header(turn, record ? session.chainHead() : undefined), {
       turn,
     });
@@ -86,9 +94,13 @@ describe('request/header chain values', () => {
     const path = await writeLog('recorded', true);
     const lines = readFileSync(path, 'utf8').slice(0, -1).split('\n');
     for (const [index, line] of lines.entries()) {
-      const event = JSON.parse(line) as { type: string; body: { chain?: string } };
+      const event = JSON.parse(line) as {
+        type: string;
+        body: { chain?: { seq: number; h: string } };
+      };
       if (event.type !== 'request/header') continue;
-      expect(event.body.chain).toBe((JSON.parse(lines[index - 1] as string) as { h: string }).h);
+      const before = JSON.parse(lines[index - 1] as string) as { seq: number; h: string };
+      expect(event.body.chain).toEqual({ seq: before.seq, h: before.h });
     }
     expect(verifyJsonlLog(path)).toMatchObject({ ok: true, events: 13 });
   });
@@ -108,6 +120,36 @@ describe('request/header chain values', () => {
     // the chain value the log had then.
     expect(result.problem).toMatchObject({ kind: 'altered', seq: 2, line: 3 });
     expect(result.problem?.message).toContain('request/header 3');
+  });
+
+  it('names the last line written, without writing the events still waiting for their group', async () => {
+    const session = await Session.create({
+      store: createJsonlStore({ dir, fsync: 'never' }),
+      id: 'lagging',
+      snapshots: false,
+    });
+    session.append('user/message', { content: 'a', source: 'user' }, surface);
+    session.append('user/message', { content: 'b', source: 'user' }, surface);
+    // Nothing written since the header line: the record names it, and verify accepts that.
+    expect(session.chainHead()?.seq).toBe(1);
+    session.append('request/header', header(1, session.chainHead()), { turn: 1 });
+    await session.flush();
+    expect(session.chainHead()?.seq).toBe(4);
+    await session.close();
+    const path = join(dir, 'lagging.jsonl');
+    expect(verifyJsonlLog(path)).toMatchObject({ ok: true, events: 4 });
+    // A record naming a line the log does not have where it says is found.
+    const text = readFileSync(path, 'utf8');
+    const forged = text.replace('"chain":{"seq":1,', '"chain":{"seq":2,');
+    const lines = forged.slice(0, -1).split('\n');
+    let previous = '';
+    const sealed = lines.map((line) => {
+      const out = sealText(`${line.slice(0, line.lastIndexOf(',"h":"'))}}`, previous);
+      previous = out.head;
+      return out.line;
+    });
+    writeFileSync(path, sealed.join(''));
+    expect(verifyJsonlLog(path).problem).toMatchObject({ kind: 'altered', seq: 2, line: 4 });
   });
 
   it('leaves stores without a chain without a value', async () => {

@@ -81,23 +81,29 @@ function seqOf(line: Buffer): number {
 }
 
 const HEADER_TYPE = Buffer.from(',"type":"request/header",', 'latin1');
-const CHAIN_FIELD = Buffer.from('"chain":"', 'latin1');
+const CHAIN_FIELD = Buffer.from('"chain":', 'latin1');
+const CHAIN_RECORD = /^"chain":\{"seq":(\d{1,16}),"h":"([0-9a-f]{32})"\}/;
+/** Chain values of the lines just read, by seq modulo this (the writer lags at most 1,024). */
+const RECENT = 4096;
 
 /**
- * The chain value a `request/header` line recorded (`body.chain`): null for a line of another
- * type, undefined for a header without one. `"chain":"` cannot occur inside a JSON string (its
- * quotes would be escaped) and the header body has no other key of that name.
+ * The chain record a `request/header` line carries (`body.chain`): null for a line of another
+ * type, undefined for a header without one, 'malformed' for one not in the writer's form.
+ * `"chain":` cannot occur inside a JSON string (its quotes would be escaped) and the header
+ * body has no other key of that name.
  */
-function recordedChainOf(line: Buffer, seq: number): string | null | undefined {
+function recordedChainOf(
+  line: Buffer,
+  seq: number,
+): { seq: number; h: string } | 'malformed' | null | undefined {
   const at = SEQ_PREFIX.length + String(seq).length;
   if (line.compare(HEADER_TYPE, 0, HEADER_TYPE.length, at, at + HEADER_TYPE.length) !== 0) {
     return null;
   }
   const field = line.indexOf(CHAIN_FIELD, at + HEADER_TYPE.length);
   if (field < 0) return undefined;
-  const from = field + CHAIN_FIELD.length;
-  const end = line.indexOf(0x22, from);
-  return end < 0 ? '' : line.toString('latin1', from, end);
+  const match = CHAIN_RECORD.exec(line.toString('latin1', field, field + 80));
+  return match ? { seq: Number(match[1]), h: match[2] as string } : 'malformed';
 }
 
 /** True when a line at or after byte `from` (a line start) holds event `seq`. */
@@ -124,9 +130,9 @@ function laterLineHolds(fd: number, from: number, seq: number): boolean {
  * altered, removed, inserted or reordered event, including events no request carried; a line
  * left unchained after the chain began is named too. With the store's snapshot beside the log,
  * also checks that the log still reaches the snapshot's seq with the chain value it recorded (so
- * events cut from the end before it are found), and that each `request/header` that recorded a
- * chain value (`body.chain`) follows a line carrying exactly that value, so a log rewritten and
- * re-sealed before a request is found by that request's record. Lines written before the chain existed (logs of
+ * events cut from the end before it are found), and that each `request/header` that recorded
+ * the chain head (`body.chain`: a recent line's seq and value) matches that line, so a log
+ * rewritten and re-sealed before a request is found by that request's record. Lines written before the chain existed (logs of
  * earlier versions) are reported through `chainedFrom`, not as a problem. A torn last line (no
  * newline) is not read.
  *
@@ -152,6 +158,8 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
   let chainedFrom: number | undefined;
   let problem: ChainProblem | undefined;
   let bytes = 0;
+  const recentSeqs = new Float64Array(RECENT).fill(-1);
+  const recentValues: string[] = new Array(RECENT).fill('');
   try {
     const size = fstatSync(fd).size;
     let position = 0;
@@ -257,15 +265,30 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
               );
             } else {
               const recorded = recordedChainOf(line, seq);
-              if (typeof recorded === 'string' && recorded !== previous) {
+              const slot = typeof recorded === 'object' && recorded ? recorded.seq % RECENT : 0;
+              if (recorded === 'malformed') {
                 fail(
                   'altered',
-                  seq - 1,
-                  `request/header ${seq} (line ${lineNumber}) recorded the chain value ${recorded} for the log up to event ${seq - 1}, which now gives ${previous || 'none'}: the log up to event ${seq - 1} was rewritten and re-sealed`,
+                  seq,
+                  `request/header ${seq} (line ${lineNumber}) carries a chain record not in the form the store writes: it was altered`,
+                );
+              } else if (recorded && (recorded.seq >= seq || recentSeqs[slot] !== recorded.seq)) {
+                fail(
+                  'altered',
+                  seq,
+                  `request/header ${seq} (line ${lineNumber}) records the chain value of event ${recorded.seq}, which is not among the ${RECENT} events before it (the store records a recent one): it was altered`,
+                );
+              } else if (recorded && recentValues[slot] !== recorded.h) {
+                fail(
+                  'altered',
+                  recorded.seq,
+                  `request/header ${seq} (line ${lineNumber}) recorded the chain value ${recorded.h} for the log up to event ${recorded.seq}, which now gives ${recentValues[slot]}: the log up to event ${recorded.seq} was rewritten and re-sealed`,
                 );
               }
             }
             previous = value;
+            recentSeqs[seq % RECENT] = seq;
+            recentValues[seq % RECENT] = value;
           }
           if (!problem) {
             bytes += line.length + 1;

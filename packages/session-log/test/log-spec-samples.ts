@@ -43,7 +43,7 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     hashing: 'chain/1',
     reasoning: { enabled: true, effort: 'high' },
     prefix: { previous: 5, kept: 1, of: 1, extends: true, causes: [] },
-    chain: '0123456789abcdef0123456789abcdef',
+    chain: { seq: 5, h: '0123456789abcdef0123456789abcdef' },
   },
   'request/context': { request: 6, contexts: { cwd: '/w' }, variables: {} },
   'prompt/system': { hash: 'sha256:a', text: 'You are helpful.' },

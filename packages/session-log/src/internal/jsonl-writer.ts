@@ -6,6 +6,12 @@ import { closeSync, fdatasyncSync, fstatSync, writeSync } from './fs.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
 import { writeSnapshotFile } from './jsonl-snapshot.js';
 
+/**
+ * At most this many appended events wait behind the line `chainHead()` names (a request header
+ * records it; `verifyJsonlLog` keeps the values of the lines it has just read to check them).
+ */
+export const MAX_HEAD_LAG = 1024;
+
 /** Writers with unwritten events, written synchronously if the process exits without closing them. */
 const live = new Set<JsonlWriter>();
 let exitHookInstalled = false;
@@ -53,8 +59,9 @@ export class JsonlWriter implements OpenedSession {
   readonly lastSeq: number;
   /** The seq of the last event appended (written or pending). */
   private appendedSeq: number;
-  /** The chain value of the last line written. */
+  /** The chain value of the last line written, and that line's seq. */
   private head: string;
+  private headSeq: number;
   /** Appended events not yet encoded nor written. */
   private pending: SessionEvent[] = [];
   /** A cheap lower bound of the pending events' line bytes, checked against `flushBytes`. */
@@ -70,6 +77,7 @@ export class JsonlWriter implements OpenedSession {
     this.lastSeq = init.lastSeq;
     this.appendedSeq = init.lastSeq;
     this.head = init.chainHead;
+    this.headSeq = init.lastSeq;
     this.immediate = init.fsync === 'always' || init.flushBytes <= 0;
   }
 
@@ -111,13 +119,15 @@ export class JsonlWriter implements OpenedSession {
     }
   }
 
-  /** The chain value of the last appended event (pending events are written first). */
-  chainHead(): string | undefined {
+  /**
+   * The chain value of the last line written and its seq. Appended events still waiting for
+   * their group write are not forced out (that would put their encoding on the caller's path),
+   * unless more than {@link MAX_HEAD_LAG} wait, so the line named is never far back.
+   */
+  chainHead(): { seq: number; h: string } | undefined {
     if (!this.init.chain) return undefined;
-    if (this.pending.length > 0 && !this.closed && !this.init.readOnly && !this.failure) {
-      this.writePending();
-    }
-    return this.head === '' ? undefined : this.head;
+    if (this.pending.length > MAX_HEAD_LAG && !this.closed && !this.failure) this.writePending();
+    return this.head === '' ? undefined : { seq: this.headSeq, h: this.head };
   }
 
   checkpoint(): void {
@@ -220,6 +230,7 @@ export class JsonlWriter implements OpenedSession {
             const sealed = sealText(json, this.head);
             this.writeText(sealed.line);
             this.head = sealed.head;
+            this.headSeq = event.seq;
           } else {
             this.writeText(`${json}\n`);
           }
@@ -227,6 +238,7 @@ export class JsonlWriter implements OpenedSession {
           const sealed = sealLineAfterGap(arena, length, end, this.head);
           length = sealed.end;
           this.head = sealed.head;
+          this.headSeq = event.seq;
         } else {
           length = end;
         }

@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { surfaceRuns } from './internal/surface-runs.js';
 import { Session } from './session.js';
 import { createJsonlStore } from './store-jsonl.js';
+import { createMemoryStore } from './store-memory.js';
+import { createSqliteStore } from './store-sqlite.js';
 import type { SessionProjection } from './types.js';
 
 const dirs: string[] = [];
@@ -201,6 +203,36 @@ describe('first lazy open without a snapshot', () => {
         }
       }),
       { numRuns: 40 },
+    );
+  }, 300_000);
+
+  it('streams through the memory and SQLite stores too (read-only, no snapshot: the same state as a full open)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 1, maxLength: 30 }),
+        fc.constantFrom('memory', 'sqlite'),
+        async (ops, kind) => {
+          const store =
+            kind === 'memory'
+              ? createMemoryStore()
+              : createSqliteStore({ path: join(tempDir(), 'log.db') });
+          const session = await Session.create({ store, id: 'log', snapshots: false });
+          for (const op of ops) apply(session, op);
+          await session.close();
+          const options = { id: 'log', projections: [counts], readOnly: true };
+          const recorded = recordingOpens(store);
+          const lazy = await Session.open({ ...options, store: recorded.store, history: 'lazy' });
+          const full = await Session.open({ ...options, store });
+          try {
+            expect(recorded.opens).toEqual([Number.MAX_SAFE_INTEGER]);
+            await expectSameState(lazy, full);
+          } finally {
+            await lazy.close();
+            await full.close();
+          }
+        },
+      ),
+      { numRuns: 30 },
     );
   }, 300_000);
 

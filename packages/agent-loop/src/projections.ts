@@ -92,13 +92,15 @@ export const inboxFold: Fold<InboxState> = {
   apply(state, event) {
     if (event.type === 'agent/inbox/spliced') {
       const body = event.body as InboxSplicedBody;
-      const removed = state.queues[body.queue].splice(body.start, body.deleteCount, ...body.insert);
+      const queue = state.queues[body?.queue];
+      if (!Array.isArray(queue) || !Array.isArray(body.insert)) return state; // not a splice
+      const removed = queue.splice(body.start, body.deleteCount, ...body.insert);
       if (removed.length > 0 && state.consumed.length > 0) {
         const gone = new Set(removed.map((item) => item.id));
         state.consumed = state.consumed.filter((id) => !gone.has(id));
       }
     } else if (event.type === 'user/message') {
-      const id = (event.body as UserMessageBody).meta?.inboxId;
+      const id = (event.body as UserMessageBody | undefined)?.meta?.inboxId;
       if (typeof id === 'string' && !state.consumed.includes(id) && queued(state, id)) {
         state.consumed.push(id);
       }
@@ -126,8 +128,8 @@ export const runtimeContextFold: Fold<RuntimeContextState> = {
   initial: () => ({ last: null }),
   apply(state, event) {
     if (event.type !== 'user/message') return state;
-    const body = event.body as UserMessageBody;
-    if (body.source !== 'runtime-context') return state;
+    const body = event.body as UserMessageBody | undefined;
+    if (body?.source !== 'runtime-context') return state;
     const snapshot = body.meta?.snapshot;
     state.last =
       snapshot && typeof snapshot === 'object' && !Array.isArray(snapshot)
@@ -191,29 +193,30 @@ export const loopStateFold: Fold<LoopState> = {
         break;
       case 'request/header':
         if (open) {
-          open.attempt = (event.body as RequestHeaderBody).attempt;
+          open.attempt = (event.body as RequestHeaderBody | undefined)?.attempt ?? 0;
           open.headerSeq = event.seq;
           open.attemptRecorded = false;
         }
         break;
       case 'assistant/attempt':
-        if (open && (event.body as AttemptBody).request === open.headerSeq)
+        if (open && (event.body as AttemptBody | undefined)?.request === open.headerSeq)
           open.attemptRecorded = true;
         break;
       case 'assistant/message': {
-        const body = event.body as AssistantMessageBody;
-        if (body.usage) state.usage = addUsage(state.usage, body.usage);
+        const body = event.body as AssistantMessageBody | undefined;
+        if (body?.usage) state.usage = addUsage(state.usage, body.usage);
         if (open) {
           open.phase = 'tools';
-          state.calls = body.content.filter(
-            (part): part is ToolCallPart => part.type === 'tool-call',
-          );
+          state.calls = Array.isArray(body?.content)
+            ? body.content.filter((part): part is ToolCallPart => part?.type === 'tool-call')
+            : [];
         }
         break;
       }
       case 'tool/result':
         // Only the open step's results matter; turn/start and step/start clear them.
-        if (open) state.results.push((event.body as ToolResultBody).toolCallId);
+        if (open)
+          state.results.push((event.body as ToolResultBody | undefined)?.toolCallId as string);
         break;
       case 'step/end':
         if (open) open.phase = 'done';
@@ -239,14 +242,20 @@ export const requestRecordFold: Fold<RequestRecordState> = {
   initial: () => ({ systems: [], tools: [], last: null, seqs: null }),
   apply(state, event) {
     if (event.type === 'prompt/system') {
-      const hash = (event.body as PromptSystemBody).hash;
-      if (!state.systems.includes(hash)) state.systems.push(hash);
+      const hash = (event.body as PromptSystemBody | undefined)?.hash;
+      if (typeof hash === 'string' && !state.systems.includes(hash)) state.systems.push(hash);
     } else if (event.type === 'tools/defined') {
-      const hash = (event.body as ToolsDefinedBody).hash;
-      if (!state.tools.includes(hash)) state.tools.push(hash);
+      const hash = (event.body as ToolsDefinedBody | undefined)?.hash;
+      if (typeof hash === 'string' && !state.tools.includes(hash)) state.tools.push(hash);
     } else if (event.type === 'request/header') {
       const body = event.body as RequestHeaderBody;
-      const recorded = body.seqs;
+      const recorded = body?.seqs;
+      if (!body || !recordedSeqsOk(recorded)) {
+        // Not a header this builder wrote: its seqs are resolved through the log if needed.
+        state.seqs = null;
+        if (body) state.last = { seq: event.seq, body };
+        return state;
+      }
       if (recorded.base === undefined) state.seqs = fromRanges(recorded.ranges, []);
       else if (state.seqs && state.last?.seq === recorded.base) {
         state.seqs.length = Math.min(state.seqs.length, recorded.keep ?? 0);
@@ -257,6 +266,21 @@ export const requestRecordFold: Fold<RequestRecordState> = {
     return state;
   },
 };
+
+/** True for recorded seqs as the builder writes them (bounded runs of safe integers). */
+function recordedSeqsOk(recorded: RequestHeaderBody['seqs'] | undefined): boolean {
+  if (!recorded || !Array.isArray(recorded.ranges)) return false;
+  if (recorded.base !== undefined && !Number.isSafeInteger(recorded.base)) return false;
+  if (recorded.keep !== undefined && !Number.isSafeInteger(recorded.keep)) return false;
+  for (const range of recorded.ranges) {
+    if (!Array.isArray(range)) return false;
+    const [start, end] = range;
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return false;
+    if ((end as number) < (start as number) || (end as number) - (start as number) > 10_000_000)
+      return false;
+  }
+  return true;
+}
 
 /** Every tool call id the session's assistant messages used. */
 export interface ToolCallIdsState {
@@ -289,10 +313,10 @@ export const startedCallsFold: Fold<StartedCallsState> = {
   initial: () => ({ ids: [] }),
   apply(state, event) {
     if (event.type === 'tool/started') {
-      const id = (event.body as { toolCallId?: unknown }).toolCallId;
+      const id = (event.body as { toolCallId?: unknown } | undefined)?.toolCallId;
       if (typeof id === 'string' && !state.ids.includes(id)) state.ids.push(id);
     } else if (event.type === 'tool/result' && state.ids.length > 0) {
-      const id = (event.body as ToolResultBody).toolCallId;
+      const id = (event.body as ToolResultBody | undefined)?.toolCallId as string;
       const index = state.ids.indexOf(id);
       if (index >= 0) state.ids.splice(index, 1);
     }

@@ -100,7 +100,8 @@ export const sourcesFold = {
         }
         break;
       case 'request/header': {
-        const header = body as unknown as RequestHeaderBody;
+        const header = body as unknown as RequestHeaderBody | undefined;
+        if (typeof header?.systemHash !== 'string' || typeof header.toolsHash !== 'string') break;
         const last = state.epochs[state.epochs.length - 1];
         if (last?.systemHash !== header.systemHash || last.toolsHash !== header.toolsHash) {
           state.epochs.push({

@@ -41,7 +41,7 @@ export const breakerFold = {
       state.tripped = false;
     } else if (event.type === 'compaction/failed') {
       state.consecutiveFailures++;
-      if ((event.body as { breakerTripped?: boolean }).breakerTripped === true)
+      if ((event.body as { breakerTripped?: boolean } | undefined)?.breakerTripped === true)
         state.tripped = true;
     }
     return state;

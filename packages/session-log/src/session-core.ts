@@ -14,7 +14,7 @@ import type {
   SessionRange,
   SessionStore,
 } from '@spine/protocol';
-import { FORMAT_VERSION, findNonJson } from '@spine/protocol/core';
+import { findNonJson } from '@spine/protocol/core';
 import {
   IllegalSurfaceOpError,
   InvalidEventError,
@@ -24,8 +24,6 @@ import {
 import { EventTypeRegistry } from './event-types.js';
 import { isPlainJson } from './internal/json-check.js';
 import { checkRange } from './internal/range.js';
-import { surfaceRuns } from './internal/surface-runs.js';
-import { formatVersionOf } from './migrations.js';
 import { createDefaultProjector } from './projector.js';
 import { MessageDeriver } from './session-derive.js';
 import { EventHistory } from './session-history.js';
@@ -168,107 +166,35 @@ export class SessionCore {
   /** Adds trusted events (from a store or a fork) with structural checks only: no schema validation. */
   load(events: readonly SessionEvent[]): void {
     for (const event of events) {
-      if (!this.registry.lookup(event.type)) {
-        if (event.surfaceOp)
-          throw new UnknownEventTypeError({
-            type: event.type,
-            where: `session ${this.init.id} (seq ${event.seq})`,
-          });
-        this.ignorable.add(event.seq);
-      }
-      if (event.surfaceOp && !this.surfaceState.apply(event, event.surfaceOp)) {
-        throw new SessionCorruptError({
-          file: `${this.init.store.kind}:${this.init.id}`,
-          line: event.seq,
-          reason: `seq ${event.seq} replaces a surface region that does not exist`,
-        });
-      }
+      this.applyTrusted(event);
       this.history.push(event);
-      this.trackTurn(event);
-      this.fold(event);
     }
   }
 
   /**
-   * Builds a lazy session's state from the whole log without holding it (a first open without a
-   * usable snapshot). One streamed pass puts every event through what {@link SessionCore.load}
-   * does (surface, turns, projections, unknown types), holding only the header, the last event
-   * and the surface events of the log's last stretch; surface events from before it that are
-   * still on the surface at the end (few after compactions) are read again by seq range.
-   * Holding every surface event would keep most events alive until a later compaction replaced
-   * them, which costs more garbage collection than the whole parse. Returns false, keeping
-   * nothing, when the log needs the full path: its header names another format version
-   * (migrated or refused there) or the events end before `lastSeq` (an unparseable last line,
-   * a torn write to the full read).
+   * Applies one trusted event to everything but the history (surface, unknown types, turns,
+   * projections); {@link SessionCore.load} and the streamed first open (session-open.ts) use it.
    *
-   * @throws {SessionCorruptError} {UnknownEventTypeError} as `load` does.
+   * @throws {SessionCorruptError} {UnknownEventTypeError}
    */
-  async loadStreamed(lastSeq: number): Promise<boolean> {
-    const { store, id } = this.init;
-    const started = new Set<string>();
-    const surface = this.surfaceState;
-    // Surface events near the end of the log are held as they come (after compactions the
-    // final surface lies there); older ones that stay on the surface are read again below.
-    const holdFrom = lastSeq - Math.max(8192, Math.floor(lastSeq / 32));
-    const held = new Map<number, SessionEvent>();
-    let header: SessionEvent | undefined;
-    let last: SessionEvent | undefined;
-    for await (const event of store.readRange(id, { fromSeq: 1, toSeq: lastSeq })) {
-      if (event.seq === 1) {
-        if (event.type !== 'session/header' || formatVersionOf(event) !== FORMAT_VERSION) {
-          return false;
-        }
-        header = event;
-      }
-      if (!this.registry.lookup(event.type)) {
-        if (event.surfaceOp)
-          throw new UnknownEventTypeError({
-            type: event.type,
-            where: `session ${id} (seq ${event.seq})`,
-          });
-        this.ignorable.add(event.seq);
-      }
-      const op = event.surfaceOp;
-      if (op) {
-        if (!surface.apply(event, op)) {
-          throw new SessionCorruptError({
-            file: `${store.kind}:${id}`,
-            line: event.seq,
-            reason: `seq ${event.seq} replaces a surface region that does not exist`,
-          });
-        }
-        if (event.seq >= holdFrom) {
-          held.set(event.seq, event);
-          if (op.op === 'replace' && held.size > 2 * surface.seqs.length + 1024) {
-            holdOnly(held, surface.seqs);
-          }
-        }
-      }
-      if (event.type === 'tool/started') {
-        const callId = (event.body as { toolCallId?: unknown }).toolCallId;
-        if (typeof callId === 'string') started.add(callId);
-      }
-      this.trackTurn(event);
-      this.fold(event);
-      last = event;
+  applyTrusted(event: SessionEvent): void {
+    if (!this.registry.lookup(event.type)) {
+      if (event.surfaceOp)
+        throw new UnknownEventTypeError({
+          type: event.type,
+          where: `session ${this.init.id} (seq ${event.seq})`,
+        });
+      this.ignorable.add(event.seq);
     }
-    if (last?.seq !== lastSeq || !header) return false;
-    holdOnly(held, surface.seqs);
-    const resident = new Map<number, SessionEvent>([[1, header], ...held]);
-    const wanted = new Set(surface.seqs.filter((seq) => seq !== 1 && !held.has(seq)));
-    wanted.delete(lastSeq);
-    for (const [fromSeq, toSeq] of surfaceRuns([...wanted], lastSeq)) {
-      for await (const event of store.readRange(id, { fromSeq, toSeq })) {
-        if (wanted.has(event.seq)) resident.set(event.seq, event);
-      }
+    if (event.surfaceOp && !this.surfaceState.apply(event, event.surfaceOp)) {
+      throw new SessionCorruptError({
+        file: `${this.init.store.kind}:${this.init.id}`,
+        line: event.seq,
+        reason: `seq ${event.seq} replaces a surface region that does not exist`,
+      });
     }
-    for (const seq of wanted) if (!resident.has(seq)) return false;
-    resident.delete(lastSeq);
-    this.history.restore(lastSeq, [...resident.values()]);
-    this.history.push(last);
-    const open = new Set(surface.openCalls().map((call) => call.toolCallId));
-    this.startedBefore = [...started].filter((callId) => open.has(callId));
-    return true;
+    this.trackTurn(event);
+    this.fold(event);
   }
 
   /** Keeps an event that `prepare` built and the writer accepted. */
@@ -420,10 +346,4 @@ export class SessionCore {
     }
     if (event.step !== undefined && event.step > this.lastStep) this.lastStep = event.step;
   }
-}
-
-/** Drops from `held` every event not on the surface. */
-function holdOnly(held: Map<number, SessionEvent>, surface: readonly number[]): void {
-  const on = new Set(surface);
-  for (const seq of held.keys()) if (!on.has(seq)) held.delete(seq);
 }

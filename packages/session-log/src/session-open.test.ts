@@ -1,4 +1,4 @@
-// The first lazy open of a log without a snapshot (session-open.ts, SessionCore.loadStreamed):
+// The first lazy open of a log without a snapshot (loadStreamed in session-open.ts):
 // it streams the log instead of holding it, and must end in exactly the state a full open
 // reaches, repair included, with a snapshot written that a later lazy open trusts.
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';

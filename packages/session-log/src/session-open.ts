@@ -1,7 +1,10 @@
 // Opening a session with `history: 'lazy'`: the newest valid snapshot, then the events after it.
 // Session (session.ts) passes the hooks below so that this reaches its state without widening
 // its public surface.
-import type { OpenedSession } from '@spine/protocol';
+import type { OpenedSession, SessionEvent } from '@spine/protocol';
+import { FORMAT_VERSION } from '@spine/protocol/core';
+import { surfaceRuns } from './internal/surface-runs.js';
+import { formatVersionOf } from './migrations.js';
 import type { SessionCore } from './session-core.js';
 import { anchorOf, decodeSnapshot, encodeSnapshot } from './session-snapshot.js';
 import type { SessionOpenOptions } from './types.js';
@@ -87,7 +90,7 @@ async function openStreamed<S>(
     const session = hooks.make(writer);
     const core = hooks.core(session);
     const lastSeq = writer.lastSeq;
-    if (lastSeq < 1 || !(await core.loadStreamed(lastSeq))) {
+    if (lastSeq < 1 || !(await loadStreamed(core, options, lastSeq))) {
       await writer.close();
       return undefined;
     }
@@ -113,4 +116,76 @@ async function writeRebuilt(writer: OpenedSession, core: SessionCore): Promise<v
     },
     () => {},
   );
+}
+
+/**
+ * Builds a lazy session's state from the whole log without holding it. One streamed pass puts
+ * every event through what `SessionCore.load` does (surface, turns, projections, unknown
+ * types), holding only the header, the last event and the surface events of the log's last
+ * stretch; surface events from before it that are still on the surface at the end (few after
+ * compactions) are read again by seq range. Holding every surface event would keep most events
+ * alive until a later compaction replaced them, which costs more garbage collection than the
+ * parse itself. Returns false, keeping nothing, when the log needs the full path: its header
+ * names another format version (migrated or refused there) or the events end before `lastSeq`
+ * (an unparseable last line, a torn write to the full read).
+ *
+ * @throws {SessionCorruptError} {UnknownEventTypeError} as `SessionCore.load` does.
+ */
+async function loadStreamed(
+  core: SessionCore,
+  { store, id }: SessionOpenOptions,
+  lastSeq: number,
+): Promise<boolean> {
+  const started = new Set<string>();
+  const surface = core.surfaceState;
+  // Surface events near the end of the log are held as they come (after compactions the final
+  // surface lies there); older ones that stay on the surface are read again below.
+  const holdFrom = lastSeq - Math.max(8192, Math.floor(lastSeq / 32));
+  const held = new Map<number, SessionEvent>();
+  let header: SessionEvent | undefined;
+  let last: SessionEvent | undefined;
+  for await (const event of store.readRange(id, { fromSeq: 1, toSeq: lastSeq })) {
+    if (event.seq === 1) {
+      if (event.type !== 'session/header' || formatVersionOf(event) !== FORMAT_VERSION) {
+        return false;
+      }
+      header = event;
+    }
+    core.applyTrusted(event);
+    const op = event.surfaceOp;
+    if (op && event.seq >= holdFrom) {
+      held.set(event.seq, event);
+      if (op.op === 'replace' && held.size > 2 * surface.seqs.length + 1024) {
+        holdOnly(held, surface.seqs);
+      }
+    }
+    if (event.type === 'tool/started') {
+      const callId = (event.body as { toolCallId?: unknown }).toolCallId;
+      if (typeof callId === 'string') started.add(callId);
+    }
+    last = event;
+  }
+  if (last?.seq !== lastSeq || !header) return false;
+  holdOnly(held, surface.seqs);
+  const resident = new Map<number, SessionEvent>([[1, header], ...held]);
+  const wanted = new Set(surface.seqs.filter((seq) => seq !== 1 && !held.has(seq)));
+  wanted.delete(lastSeq);
+  for (const [fromSeq, toSeq] of surfaceRuns([...wanted], lastSeq)) {
+    for await (const event of store.readRange(id, { fromSeq, toSeq })) {
+      if (wanted.has(event.seq)) resident.set(event.seq, event);
+    }
+  }
+  for (const seq of wanted) if (!resident.has(seq)) return false;
+  resident.delete(lastSeq);
+  core.history.restore(lastSeq, [...resident.values()]);
+  core.history.push(last);
+  const open = new Set(surface.openCalls().map((call) => call.toolCallId));
+  core.startedBefore = [...started].filter((callId) => open.has(callId));
+  return true;
+}
+
+/** Drops from `held` every event not on the surface. */
+function holdOnly(held: Map<number, SessionEvent>, surface: readonly number[]): void {
+  const on = new Set(surface);
+  for (const seq of held.keys()) if (!on.has(seq)) held.delete(seq);
 }

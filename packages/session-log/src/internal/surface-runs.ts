@@ -1,4 +1,4 @@
-// Where the second read of a streamed first open (SessionCore.loadStreamed) looks for the
+// Where the second read of a streamed first open (loadStreamed in session-open.ts) looks for the
 // events of the final surface.
 
 /**

@@ -45,7 +45,7 @@ export { DEFAULT_RESERVED_OUTPUT, describeOverflow, diagnoseOverflow } from './o
 export type { LoopProjection } from './projections.js';
 export { agentLoopProjections } from './projections.js';
 export type { ReplayedRequest, ReplayMismatch, ReplayOptions, ReplayReport } from './replay.js';
-export { replay } from './replay.js';
+export { replay, replayStream } from './replay.js';
 export type { BuildRequestInput, BuiltRequest, RecordedRequest } from './request-builder.js';
 export { hashTools, RequestBuilder } from './request-builder.js';
 export type {

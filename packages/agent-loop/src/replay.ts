@@ -6,6 +6,7 @@ import type {
   Projector,
   PromptSystemBody,
   RequestHeaderBody,
+  SessionEvent,
   SessionLog,
   ToolSpec,
   ToolsDefinedBody,
@@ -91,42 +92,110 @@ export interface ReplayReport {
  * const report = replay(session);
  * if (!report.ok) console.error(report.firstMismatch);
  * ```
- * @throws {PartialHistoryError} for a lazily opened session (it needs every event; open the
- * log with `history: 'full'` to replay it).
+ * @throws {PartialHistoryError} for a lazily opened session (it needs every event: use
+ * {@link replayStream}, or open the log with `history: 'full'`).
  */
 export function replay(session: SessionLog, options: ReplayOptions = {}): ReplayReport {
   assertWholeHistory(session, 'replay');
-  const projector = options.projector ?? createDefaultProjector();
-  const systems = new Map<string, string>();
-  const toolLists = new Map<string, ToolSpec[]>();
-  const projected = new Map<number, readonly Message[]>();
+  const replayer = new Replayer(options, (seq) => session.get(seq));
+  for (const event of session.events()) replayer.feed(event);
+  return replayer.report();
+}
+
+/**
+ * {@link replay} streaming the log (`session.readEvents`, when the session has it) instead of
+ * reading what the session holds, so a lazily opened session replays in full; the report is the
+ * same as `replay` gives on a fully read session.
+ *
+ * @example
+ * ```ts
+ * const lazy = await Session.open({ store, id, history: 'lazy', readOnly: true });
+ * const report = await replayStream(lazy);
+ * ```
+ */
+export async function replayStream(
+  session: SessionLog & {
+    readEvents?(range: { fromSeq: number }): AsyncIterable<SessionEvent>;
+  },
+  options: ReplayOptions = {},
+): Promise<ReplayReport> {
+  if (typeof session.readEvents !== 'function') return replay(session, options);
+  // Streamed events are not held by the session: keep the surface events until replay has
+  // projected them, and each header's recorded seqs (what resolving a later header may need).
+  const surfaceEvents = new Map<number, SessionEvent>();
+  const headers = new Map<number, SessionEvent>();
+  const replayer = new Replayer(options, (seq) => surfaceEvents.get(seq) ?? headers.get(seq));
+  replayer.projectedOnce = (seq) => surfaceEvents.delete(seq);
+  for await (const event of session.readEvents({ fromSeq: 1 })) {
+    if (event.surfaceOp) surfaceEvents.set(event.seq, event);
+    else if (event.type === 'request/header') {
+      const seqs = (event.body as RequestHeaderBody | undefined)?.seqs;
+      headers.set(event.seq, { ...event, body: { seqs } });
+    }
+    replayer.feed(event);
+  }
+  return replayer.report();
+}
+
+/** Replay's state over the events fed to it, in seq order. */
+class Replayer {
+  readonly #options: ReplayOptions;
+  readonly #get: (seq: number) => SessionEvent | undefined;
+  readonly #projector: Projector;
+  readonly #systems = new Map<string, string>();
+  readonly #toolLists = new Map<string, ToolSpec[]>();
+  readonly #projected = new Map<number, readonly Message[]>();
   // Replay's own message chain over the messages it projected itself (cached per seq, so the
   // prefix is recognised by identity): independent of the recorder, linear in the log. Headers
   // written before the chain (no `hashing`) are checked with the legacy running hash.
-  const hasher = new IncrementalRequestHash();
-  let legacyHasher: LegacyIncrementalRequestHash | undefined;
-  const recordedChain = new RecordedChain();
-  const resolved = new Map<number, number[]>();
+  readonly #hasher = new IncrementalRequestHash();
+  #legacyHasher: LegacyIncrementalRequestHash | undefined;
+  readonly #recordedChain = new RecordedChain();
+  readonly #resolved = new Map<number, number[]>();
   // The surface as the session applies its ops (one implementation, in session-log).
-  const surface = new SurfaceState();
-  const requests: ReplayedRequest[] = [];
+  readonly #surface = new SurfaceState();
+  readonly #requests: ReplayedRequest[] = [];
+  /** Called once per surface event after it was projected (streaming drops it then). */
+  projectedOnce: ((seq: number) => void) | undefined;
 
-  for (const event of session.events()) {
+  constructor(options: ReplayOptions, get: (seq: number) => SessionEvent | undefined) {
+    this.#options = options;
+    this.#get = get;
+    this.#projector = options.projector ?? createDefaultProjector();
+  }
+
+  report(): ReplayReport {
+    const requests = this.#requests;
+    const firstMismatch = requests.find((request) => !request.ok);
+    return firstMismatch ? { ok: false, requests, firstMismatch } : { ok: true, requests };
+  }
+
+  feed(event: SessionEvent): void {
+    const options = this.#options;
+    const projector = this.#projector;
+    const systems = this.#systems;
+    const toolLists = this.#toolLists;
+    const projected = this.#projected;
+    const hasher = this.#hasher;
+    const recordedChain = this.#recordedChain;
+    const resolved = this.#resolved;
+    const surface = this.#surface;
+    const requests = this.#requests;
     if (event.surfaceOp) {
       surface.apply(event, event.surfaceOp);
-      continue;
+      return;
     }
     if (event.type === 'prompt/system') {
       const body = event.body as PromptSystemBody;
       systems.set(body.hash, body.text);
-      continue;
+      return;
     }
     if (event.type === 'tools/defined') {
       const body = event.body as ToolsDefinedBody;
       toolLists.set(body.hash, body.tools);
-      continue;
+      return;
     }
-    if (event.type !== 'request/header') continue;
+    if (event.type !== 'request/header') return;
     const header = event.body as RequestHeaderBody;
     const entry: ReplayedRequest = {
       seq: event.seq,
@@ -144,9 +213,9 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     recordedChain.advance(header, event.seq);
     if (header.hashing !== undefined && !chained) {
       fail({ field: 'hashing', expected: CHAIN_SCHEME, actual: String(header.hashing) });
-      continue;
+      return;
     }
-    const recordedSeqs = resolveSeqs(session, event.seq, resolved);
+    const recordedSeqs = resolveSeqs({ get: this.#get }, event.seq, resolved);
     resolved.clear();
     resolved.set(event.seq, recordedSeqs);
 
@@ -155,12 +224,12 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     if (system === undefined || sha256(system) !== header.systemHash) {
       const actual = system === undefined ? 'missing' : sha256(system);
       fail({ field: 'system', expected: header.systemHash, actual });
-      continue;
+      return;
     }
     if (tools === undefined || hashTools(tools) !== header.toolsHash) {
       const actual = tools === undefined ? 'missing' : hashTools(tools);
       fail({ field: 'tools', expected: header.toolsHash, actual });
-      continue;
+      return;
     }
     const messages: Message[] = [];
     const messageSeqs: number[] = [];
@@ -168,9 +237,10 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
       for (const seq of surface.seqs) {
         let list = projected.get(seq);
         if (!list) {
-          const source = session.get(seq);
+          const source = this.#get(seq);
           list = source ? projector.project(source) : [];
           projected.set(seq, list);
+          this.projectedOnce?.(seq);
         }
         for (const message of list) {
           messages.push(message);
@@ -179,23 +249,23 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
       }
     } catch (error) {
       fail({ field: 'messages', actual: error instanceof Error ? error.message : String(error) });
-      continue;
+      return;
     }
     const seqDiff = firstDifference(recordedSeqs, messageSeqs);
     if (seqDiff !== undefined) {
       const expected = String(recordedSeqs[seqDiff] ?? 'end');
       fail({ field: 'seqs', expected, actual: String(messageSeqs[seqDiff] ?? 'end') });
-      continue;
+      return;
     }
     const params = paramsOfHeader(header);
     const recorded = recordedChain.values;
     const rebuilt: RebuiltRequest = { messages, messageSeqs, params, header, recorded };
-    if (!chained && !legacyHasher) legacyHasher = new LegacyIncrementalRequestHash();
+    if (!chained && !this.#legacyHasher) this.#legacyHasher = new LegacyIncrementalRequestHash();
     const mismatch = chained
       ? checkChain(hasher, rebuilt)
-      : checkLegacy(legacyHasher as LegacyIncrementalRequestHash, rebuilt);
+      : checkLegacy(this.#legacyHasher as LegacyIncrementalRequestHash, rebuilt);
     if (mismatch) fail(mismatch);
-    if (!options.onRequest && (mismatch || !options.model?.encodeRequest)) continue;
+    if (!options.onRequest && (mismatch || !options.model?.encodeRequest)) return;
     const request: ModelRequest = { model: header.model, system, messages, tools };
     if (header.sessionId !== undefined) request.sessionId = header.sessionId;
     if (header.maxOutputTokens !== undefined) request.maxOutputTokens = header.maxOutputTokens;
@@ -207,8 +277,6 @@ export function replay(session: SessionLog, options: ReplayOptions = {}): Replay
     }
     options.onRequest?.(request, entry);
   }
-  const firstMismatch = requests.find((request) => !request.ok);
-  return firstMismatch ? { ok: false, requests, firstMismatch } : { ok: true, requests };
 }
 
 function firstDifference(a: readonly number[], b: readonly number[]): number | undefined {

@@ -19,7 +19,16 @@ import { createToolRuntime, defineTool } from '@spine/tool-runtime';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Agent, agentLoopProjections, createAgent, SystemPrompt } from '../src/index.js';
+import {
+  type Agent,
+  agentLoopProjections,
+  createAgent,
+  PartialHistoryError,
+  type ReplayReport,
+  replay,
+  replayStream,
+  SystemPrompt,
+} from '../src/index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 /** Lazy opens that held only part of the log (the case under test). */
@@ -308,6 +317,7 @@ interface Continued {
   before: ReturnType<typeof stateOf>;
   bodies: string[];
   appended: Array<SessionEvent<{ chain?: unknown }>>;
+  replayed?: ReplayReport;
 }
 
 /** The loop and compaction state an agent restored (or kept). */
@@ -371,7 +381,13 @@ async function continueFrom(
     expect(event.body.chain).toMatchObject({ h: expect.stringMatching(/^[0-9a-f]{32}$/) });
   }
   const bodies = server.requests.map((request) => request.raw);
-  return { recovered, before, bodies, appended } satisfies Continued;
+  // Replay needs every event: a lazy session is refused by replay and streamed by replayStream.
+  const replayed = lazy ? await replayStream(session) : replay(session);
+  if (lazy && session.events().length < session.lastSeq) {
+    expect(() => replay(session)).toThrow(PartialHistoryError);
+  }
+  expect(replayed.ok).toBe(true);
+  return { recovered, before, bodies, appended, replayed } satisfies Continued;
 }
 
 describe('lazily opened sessions', () => {
@@ -404,6 +420,7 @@ describe('lazily opened sessions', () => {
         expect(lazy.before).toEqual(full.before);
         expect(lazy.bodies).toEqual(full.bodies);
         expect(lazy.appended.map(content)).toEqual(full.appended.map(content));
+        expect(lazy.replayed).toEqual(full.replayed);
         if (recorded.live) {
           // The live meter calibrated itself on the usage it saw; a reopened one starts afresh.
           expect({ ...lazy.before, tokens: 0 }).toEqual({ ...recorded.live.before, tokens: 0 });

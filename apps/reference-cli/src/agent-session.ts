@@ -4,8 +4,9 @@ import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { SessionInUseError, SessionNotFoundError } from './errors.js';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
+import { cliProjections, historyMode } from './history/projections.js';
 import { hasOpenChildren } from './history/read.js';
-import { SESSION_TOTALS, sessionTotals, usageWithChildren } from './history/totals.js';
+import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
 import { exitCodeOf } from './report-error.js';
 import { newSessionId, writeSessionIndex } from './session-index.js';
@@ -82,7 +83,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       id: options.sessionId ?? newSessionId(),
       cwd,
       model: `${model.provider}/${model.modelId}`,
-      projections: [SESSION_TOTALS],
+      projections: await cliProjections(),
       ...(options.title ? { title: options.title.slice(0, 120) } : {}),
     });
     if (options.onEvent) for (const event of session.events()) options.onEvent(event);
@@ -142,14 +143,22 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
   };
 }
 
-/** Opens a session to write to it; a lock held by another process says what a CLI user can do. */
+/**
+ * Opens a session to write to it, lazily (see history/projections.ts); a lock held by another
+ * process says what a CLI user can do.
+ */
 async function openForCli(
   store: ReturnType<typeof storeFor>,
   id: string,
   dir: string,
 ): Promise<Session> {
   try {
-    return await Session.open({ store, id, projections: [SESSION_TOTALS] });
+    return await Session.open({
+      store,
+      id,
+      history: historyMode(),
+      projections: await cliProjections(),
+    });
   } catch (error) {
     if (SpineError.isInstance(error) && error.code === 'SESSION_LOCKED') {
       const pid = (error as { pid?: unknown }).pid;

@@ -1,0 +1,24 @@
+// How the CLI opens a session it continues: lazily (the header, the surface and the events since
+// the newest snapshot are held; older events are read from the store when asked for), with the
+// projections the agent loop, compaction and the CLI fold their state into, so that state comes
+// from the snapshot instead of a pass over the whole log.
+
+import type { SessionProjection } from '@spine/session-log';
+import { SESSION_TOTALS } from './totals.js';
+
+/** The projections every session the CLI runs keeps in its snapshots. */
+export async function cliProjections(): Promise<SessionProjection[]> {
+  const [{ agentLoopProjections }, { compactionProjections }] = await Promise.all([
+    import('@spine/agent-loop'),
+    import('@spine/compaction'),
+  ]);
+  return [...agentLoopProjections, ...compactionProjections, SESSION_TOTALS];
+}
+
+/**
+ * `lazy`, unless `SPINE_SESSION_HISTORY=full` asks for every event to be read and held (the
+ * behaviour before lazy opening; for comparison and troubleshooting).
+ */
+export function historyMode(env: NodeJS.ProcessEnv = process.env): 'lazy' | 'full' {
+  return env.SPINE_SESSION_HISTORY === 'full' ? 'full' : 'lazy';
+}

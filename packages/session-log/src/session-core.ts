@@ -24,14 +24,16 @@ import {
 import { EventTypeRegistry } from './event-types.js';
 import { isPlainJson } from './internal/json-check.js';
 import { checkRange } from './internal/range.js';
+import { hooksOf, readSnapshotHead } from './internal/store-hooks.js';
 import { createDefaultProjector } from './projector.js';
 import { MessageDeriver } from './session-derive.js';
 import { EventHistory } from './session-history.js';
 import { type PlannedEvent, planRecovery } from './session-recovery.js';
 import {
   anchorOf,
-  decodeSnapshot,
+  decodeSnapshotState,
   type SessionSnapshotContent,
+  SNAPSHOT_HEAD_LINES,
   SNAPSHOT_VERSION,
 } from './session-snapshot.js';
 import { SurfaceState } from './session-surface.js';
@@ -221,14 +223,21 @@ export class SessionCore {
    * consumers restore their state from it; a snapshot that does not match the log is ignored.
    */
   async adoptSnapshot(): Promise<void> {
-    const stored = await this.init.store.readSnapshot(this.init.id).catch(() => undefined);
-    const decoded = stored ? decodeSnapshot(stored, this.init.id) : undefined;
-    if (!decoded || !('content' in decoded)) return;
-    const content = decoded.content;
-    const at = this.history.get(content.seq);
-    if (!at || anchorOf(at) !== content.anchor) return;
-    this.snapshotSeq = content.seq;
-    this.opened = { seq: content.seq, attachments: content.attachments ?? {} };
+    // Only the state part: the events part (as large as the surface) is neither read nor hashed.
+    const { store, id } = this.init;
+    const readHead = hooksOf(store)[readSnapshotHead];
+    const stored = readHead
+      ? await Promise.resolve()
+          .then(() => readHead.call(store, id, SNAPSHOT_HEAD_LINES))
+          .catch(() => undefined)
+      : await store.readSnapshot(id).catch(() => undefined);
+    const decoded = stored ? decodeSnapshotState(stored, id) : undefined;
+    if (!decoded || !('state' in decoded)) return;
+    const { state } = decoded;
+    const at = this.history.get(state.seq);
+    if (!at || anchorOf(at) !== state.anchor) return;
+    this.snapshotSeq = state.seq;
+    this.opened = { seq: state.seq, attachments: state.attachments ?? {} };
   }
 
   /** Restores the state a snapshot holds; the tail then starts at `content.seq + 1`. */

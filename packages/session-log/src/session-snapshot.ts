@@ -1,15 +1,22 @@
 // The snapshot a session writes so that opening it reads the snapshot and the events after it,
 // never the whole log. Its content is this package's own versioned format; the store keeps it
-// as opaque text. `data` is `<sha-256 of the JSON>\n<JSON>`, so a snapshot edited by hand (or
-// torn) fails its digest and is ignored, and the JSON names the event it was taken at by the
-// hash of that event's line, so a snapshot that does not belong to the log is ignored too.
+// as opaque text in two parts, so that a full open (which only wants the small state) never
+// reads, hashes or parses the surface events:
+//
+//   spine-snapshot 2 <sha-256 of the state line>\n
+//   <state JSON: everything but the events, with the sha-256 and length of the events line>\n
+//   <events JSON: the header and the surface events, one array>
+//
+// A part edited by hand (or torn) fails its digest and the snapshot is ignored; the state names
+// the event it was taken at by the hash of that event's line, so a snapshot that does not belong
+// to the log is ignored too. Version 1 (one digest over one JSON) is ignored and rebuilt.
 
 import type { JsonValue, SessionEvent, StoredSnapshot } from '@spine/protocol';
 import { FORMAT_VERSION } from '@spine/protocol/core';
 import { createHash } from './internal/crypto.js';
 
 /** The snapshot format this reader writes and accepts. */
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 /** A projection's state as a snapshot keeps it. */
 export interface SnapshotProjectionState {
@@ -54,58 +61,117 @@ export interface SessionSnapshotContent {
   attachments?: Record<string, JsonValue>;
 }
 
-/** SHA-256 (hex) of an event as a line of the log (without the newline). */
-export function anchorOf(event: SessionEvent): string {
-  return createHash('sha256').update(JSON.stringify(event)).digest('hex');
+/** A snapshot's state part: everything but the events, and what ties the events part to it. */
+export interface SnapshotState extends Omit<SessionSnapshotContent, 'events'> {
+  /** SHA-256 (hex) of the events part (the JSON array of the header and surface events). */
+  eventsDigest: string;
+  /** Length of the events part in UTF-16 code units. */
+  eventsLength: number;
 }
 
-/** Serialises snapshot content to the store's opaque text. */
+/** How a stored snapshot's text begins, before the state part's digest. */
+const MAGIC = `spine-snapshot ${SNAPSHOT_VERSION} `;
+const DIGEST_LENGTH = 64;
+
+/** The number of lines a snapshot's state part takes from the start of its text. */
+export const SNAPSHOT_HEAD_LINES = 2;
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** SHA-256 (hex) of an event as a line of the log (without the newline). */
+export function anchorOf(event: SessionEvent): string {
+  return sha256(JSON.stringify(event));
+}
+
+/** Serialises snapshot content to the store's opaque text (state part, then events part). */
 export function encodeSnapshot(content: SessionSnapshotContent): StoredSnapshot {
-  const json = JSON.stringify(content);
-  const digest = createHash('sha256').update(json).digest('hex');
-  return { seq: content.seq, data: `${digest}\n${json}` };
+  const { events, ...rest } = content;
+  const eventsJson = JSON.stringify(events);
+  const state: SnapshotState = {
+    ...rest,
+    eventsDigest: sha256(eventsJson),
+    eventsLength: eventsJson.length,
+  };
+  const stateJson = JSON.stringify(state);
+  return { seq: content.seq, data: `${MAGIC}${sha256(stateJson)}\n${stateJson}\n${eventsJson}` };
 }
 
 /**
- * Parses a stored snapshot, or says why it cannot be used (digest, version, session, shape).
- * Never throws: an unusable snapshot is ignored and rebuilt.
+ * Parses and checks a snapshot's state part (digest, versions, session, seq, shape) without
+ * reading its events part; `data` may end right after the state line. Never throws.
+ */
+export function decodeSnapshotState(
+  stored: StoredSnapshot,
+  sessionId: string,
+): { state: SnapshotState; eventsAt: number } | { problem: string } {
+  const { data } = stored;
+  const first = data.indexOf('\n');
+  if (!data.startsWith(MAGIC) || first !== MAGIC.length + DIGEST_LENGTH) {
+    return { problem: data.startsWith('spine-snapshot ') ? 'snapshot version' : 'no digest line' };
+  }
+  const second = data.indexOf('\n', first + 1);
+  if (second < 0) return { problem: 'no state line (torn)' };
+  const stateJson = data.slice(first + 1, second);
+  if (sha256(stateJson) !== data.slice(MAGIC.length, first)) {
+    return { problem: 'state digest mismatch (edited or torn)' };
+  }
+  let state: SnapshotState;
+  try {
+    state = JSON.parse(stateJson) as SnapshotState;
+  } catch {
+    return { problem: 'not JSON' };
+  }
+  const problem = stateProblem(state, stored.seq, sessionId);
+  return problem ? { problem } : { state, eventsAt: second + 1 };
+}
+
+function stateProblem(state: SnapshotState, seq: number, sessionId: string): string | undefined {
+  if (state?.kind !== 'session-snapshot') return 'not a session snapshot';
+  if (state.version !== SNAPSHOT_VERSION) return `snapshot version ${String(state.version)}`;
+  if (state.formatVersion !== FORMAT_VERSION) {
+    return `log format version ${String(state.formatVersion)}`;
+  }
+  if (state.sessionId !== sessionId) return 'another session';
+  if (state.seq !== seq || !Number.isSafeInteger(state.seq) || state.seq < 1) {
+    return 'seq mismatch';
+  }
+  if (
+    typeof state.eventsDigest !== 'string' ||
+    !Number.isSafeInteger(state.eventsLength) ||
+    !Array.isArray(state.surface) ||
+    !Array.isArray(state.ignorable) ||
+    !Array.isArray(state.openStarted) ||
+    typeof state.projections !== 'object' ||
+    state.projections === null
+  ) {
+    return 'malformed content';
+  }
+  return undefined;
+}
+
+/**
+ * Parses a stored snapshot, both parts, or says why it cannot be used (a digest, a version,
+ * the session, the shape). Never throws: an unusable snapshot is ignored and rebuilt.
  */
 export function decodeSnapshot(
   stored: StoredSnapshot,
   sessionId: string,
 ): { content: SessionSnapshotContent } | { problem: string } {
-  const newline = stored.data.indexOf('\n');
-  if (newline !== 64) return { problem: 'no digest line' };
-  const json = stored.data.slice(newline + 1);
-  const digest = createHash('sha256').update(json).digest('hex');
-  if (digest !== stored.data.slice(0, 64)) return { problem: 'digest mismatch (edited or torn)' };
-  let content: SessionSnapshotContent;
+  const head = decodeSnapshotState(stored, sessionId);
+  if ('problem' in head) return head;
+  const { eventsDigest, eventsLength, ...rest } = head.state;
+  const eventsJson = stored.data.slice(head.eventsAt);
+  if (eventsJson.length !== eventsLength || sha256(eventsJson) !== eventsDigest) {
+    return { problem: 'events digest mismatch (edited or torn)' };
+  }
+  let events: SessionEvent[];
   try {
-    content = JSON.parse(json) as SessionSnapshotContent;
+    events = JSON.parse(eventsJson) as SessionEvent[];
   } catch {
     return { problem: 'not JSON' };
   }
-  if (content?.kind !== 'session-snapshot') return { problem: 'not a session snapshot' };
-  if (content.version !== SNAPSHOT_VERSION) {
-    return { problem: `snapshot version ${String(content.version)}` };
-  }
-  if (content.formatVersion !== FORMAT_VERSION) {
-    return { problem: `log format version ${String(content.formatVersion)}` };
-  }
-  if (content.sessionId !== sessionId) return { problem: 'another session' };
-  if (content.seq !== stored.seq || !Number.isSafeInteger(content.seq) || content.seq < 1) {
-    return { problem: 'seq mismatch' };
-  }
-  if (
-    !Array.isArray(content.events) ||
-    content.events[0]?.seq !== 1 ||
-    !Array.isArray(content.surface) ||
-    !Array.isArray(content.ignorable) ||
-    !Array.isArray(content.openStarted) ||
-    typeof content.projections !== 'object' ||
-    content.projections === null
-  ) {
-    return { problem: 'malformed content' };
-  }
-  return { content };
+  if (!Array.isArray(events) || events[0]?.seq !== 1) return { problem: 'malformed content' };
+  return { content: { ...rest, events } };
 }

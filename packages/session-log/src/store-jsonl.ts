@@ -27,9 +27,15 @@ import {
   writeSync,
 } from './internal/fs.js';
 import { readFirstLine, readJsonlEvents, readJsonlRange } from './internal/jsonl-read.js';
-import { anchorFor, chainBefore, readSnapshotFile } from './internal/jsonl-snapshot.js';
+import {
+  anchorFor,
+  chainBefore,
+  readSnapshotFile,
+  readSnapshotHead,
+} from './internal/jsonl-snapshot.js';
 import { JsonlWriter } from './internal/jsonl-writer.js';
 import { checkRange } from './internal/range.js';
+import * as hooks from './internal/store-hooks.js';
 import type { FsyncPolicy } from './types.js';
 
 /** Options of {@link createJsonlStore}. */
@@ -111,7 +117,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       chain,
     });
 
-  return {
+  const store: SessionStore & hooks.StoreHooks = {
     specificationVersion: 1,
     kind: 'jsonl',
     async create(header: SessionEvent): Promise<OpenedSession> {
@@ -221,6 +227,13 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       return snapshot && { seq: snapshot.seq, data: snapshot.data };
     },
 
+    [hooks.readSnapshotHead](sessionId: string, lines: number): StoredSnapshot | undefined {
+      const snapshot = SAFE_ID.test(sessionId)
+        ? readSnapshotHead(pathFor(dir, sessionId), lines)
+        : undefined;
+      return snapshot && { seq: snapshot.seq, data: snapshot.data };
+    },
+
     async exists(sessionId: string): Promise<boolean> {
       return SAFE_ID.test(sessionId) && existsSync(pathFor(dir, sessionId));
     },
@@ -255,4 +268,5 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       return summaries;
     },
   };
+  return store;
 }

@@ -66,6 +66,73 @@ export function readSnapshotFile(logPath: string): JsonlSnapshot | undefined {
   }
 }
 
+/**
+ * Reads a snapshot file's meta line and the first `lines` lines of the snapshot text after it
+ * (each with its newline), in growing reads: never the rest of the file. Undefined when the file
+ * is missing or its meta line is malformed; fewer lines when the file ends first (torn).
+ */
+export function readSnapshotHead(logPath: string, lines: number): JsonlSnapshot | undefined {
+  let fd: number;
+  try {
+    fd = openSync(snapshotPathOf(logPath), 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    let buffer = Buffer.allocUnsafe(64 * 1024);
+    let length = 0;
+    let scanned = 0;
+    let found = 0;
+    let end = -1;
+    while (end < 0) {
+      if (length === buffer.length) {
+        const larger = Buffer.allocUnsafe(buffer.length * 4);
+        buffer.copy(larger, 0, 0, length);
+        buffer = larger;
+      }
+      const read = readSync(fd, buffer, length, buffer.length - length, length);
+      if (read === 0) {
+        end = length;
+        break;
+      }
+      length += read;
+      for (;;) {
+        const newline = buffer.indexOf(10, scanned);
+        if (newline < 0 || newline >= length) {
+          scanned = length;
+          break;
+        }
+        scanned = newline + 1;
+        if (++found === lines + 1) {
+          end = scanned;
+          break;
+        }
+      }
+    }
+    const text = buffer.toString('utf8', 0, end);
+    const newline = text.indexOf('\n');
+    if (newline < 0) return undefined;
+    const meta = parseMeta(text.slice(0, newline));
+    return meta && { ...meta, data: text.slice(newline + 1) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseMeta(line: string): Omit<JsonlSnapshot, 'data'> | undefined {
+  try {
+    const meta = JSON.parse(line) as { seq?: unknown; offset?: unknown; chain?: unknown };
+    if (!Number.isSafeInteger(meta.seq) || !Number.isSafeInteger(meta.offset)) return undefined;
+    return {
+      seq: meta.seq as number,
+      offset: meta.offset as number,
+      chain: typeof meta.chain === 'string' ? meta.chain : undefined,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads only a snapshot file's first line (seq and offset), not the snapshot itself. */
 function readSnapshotMeta(logPath: string): Omit<JsonlSnapshot, 'data'> | undefined {
   let fd: number;

@@ -4,7 +4,7 @@ import {
   ReplayInputMissingError,
   type ReplayReport,
   type RequestHeaderBody,
-  replay,
+  replayStream,
 } from '@spine/agent-loop';
 import {
   type ModelClient,
@@ -48,12 +48,12 @@ export async function replayCommand(
   // `--request N`: the request replay rebuilds for the Nth header (the CLI builds none itself).
   const wanted =
     flags.request === undefined ? undefined : scan.headerSeqs[Number(flags.request) - 1];
-  // Replay rebuilds every request from the whole log: it needs a full open.
-  const session = await Session.open({ store, id, readOnly: true });
+  // Opened lazily: replay streams the log, holding the surface and what resolving headers needs.
+  const session = await Session.open({ store, id, readOnly: true, history: 'lazy' });
   let report: ReplayReport;
   try {
     let rebuilt: ModelRequest | undefined;
-    report = replay(session, {
+    report = await replayStream(session, {
       onRequest: (request, entry) => {
         if (entry.seq === wanted) rebuilt = request;
         const wire = entry.ok ? encoders.get(entry.seq)?.encodeRequest?.(request) : undefined;

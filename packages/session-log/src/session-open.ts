@@ -1,18 +1,25 @@
 // Opening a session with `history: 'lazy'`: the newest valid snapshot, then the events after it.
 // Session (session.ts) passes the hooks below so that this reaches its state without widening
 // its public surface.
-import type { OpenedSession, SessionEvent } from '@spine/protocol';
+import type { OpenedSession, SessionEvent, SessionStore } from '@spine/protocol';
 import { FORMAT_VERSION } from '@spine/protocol/core';
+import {
+  type BatchRange,
+  hooksOf,
+  openStreaming,
+  readRangeBatches,
+  type StreamingOpen,
+} from './internal/store-hooks.js';
 import { surfaceRuns } from './internal/surface-runs.js';
 import { formatVersionOf } from './migrations.js';
-import type { SessionCore } from './session-core.js';
+import { SessionCore } from './session-core.js';
 import { anchorOf, decodeSnapshot, encodeSnapshot } from './session-snapshot.js';
 import type { SessionOpenOptions } from './types.js';
 
 /** How {@link openLazily} makes a session and reaches its private parts. */
 export interface LazyOpenHooks<S> {
-  /** A new session over an opened writer (nothing loaded yet). */
-  make(writer: OpenedSession): S;
+  /** A new session over an opened writer: over `core` when given, else nothing loaded yet. */
+  make(writer: OpenedSession, core?: SessionCore): S;
   core(session: S): SessionCore;
   writer(session: S): OpenedSession;
   repair(session: S, repaired: OpenedSession['repaired'], recover: boolean): Promise<void>;
@@ -74,9 +81,11 @@ export async function openLazily<S>(
 }
 
 /**
- * The first open of a log without a snapshot: takes the writer (lock, torn-tail repair) without
- * reading events, then streams them through `readRange` into the lazy state; never holds the
- * log. Undefined (writer closed) when the log needs the full path.
+ * The first open of a log without a snapshot: streams the events into the lazy state and never
+ * holds the log. Through a store that opens while reading (the JSONL store: lock first, one
+ * pass that also finds the last seq and a torn tail, then the writer); otherwise the writer is
+ * taken first (lock, torn-tail repair, no events read) and the events read by range. Undefined
+ * (writer closed) when the log needs the full path.
  */
 async function openStreamed<S>(
   options: SessionOpenOptions,
@@ -84,16 +93,42 @@ async function openStreamed<S>(
 ): Promise<S | undefined> {
   const { store, id } = options;
   const readOnly = options.readOnly ?? false;
-  // A seq past the last event: the store reads no events, `lastSeq` says where the log ends.
-  const writer = await store.open(id, { readOnly, fromSeq: Number.MAX_SAFE_INTEGER });
+  const streaming = hooksOf(store)[openStreaming];
+  let writer: OpenedSession | undefined;
+  let opening: StreamingOpen | undefined;
   try {
-    const session = hooks.make(writer);
-    const core = hooks.core(session);
-    const lastSeq = writer.lastSeq;
-    if (lastSeq < 1 || !(await loadStreamed(core, options, lastSeq))) {
-      await writer.close();
-      return undefined;
+    const core = new SessionCore({
+      id,
+      store,
+      eventTypes: options.eventTypes,
+      projector: options.projector,
+      projections: options.projections,
+    });
+    if (streaming) {
+      opening = streaming.call(store, id, { readOnly });
+      const { progress } = opening;
+      // The last seq is known at the end; until then estimated from the bytes read.
+      const expected = () =>
+        progress.position > 0
+          ? Math.round((progress.lastSeq * progress.size) / progress.position)
+          : undefined;
+      const loaded = await loadStreamed(core, options, opening.batches, expected);
+      if (!loaded || progress.lastSeq < 1) {
+        opening.abort();
+        return undefined;
+      }
+      writer = opening.finish();
+    } else {
+      // A seq past the last event: the store reads no events, `lastSeq` says where the log ends.
+      writer = await store.open(id, { readOnly, fromSeq: Number.MAX_SAFE_INTEGER });
+      const lastSeq = writer.lastSeq;
+      const all = batches(store, id, { fromSeq: 1, toSeq: lastSeq });
+      if (lastSeq < 1 || (await loadStreamed(core, options, all, () => lastSeq)) !== lastSeq) {
+        await writer.close();
+        return undefined;
+      }
     }
+    const session = hooks.make(writer, core);
     if (!readOnly) {
       await hooks.repair(session, writer.repaired, options.recover ?? true);
       // Written once the caller has the session (crash-safe like any snapshot; until it is
@@ -102,7 +137,8 @@ async function openStreamed<S>(
     }
     return session;
   } catch (error) {
-    await writer.close();
+    if (writer) await writer.close();
+    else opening?.abort();
     throw error;
   }
 }
@@ -125,54 +161,63 @@ async function writeRebuilt(writer: OpenedSession, core: SessionCore): Promise<v
  * stretch; surface events from before it that are still on the surface at the end (few after
  * compactions) are read again by seq range. Holding every surface event would keep most events
  * alive until a later compaction replaced them, which costs more garbage collection than the
- * parse itself. Returns false, keeping nothing, when the log needs the full path: its header
- * names another format version (migrated or refused there) or the events end before `lastSeq`
- * (an unparseable last line, a torn write to the full read).
+ * parse itself. `expected` gives the log's last seq (or an estimate; undefined: not known yet),
+ * which places that last stretch. Returns the last seq read, or false, keeping nothing, when the
+ * log needs the full path (its header names another format version: migrated or refused there).
+ * The caller checks that seq against the log's (an unparseable last line ends the events early).
  *
  * @throws {SessionCorruptError} {UnknownEventTypeError} as `SessionCore.load` does.
  */
 async function loadStreamed(
   core: SessionCore,
   { store, id }: SessionOpenOptions,
-  lastSeq: number,
-): Promise<boolean> {
+  events: AsyncIterable<SessionEvent[]> | Iterable<SessionEvent[]>,
+  expected: () => number | undefined,
+): Promise<number | false> {
   const started = new Set<string>();
   const surface = core.surfaceState;
   // Surface events near the end of the log are held as they come (after compactions the final
   // surface lies there); older ones that stay on the surface are read again below.
-  const holdFrom = lastSeq - Math.max(8192, Math.floor(lastSeq / 32));
+  let holdFrom: number | undefined;
   const held = new Map<number, SessionEvent>();
   let header: SessionEvent | undefined;
   let last: SessionEvent | undefined;
-  for await (const event of store.readRange(id, { fromSeq: 1, toSeq: lastSeq })) {
-    if (event.seq === 1) {
-      if (event.type !== 'session/header' || formatVersionOf(event) !== FORMAT_VERSION) {
-        return false;
+  for await (const batch of events) {
+    if (holdFrom === undefined) {
+      const lastSeq = expected();
+      if (lastSeq !== undefined) holdFrom = lastSeq - Math.max(8192, Math.floor(lastSeq / 32));
+    }
+    for (const event of batch) {
+      if (event.seq === 1) {
+        if (event.type !== 'session/header' || formatVersionOf(event) !== FORMAT_VERSION) {
+          return false;
+        }
+        header = event;
       }
-      header = event;
-    }
-    core.applyTrusted(event);
-    const op = event.surfaceOp;
-    if (op && event.seq >= holdFrom) {
-      held.set(event.seq, event);
-      if (op.op === 'replace' && held.size > 2 * surface.seqs.length + 1024) {
-        holdOnly(held, surface.seqs);
+      core.applyTrusted(event);
+      const op = event.surfaceOp;
+      if (op && event.seq >= (holdFrom ?? 0)) {
+        held.set(event.seq, event);
+        if (op.op === 'replace' && held.size > 2 * surface.seqs.length + 1024) {
+          holdOnly(held, surface.seqs);
+        }
       }
+      if (event.type === 'tool/started') {
+        const callId = (event.body as { toolCallId?: unknown }).toolCallId;
+        if (typeof callId === 'string') started.add(callId);
+      }
+      last = event;
     }
-    if (event.type === 'tool/started') {
-      const callId = (event.body as { toolCallId?: unknown }).toolCallId;
-      if (typeof callId === 'string') started.add(callId);
-    }
-    last = event;
   }
-  if (last?.seq !== lastSeq || !header) return false;
+  if (!last || !header) return false;
+  const lastSeq = last.seq;
   holdOnly(held, surface.seqs);
   const resident = new Map<number, SessionEvent>([[1, header], ...held]);
   const wanted = new Set(surface.seqs.filter((seq) => seq !== 1 && !held.has(seq)));
   wanted.delete(lastSeq);
   for (const [fromSeq, toSeq] of surfaceRuns([...wanted], lastSeq)) {
-    for await (const event of store.readRange(id, { fromSeq, toSeq })) {
-      if (wanted.has(event.seq)) resident.set(event.seq, event);
+    for await (const batch of batches(store, id, { fromSeq, toSeq })) {
+      for (const event of batch) if (wanted.has(event.seq)) resident.set(event.seq, event);
     }
   }
   for (const seq of wanted) if (!resident.has(seq)) return false;
@@ -181,11 +226,36 @@ async function loadStreamed(
   core.history.push(last);
   const open = new Set(surface.openCalls().map((call) => call.toolCallId));
   core.startedBefore = [...started].filter((callId) => open.has(callId));
-  return true;
+  return lastSeq;
 }
 
 /** Drops from `held` every event not on the surface. */
 function holdOnly(held: Map<number, SessionEvent>, surface: readonly number[]): void {
   const on = new Set(surface);
   for (const seq of held.keys()) if (!on.has(seq)) held.delete(seq);
+}
+
+/**
+ * The events of a range in arrays: through the store's batched read when it has one (one
+ * promise round per batch, not per event), else gathered from `readRange`.
+ */
+async function* batches(
+  store: SessionStore,
+  id: string,
+  range: BatchRange,
+): AsyncGenerator<SessionEvent[]> {
+  const read = hooksOf(store)[readRangeBatches];
+  if (read) {
+    yield* read.call(store, id, range);
+    return;
+  }
+  let batch: SessionEvent[] = [];
+  for await (const event of store.readRange(id, range)) {
+    batch.push(event);
+    if (batch.length >= 1024) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }

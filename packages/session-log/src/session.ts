@@ -45,6 +45,8 @@ interface SessionInit {
   projector: Projector | undefined;
   projections: readonly SessionProjection[] | undefined;
   snapshots: SnapshotPolicy | undefined;
+  /** A core already loaded (the streamed first open builds it before the writer exists). */
+  core?: SessionCore;
 }
 
 /** Events appended since the last snapshot before one is written automatically. */
@@ -83,7 +85,7 @@ export class Session implements SessionLog {
     this.store = init.store;
     this.writer = init.writer;
     this.readOnly = init.readOnly;
-    this.core = new SessionCore(init);
+    this.core = init.core ?? new SessionCore(init);
     const after =
       init.readOnly || init.snapshots === false
         ? undefined
@@ -166,8 +168,9 @@ export class Session implements SessionLog {
   /** Opens with `history: 'lazy'` (see session-open.ts), reaching this class through hooks. */
   private static openLazily(options: SessionOpenOptions): Promise<Session> {
     return openLazily<Session>(options, {
-      make: (writer) =>
+      make: (writer, core) =>
         new Session({
+          core,
           id: options.id,
           store: options.store,
           writer,

@@ -26,7 +26,13 @@ import {
   truncateSync,
   writeSync,
 } from './internal/fs.js';
-import { readFirstLine, readJsonlEvents, readJsonlRange } from './internal/jsonl-read.js';
+import {
+  readFirstLine,
+  readJsonlBatches,
+  readJsonlEvents,
+  readJsonlRange,
+  scanJsonlBatches,
+} from './internal/jsonl-read.js';
 import {
   anchorFor,
   chainBefore,
@@ -225,6 +231,52 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
       const snapshot = readSnapshotFile(path);
       return snapshot && { seq: snapshot.seq, data: snapshot.data };
+    },
+
+    [hooks.openStreaming](sessionId: string, { readOnly }): hooks.StreamingOpen {
+      if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const path = pathFor(dir, sessionId);
+      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const release = readOnly ? () => {} : acquireFileLock(`${path}.lock`, sessionId);
+      const scan = { size: 0, position: 0, lastSeq: 0, chainHead: '' };
+      return {
+        batches: scanJsonlBatches(path, scan),
+        progress: scan,
+        abort: release,
+        finish: () => {
+          try {
+            const torn = scan.size - scan.position;
+            if (torn > 0 && !readOnly) truncateSync(path, scan.position);
+            const fd = openSync(path, readOnly ? 'r' : 'a');
+            if (torn > 0 && !readOnly) fdatasyncSync(fd);
+            return writer({
+              sessionId,
+              path,
+              fd,
+              events: [],
+              lastSeq: scan.lastSeq,
+              chainHead: scan.chainHead,
+              readOnly,
+              release,
+              repaired:
+                torn > 0 && !readOnly
+                  ? { reason: 'torn last line truncated', truncatedBytes: torn }
+                  : undefined,
+            });
+          } catch (error) {
+            release();
+            throw error;
+          }
+        },
+      };
+    },
+
+    [hooks.readRangeBatches](sessionId: string, range: hooks.BatchRange): Iterable<SessionEvent[]> {
+      checkRange(range);
+      if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const path = pathFor(dir, sessionId);
+      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
+      return readJsonlBatches(path, { ...anchorFor(path, range.fromSeq), ...range });
     },
 
     [hooks.readSnapshotHead](sessionId: string, lines: number): StoredSnapshot | undefined {

@@ -171,6 +171,8 @@ function* scanEvents(
       yield value as SessionEvent;
     }
     base += last + 1;
+    // Whole lines consumed so far (final once the scan ends).
+    state.validBytes = base;
   }
   state.validBytes = bad ? bad.start : base;
 }
@@ -283,6 +285,76 @@ export function* readJsonlRange(path: string, options: JsonlRangeOptions): Gener
       }
       if (event.seq >= toSeq) return;
     }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Events per batch {@link readJsonlBatches} yields (about one 4 MiB chunk of 1 KB events). */
+const BATCH_EVENTS = 4096;
+
+/**
+ * {@link readJsonlRange} in batches: arrays of consecutive events of `fromSeq..toSeq` (all
+ * types), so that an async reader pays one promise round per batch instead of one per event.
+ * The arrays are new each time (the caller may keep them).
+ *
+ * @throws {SessionCorruptError} for damaged data inside the range.
+ */
+export function* readJsonlBatches(
+  path: string,
+  options: JsonlRangeOptions,
+): Generator<SessionEvent[]> {
+  let batch: SessionEvent[] = [];
+  for (const event of readJsonlRange(path, { ...options, types: undefined, limit: undefined })) {
+    batch.push(event);
+    if (batch.length >= BATCH_EVENTS) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** What {@link scanJsonlBatches} found, complete once its batches are exhausted. */
+export interface JsonlScan {
+  /** The file's size when the scan began. */
+  size: number;
+  /** Bytes of the file consumed so far (whole lines); the end of the committed events at the end. */
+  position: number;
+  /** The seq of the last committed event (0: none). */
+  lastSeq: number;
+  /** The chain value of the last event ('' when it carries none). */
+  chainHead: string;
+}
+
+/**
+ * Reads a whole JSONL session file once, in batches of events (as {@link readJsonlBatches}),
+ * and reports through `scan` what opening a writer needs: the last seq, the end of the committed
+ * events (a torn or unparseable last line is left out, as {@link readJsonlEvents} does) and the
+ * chain head, so that no separate pass has to find them.
+ *
+ * @throws {SessionCorruptError} naming the file and line.
+ */
+export function* scanJsonlBatches(path: string, scan: JsonlScan): Generator<SessionEvent[]> {
+  const fd = openSync(path, 'r');
+  try {
+    const state: ScanState = { nextSeq: 1, validBytes: 0, chainHead: '', size: 0 };
+    let batch: SessionEvent[] = [];
+    scan.size = fstatSync(fd).size;
+    for (const event of scanEvents(path, fd, {}, state)) {
+      batch.push(event);
+      if (batch.length >= BATCH_EVENTS) {
+        scan.lastSeq = state.nextSeq - 1;
+        scan.position = state.validBytes;
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+    scan.size = state.size;
+    scan.position = state.validBytes;
+    scan.lastSeq = state.nextSeq - 1;
+    scan.chainHead = state.chainHead;
   } finally {
     closeSync(fd);
   }

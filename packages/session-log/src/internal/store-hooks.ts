@@ -1,12 +1,31 @@
 // Capabilities the stores of this package offer beyond the `SessionStore` interface, reached
 // through symbols so that the interface (and stores written elsewhere) stay as they are. A
 // session uses them when the store has them and the interface otherwise.
-import type { SessionEvent, SessionStore, StoredSnapshot } from '@spine/protocol';
+import type { OpenedSession, SessionEvent, SessionStore, StoredSnapshot } from '@spine/protocol';
 
 /** Reads the first `lines` lines of a stored snapshot's text, not the rest. */
 export const readSnapshotHead: unique symbol = Symbol('spine.session-log.readSnapshotHead');
 /** Reads a seq range as arrays of events (one per chunk read), not one promise per event. */
 export const readRangeBatches: unique symbol = Symbol('spine.session-log.readRangeBatches');
+
+/**
+ * Opens a session for writing while reading it once from the start: the lock is taken first,
+ * the whole log comes in batches, and the writer is made from what that read found (no
+ * separate pass for the last seq or a torn tail).
+ */
+export const openStreaming: unique symbol = Symbol('spine.session-log.openStreaming');
+
+/** A session being opened by {@link openStreaming}. */
+export interface StreamingOpen {
+  /** Every event from seq 1, in batches; iterate once. */
+  batches: Iterable<SessionEvent[]>;
+  /** The log's size in bytes, the bytes read so far and the last seq read so far. */
+  readonly progress: { readonly size: number; readonly position: number; readonly lastSeq: number };
+  /** Once `batches` is exhausted: the writer (a torn last line truncated unless read-only). */
+  finish(): OpenedSession;
+  /** Gives up (releases the lock) without making a writer. */
+  abort(): void;
+}
 
 /** A seq range read in batches. */
 export interface BatchRange {
@@ -18,6 +37,7 @@ export interface BatchRange {
 export interface StoreHooks {
   [readSnapshotHead]?: (sessionId: string, lines: number) => StoredSnapshot | undefined;
   [readRangeBatches]?: (sessionId: string, range: BatchRange) => Iterable<SessionEvent[]>;
+  [openStreaming]?: (sessionId: string, options: { readOnly: boolean }) => StreamingOpen;
 }
 
 /** The hooks `store` offers (none for stores from elsewhere). */

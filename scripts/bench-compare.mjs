@@ -5,9 +5,9 @@
 //
 //   node scripts/bench-compare.mjs --before <dir> --after <dir> [--rounds 3] [--only <substring>]
 //     [--env NAME=VALUE …]
-// --env sets a variable for every bench run of both trees, e.g. SPINE_BENCH_CHAIN=off and
-// SPINE_BENCH_SNAPSHOTS=off (the session-log benches then append and open without the chain and
-// the automatic snapshots; a tree whose benches do not know a variable ignores it).
+// --env sets a variable for every bench run of both trees: SPINE_BENCH_CHAIN=off (the step,
+// append and open benches write without the tamper-evident chain) and SPINE_BENCH_SNAPSHOTS=off
+// (the open bench writes no automatic snapshots); a tree whose benches do not know one ignores it.
 //
 // Each tree needs its dependencies installed and its packages built (the benches import sibling
 // packages from their dist). Example, comparing a past commit with HEAD:

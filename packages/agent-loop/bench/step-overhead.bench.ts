@@ -101,7 +101,14 @@ interface Measured {
 async function setup(messages: number) {
   const server = await startServer();
   const dir = mkdtempSync(join(tmpdir(), 'spine-bench-'));
-  const session = await Session.create({ store: createJsonlStore({ dir, fsync: 'never' }) });
+  const session = await Session.create({
+    store: createJsonlStore({
+      dir,
+      fsync: 'never',
+      // SPINE_BENCH_CHAIN=off (scripts/bench-compare.mjs --env) measures without the chain.
+      ...(process.env.SPINE_BENCH_CHAIN === 'off' ? { chain: false } : {}),
+    }),
+  });
   for (let i = 0; i < messages; i++) {
     if (i % 2 === 0)
       session.append(

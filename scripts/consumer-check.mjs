@@ -5,7 +5,7 @@
 //  1. one consumer project with every package: every entry point loads from ESM (`import`) and
 //     from CommonJS (`require`), and `.mts`/`.cts` files that import every entry point type-check
 //     with `strict` under `moduleResolution` `nodenext` and `bundler`, first without `@types/node`
-//     in the consumer's own dependencies, then with it;
+//     in the consumer's own dependencies, then with it, and with `"types": []` (no `@types` at all);
 //  2. one consumer project with `@spine/session-log` alone (plus the `@spine/protocol` tarball it
 //     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
 //  3. the CLI alone, as `npm i @spine/cli` installs it (its optional peers absent): node_modules
@@ -94,9 +94,11 @@ function consumer(name, packages, extra) {
 
 /** Type-checks `files` in `dir` under both module resolutions with strict settings. */
 function typecheck(name, dir, files, label) {
-  for (const [resolution, module] of [
-    ['nodenext', 'nodenext'],
-    ['bundler', 'preserve'],
+  // The third: a consumer that lists no `@types` packages; the .d.ts files reference Node's types.
+  for (const [resolution, module, types] of [
+    ['nodenext', 'nodenext', undefined],
+    ['bundler', 'preserve', undefined],
+    ['nodenext', 'nodenext', []],
   ]) {
     const config = {
       compilerOptions: {
@@ -106,13 +108,15 @@ function typecheck(name, dir, files, label) {
         moduleResolution: resolution,
         target: 'es2022',
         lib: ['es2023'],
+        ...(types ? { types } : {}),
         // No skipLibCheck: the published .d.ts files are what is being checked.
       },
       files,
     };
-    const tsconfig = `tsconfig.${resolution}.json`;
+    const variant = types ? `${resolution}-no-types` : resolution;
+    const tsconfig = `tsconfig.${variant}.json`;
     writeFileSync(join(dir, tsconfig), JSON.stringify(config, null, 2));
-    run(`${name}: tsc ${resolution} ${label}`, 'npx', ['--no-install', 'tsc', '-p', tsconfig], dir);
+    run(`${name}: tsc ${variant} ${label}`, 'npx', ['--no-install', 'tsc', '-p', tsconfig], dir);
   }
 }
 

@@ -1,5 +1,9 @@
 import { defineConfig, type Options } from 'tsup';
 
+// Public types use Node's globals (AbortSignal, Buffer, NodeJS): the reference makes them resolve
+// in a consumer that lists no `@types` (`"types": []`) as well.
+const NODEREF = '/// <reference types="node" />';
+
 // Splitting (for CommonJS too) keeps one copy of each module in a shared chunk, so the error
 // classes are the same whichever entry threw them. Declarations are built per entry, without
 // shared chunks, so that each entry's `.d.ts` is complete on its own (the API report prints it).
@@ -13,7 +17,11 @@ const common: Options = {
   // adopters do not install its 30 MB (every encoding, three formats).
   noExternal: [/^gpt-tokenizer(\/|$)/],
 };
-const dts = { compilerOptions: { composite: false, incremental: false }, only: true };
+const dts = {
+  banner: NODEREF,
+  compilerOptions: { composite: false, incremental: false },
+  only: true,
+};
 
 export default defineConfig([
   { ...common, entry: entries, splitting: true, clean: true, dts: false },

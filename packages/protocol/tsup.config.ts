@@ -5,7 +5,10 @@ import { defineConfig, type Options } from 'tsup';
 // instances whichever entry loaded them. Declarations are built per entry, without shared chunks,
 // so that each entry's `.d.ts` is complete on its own (the API report prints it).
 const entries = ['src/index.ts', 'src/core.ts', 'src/testing.ts'];
-const dtsOptions = { compilerOptions: { composite: false, incremental: false } };
+const dtsOptions = {
+  banner: '/// <reference types="node" />',
+  compilerOptions: { composite: false, incremental: false },
+};
 const common: Options = { format: ['esm', 'cjs'], shims: true, sourcemap: false, target: 'node20' };
 
 export default defineConfig([

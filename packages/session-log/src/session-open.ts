@@ -4,6 +4,7 @@
 import type { OpenedSession, SessionEvent, SessionStore } from '@spine/protocol';
 import { FORMAT_VERSION } from '@spine/protocol/core';
 import {
+  BATCH_EVENTS,
   type BatchRange,
   hooksOf,
   openStreaming,
@@ -252,7 +253,7 @@ async function* batches(
   let batch: SessionEvent[] = [];
   for await (const event of store.readRange(id, range)) {
     batch.push(event);
-    if (batch.length >= 1024) {
+    if (batch.length >= BATCH_EVENTS) {
       yield batch;
       batch = [];
     }

@@ -2,6 +2,7 @@ import type { SessionEvent } from '@spine/protocol';
 import { SessionCorruptError } from '../errors.js';
 import { compactEvent, structuralProblem } from './event-check.js';
 import { closeSync, fstatSync, openSync, readSync } from './fs.js';
+import { BATCH_EVENTS } from './store-hooks.js';
 
 /** What reading a JSONL session file found. */
 export interface JsonlReadResult {
@@ -289,9 +290,6 @@ export function* readJsonlRange(path: string, options: JsonlRangeOptions): Gener
     closeSync(fd);
   }
 }
-
-/** Events per batch {@link readJsonlBatches} yields (about one 4 MiB chunk of 1 KB events). */
-const BATCH_EVENTS = 4096;
 
 /**
  * {@link readJsonlRange} in batches: arrays of consecutive events of `fromSeq..toSeq` (all

@@ -11,7 +11,17 @@ import { foldedState, inboxFold } from './projections.js';
  */
 export class Inbox {
   readonly #session: SessionLog;
-  readonly #queues: Record<InboxQueue, InboxItem[]> = { 'next-turn': [], 'next-step': [] };
+  /**
+   * Each queue as the log's splices left it. After a crash between a `user/message` and its
+   * consume splice, the consumed items are still here (`ghost`): they are never handed out, but
+   * the next splice deletes them along, so every recorded position matches the queue a reader
+   * of the log rebuilds (positions counted without them would shift every later splice).
+   */
+  readonly #queues: Record<InboxQueue, QueuedItem[]> = { 'next-turn': [], 'next-step': [] };
+  readonly #live: Record<InboxQueue, InboxItem[] | undefined> = {
+    'next-turn': undefined,
+    'next-step': undefined,
+  };
 
   /**
    * Restores both queues from `session` (its `agent-loop/inbox` projection when registered).
@@ -23,18 +33,22 @@ export class Inbox {
     const state = foldedState(session, inboxFold);
     const consumed = new Set(state.consumed);
     for (const queue of ['next-turn', 'next-step'] as const) {
-      this.#queues[queue] = state.queues[queue].filter((item) => !consumed.has(item.id));
+      this.#queues[queue] = state.queues[queue].map((item) => ({
+        item,
+        ghost: consumed.has(item.id),
+      }));
     }
   }
 
   /** The items waiting in `queue`, oldest first. */
   items(queue: InboxQueue): readonly InboxItem[] {
-    return this.#queues[queue];
+    this.#live[queue] ??= this.#queues[queue].filter((q) => !q.ghost).map((q) => q.item);
+    return this.#live[queue];
   }
 
   /** How many items wait in `queue`. */
   size(queue: InboxQueue): number {
-    return this.#queues[queue].length;
+    return this.items(queue).length;
   }
 
   /** Appends an input to `queue` and records the splice. */
@@ -42,18 +56,25 @@ export class Inbox {
     const item: InboxItem = { id: randomUUID(), content };
     const list = this.#queues[queue];
     this.#record({ queue, start: list.length, deleteCount: 0, insert: [item], reason: 'enqueue' });
-    list.push(item);
+    list.push({ item, ghost: false });
+    this.#live[queue] = undefined;
     return item;
   }
 
   /**
    * Removes the first `count` items of `queue` after their `user/message` events were
-   * written, and records the splice.
+   * written, and records the splice (which also removes consumed items a crash left before them).
    */
   consumed(queue: InboxQueue, count: number): void {
     if (count <= 0) return;
-    this.#record({ queue, start: 0, deleteCount: count, insert: [], reason: 'consume' });
-    this.#queues[queue].splice(0, count);
+    const list = this.#queues[queue];
+    let end = 0;
+    for (let taken = 0; end < list.length && taken < count; end += 1) {
+      if (!list[end]?.ghost) taken += 1;
+    }
+    this.#record({ queue, start: 0, deleteCount: end, insert: [], reason: 'consume' });
+    list.splice(0, end);
+    this.#live[queue] = undefined;
   }
 
   /** Empties `queue` (recorded). */
@@ -62,9 +83,16 @@ export class Inbox {
     if (count === 0) return;
     this.#record({ queue, start: 0, deleteCount: count, insert: [], reason: 'clear' });
     this.#queues[queue] = [];
+    this.#live[queue] = undefined;
   }
 
   #record(body: InboxSplicedBody): void {
     this.#session.append('agent/inbox/spliced', body);
   }
+}
+
+interface QueuedItem {
+  item: InboxItem;
+  /** Consumed before a crash cut off its splice: not handed out, deleted by the next splice. */
+  ghost: boolean;
 }

@@ -145,6 +145,9 @@ describe('spine with subagents', { timeout: 180_000 }, () => {
     for (const row of childRows) expect(row.costUsd).toBeGreaterThan(0);
     const listed = await runCli(['sessions'], { env, cwd: workspace });
     expect(listed.stdout).toContain('↳ look two');
+    // Columns line up: every row's second column (updated) starts where the header's does.
+    const [header, ...rowsListed] = listed.stdout.trimEnd().split('\n');
+    for (const line of rowsListed) expect(line.indexOf('  20')).toBe(header?.indexOf('  updated'));
     // The parent's recorded totals include its children's usage.
     const index = JSON.parse(
       readFileSync(join(sessionDir, '.spine-index', `${sessionId}.json`), 'utf8'),

@@ -50,9 +50,11 @@ export async function sessionsCommand(
     );
     return EXIT_CODES.ok;
   }
+  // Session ids are 26 characters; a subagent's may be a 36-character UUID: the column fits the longest.
+  const idWidth = Math.max(26, ...rows.map((row) => row.id.length));
   const lines = rows.map((row) =>
     [
-      row.id.padEnd(26),
+      row.id.padEnd(idWidth),
       row.updatedAt.slice(0, 16).replace('T', ' '),
       formatBytes(row.sizeBytes).padStart(9),
       row.model.padEnd(28),
@@ -61,7 +63,7 @@ export async function sessionsCommand(
     ].join('  '),
   );
   const head = [
-    'id'.padEnd(26),
+    'id'.padEnd(idWidth),
     'updated'.padEnd(16),
     'size'.padStart(9),
     'model'.padEnd(28),

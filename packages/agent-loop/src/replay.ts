@@ -126,6 +126,7 @@ export async function replayStream(
   const headers = new Map<number, SessionEvent>();
   const replayer = new Replayer(options, (seq) => surfaceEvents.get(seq) ?? headers.get(seq));
   replayer.projectedOnce = (seq) => surfaceEvents.delete(seq);
+  replayer.leftSurface = (seq) => surfaceEvents.delete(seq);
   for await (const event of session.readEvents({ fromSeq: 1 })) {
     if (event.surfaceOp) surfaceEvents.set(event.seq, event);
     else if (event.type === 'request/header') {
@@ -157,6 +158,8 @@ class Replayer {
   readonly #requests: ReplayedRequest[] = [];
   /** Called once per surface event after it was projected (streaming drops it then). */
   projectedOnce: ((seq: number) => void) | undefined;
+  /** Called for each seq a replace took off the surface (streaming drops it then). */
+  leftSurface: ((seq: number) => void) | undefined;
 
   constructor(options: ReplayOptions, get: (seq: number) => SessionEvent | undefined) {
     this.#options = options;
@@ -182,7 +185,18 @@ class Replayer {
     const surface = this.#surface;
     const requests = this.#requests;
     if (event.surfaceOp) {
+      const before = event.surfaceOp.op === 'replace' ? surface.seqs.slice() : undefined;
       surface.apply(event, event.surfaceOp);
+      // A seq a replace took off the surface never returns: forget it (else memory grows with
+      // the log, not the surface).
+      if (before) {
+        const on = new Set(surface.seqs);
+        for (const seq of before) {
+          if (on.has(seq)) continue;
+          projected.delete(seq);
+          this.leftSurface?.(seq);
+        }
+      }
       return;
     }
     if (event.type === 'prompt/system') {

@@ -4,22 +4,24 @@
 
 import {
   assertSpecificationVersion,
+  type SessionEvent,
   type SessionLog,
+  type SessionRange,
   type WorkspaceRestoredBody,
 } from '@spine/protocol';
 import type { CheckpointStore, WorkspaceChange } from './checkpoint-store.js';
-import {
-  checkpointAt,
-  type LoggedCheckpoint,
-  lastKnownSnapshot,
-  type RewindTarget,
-} from './log-points.js';
+import type { LoggedCheckpoint, RewindTarget } from './log-points.js';
 import { checkpointBody, listedChanges } from './recorder.js';
+import { streamedCheckpointAt, streamedLastKnownSnapshot } from './rewind-read.js';
 
 /** Options of {@link rewindWorkspace}. */
 export interface RewindOptions {
-  /** The session whose workspace is rewound; the restore is recorded in it. */
-  session: SessionLog;
+  /**
+   * The session whose workspace is rewound; the restore is recorded in it. Its checkpoint events
+   * are streamed through `readEvents` when it has that method (a lazily opened session), else
+   * read from `events()`.
+   */
+  session: SessionLog & { readEvents?(range: SessionRange): AsyncIterable<SessionEvent> };
   /** The store holding the session's checkpoints. */
   store: CheckpointStore;
   /** Where to rewind to. */
@@ -75,15 +77,14 @@ export type RewindOutcome =
 export async function rewindWorkspace(options: RewindOptions): Promise<RewindOutcome> {
   const { session, store } = options;
   assertSpecificationVersion('CheckpointStore', store);
-  const events = session.events();
-  const checkpoint = checkpointAt(events, options.to);
+  const checkpoint = await streamedCheckpointAt(session, options.to);
   if (checkpoint === undefined) {
     return { status: 'not-found', message: `the session has no ${describeTarget(options.to)}` };
   }
   if (checkpoint === null) return { status: 'nothing-to-do' };
   const signal = options.signal ? { signal: options.signal } : {};
   const plan = await store.restore(checkpoint.body.id, { dryRun: true, ...signal });
-  const known = lastKnownSnapshot(events);
+  const known = await streamedLastKnownSnapshot(session);
   const outside = known ? await store.diff(known, plan.from, signal) : [];
   const touched = new Set(plan.changes.map((change) => change.path));
   const conflicts = outside.map((change) => change.path).filter((path) => touched.has(path));

@@ -42,6 +42,51 @@ function parseArguments(text: string): Record<string, unknown> {
   }
 }
 
+/** {@link childChanges} one event at a time (a streamed log need not be held). */
+export class ChangesFold {
+  readonly #fileTools: readonly string[];
+  readonly #commandTools: readonly string[];
+  readonly #started = new Map<string, ToolStartedBody>();
+  readonly #files: string[] = [];
+  readonly #commands: string[] = [];
+
+  constructor(names: ChangeToolNames = {}) {
+    this.#fileTools = names.fileTools ?? ['write', 'edit'];
+    this.#commandTools = names.commandTools ?? ['bash'];
+  }
+
+  /** The event types {@link ChangesFold.add} reads. */
+  static readonly TYPES = ['tool/started', 'tool/result', 'agent/child/end'] as const;
+
+  add(event: SessionEvent): void {
+    const files = this.#files;
+    if (event.type === 'tool/started') {
+      const body = event.body as ToolStartedBody;
+      // Only file tools' calls are looked up again (by their result).
+      if (this.#fileTools.includes(body.toolName)) this.#started.set(body.toolCallId, body);
+      else this.#started.delete(body.toolCallId);
+      if (this.#commandTools.includes(body.toolName)) {
+        const command = parseArguments(body.arguments).command;
+        if (typeof command === 'string') this.#commands.push(command);
+      }
+    } else if (event.type === 'tool/result') {
+      const body = event.body as ToolResultBody;
+      const call = this.#started.get(body.toolCallId);
+      if (!call || body.isError) return;
+      const path = parseArguments(call.arguments).path;
+      if (typeof path === 'string' && !files.includes(path)) files.push(path);
+    } else if (event.type === 'agent/child/end') {
+      const body = event.body as ChildEndBody;
+      for (const path of body.files ?? []) if (!files.includes(path)) files.push(path);
+      this.#commands.push(...(body.commands ?? []));
+    }
+  }
+
+  get result(): ChildChanges {
+    return { files: [...this.#files], commands: [...this.#commands] };
+  }
+}
+
 /**
  * Reads what a child changed from its events: a file tool's call counts when its result is not
  * an error, a command counts whenever it started (it may have had effects even when it failed).
@@ -51,32 +96,26 @@ export function childChanges(
   events: readonly SessionEvent[],
   names: ChangeToolNames = {},
 ): ChildChanges {
-  const fileTools = names.fileTools ?? ['write', 'edit'];
-  const commandTools = names.commandTools ?? ['bash'];
-  const started = new Map<string, ToolStartedBody>();
-  const files: string[] = [];
-  const commands: string[] = [];
-  for (const event of events) {
-    if (event.type === 'tool/started') {
-      const body = event.body as ToolStartedBody;
-      started.set(body.toolCallId, body);
-      if (commandTools.includes(body.toolName)) {
-        const command = parseArguments(body.arguments).command;
-        if (typeof command === 'string') commands.push(command);
-      }
-    } else if (event.type === 'tool/result') {
-      const body = event.body as ToolResultBody;
-      const call = started.get(body.toolCallId);
-      if (!call || body.isError || !fileTools.includes(call.toolName)) continue;
-      const path = parseArguments(call.arguments).path;
-      if (typeof path === 'string' && !files.includes(path)) files.push(path);
+  const fold = new ChangesFold(names);
+  for (const event of events) fold.add(event);
+  return fold.result;
+}
+
+/** {@link usageWithChildren} one event at a time. */
+export class UsageFold {
+  /** The event types {@link UsageFold.add} reads. */
+  static readonly TYPES = ['assistant/message', 'agent/child/end'] as const;
+  usage: Usage = NO_USAGE;
+
+  add(event: SessionEvent): void {
+    if (event.type === 'assistant/message') {
+      const body = event.body as AssistantMessageBody;
+      if (body.usage) this.usage = addUsage(this.usage, body.usage);
     } else if (event.type === 'agent/child/end') {
       const body = event.body as ChildEndBody;
-      for (const path of body.files ?? []) if (!files.includes(path)) files.push(path);
-      commands.push(...(body.commands ?? []));
+      if (body.usage) this.usage = addUsage(this.usage, body.usage);
     }
   }
-  return { files, commands };
 }
 
 /**
@@ -90,17 +129,9 @@ export function childChanges(
  * ```
  */
 export function usageWithChildren(events: readonly SessionEvent[]): Usage {
-  let usage = NO_USAGE;
-  for (const event of events) {
-    if (event.type === 'assistant/message') {
-      const body = event.body as AssistantMessageBody;
-      if (body.usage) usage = addUsage(usage, body.usage);
-    } else if (event.type === 'agent/child/end') {
-      const body = event.body as ChildEndBody;
-      if (body.usage) usage = addUsage(usage, body.usage);
-    }
-  }
-  return usage;
+  const fold = new UsageFold();
+  for (const event of events) fold.add(event);
+  return fold.usage;
 }
 
 /** All tokens of a usage record (prompt, cached and output). */

@@ -11,7 +11,7 @@ import type {
   Usage,
 } from '@spine/protocol';
 import { Session } from '@spine/session-log';
-import { childChanges, totalTokens, usageWithChildren } from './child-record.js';
+import { ChangesFold, totalTokens, UsageFold } from './child-record.js';
 import { restrictTools } from './internal/restricted-tools.js';
 import { renderChildResult } from './render.js';
 import type { ChildInfo, ChildModel, TaskToolOptions } from './types.js';
@@ -185,10 +185,20 @@ export async function runChild(
     clearTimeout(timer);
     call.signal.removeEventListener('abort', abort);
   }
-  const events = session.events();
-  await session.close();
-  const usage: Usage = usageWithChildren(events);
-  const changes = childChanges(events, options.changeTools);
+  // Streamed, so a session that holds only part of its log (snapshots, lazy history) reads it all.
+  const usageFold = new UsageFold();
+  const changesFold = new ChangesFold(options.changeTools);
+  try {
+    const types = [...UsageFold.TYPES, ...ChangesFold.TYPES];
+    for await (const event of session.readEvents({ fromSeq: 1, types })) {
+      usageFold.add(event);
+      changesFold.add(event);
+    }
+  } finally {
+    await session.close();
+  }
+  const usage: Usage = usageFold.usage;
+  const changes = changesFold.result;
   const reason: ChildEndReason = result ? endReason(result, stop) : 'error';
   const error = stop
     ? stopMessage(stop)

@@ -32,11 +32,12 @@ export type { TaskArguments } from './task-tool.js';
 export { createTaskTool, TASK_TOOL_NAME } from './task-tool.js';
 export type {
   ChildLink,
+  ChildTreeNode,
   SessionTreeNode,
   TreeReplayEntry,
   TreeReplayReport,
 } from './tree.js';
-export { childLinks, readSessionTree, replayTree } from './tree.js';
+export { childLinks, readChildTree, readSessionTree, replayTree } from './tree.js';
 export type {
   ChildApprovalRequest,
   ChildInfo,

@@ -7,11 +7,24 @@ import {
   type SessionStore,
   type ToolResultBody,
   type TurnEndBody,
+  type Usage,
 } from '@spine/protocol';
 import { Session } from '@spine/session-log';
-import { type ChangeToolNames, childChanges, usageWithChildren } from './child-record.js';
+import {
+  ChangesFold,
+  type ChangeToolNames,
+  type ChildChanges,
+  childChanges,
+  UsageFold,
+  usageWithChildren,
+} from './child-record.js';
 import { renderChildResult } from './render.js';
-import { childLinks } from './tree.js';
+import { type ChildLink, LinkFold, openToRead } from './tree.js';
+
+/** A child that never got a session: nothing changed, nothing used. */
+function nothingRecorded(): { changes: ChildChanges; usage: Usage } {
+  return { changes: childChanges([]), usage: usageWithChildren([]) };
+}
 
 /** One child {@link recoverChildren} closed. */
 export interface RecoveredChild {
@@ -29,18 +42,28 @@ interface ChildState {
   reason: ChildEndReason;
   text: string;
   steps: number;
-  events: readonly SessionEvent[];
+  changes: ChildChanges;
+  usage: Usage;
 }
 
-/** Closes a child's open turn (`turn/end` interrupted) and reads how it ended. */
-async function closeChild(store: SessionStore, id: string): Promise<ChildState> {
-  const session = await Session.open({ store, id });
+/**
+ * Closes a child's open turn (`turn/end` interrupted) and reads how it ended: the child is
+ * opened lazily and its log streamed once (what a full open's recovery appended included).
+ */
+async function closeChild(
+  store: SessionStore,
+  id: string,
+  changeTools: ChangeToolNames | undefined,
+): Promise<ChildState> {
+  const session = await Session.open({ store, id, history: 'lazy', snapshots: false });
   try {
     let openTurn: number | undefined;
     let lastEnd: TurnEndBody | undefined;
     let lastStep = 0;
     let text = '';
-    for (const event of session.events()) {
+    const changes = new ChangesFold(changeTools);
+    const usage = new UsageFold();
+    for await (const event of session.readEvents({ fromSeq: 1 })) {
       if (event.type === 'turn/start') {
         openTurn = event.turn;
         lastEnd = undefined;
@@ -53,6 +76,8 @@ async function closeChild(store: SessionStore, id: string): Promise<ChildState> 
         text = body.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
       }
       if (event.step !== undefined && event.turn !== undefined) lastStep = event.step;
+      changes.add(event);
+      usage.add(event);
     }
     if (openTurn !== undefined) {
       session.append('turn/end', { reason: 'interrupted', steps: lastStep } satisfies TurnEndBody, {
@@ -66,10 +91,52 @@ async function closeChild(store: SessionStore, id: string): Promise<ChildState> 
       reason: completed ? 'completed' : 'unknown',
       text: completed ? text : '',
       steps: lastEnd?.steps ?? lastStep,
-      events: session.events(),
+      changes: changes.result,
+      usage: usage.usage,
     };
   } finally {
     await session.close();
+  }
+}
+
+/** What the parent recorded of one `task` call: its `tool/started` and whether it has a result. */
+interface CallRecord {
+  started?: SessionEvent;
+  /** Seq of its last `tool/started` (the order the children are closed in). */
+  startedSeq?: number;
+  hasResult: boolean;
+}
+
+/** The parent's children without an `agent/child/end`, in the parent's call order. */
+async function openChildren(
+  store: SessionStore,
+  sessionId: string,
+): Promise<{ orphans: ChildLink[]; calls: Map<string, CallRecord> }> {
+  const reader = await openToRead(store, sessionId);
+  try {
+    const links = new LinkFold();
+    for await (const event of reader.readEvents({ fromSeq: 1, types: LinkFold.TYPES }))
+      links.add(event);
+    const open = links.links.filter((link) => !link.end);
+    const calls = new Map<string, CallRecord>();
+    if (open.length === 0) return { orphans: [], calls };
+    for (const link of open) calls.set(link.start.toolCallId, { hasResult: false });
+    const types = ['tool/started', 'tool/result'];
+    for await (const event of reader.readEvents({ fromSeq: 1, types })) {
+      const record = calls.get((event.body as { toolCallId?: string }).toolCallId ?? '');
+      if (!record) continue;
+      if (event.type === 'tool/result') record.hasResult = true;
+      else {
+        record.started ??= event;
+        record.startedSeq = event.seq;
+      }
+    }
+    // tool/started is written in call order, so the results are too.
+    const at = (link: ChildLink): number =>
+      calls.get(link.start.toolCallId)?.startedSeq ?? link.startSeq;
+    return { orphans: open.sort((a, b) => at(a) - at(b)), calls };
+  } finally {
+    await reader.close();
   }
 }
 
@@ -79,7 +146,8 @@ async function closeChild(store: SessionStore, id: string): Promise<ChildState> 
  * answered and its open turn closed with `turn/end` `interrupted`; the parent gets the child's
  * outcome as the `task` call's result when it had none (the child's final answer when its log
  * shows the turn completed, "outcome unknown" with the child's record otherwise) and an
- * `agent/child/end`. No child is left open and no `task` call without a result.
+ * `agent/child/end`. No child is left open and no `task` call without a result. The logs are
+ * streamed from the store (sessions are opened lazily), never held whole.
  *
  * @example
  * ```ts
@@ -92,45 +160,27 @@ export async function recoverChildren(
   sessionId: string,
   options: { changeTools?: ChangeToolNames } = {},
 ): Promise<RecoveredChild[]> {
-  const first = await Session.open({ store, id: sessionId, readOnly: true });
-  const firstEvents = first.events();
-  // In the parent's call order (tool/started is written in call order), so the results are too.
-  const startedAt = new Map<string, number>();
-  for (const event of firstEvents)
-    if (event.type === 'tool/started')
-      startedAt.set((event.body as { toolCallId: string }).toolCallId, event.seq);
-  const orphans = childLinks(firstEvents)
-    .filter((link) => !link.end)
-    .sort(
-      (a, b) =>
-        (startedAt.get(a.start.toolCallId) ?? a.startSeq) -
-        (startedAt.get(b.start.toolCallId) ?? b.startSeq),
-    );
-  await first.close();
+  const { orphans, calls } = await openChildren(store, sessionId);
   if (orphans.length === 0) return [];
-  const parent = await Session.open({ store, id: sessionId, recover: false });
+  const parent = await Session.open({
+    store,
+    id: sessionId,
+    recover: false,
+    history: 'lazy',
+    snapshots: false,
+  });
   const recovered: RecoveredChild[] = [];
   try {
-    const events = parent.events();
     for (const link of orphans) {
       const { sessionId: childId, toolCallId } = link.start;
       // A crash between agent/child/start and the child's creation leaves no child session.
       const exists = await store.exists(childId);
       if (exists) await recoverChildren(store, childId, options);
       const state: ChildState = exists
-        ? await closeChild(store, childId)
-        : { reason: 'unknown', text: '', steps: 0, events: [] };
-      const changes = childChanges(state.events, options.changeTools);
-      const usage = usageWithChildren(state.events);
-      const started = events.find(
-        (event) =>
-          event.type === 'tool/started' &&
-          (event.body as { toolCallId?: string }).toolCallId === toolCallId,
-      );
-      const hasResult = events.some(
-        (event) =>
-          event.type === 'tool/result' && (event.body as ToolResultBody).toolCallId === toolCallId,
-      );
+        ? await closeChild(store, childId, options.changeTools)
+        : { reason: 'unknown', text: '', steps: 0, ...nothingRecorded() };
+      const { changes, usage } = state;
+      const { started, hasResult } = calls.get(toolCallId) ?? { hasResult: false };
       if (!hasResult && started) {
         const at = {
           ...(started.turn === undefined ? {} : { turn: started.turn }),

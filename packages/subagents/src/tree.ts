@@ -1,13 +1,14 @@
-import { type ReplayReport, replay } from '@spine/agent-loop';
+import { type ReplayReport, replayStream } from '@spine/agent-loop';
 import type {
   ChildEndBody,
   ChildStartBody,
   SessionEvent,
+  SessionRange,
   SessionStore,
   Usage,
 } from '@spine/protocol';
 import { Session } from '@spine/session-log';
-import { usageWithChildren } from './child-record.js';
+import { UsageFold, usageWithChildren } from './child-record.js';
 import { ChildSessionMissingError } from './errors.js';
 
 /** One child a session links to, read from its `agent/child/start` and `agent/child/end` events. */
@@ -20,6 +21,27 @@ export interface ChildLink {
   end?: ChildEndBody;
 }
 
+/** {@link childLinks} one event at a time (a streamed log need not be held). */
+export class LinkFold {
+  /** The event types {@link LinkFold.add} reads. */
+  static readonly TYPES = ['agent/child/start', 'agent/child/end'] as const;
+  /** The links so far, in start order. */
+  readonly links: ChildLink[] = [];
+  readonly #byId = new Map<string, ChildLink>();
+
+  add(event: SessionEvent): void {
+    if (event.type === 'agent/child/start') {
+      const link: ChildLink = { start: event.body as ChildStartBody, startSeq: event.seq };
+      this.links.push(link);
+      this.#byId.set(link.start.sessionId, link);
+    } else if (event.type === 'agent/child/end') {
+      const body = event.body as ChildEndBody;
+      const link = this.#byId.get(body.sessionId);
+      if (link) link.end = body;
+    }
+  }
+}
+
 /**
  * The children a session's log links to, in start order.
  *
@@ -29,41 +51,46 @@ export interface ChildLink {
  * ```
  */
 export function childLinks(events: readonly SessionEvent[]): ChildLink[] {
-  const links: ChildLink[] = [];
-  const byId = new Map<string, ChildLink>();
-  for (const event of events) {
-    if (event.type === 'agent/child/start') {
-      const link: ChildLink = { start: event.body as ChildStartBody, startSeq: event.seq };
-      links.push(link);
-      byId.set(link.start.sessionId, link);
-    } else if (event.type === 'agent/child/end') {
-      const body = event.body as ChildEndBody;
-      const link = byId.get(body.sessionId);
-      if (link) link.end = body;
-    }
-  }
-  return links;
+  const fold = new LinkFold();
+  for (const event of events) fold.add(event);
+  return fold.links;
 }
 
-/** One session of a tree, read from the store. */
-export interface SessionTreeNode {
+/**
+ * Opens a stored session to read it without holding its log: lazily (header, surface and the
+ * events since its snapshot), read-only, so `readEvents` streams the rest from the store. A log
+ * of an older format is migrated in memory (the session then holds it, as a full open does).
+ */
+export function openToRead(store: SessionStore, id: string): Promise<Session> {
+  return Session.open({ store, id, readOnly: true, history: 'lazy' });
+}
+
+/** One session of a tree, as {@link readChildTree} reads it: links and usage, not its events. */
+export interface ChildTreeNode {
   /** The session id. */
   sessionId: string;
   /** 0 for the root, 1 for its children … */
   depth: number;
   /** The link that led here (absent for the root). */
   link?: ChildLink;
-  /** Its events. */
-  events: readonly SessionEvent[];
   /** Its usage including every descendant's (as the `agent/child/end` events report it). */
   usage: Usage;
+  /** Its children, in start order. */
+  children: ChildTreeNode[];
+}
+
+/** One session of a tree, read from the store with all its events. */
+export interface SessionTreeNode extends ChildTreeNode {
+  /** Its events. */
+  events: readonly SessionEvent[];
   /** Its children, in start order. */
   children: SessionTreeNode[];
 }
 
 /**
  * Reads a session and, recursively, every child it links to, from one store (read-only: no lock
- * is taken and nothing is repaired).
+ * is taken and nothing is repaired), holding every event of every session: a rerun answers
+ * children from them. {@link readChildTree} gives the same tree without the events.
  *
  * @throws {ChildSessionMissingError} when a linked child is not in the store.
  */
@@ -77,8 +104,7 @@ export async function readSessionTree(
     await session.close();
     const children: SessionTreeNode[] = [];
     for (const child of childLinks(events)) {
-      if (!(await store.exists(child.start.sessionId)))
-        throw new ChildSessionMissingError({ parentId: id, childId: child.start.sessionId });
+      await assertChildExists(store, id, child);
       children.push(await read(child.start.sessionId, depth + 1, child));
     }
     const node: SessionTreeNode = {
@@ -92,6 +118,52 @@ export async function readSessionTree(
     return node;
   };
   return read(sessionId, 0);
+}
+
+/**
+ * The tree of {@link readSessionTree} without the events: each session is opened lazily and
+ * only its `assistant/message` and `agent/child/*` events are streamed from the store, so memory
+ * stays with the surfaces, not the logs (read-only: no lock is taken and nothing is repaired).
+ *
+ * @throws {ChildSessionMissingError} when a linked child is not in the store.
+ * @example
+ * ```ts
+ * const root = await readChildTree(store, id);
+ * for (const child of root.children) console.log(child.sessionId, totalTokens(child.usage));
+ * ```
+ */
+export async function readChildTree(
+  store: SessionStore,
+  sessionId: string,
+): Promise<ChildTreeNode> {
+  const read = async (id: string, depth: number, link?: ChildLink): Promise<ChildTreeNode> => {
+    const session = await openToRead(store, id);
+    const links = new LinkFold();
+    const usage = new UsageFold();
+    try {
+      const types = [...LinkFold.TYPES, ...UsageFold.TYPES];
+      for await (const event of session.readEvents({ fromSeq: 1, types })) {
+        links.add(event);
+        usage.add(event);
+      }
+    } finally {
+      await session.close();
+    }
+    const children: ChildTreeNode[] = [];
+    for (const child of links.links) {
+      await assertChildExists(store, id, child);
+      children.push(await read(child.start.sessionId, depth + 1, child));
+    }
+    const node: ChildTreeNode = { sessionId: id, depth, usage: usage.usage, children };
+    if (link) node.link = link;
+    return node;
+  };
+  return read(sessionId, 0);
+}
+
+async function assertChildExists(store: SessionStore, id: string, child: ChildLink): Promise<void> {
+  if (!(await store.exists(child.start.sessionId)))
+    throw new ChildSessionMissingError({ parentId: id, childId: child.start.sessionId });
 }
 
 /** One session's verdict in {@link replayTree}. */
@@ -119,7 +191,8 @@ export interface TreeReplayReport {
 
 /**
  * Verifies a session and all its children: each session's recorded requests are rebuilt from its
- * own log and checked by hash ({@link replay}), and each link is checked both ways (the parent's
+ * own log, streamed from the store, and checked by hash (agent-loop's `replayStream`: each session
+ * is opened lazily, so memory stays with its surface, not its log), and each link is checked both ways (the parent's
  * `agent/child/start` names the child; the child's header names the parent, that event's seq and
  * the tool call id; the parent recorded how the child ended).
  *
@@ -141,7 +214,7 @@ export async function replayTree(
     parentId?: string,
     link?: ChildLink,
   ): Promise<void> => {
-    const session = await Session.open({ store, id, readOnly: true });
+    const session = await openToRead(store, id);
     try {
       const problems: string[] = [];
       if (link && parentId) {
@@ -156,10 +229,21 @@ export async function replayTree(
           );
         if (!link.end) problems.push('the parent has no agent/child/end for this child');
       }
-      sessions.push({ sessionId: id, depth, report: replay(session), problems });
-      for (const child of childLinks(session.events())) {
-        if (!(await store.exists(child.start.sessionId)))
-          throw new ChildSessionMissingError({ parentId: id, childId: child.start.sessionId });
+      // One pass: the links are folded from the events replay streams.
+      const links = new LinkFold();
+      const tapped: Session = Object.create(session, {
+        readEvents: {
+          value: async function* (range: SessionRange): AsyncIterable<SessionEvent> {
+            for await (const event of session.readEvents(range)) {
+              links.add(event);
+              yield event;
+            }
+          },
+        },
+      });
+      sessions.push({ sessionId: id, depth, report: await replayStream(tapped), problems });
+      for (const child of links.links) {
+        await assertChildExists(store, id, child);
         await visit(child.start.sessionId, depth + 1, id, child);
       }
     } finally {

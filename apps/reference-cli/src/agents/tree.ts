@@ -52,8 +52,8 @@ export async function renderChildTree(
   id: string,
   style: Style,
 ): Promise<string> {
-  const { readSessionTree, totalTokens } = await import('@spine/subagents');
-  const root = await readSessionTree(store, id);
+  const { readChildTree, totalTokens } = await import('@spine/subagents');
+  const root = await readChildTree(store, id);
   if (root.children.length === 0) return '';
   const lines: string[] = [
     style.dim(`subagents (tokens with children: ${totalTokens(root.usage)})`),

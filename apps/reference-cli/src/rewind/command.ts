@@ -4,11 +4,11 @@
 
 import { createInterface } from 'node:readline/promises';
 import type { RewindOutcome, RewindTarget } from '@spine/checkpoints';
-import type { SessionEvent } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { SessionNotFoundError, UsageError } from '../errors.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import { cliProjections, historyMode } from '../history/projections.js';
 import { visibleText } from '../present/terminal-text.js';
 import { newSessionId } from '../session-index.js';
 import { storeFor } from '../store.js';
@@ -37,15 +37,18 @@ export async function askToOverwrite(paths: readonly string[]): Promise<boolean>
   }
 }
 
-/** The seq to fork the conversation at for `target`: before its turn, or at its checkpoint. */
-export function forkSeq(
-  events: readonly SessionEvent[],
+/**
+ * The seq to fork the conversation at for `target`: before its turn, or at its checkpoint. The
+ * turn's start is streamed (`turn/start` events only), so a lazily opened session works too.
+ */
+export async function forkSeq(
+  session: Pick<Session, 'readEvents'>,
   target: RewindTarget,
   checkpointSeq: number,
-) {
+): Promise<number> {
   if ('turn' in target && target.step === undefined) {
-    const start = events.find((event) => event.type === 'turn/start' && event.turn === target.turn);
-    if (start) return start.seq - 1;
+    for await (const event of session.readEvents({ fromSeq: 1, types: ['turn/start'] }))
+      if (event.turn === target.turn) return event.seq - 1;
   }
   return checkpointSeq;
 }
@@ -84,7 +87,7 @@ export function reportRewind(outcome: RewindOutcome, write: (text: string) => vo
 
 /** `spine rewind`. */
 export async function rewindCommand(id: string, flags: RewindFlags): Promise<number> {
-  const { parseRewindTarget, rewindWorkspace, checkpointAt } = await import('@spine/checkpoints');
+  const { parseRewindTarget, rewindWorkspace } = await import('@spine/checkpoints');
   const target = flags.to === undefined ? undefined : parseRewindTarget(flags.to);
   if (!target) {
     throw new UsageError({
@@ -95,14 +98,20 @@ export async function rewindCommand(id: string, flags: RewindFlags): Promise<num
   const store = storeFor(config);
   if (!(await store.exists(id)))
     throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
-  const session = await Session.open({ store, id, readOnly: flags.dryRun === true });
+  // Lazily: rewindWorkspace and forkSeq stream the events they need from the store.
+  const session = await Session.open({
+    store,
+    id,
+    readOnly: flags.dryRun === true,
+    history: historyMode(),
+    projections: await cliProjections(),
+  });
   try {
     const workspace = session.header.cwd ?? configForFlags(flags).cwd;
     const checkpoints = await checkpointStoreFor(config, workspace);
-    const found = checkpointAt(session.events(), target);
     // The fork is made after the restore (a refused rewind forks nothing); its id is chosen now
-    // so the `workspace/restored` event can name it.
-    const conversation = flags.conversation && !flags.dryRun && found ? newSessionId() : undefined;
+    // so the `workspace/restored` event can name it (only a restore writes that event).
+    const conversation = flags.conversation && !flags.dryRun ? newSessionId() : undefined;
     const outcome = await rewindWorkspace({
       session,
       store: checkpoints,
@@ -111,8 +120,8 @@ export async function rewindCommand(id: string, flags: RewindFlags): Promise<num
       confirm: flags.yes ? async () => true : askToOverwrite,
       ...(conversation ? { conversation } : {}),
     });
-    if (conversation && found && outcome.status === 'restored') {
-      const at = forkSeq(session.events(), target, found.seq);
+    if (conversation && outcome.status === 'restored') {
+      const at = await forkSeq(session, target, outcome.checkpoint.seq);
       await (await session.fork(at, { store, id: conversation })).close();
     }
     const code = reportRewind(outcome, (text) => process.stdout.write(text));

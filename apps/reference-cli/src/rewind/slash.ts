@@ -13,7 +13,6 @@ import { preview, type Style } from '../present/style.js';
 import { visibleText } from '../present/terminal-text.js';
 import { newSessionId } from '../session-index.js';
 import { forkSeq, reportRewind } from './command.js';
-import { wholeHistory, withWholeHistory } from './history.js';
 
 /** A turn the workspace can be rewound to, as the picker lists it. */
 export interface RewindChoice {
@@ -24,11 +23,19 @@ export interface RewindChoice {
   files: string[];
 }
 
-/** The turns that recorded a checkpoint, oldest first, with their input and changed files. */
-export function rewindChoices(events: readonly SessionEvent[]): RewindChoice[] {
+/** The event types {@link rewindChoices} reads. */
+const CHOICE_TYPES = ['user/message', 'workspace/checkpoint', 'tool/result'];
+
+/**
+ * The turns that recorded a checkpoint, oldest first, with their input and changed files, from
+ * a stream of the log (only {@link CHOICE_TYPES} matter): nothing but the choices is held.
+ */
+export async function rewindChoices(
+  events: AsyncIterable<SessionEvent> | Iterable<SessionEvent>,
+): Promise<RewindChoice[]> {
   const choices = new Map<number, RewindChoice>();
   const inputs = new Map<number, string>();
-  for (const event of events) {
+  for await (const event of events) {
     if (event.turn === undefined) continue;
     if (event.type === 'user/message' && !inputs.has(event.turn)) {
       const body = event.body as UserMessageBody;
@@ -105,9 +112,9 @@ export async function runRewindSlash(
   const dryRun = words.includes('--dry-run');
   const withConversation = words.includes('--conversation') && !dryRun;
   const point = words.find((word) => !word.startsWith('--'));
-  // The whole log, read from the store when the session was opened lazily (held for the rewind).
-  const history = await wholeHistory(active.session);
-  const choices = rewindChoices(history);
+  // Streamed: a lazily opened session reads its older events from the store, none held.
+  const session = active.session;
+  const choices = await rewindChoices(session.readEvents({ fromSeq: 1, types: CHOICE_TYPES }));
   let target: RewindTarget | undefined;
   if (name === '/undo') {
     const last = choices.at(-1);
@@ -130,7 +137,7 @@ export async function runRewindSlash(
   }
   const conversation = withConversation ? newSessionId() : undefined;
   const outcome = await rewindWorkspace({
-    session: await withWholeHistory(active.session),
+    session,
     store: active.checkpoints.store,
     to: target,
     reason: name === '/undo' ? 'undo' : 'rewind',
@@ -142,7 +149,7 @@ export async function runRewindSlash(
   if (outcome.status === 'refused') print(`(repeat with --yes: ${name} ${argument} --yes)`);
   if (!conversation || outcome.status !== 'restored') return undefined;
   await active.session.flush();
-  const at = forkSeq(history, target, outcome.checkpoint.seq);
+  const at = await forkSeq(session, target, outcome.checkpoint.seq);
   await (await active.session.fork(at, { id: conversation })).close();
   return { switchTo: conversation, note: `conversation forked at seq ${at} into ${conversation}` };
 }
@@ -174,7 +181,7 @@ export async function afterAbortedTurn(
   }
   const { rewindWorkspace } = await import('@spine/checkpoints');
   const outcome = await rewindWorkspace({
-    session: await withWholeHistory(active.session),
+    session: active.session,
     store: active.checkpoints.store,
     to: { turn, step },
     reason: 'abort',

@@ -38,6 +38,8 @@ export interface LoopProjection {
   initial(): JsonValue;
   /** The state after `event` (changed in place). */
   apply(state: JsonValue, event: SessionEvent): JsonValue;
+  /** The event types `apply` reads (others leave the state as it is); omitted: every type. */
+  readonly types?: readonly string[];
 }
 
 /** A fold with its state's type (internal; published as {@link LoopProjection}). */
@@ -46,6 +48,8 @@ export interface Fold<State> {
   readonly version: number;
   initial(): State;
   apply(state: State, event: SessionEvent): State;
+  /** The event types `apply` reads (a session folds no other type into it); omitted: all. */
+  readonly types?: readonly string[];
 }
 
 /** The current state of `fold` for `session`: registered, or folded over the events held. */
@@ -64,7 +68,8 @@ export function foldedState<State>(session: SessionLog, fold: Fold<State>): Stat
     throw new PartialHistoryError({ sessionId: session.id, projection: fold.name });
   }
   let state = fold.initial();
-  for (const event of events) state = fold.apply(state, event);
+  const types = fold.types ? new Set(fold.types) : undefined;
+  for (const event of events) if (!types || types.has(event.type)) state = fold.apply(state, event);
   return state;
 }
 
@@ -88,6 +93,7 @@ export interface InboxState {
 export const inboxFold: Fold<InboxState> = {
   name: 'agent-loop/inbox',
   version: 1,
+  types: ['agent/inbox/spliced', 'user/message'],
   initial: () => ({ queues: { 'next-turn': [], 'next-step': [] }, consumed: [] }),
   apply(state, event) {
     if (event.type === 'agent/inbox/spliced') {
@@ -125,6 +131,7 @@ export interface RuntimeContextState {
 export const runtimeContextFold: Fold<RuntimeContextState> = {
   name: 'agent-loop/runtime-context',
   version: 1,
+  types: ['user/message'],
   initial: () => ({ last: null }),
   apply(state, event) {
     if (event.type !== 'user/message') return state;
@@ -239,6 +246,7 @@ export interface RequestRecordState {
 export const requestRecordFold: Fold<RequestRecordState> = {
   name: 'agent-loop/requests',
   version: 1,
+  types: ['prompt/system', 'tools/defined', 'request/header'],
   initial: () => ({ systems: [], tools: [], last: null, seqs: null }),
   apply(state, event) {
     if (event.type === 'prompt/system') {
@@ -291,6 +299,7 @@ export interface ToolCallIdsState {
 export const toolCallIdsFold: Fold<ToolCallIdsState> = {
   name: 'agent-loop/tool-call-ids',
   version: 1,
+  types: ['assistant/message'],
   initial: () => ({ ids: [] }),
   apply(state, event) {
     if (event.type !== 'assistant/message') return state;
@@ -310,6 +319,7 @@ export interface StartedCallsState {
 export const startedCallsFold: Fold<StartedCallsState> = {
   name: 'agent-loop/started-calls',
   version: 1,
+  types: ['tool/started', 'tool/result'],
   initial: () => ({ ids: [] }),
   apply(state, event) {
     if (event.type === 'tool/started') {

@@ -15,6 +15,8 @@ export interface CompactionProjection {
   initial(): JsonValue;
   /** The state after `event` (changed in place). */
   apply(state: JsonValue, event: SessionEvent): JsonValue;
+  /** The event types `apply` reads (others leave the state as it is); omitted: every type. */
+  readonly types?: readonly string[];
 }
 
 /**

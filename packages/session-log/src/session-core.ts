@@ -53,6 +53,12 @@ export interface SessionCoreInit {
 export class SessionCore {
   readonly history = new EventHistory();
   readonly folds = new Map<string, { definition: SessionProjection; state: JsonValue }>();
+  /** The folds of projections without `types` (every event), and the others by event type. */
+  private readonly foldsOfAll: Array<{ definition: SessionProjection; state: JsonValue }> = [];
+  private readonly foldsByType = new Map<
+    string,
+    Array<{ definition: SessionProjection; state: JsonValue }>
+  >();
   /** The seq of the newest snapshot this session wrote or opened from (0: none known). */
   snapshotSeq = 0;
   /** Open surface calls that reached tool/started before the tail held in memory. */
@@ -78,7 +84,16 @@ export class SessionCore {
           reason: `two projections are named ${JSON.stringify(definition.name)}`,
         });
       }
-      this.folds.set(definition.name, { definition, state: definition.initial() });
+      const fold = { definition, state: definition.initial() };
+      this.folds.set(definition.name, fold);
+      if (definition.types === undefined) this.foldsOfAll.push(fold);
+      else {
+        for (const type of projectionTypes(definition)) {
+          const list = this.foldsByType.get(type);
+          if (list) list.push(fold);
+          else this.foldsByType.set(type, [fold]);
+        }
+      }
     }
     this.deriver = new MessageDeriver(
       this.surfaceState,
@@ -268,7 +283,10 @@ export class SessionCore {
     for (const fold of refold) fold.state = fold.definition.initial();
     const stored = this.init.store.readRange(this.init.id, { fromSeq: 1, toSeq: content.seq });
     for await (const event of stored) {
-      for (const fold of refold) fold.state = fold.definition.apply(fold.state, event);
+      for (const fold of refold) {
+        if (fold.definition.types?.includes(event.type) !== false)
+          fold.state = fold.definition.apply(fold.state, event);
+      }
     }
   }
 
@@ -343,9 +361,9 @@ export class SessionCore {
   }
 
   private fold(event: SessionEvent): void {
-    for (const fold of this.folds.values()) {
-      fold.state = fold.definition.apply(fold.state, event);
-    }
+    for (const fold of this.foldsOfAll) fold.state = fold.definition.apply(fold.state, event);
+    const typed = this.foldsByType.get(event.type);
+    if (typed) for (const fold of typed) fold.state = fold.definition.apply(fold.state, event);
   }
 
   private trackTurn(event: SessionEvent): void {
@@ -355,4 +373,16 @@ export class SessionCore {
     }
     if (event.step !== undefined && event.step > this.lastStep) this.lastStep = event.step;
   }
+}
+
+/** The distinct event types a projection declared (`types`), checked. */
+function projectionTypes(definition: SessionProjection): Set<string> {
+  const types = definition.types;
+  if (!Array.isArray(types) || !types.every((type) => typeof type === 'string')) {
+    throw new InvalidEventError({
+      type: 'session/header',
+      reason: `projection ${JSON.stringify(definition.name)}: types must be an array of event type names`,
+    });
+  }
+  return new Set(types);
 }

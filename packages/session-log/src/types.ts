@@ -22,6 +22,13 @@ export interface SessionProjection<State extends JsonValue = JsonValue> {
   initial(): State;
   /** The state after `event`; may return `state` changed in place. */
   apply(state: State, event: SessionEvent): State;
+  /**
+   * The event types `apply` reads. When given, the session calls `apply` only for events of
+   * these types (on append, on open and when refolding), so a fold of a few types costs nothing
+   * per other event; `apply` must then leave the state unchanged for every other type. Omitted:
+   * every event.
+   */
+  readonly types?: readonly string[];
 }
 
 /**

@@ -86,7 +86,11 @@ export const sourcesFold = {
         break;
       case 'step/start':
       case 'turn/end':
-        state.pendingOutputs = {};
+        // Most steps cut no output: keep the empty object rather than make a new one per step.
+        for (const _seq in state.pendingOutputs) {
+          state.pendingOutputs = {};
+          break;
+        }
         break;
       case 'prompt/system':
         // The first seq a text was stored at: "stored at or before a seq" is then one compare.
@@ -115,11 +119,14 @@ export const sourcesFold = {
     }
     const op = event.surfaceOp;
     if (!op) return state;
-    for (const seq of event.sourceEventSeqs?.slice(0, 3) ?? []) {
-      const facts = state.pendingFacts[seq]?.facts;
-      if (facts) {
-        state.facts[event.seq] = facts;
-        break;
+    const sources = event.sourceEventSeqs;
+    if (sources) {
+      for (let i = 0; i < sources.length && i < 3; i++) {
+        const facts = state.pendingFacts[sources[i] as number]?.facts;
+        if (facts) {
+          state.facts[event.seq] = facts;
+          break;
+        }
       }
     }
     const originalSeq = (body?.meta as { originalSeq?: unknown } | undefined)?.originalSeq;

@@ -34,6 +34,7 @@ export type BreakerState = {
 export const breakerFold = {
   name: 'compaction/breaker',
   version: 1,
+  types: ['compaction/end', 'compaction/failed'] as readonly string[],
   initial: (): BreakerState => ({ consecutiveFailures: 0, tripped: false }),
   apply(state: BreakerState, event: SessionEvent): BreakerState {
     if (event.type === 'compaction/end') {

@@ -20,7 +20,7 @@ import type { ModelClient, ModelRequest } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createToolRuntime } from '@spine/tool-runtime';
 import { request } from 'undici';
-import { createAgent, SystemPrompt } from '../src/index.js';
+import { agentLoopProjections, createAgent, SystemPrompt } from '../src/index.js';
 
 const REPLY = [
   'data: {"id":"b","object":"chat.completion.chunk","model":"deepseek-v4-flash","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}\n\n',
@@ -108,6 +108,9 @@ async function setup(messages: number) {
       // SPINE_BENCH_CHAIN=off (scripts/bench-compare.mjs --env) measures without the chain.
       ...(process.env.SPINE_BENCH_CHAIN === 'off' ? { chain: false } : {}),
     }),
+    // SPINE_BENCH_PROJECTIONS=on registers the loop's projections, as the CLI does for every
+    // session: each append is then folded into them (the default measures without).
+    ...(process.env.SPINE_BENCH_PROJECTIONS === 'on' ? { projections: agentLoopProjections } : {}),
   });
   for (let i = 0; i < messages; i++) {
     if (i % 2 === 0)

@@ -117,8 +117,9 @@ export async function rerunSession(
     // No network: web tools stay off; language servers only if the recording used them.
     web: false,
     lsp: definedTools.some((name) => name.startsWith('lsp_')),
-    // MCP tools answer with their recorded results: no server starts.
-    mcpRecorded: recorded,
+    // MCP tools answer with their recorded results: no server starts. Only a recording that
+    // defined MCP tools loads @spine/mcp (an optional part: a rerun without MCP needs none).
+    ...(definedTools.some((name) => name.startsWith('mcp__')) ? { mcpRecorded: recorded } : {}),
     approve: async (request) => answers.get(request.toolCallId) ?? 'once',
     ...(children ? { childRecordings: children } : {}),
     onWarning: (message) => out.write(style.yellow(`warning: ${message}\n`)),

@@ -32,7 +32,7 @@ function anthropicArgs(server: AnthropicServer, cwd: string): string[] {
   return ['--model', MODEL, '--base-url', server.baseUrl, '--cwd', cwd, '--approval', 'never-ask'];
 }
 
-describe('spine run against an Anthropic Messages API server', { timeout: 60_000 }, () => {
+describe('spine run against an Anthropic Messages API server', { timeout: 180_000 }, () => {
   let server: AnthropicServer;
   let result: CliResult;
   let cwd: string;
@@ -73,7 +73,7 @@ describe('spine run against an Anthropic Messages API server', { timeout: 60_000
       JSON.stringify({ reasoning: { enabled: true } }),
     );
     result = await runCli(['run', ...anthropicArgs(server, cwd), TASK], { env });
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await server.close();
@@ -181,7 +181,7 @@ describe('spine run against an Anthropic Messages API server', { timeout: 60_000
   });
 });
 
-describe('spine run against Anthropic: retries and keys', { timeout: 60_000 }, () => {
+describe('spine run against Anthropic: retries and keys', { timeout: 180_000 }, () => {
   const servers: AnthropicServer[] = [];
   afterAll(async () => {
     for (const server of servers) await server.close();

@@ -118,12 +118,31 @@ describe('verified outcomes after SIGKILL', () => {
             ? { path: 'big.txt', edits: [{ oldText: 'MARK', newText: `EDITED ${run}` }] }
             : { command: `for i in 1 2 3 4 5; do echo ${run} > s$i.txt; sleep 0.004; done` };
       const session = await Session.create({ store: sessions, cwd: workspace });
-      const at = { turn: 1, step: 1 };
+      const at = { turn: 1, step: 2 };
       session.append('turn/start', {}, { turn: 1, step: 0 });
       session.append(
         'user/message',
         { content: 'go', source: 'user' },
         { turn: 1, step: 0, surfaceOp: { op: 'append' } },
+      );
+      // A finished step first: the check reads the log from the interrupted call's step on.
+      const first = { turn: 1, step: 1 };
+      const look = { type: 'tool-call' as const, id: `r${run}`, name: 'read', arguments: '{}' };
+      session.append('step/start', {}, first);
+      session.append(
+        'assistant/message',
+        { content: [look], finishReason: 'tool-calls' },
+        { ...first, surfaceOp: { op: 'append' } },
+      );
+      session.append(
+        'tool/started',
+        { toolCallId: look.id, toolName: 'read', arguments: '{}' },
+        first,
+      );
+      session.append(
+        'tool/result',
+        { toolCallId: look.id, toolName: 'read', content: 'ok', isError: false },
+        { ...first, surfaceOp: { op: 'append' } },
       );
       session.append('step/start', {}, at);
       const callPart = {
@@ -137,7 +156,7 @@ describe('verified outcomes after SIGKILL', () => {
         { content: [callPart], finishReason: 'tool-calls' },
         { ...at, surfaceOp: { op: 'append' } },
       );
-      await recorder.beforeTools({ session, turn: 1, step: 1, calls: [callPart] });
+      await recorder.beforeTools({ session, turn: 1, step: 2, calls: [callPart] });
       session.append(
         'tool/started',
         { toolCallId: callPart.id, toolName: tool, arguments: callPart.arguments },
@@ -167,8 +186,13 @@ describe('verified outcomes after SIGKILL', () => {
       });
       expect(answered).toBe(1);
       const reopened = await Session.open({ store: sessions, id: session.id, readOnly: true });
-      const result = reopened.events().find((event) => event.type === 'tool/result')
-        ?.body as ToolResultBody;
+      const result = reopened
+        .events()
+        .find(
+          (event) =>
+            event.type === 'tool/result' &&
+            (event.body as ToolResultBody).toolCallId === callPart.id,
+        )?.body as ToolResultBody;
       await reopened.close();
       const verdict = result.meta?.verdict as string;
       seen.set(verdict, (seen.get(verdict) ?? 0) + 1);

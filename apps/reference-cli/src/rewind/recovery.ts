@@ -5,7 +5,7 @@
 
 import { relative, resolve, sep } from 'node:path';
 import type { CallIntent, InterruptedCall, OutcomeVerdict } from '@spine/checkpoints';
-import type { JsonObject, SessionStore, ToolResultBody } from '@spine/protocol';
+import type { JsonObject, SessionEvent, SessionStore, ToolResultBody } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from '../config/schema.js';
 import { checkpointStoreFor } from './checkpoint-store.js';
@@ -115,12 +115,22 @@ async function answerVerifiable(options: {
   cwd: string;
 }): Promise<number> {
   // Most resumes follow a clean stop: a streamed pass (nothing held) rules interrupted calls out
-  // before the whole session is read.
-  if (!(await mayHaveInterruptedCalls(options.store, options.id))) return 0;
+  // before anything else is read, and otherwise names the step where the earliest one began.
+  const from = await interruptedStepStart(options.store, options.id);
+  if (from === undefined) return 0;
   const checkpoints = await import('@spine/checkpoints');
-  const session = await Session.open({ store: options.store, id: options.id, recover: false });
+  const session = await Session.open({
+    store: options.store,
+    id: options.id,
+    recover: false,
+    history: 'lazy',
+    snapshots: false,
+  });
   try {
-    const events = session.events();
+    // Only the log from that step on: every interrupted call, its step's checkpoint and the
+    // step's finished calls are there (a result always follows its call).
+    const events: SessionEvent[] = [];
+    for await (const event of session.readEvents({ fromSeq: from })) events.push(event);
     const calls = checkpoints.interruptedCalls(events);
     if (calls.length === 0) return 0;
     const workspace = session.header.cwd ?? options.cwd;
@@ -150,16 +160,22 @@ async function answerVerifiable(options: {
 }
 
 /**
- * False when every `tool/started` in the log is followed by a `tool/result` for its call (so
- * `interruptedCalls` finds none), read as a stream of those two types; true otherwise.
+ * The seq of the `step/start` before the earliest `tool/started` that no `tool/result` answers
+ * (1 when that call has none), read as a stream of those three types; undefined when every call
+ * was answered, so `interruptedCalls` would find none.
  */
-async function mayHaveInterruptedCalls(store: SessionStore, id: string): Promise<boolean> {
-  const open = new Set<string>();
-  const types = ['tool/started', 'tool/result'];
+async function interruptedStepStart(store: SessionStore, id: string): Promise<number | undefined> {
+  const open = new Map<string, number>();
+  let stepStart = 1;
+  const types = ['step/start', 'tool/started', 'tool/result'];
   for await (const event of store.readRange(id, { fromSeq: 1, types })) {
+    if (event.type === 'step/start') {
+      stepStart = event.seq;
+      continue;
+    }
     const { toolCallId } = event.body as { toolCallId: string };
-    if (event.type === 'tool/started') open.add(toolCallId);
+    if (event.type === 'tool/started') open.set(toolCallId, stepStart);
     else open.delete(toolCallId);
   }
-  return open.size > 0;
+  return open.size > 0 ? Math.min(...open.values()) : undefined;
 }

@@ -64,6 +64,9 @@ export function createTypescriptServer(
     versionArgs: cli ? [cli, '--version'] : ['--version'],
     initializationOptions: {
       tsserver: { useSyntaxServer: 'never', ...(fallbackPath ? { fallbackPath } : {}) },
+      // No automatic type acquisition: tsserver would run npm in the background (network, a
+      // package cache under the user's home) for every untyped import of a JavaScript project.
+      disableAutomaticTypingAcquisition: true,
       ...options.initializationOptions,
     } as LanguageServerConfig['initializationOptions'],
     installHint: 'npm i typescript-language-server typescript',

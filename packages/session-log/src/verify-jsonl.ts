@@ -4,7 +4,7 @@
 import { CHAIN_HEX_LENGTH, carriesValue, chainKeyAt } from './internal/chain.js';
 import { createHash, hash } from './internal/crypto.js';
 import { closeSync, fstatSync, openSync, readSync } from './internal/fs.js';
-import { readSnapshotHead } from './internal/jsonl-snapshot.js';
+import { readSnapshotMeta } from './internal/jsonl-snapshot.js';
 
 /** What kind of damage {@link verifyJsonlLog} found first. */
 export type ChainProblemKind =
@@ -149,7 +149,7 @@ export function verifyJsonlLog(path: string): VerifyJsonlResult {
 /** {@link verifyJsonlLog} reading `chunkBytes` at a time (tests use small chunks). */
 export function verifyJsonlLogInChunks(path: string, chunkBytes: number): VerifyJsonlResult {
   const fd = openSync(path, 'r');
-  const snapshot = readSnapshotHead(path, 0); // the meta line only: seq and chain value
+  const snapshot = readSnapshotMeta(path); // the meta line only: seq and chain value
   let previous = '';
   let expected = 1;
   let lineNumber = 0;

@@ -48,22 +48,8 @@ export function readSnapshotFile(logPath: string): JsonlSnapshot | undefined {
   }
   const newline = text.indexOf('\n');
   if (newline < 0) return undefined;
-  try {
-    const meta = JSON.parse(text.slice(0, newline)) as {
-      seq?: unknown;
-      offset?: unknown;
-      chain?: unknown;
-    };
-    if (!Number.isSafeInteger(meta.seq) || !Number.isSafeInteger(meta.offset)) return undefined;
-    return {
-      seq: meta.seq as number,
-      offset: meta.offset as number,
-      data: text.slice(newline + 1),
-      chain: typeof meta.chain === 'string' ? meta.chain : undefined,
-    };
-  } catch {
-    return undefined;
-  }
+  const meta = parseMeta(text.slice(0, newline));
+  return meta && { ...meta, data: text.slice(newline + 1) };
 }
 
 /**
@@ -133,8 +119,8 @@ function parseMeta(line: string): Omit<JsonlSnapshot, 'data'> | undefined {
   }
 }
 
-/** Reads only a snapshot file's first line (seq and offset), not the snapshot itself. */
-function readSnapshotMeta(logPath: string): Omit<JsonlSnapshot, 'data'> | undefined {
+/** Reads only a snapshot file's first line (seq, offset, chain value), not the snapshot itself. */
+export function readSnapshotMeta(logPath: string): Omit<JsonlSnapshot, 'data'> | undefined {
   let fd: number;
   try {
     fd = openSync(snapshotPathOf(logPath), 'r');
@@ -145,15 +131,7 @@ function readSnapshotMeta(logPath: string): Omit<JsonlSnapshot, 'data'> | undefi
     const buffer = Buffer.allocUnsafe(256);
     const read = readSync(fd, buffer, 0, buffer.length, 0);
     const newline = buffer.subarray(0, read).indexOf(10);
-    if (newline < 0) return undefined;
-    const meta = JSON.parse(buffer.toString('utf8', 0, newline)) as {
-      seq?: unknown;
-      offset?: unknown;
-    };
-    if (!Number.isSafeInteger(meta.seq) || !Number.isSafeInteger(meta.offset)) return undefined;
-    return { seq: meta.seq as number, offset: meta.offset as number };
-  } catch {
-    return undefined;
+    return newline < 0 ? undefined : parseMeta(buffer.toString('utf8', 0, newline));
   } finally {
     closeSync(fd);
   }

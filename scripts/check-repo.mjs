@@ -19,6 +19,23 @@ const ALLOWED = {
   '@spine/store-postgres': ['@spine/protocol'],
   '@spine/subagents': ['@spine/protocol', '@spine/session-log', '@spine/agent-loop'],
   '@spine/test-utils': ['@spine/protocol', '@spine/llm'],
+  // The assembled agent: every published package but the CLI (which depends on it).
+  '@spine/harness': [
+    '@spine/protocol',
+    '@spine/session-log',
+    '@spine/llm',
+    '@spine/tool-runtime',
+    '@spine/compaction',
+    '@spine/web-tools',
+    '@spine/lsp-tools',
+    '@spine/memory',
+    '@spine/mcp',
+    '@spine/checkpoints',
+    '@spine/store-postgres',
+    '@spine/agent-loop',
+    '@spine/subagents',
+  ],
+  '@spine/tui': ['@spine/protocol', '@spine/agent-loop', '@spine/harness'],
 };
 const problems = [];
 const notes = [];
@@ -60,7 +77,7 @@ for (const dir of readdirSync('packages')) {
   for (const file of walk(join('packages', dir, 'src'))) {
     if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/from '(@spine\/[a-z-]+)/g)) {
+    for (const match of text.matchAll(/(?:from |import\()'(@spine\/[a-z-]+)/g)) {
       imported.add(match[1]);
       if (match[1] !== pkg.name && !runtime.includes(match[1]))
         problems.push(`${file} imports ${match[1]}, which ${pkg.name} does not depend on`);

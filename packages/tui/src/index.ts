@@ -1,0 +1,53 @@
+/**
+ * Terminal presentation for Spine sessions: what a harness that shows a Spine agent on a terminal
+ * prints. Styles that switch themselves off off a terminal, an agent's live output, transcripts of
+ * a recorded session (whole or streamed event by event), the approval and MCP elicitation prompts.
+ * Everything a model, a tool or a server supplied is made terminal-safe before it is printed.
+ *
+ * @packageDocumentation
+ */
+
+export {
+  type ApprovalPromptOptions,
+  approvalQuestion,
+  createLineApprover,
+  type LineApprover,
+  parseApprovalAnswer,
+} from './approval.js';
+export {
+  describeElicitation,
+  type ElicitationRequest,
+  type ElicitationResult,
+  parseElicitationAnswer,
+} from './elicitation.js';
+export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
+export {
+  type ChunkSink,
+  type ChunkWriter,
+  createChunkWriter,
+  DEFAULT_CHUNK_CHARS,
+  fileSink,
+  streamSink,
+  writeJsonArray,
+} from './output.js';
+export {
+  type StreamedPass,
+  writeEventLines,
+  writeEventsNdjson,
+  writeTranscript,
+} from './session-stream.js';
+export {
+  formatBytes,
+  formatCost,
+  preview,
+  type Style,
+  styleFor,
+  summarizeArguments,
+} from './style.js';
+export {
+  renderTranscript,
+  type TranscriptOptions,
+  totalUsage,
+  transcriptFooter,
+  transcriptLines,
+} from './transcript.js';

@@ -1,0 +1,174 @@
+import type { Agent, TurnResult } from '@spine/agent-loop';
+import { visibleText } from '@spine/protocol';
+import { preview, type Style, summarizeArguments } from './style.js';
+
+/** Notices for steps that ended without a complete answer; the turn itself still completes. */
+const STOP_NOTICES: Readonly<Record<string, string>> = {
+  length: 'the answer was cut at the output-token limit; ask the model to continue',
+  refusal: 'the model declined to answer (refusal)',
+  'content-filter': "the provider's content filter stopped the answer",
+};
+
+const MULTI_LINE = { keepLineBreaks: true } as const;
+
+/** Where live output goes: the answer text, and everything else (tool lines, notices). */
+export interface LiveStreams {
+  /** The answer text and reasoning, streamed. */
+  text: NodeJS.WritableStream;
+  /** Tool lines, retries, compactions and stop notices, one line each. */
+  notices: NodeJS.WritableStream;
+}
+
+/** Options of {@link attachLiveOutput}. */
+export interface LiveOptions {
+  /** Whether reasoning text is shown (asked for each reasoning block; default always). */
+  showReasoning?: () => boolean;
+  /** Print subagents' progress lines (default true; a subagent panel shows them instead). */
+  childProgress?: boolean;
+}
+
+/**
+ * Prints an agent's live events for a person: streamed text, reasoning dimmed, each tool call
+ * with its arguments summarised, each result with a preview, retries, compactions, and a notice
+ * when a step's answer was cut short (output-token limit, refusal, content filter). Returns a
+ * function that detaches the listeners.
+ */
+export function attachLiveOutput(
+  agent: Agent,
+  streams: LiveStreams,
+  style: Style,
+  options: LiveOptions = {},
+): () => void {
+  const showReasoning = options.showReasoning ?? (() => true);
+  let inReasoning = false;
+  let midLine = false;
+  const write = (stream: NodeJS.WritableStream, text: string): void => {
+    // A closed terminal or pipe (EPIPE, hang-up) does not stop the run: the log is the record.
+    if ((stream as NodeJS.WriteStream).destroyed) return;
+    stream.write(text);
+    midLine = !text.endsWith('\n');
+  };
+  const newline = (): void => {
+    if (midLine) write(streams.text, '\n');
+  };
+  const onReasoning = ({ text }: { text: string }): void => {
+    if (!inReasoning) {
+      newline();
+      write(
+        streams.text,
+        style.dim(showReasoning() ? 'thinking: ' : 'thinking… (collapsed; /reasoning shows it)'),
+      );
+      inReasoning = true;
+    }
+    if (showReasoning()) write(streams.text, style.dim(visibleText(text, MULTI_LINE)));
+  };
+  const onText = ({ text }: { text: string }): void => {
+    if (inReasoning) {
+      write(streams.text, '\n');
+      inReasoning = false;
+    }
+    write(streams.text, visibleText(text, MULTI_LINE));
+  };
+  const onToolCall = ({ call }: { call: { name: string; arguments: string } }): void => {
+    inReasoning = false;
+    newline();
+    write(
+      streams.notices,
+      `  ${style.yellow('→')} ${visibleText(call.name)} ${style.dim(summarizeArguments(call.arguments))}\n`,
+    );
+  };
+  const onToolResult = ({
+    result,
+  }: {
+    result: { toolName: string; content: string; isError: boolean; outcome?: string };
+  }): void => {
+    newline();
+    const mark = result.isError ? style.red(`✗ ${result.outcome ?? 'error'}`) : style.green('✓');
+    write(
+      streams.notices,
+      `  ${mark} ${visibleText(result.toolName)} ${style.dim(preview(result.content, 100))}\n`,
+    );
+  };
+  const onRetry = (event: { nextAttempt: number; delayMs: number; reason: string }): void => {
+    newline();
+    write(
+      streams.notices,
+      style.yellow(
+        `  retry: attempt ${event.nextAttempt} in ${event.delayMs} ms (${visibleText(event.reason)})\n`,
+      ),
+    );
+  };
+  const onCompaction = ({
+    outcome,
+  }: {
+    outcome: { status: string; tokensBefore?: number; tokensAfter?: number; message?: string };
+  }): void => {
+    if (outcome.status === 'not-needed' || outcome.status === 'disabled') return;
+    newline();
+    const figures =
+      outcome.tokensBefore === undefined
+        ? ''
+        : ` ${outcome.tokensBefore} → ${outcome.tokensAfter ?? '?'} tokens`;
+    write(
+      streams.notices,
+      style.dim(
+        `  compaction ${outcome.status}${figures}${outcome.message ? `: ${visibleText(outcome.message)}` : ''}\n`,
+      ),
+    );
+  };
+  const onStepEnd = ({ finishReason }: { finishReason: string }): void => {
+    const notice = STOP_NOTICES[finishReason];
+    if (notice === undefined) return;
+    inReasoning = false;
+    newline();
+    write(streams.notices, style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
+  };
+  // Progress a running tool reports, such as a subagent's current tool: one dim line each.
+  const onProgress = ({ message, data }: { message?: string; data?: unknown }): void => {
+    if (message === undefined) return;
+    const fromChild = typeof data === 'object' && data !== null && 'childSessionId' in data;
+    if (fromChild && options.childProgress === false) return;
+    newline();
+    write(streams.notices, style.dim(`    ↳ ${visibleText(message)}\n`));
+  };
+  const onTurnEnd = (): void => {
+    inReasoning = false;
+    newline();
+  };
+  agent.on('reasoning-delta', onReasoning);
+  agent.on('text-delta', onText);
+  agent.on('tool-call', onToolCall);
+  agent.on('tool-result', onToolResult);
+  agent.on('retry', onRetry);
+  agent.on('compaction', onCompaction);
+  agent.on('step-end', onStepEnd);
+  agent.on('turn-end', onTurnEnd);
+  agent.on('tool-progress', onProgress);
+  return () => {
+    agent.off('tool-progress', onProgress);
+    agent.off('reasoning-delta', onReasoning);
+    agent.off('text-delta', onText);
+    agent.off('tool-call', onToolCall);
+    agent.off('tool-result', onToolResult);
+    agent.off('retry', onRetry);
+    agent.off('compaction', onCompaction);
+    agent.off('step-end', onStepEnd);
+    agent.off('turn-end', onTurnEnd);
+  };
+}
+
+/** One sentence on how a turn ended, for people. */
+export function describeTurnEnd(result: TurnResult): string {
+  switch (result.reason) {
+    case 'completed':
+      return result.deniedTools.length
+        ? `completed, but denied: ${visibleText(result.deniedTools.join(', '))}`
+        : `completed in ${result.steps} step${result.steps === 1 ? '' : 's'}`;
+    case 'max-steps':
+      return `stopped at the step limit (${result.steps} steps); raise --max-steps or continue with spine resume`;
+    case 'aborted':
+      return 'aborted';
+    default:
+      return `failed: ${visibleText(result.error?.message ?? 'unknown error')}`;
+  }
+}

@@ -8,10 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRecordedModel } from '@spine/agent-loop';
+import { defaultConfig, fixedModel, startAgentSession } from '@spine/harness';
 import { createJsonlStore, Session } from '@spine/session-log';
-import { startAgentSession } from '../src/agent-session.js';
-import { defaultConfig } from '../src/config/schema.js';
-import { fixedModel } from '../src/wire.js';
 
 const EVENTS = 100_000;
 const RUNS = 9;

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readSessionIndex } from '@spine/harness';
 import { createJsonlStore } from '@spine/session-log';
-import { readSessionIndex } from '../src/session-index.js';
 
 const bin = join(dirname(dirname(fileURLToPath(import.meta.url))), 'bin', 'spine.js');
 const SESSIONS = 1000;

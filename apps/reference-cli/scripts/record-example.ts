@@ -6,13 +6,11 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultConfig, fixedModel, wireAgent, writeSessionIndex } from '@spine/harness';
 import { createOpenAICompatibleModel } from '@spine/llm';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createScriptedModelServer } from '@spine/test-utils';
-import { defaultConfig } from '../src/config/schema.js';
-import { totalUsage } from '../src/present/transcript.js';
-import { writeSessionIndex } from '../src/session-index.js';
-import { fixedModel, wireAgent } from '../src/wire.js';
+import { totalUsage } from '@spine/tui';
 import { EXAMPLE_REPLIES, EXAMPLE_SESSION_ID, EXAMPLE_TASK } from './example-task.js';
 
 const app = dirname(dirname(fileURLToPath(import.meta.url)));

@@ -1,10 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import {
+  type ConfigLayer,
+  type LoadedConfig,
+  loadConfig,
+  UsageError,
+  withoutPassword,
+} from '@spine/harness';
 import type { Command } from 'commander';
-import { type LoadedConfig, loadConfig } from './config/load.js';
-import type { ConfigLayer } from './config/schema.js';
-import { UsageError } from './errors.js';
-import { withoutPassword } from './workers/store-url.js';
 
 /** Options every agent-running command accepts (the command-line contract). */
 export interface AgentFlags {

@@ -18,7 +18,7 @@ function tempFolder(prefix: string): string {
 describe('shell and hook configuration', () => {
   it('reads shell.env, shell.unixSockets and protectedPaths from configuration and refuses bad names', async () => {
     const { mkdirSync, writeFileSync } = await import('node:fs');
-    const { loadConfig } = await import('./config/load.js');
+    const { loadConfig } = await import('@spine/harness');
     const root = tempFolder('spine-shell-config-');
     const home = join(root, 'home');
     const cwd = join(root, 'work');

@@ -1,6 +1,7 @@
+import type { TurnResult } from '@spine/agent-loop';
+import { explainMissingPart } from '@spine/harness';
 import { isModelErrorCode, ModelError, SpineError } from '@spine/protocol';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
-import { explainMissingPart } from './optional/parts.js';
 
 /** The session a command is working on, named in a bug report. */
 let currentSession: { id: string; dir: string } | undefined;
@@ -25,6 +26,21 @@ export function exitCodeOf(thrown: unknown): ExitCode {
   // the environment, not a bug.
   if (systemErrorOf(error)) return EXIT_CODES.usage;
   return EXIT_CODES.internal;
+}
+
+/** The exit code for a turn's outcome (see {@link EXIT_CODES}). */
+export function exitCodeForTurn(result: TurnResult | undefined): ExitCode {
+  if (!result) return EXIT_CODES.ok;
+  switch (result.reason) {
+    case 'completed':
+      return result.deniedTools.length ? EXIT_CODES.toolDenied : EXIT_CODES.ok;
+    case 'max-steps':
+      return EXIT_CODES.stepLimit;
+    case 'aborted':
+      return EXIT_CODES.aborted;
+    default:
+      return result.error ? exitCodeOf(result.error) : EXIT_CODES.internal;
+  }
 }
 
 /** Codes that mean the command cannot act on what it was given (exit 2). */

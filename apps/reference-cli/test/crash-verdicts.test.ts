@@ -8,13 +8,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { createCheckpointRecorder, createGitCheckpointStore } from '@spine/checkpoints';
+import { answerInterruptedCalls, checkpointDirFor, defaultConfig } from '@spine/harness';
 import type { ToolResultBody } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../src/config/schema.js';
-import { checkpointDirFor } from '../src/rewind/checkpoint-store.js';
-import { answerInterruptedCalls } from '../src/rewind/recovery.js';
 import { APP_DIR, tempFolder } from './run-cli.js';
 
 const RUNS = 50;

@@ -12,8 +12,12 @@ const [command, sessionDir, id, warmId, reportPath] = process.argv.slice(2);
 const load = (path) => import(pathToFileURL(join(app, 'src', path)).href);
 const { showCommand } = await load('commands/show.ts');
 const { exportCommand } = await load('commands/export.ts');
-const { readSessionEvents, storeFor } = await load('store.ts');
-const { renderTranscript } = await load('present/transcript.ts');
+const { readSessionEvents, storeFor } = await import(
+  pathToFileURL(join(app, '..', '..', 'packages', 'harness', 'src', 'store.ts')).href
+);
+const { renderTranscript } = await import(
+  pathToFileURL(join(app, '..', '..', 'packages', 'tui', 'src', 'transcript.ts')).href
+);
 
 const flags = { sessionDir };
 const commands = {

@@ -6,10 +6,10 @@ import { cpSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentLoopProjections } from '@spine/agent-loop';
 import { compactionProjections, createCompactionEngine, createTokenMeter } from '@spine/compaction';
+import { SESSION_TOTALS } from '@spine/harness';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createScriptedModelServer, type ScriptedModelServer } from '@spine/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_TOTALS } from '../src/history/totals.js';
 import { exampleWorkspace, isolatedEnv, modelArgs, runCli, tempFolder } from './run-cli.js';
 
 let model: ScriptedModelServer;

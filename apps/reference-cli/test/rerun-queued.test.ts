@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { defaultConfig, fixedModel, wireAgent } from '@spine/harness';
 import { createOpenAICompatibleModel } from '@spine/llm';
 import { createMemoryStore, Session } from '@spine/session-log';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
 import { rerunSession } from '../src/commands/rerun.js';
-import { defaultConfig } from '../src/config/schema.js';
-import { fixedModel, wireAgent } from '../src/wire.js';
 import { exampleWorkspace, tempFolder } from './run-cli.js';
 
 describe('rerun of a session with input queued during a step', () => {

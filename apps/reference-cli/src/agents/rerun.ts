@@ -1,19 +1,8 @@
-// `spine rerun` of a session with subagents: each child answers from its own recording, and the
-// rerun's children are compared with the recorded ones afterwards.
+// `spine rerun` of a session with subagents: the rerun's children are compared with the recorded
+// ones afterwards, one line each.
 import type { SessionStore } from '@spine/protocol';
 import type { RecordedChildren } from '@spine/subagents';
-import type { Style } from '../present/style.js';
-
-/** The recorded children of `id`, or undefined when it started none. */
-export async function recordedChildrenOf(
-  store: SessionStore,
-  id: string,
-  events: readonly { type: string }[],
-): Promise<RecordedChildren | undefined> {
-  if (!events.some((event) => event.type === 'agent/child/start')) return undefined;
-  const { recordedChildren } = await import('@spine/subagents');
-  return recordedChildren(store, id);
-}
+import type { Style } from '@spine/tui';
 
 /** Compares the rerun's children with the recorded ones; one line each. True when all match. */
 export async function compareChildren(

@@ -1,5 +1,5 @@
+import { effectiveConfigJson, formatEffectiveConfig } from '@spine/harness';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { effectiveConfigJson, formatEffectiveConfig } from '../config/format.js';
 import { EXIT_CODES } from '../exit-codes.js';
 
 /** `spine config [--effective] [--json]`: prints the configuration, each value with its layer. */

@@ -2,12 +2,10 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultConfig, readSessionEvents, UsageError } from '@spine/harness';
 import { createJsonlStore, Session } from '@spine/session-log';
-import { defaultConfig } from '../config/schema.js';
-import { UsageError } from '../errors.js';
+import { styleFor } from '@spine/tui';
 import { EXIT_CODES } from '../exit-codes.js';
-import { styleFor } from '../present/style.js';
-import { readSessionEvents } from '../store.js';
 import { rerunSession } from './rerun.js';
 
 /** The recorded example session shipped in `examples/sessions/`. */

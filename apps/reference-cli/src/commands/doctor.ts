@@ -1,12 +1,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { installCommand, isInstalled, OPTIONAL_PARTS, storeUrlOf } from '@spine/harness';
+import { DEFAULT_KEY_VARIABLES, parseModelName } from '@spine/llm';
+import { styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { DEFAULT_KEY_VARIABLES, parseModelName } from '../model-config.js';
-import { installCommand, isInstalled, OPTIONAL_PARTS } from '../optional/parts.js';
-import { styleFor } from '../present/style.js';
-import { storeUrlOf } from '../workers/store-url.js';
 
 /** One line of the doctor's report. */
 export interface DoctorCheck {

@@ -1,16 +1,14 @@
+import { storeFor, streamSessionEvents, UsageError } from '@spine/harness';
 import { writeSessionMarkdown } from '@spine/session-log';
-import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { UsageError } from '../errors.js';
-import { EXIT_CODES } from '../exit-codes.js';
 import {
   type ChunkSink,
   createChunkWriter,
   fileSink,
   streamSink,
   writeJsonArray,
-} from '../history/output.js';
-import { streamSessionEvents } from '../history/read.js';
-import { storeFor } from '../store.js';
+} from '@spine/tui';
+import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { EXIT_CODES } from '../exit-codes.js';
 
 /**
  * `spine export <id> --format md|json [-o file]`. The events are streamed from the store and

@@ -1,9 +1,7 @@
+import { newSessionId, SessionNotFoundError, storeFor, UsageError } from '@spine/harness';
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { SessionNotFoundError, UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { newSessionId } from '../session-index.js';
-import { storeFor } from '../store.js';
 
 /** `spine fork <id> --at <seq>`: a new session sharing the parent's history up to `seq`. */
 export async function forkCommand(

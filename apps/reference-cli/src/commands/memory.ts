@@ -1,7 +1,7 @@
+import { formatMemoryReport, memoryReport } from '@spine/harness';
 import { memoryFiles } from '@spine/memory';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { formatMemoryReport, memoryReport } from '../memory/memory-report.js';
 
 /** `spine memory [--json]`: the user and project memory files of the workspace and their facts. */
 export async function memoryCommand(flags: AgentFlags): Promise<number> {

@@ -7,6 +7,13 @@ import {
   replayStream,
 } from '@spine/agent-loop';
 import {
+  resolveModel,
+  SessionNotFoundError,
+  type SpineConfig,
+  storeFor,
+  UsageError,
+} from '@spine/harness';
+import {
   type ModelClient,
   type ModelRequest,
   type SessionHeaderBody,
@@ -14,13 +21,9 @@ import {
   SpineError,
 } from '@spine/protocol';
 import { Session } from '@spine/session-log';
+import { formatBytes, styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import type { SpineConfig } from '../config/schema.js';
-import { SessionNotFoundError, UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { resolveModel } from '../model-config.js';
-import { formatBytes, styleFor } from '../present/style.js';
-import { storeFor } from '../store.js';
 
 /**
  * `spine replay <id> [--request N] [--verify] [--json]`: rebuilds every recorded request from the
@@ -89,7 +92,7 @@ export async function replayCommand(
   // the tree's verdict is the parent's own).
   let children = report.ok;
   if (scan.hasChildren) {
-    const { verifyChildren } = await import('../agents/tree.js');
+    const { verifyChildren } = await import('../agents/tree-view.js');
     const out = {
       out: process.stdout,
       style: styleFor(process.stdout),

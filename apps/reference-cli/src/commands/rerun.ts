@@ -1,15 +1,19 @@
 import { existsSync } from 'node:fs';
+import {
+  fixedModel,
+  newSessionId,
+  preview,
+  readSessionEvents,
+  scratchUserMemory,
+  storeFor,
+  UsageError,
+  wireAgent,
+} from '@spine/harness';
 import type { SessionEvent } from '@spine/protocol';
 import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
+import { attachLiveOutput, styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { scratchUserMemory } from '../memory/memory-wiring.js';
-import { attachLiveOutput } from '../present/live.js';
-import { preview, styleFor } from '../present/style.js';
-import { newSessionId } from '../session-index.js';
-import { readSessionEvents, storeFor } from '../store.js';
-import { fixedModel, wireAgent } from '../wire.js';
 
 /** What `spine rerun` found, also printed with `--json`. */
 export interface RerunSummary {
@@ -66,7 +70,7 @@ export async function rerunSession(
   recorded: readonly SessionEvent[],
   options: {
     cwd: string;
-    config: import('../config/schema.js').SpineConfig;
+    config: import('@spine/harness').SpineConfig;
     json: boolean;
     outDir?: string;
   },
@@ -96,7 +100,7 @@ export async function rerunSession(
   });
   const answers = recordedApprovals(recorded);
   const agents = await import('../agents/rerun.js');
-  const children = await agents.recordedChildrenOf(
+  const children = await (await import('@spine/harness')).recordedChildrenOf(
     storeFor(options.config),
     header.sessionId,
     recorded,
@@ -141,7 +145,7 @@ export async function rerunSession(
       workspaces: { ...(header.cwd ? { recorded: header.cwd } : {}), rerun: options.cwd },
       onCompact: () => out.write(style.dim('rerun: /compact (recorded manual compaction)\n')),
       // Rewinds recorded between turns are repeated before the turn that followed them.
-      beforeTurn: (await import('../rewind/rerun-restores.js')).createRerunRestores({
+      beforeTurn: (await import('@spine/harness')).createRerunRestores({
         ...{ recorded, config: options.config, cwd: options.cwd },
         warn: (message) => out.write(style.yellow(`warning: ${message}\n`)),
       }),
@@ -214,7 +218,7 @@ function printSummary(summary: RerunSummary, style: ReturnType<typeof styleFor>)
 
 /** The context window of the recorded model (so compaction triggers where it did), else 128k. */
 async function recordedContextWindow(
-  config: import('../config/schema.js').SpineConfig,
+  config: import('@spine/harness').SpineConfig,
   name: string | undefined,
 ): Promise<number> {
   const slash = name?.indexOf('/') ?? -1;

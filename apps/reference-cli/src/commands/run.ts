@@ -1,16 +1,17 @@
 import type { TurnResult } from '@spine/agent-loop';
+import {
+  type AgentSession,
+  startAgentSession,
+  storeFor,
+  storeUrlOf,
+  UsageError,
+} from '@spine/harness';
 import type { SessionEvent, SessionStore } from '@spine/protocol';
 import { readJsonlHeader, readLastJsonlEvent } from '@spine/session-log';
-import { type AgentSession, exitCodeForTurn, startAgentSession } from '../agent-session.js';
+import { attachLiveOutput, createLineApprover, describeTurnEnd, styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { createLineApprover } from '../interactive/approval.js';
-import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
-import { styleFor } from '../present/style.js';
-import { adviceFor, isClosed, noteSession, reportError } from '../report-error.js';
-import { storeFor } from '../store.js';
-import { storeUrlOf } from '../workers/store-url.js';
+import { adviceFor, exitCodeForTurn, isClosed, noteSession, reportError } from '../report-error.js';
 
 /**
  * `spine run [options] "task"`: one task, no questions asked (an `ask` approval is denied

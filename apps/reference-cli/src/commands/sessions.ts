@@ -1,10 +1,7 @@
+import { preview, readSessionIndex, storeFor, storeUrlOf, UsageError } from '@spine/harness';
+import { formatBytes, formatCost } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { formatBytes, formatCost, preview } from '../present/style.js';
-import { readSessionIndex } from '../session-index.js';
-import { storeFor } from '../store.js';
-import { storeUrlOf } from '../workers/store-url.js';
 
 /** `spine sessions`: one line per session from headers only (title, time, size, model, cost). */
 export async function sessionsCommand(

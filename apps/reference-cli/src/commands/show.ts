@@ -1,11 +1,16 @@
+import { storeFor, streamSessionEvents } from '@spine/harness';
+import { visibleJson } from '@spine/protocol';
+import {
+  createChunkWriter,
+  streamSink,
+  styleFor,
+  writeEventLines,
+  writeEventsNdjson,
+  writeJsonArray,
+  writeTranscript,
+} from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { createChunkWriter, streamSink, writeJsonArray } from '../history/output.js';
-import { streamSessionEvents } from '../history/read.js';
-import { writeEventLines, writeEventsNdjson, writeTranscript } from '../history/render.js';
-import { styleFor } from '../present/style.js';
-import { visibleJson } from '../present/terminal-text.js';
-import { storeFor } from '../store.js';
 import { requireStoreUrl } from '../workers/store-url.js';
 
 /**
@@ -37,7 +42,7 @@ export async function showCommand(
     });
     // The subagent tree reads the children's sessions: only when there are any.
     if (pass.hasChildren) {
-      const { renderChildTree } = await import('../agents/tree.js');
+      const { renderChildTree } = await import('../agents/tree-view.js');
       await writer.write(await renderChildTree(store, id, style));
     }
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SESSION_TOTALS, sessionTotals, usageWithChildren, withChildUsage } from '@spine/harness';
 import {
   type AssistantMessageBody,
   promptTokensOf,
@@ -8,11 +9,9 @@ import {
   type Usage,
 } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
+import { totalUsage } from '@spine/tui';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { withChildUsage } from '../agents/tree.js';
-import { totalUsage } from '../present/transcript.js';
-import { SESSION_TOTALS, sessionTotals, usageWithChildren } from './totals.js';
 
 // The whole-history scans the projection replaces, as they were.
 function lastRequestModel(events: readonly SessionEvent[]): string | undefined {

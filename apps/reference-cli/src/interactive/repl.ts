@@ -1,22 +1,34 @@
 import { createInterface, type Interface } from 'node:readline';
+import {
+  type AgentSession,
+  childLabel,
+  childMonitorFor,
+  preview,
+  type SpineConfig,
+  startAgentSession,
+} from '@spine/harness';
 import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
 import {
   checkWorkspaceReference,
   fileReferencesOf,
   searchWorkspaceFiles,
 } from '@spine/tool-runtime';
-import { type AgentSession, startAgentSession } from '../agent-session.js';
-import { childLabel, childMonitorFor } from '../agents/monitor.js';
-import { ChildPanel } from '../agents/panel.js';
+import {
+  approvalQuestion,
+  attachLiveOutput,
+  describeElicitation,
+  describeTurnEnd,
+  parseApprovalAnswer,
+  parseElicitationAnswer,
+  type Style,
+  SubagentPanel,
+  statusLine,
+  styleFor,
+} from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import type { SpineConfig } from '../config/schema.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { attachLiveOutput, describeTurnEnd } from '../present/live.js';
-import { preview, type Style, styleFor } from '../present/style.js';
 import { reportError } from '../report-error.js';
-import { approvalQuestion, parseApprovalAnswer } from './approval.js';
 import { completeSlash, runSlashCommand } from './slash-commands.js';
-import { statusLine } from './status.js';
 
 const PROMPT = '› ';
 
@@ -43,8 +55,8 @@ class Repl {
   #approval: { resolve: (answer: ApprovalAnswer) => void } | undefined;
   /** Approval questions waiting their turn (parallel subagents may ask at once). */
   #approvals: { request: ApprovalRequest; resolve: (answer: ApprovalAnswer) => void }[] = [];
-  /** Subagents' live lines; all output passes through it (agents/panel.ts). */
-  #panel: ChildPanel | undefined;
+  /** Subagents' live lines; all output passes through it (@spine/tui's SubagentPanel). */
+  #panel: SubagentPanel | undefined;
   /** An MCP server's question (elicitation) waiting for the person's next line. */
   #elicitation: { resolve: (line: string) => void } | undefined;
   #interrupts = 0;
@@ -109,9 +121,8 @@ class Repl {
       approve: (request) => this.#ask(request),
       onWarning: (message) => this.#print(this.#style.yellow(`warning: ${message}`)),
     });
-    // MCP servers that enable elicitation ask the person here (mcp/elicitation.ts).
+    // MCP servers that enable elicitation ask the person here (@spine/tui's elicitation form).
     active.mcp?.setElicitationHandler(async (request) => {
-      const { describeElicitation, parseElicitationAnswer } = await import('../mcp/elicitation.js');
       this.#write(`\n${describeElicitation(request)}`);
       const line = await new Promise<string>((resolve) => {
         this.#elicitation = { resolve };
@@ -119,7 +130,7 @@ class Repl {
       return parseElicitationAnswer(line, request);
     });
     this.#panel?.dispose();
-    const panel = new ChildPanel(this.#out, this.#style, childMonitorFor(active.session), {
+    const panel = new SubagentPanel(this.#out, this.#style, childMonitorFor(active.session), {
       tty: Boolean(this.#out.isTTY),
       columns: () => this.#out.columns ?? 80,
       session: active.session,

@@ -1,9 +1,6 @@
+import { type AgentSession, preview, resolveModel, storeFor } from '@spine/harness';
 import type { ApprovalPolicyName } from '@spine/tool-runtime';
-import type { AgentSession } from '../agent-session.js';
-import { resolveModel } from '../model-config.js';
-import { formatBytes, formatCost, preview, type Style } from '../present/style.js';
-import { storeFor } from '../store.js';
-import { contextReport } from './status.js';
+import { contextReport, formatBytes, formatCost, type Style } from '@spine/tui';
 
 /** What a slash command asks the REPL to do next. */
 export type SlashOutcome =
@@ -64,7 +61,7 @@ export async function runSlashCommand(
       return { kind: 'quit' };
     case '/cost': {
       // Totals include the subagents' usage, like the status line.
-      const { sessionTotals, usageWithChildren } = await import('../history/totals.js');
+      const { sessionTotals, usageWithChildren } = await import('@spine/harness');
       const usage = usageWithChildren(active.agent.usage, sessionTotals(active.session));
       print(
         `input ${usage.inputTokens} · cache hit ${usage.cacheReadTokens} · cache write ${usage.cacheWriteTokens} · output ${usage.outputTokens} · cost ${formatCost(usage.costUsd ?? 0)}`,
@@ -86,9 +83,7 @@ export async function runSlashCommand(
         return { kind: 'done' };
       }
       print(
-        await (await import('../agents/tree.js')).describeProfiles(
-          active.session.header.cwd ?? '.',
-        ),
+        await (await import('@spine/harness')).describeProfiles(active.session.header.cwd ?? '.'),
       );
       return { kind: 'done' };
     case '/memory': {
@@ -96,7 +91,7 @@ export async function runSlashCommand(
         print('memory is off (memory.enabled is false): no memory section, no remember tool');
         return { kind: 'done' };
       }
-      const { formatMemoryReport, memoryReport } = await import('../memory/memory-report.js');
+      const { formatMemoryReport, memoryReport } = await import('@spine/harness');
       out.write(formatMemoryReport(memoryReport(active.memory.files, true)));
       return { kind: 'done' };
     }
@@ -174,7 +169,7 @@ export async function runSlashCommand(
         return { kind: 'done' };
       }
       await active.session.flush();
-      const { newSessionId } = await import('../session-index.js');
+      const { newSessionId } = await import('@spine/harness');
       const fork = await active.session.fork(at, { id: newSessionId() });
       const id = fork.id;
       await fork.close();

@@ -1,10 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { claudeUserFile, configHome, projectMcpFile, UsageError } from '@spine/harness';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { configHome } from '../config/schema.js';
-import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { claudeUserFile, projectMcpFile } from './config-files.js';
 
 /** Flags of `spine mcp`. */
 export interface McpCommandFlags extends AgentFlags {

@@ -1,7 +1,6 @@
+import { createConfiguredManager, type SpineConfig } from '@spine/harness';
 import type { SandboxBackend } from '@spine/tool-runtime';
 import type { DoctorCheck } from '../commands/doctor.js';
-import type { SpineConfig } from '../config/schema.js';
-import { createConfiguredManager } from './wiring.js';
 
 /**
  * The doctor's MCP checks: every enabled server is started (under the sandbox, as a session would)

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { AgentSession } from '@spine/harness';
 import { createMcpManager, type McpManager } from '@spine/mcp';
+import { styleFor } from '@spine/tui';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentSession } from '../agent-session.js';
-import { styleFor } from '../present/style.js';
 import { runMcpSlash } from './slash.js';
 
 const require = createRequire(import.meta.url);

@@ -1,5 +1,5 @@
-import type { AgentSession } from '../agent-session.js';
-import type { Style } from '../present/style.js';
+import type { AgentSession } from '@spine/harness';
+import type { Style } from '@spine/tui';
 
 /** What an MCP slash command asks the REPL to do: nothing more, or send a prompt's text as a turn. */
 export type McpSlashOutcome = { kind: 'done' } | { kind: 'send'; text: string };

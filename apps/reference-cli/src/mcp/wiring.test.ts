@@ -2,11 +2,10 @@ import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Agent } from '@spine/agent-loop';
+import { defaultConfig, type WiredMcp, wireMcp } from '@spine/harness';
 import { createToolRuntime } from '@spine/tool-runtime';
+import { describeElicitation, parseElicitationAnswer } from '@spine/tui';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../config/schema.js';
-import { describeElicitation, parseElicitationAnswer } from './elicitation.js';
-import { type WiredMcp, wireMcp } from './wiring.js';
 
 const require = createRequire(import.meta.url);
 const everything = join(

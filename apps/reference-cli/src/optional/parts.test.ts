@@ -3,17 +3,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SpineError } from '@spine/protocol';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { EXIT_CODES } from '../exit-codes.js';
-import { exitCodeOf, reportError } from '../report-error.js';
 import {
   explainMissingPart,
   installCommand,
   isInstalled,
   OPTIONAL_PARTS,
   OptionalPartMissingError,
-} from './parts.js';
+} from '@spine/harness';
+import { SpineError } from '@spine/protocol';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { EXIT_CODES } from '../exit-codes.js';
+import { exitCodeOf, reportError } from '../report-error.js';
 
 // A folder outside the repository, where `@spine/mcp` does not resolve: the errors below are the
 // ones Node really throws when the CLI is installed without the optional part.

@@ -4,15 +4,19 @@
 
 import { createInterface } from 'node:readline/promises';
 import type { RewindOutcome, RewindTarget } from '@spine/checkpoints';
+import {
+  checkpointStoreFor,
+  cliProjections,
+  historyMode,
+  newSessionId,
+  SessionNotFoundError,
+  storeFor,
+  UsageError,
+} from '@spine/harness';
+import { visibleText } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { SessionNotFoundError, UsageError } from '../errors.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
-import { cliProjections, historyMode } from '../history/projections.js';
-import { visibleText } from '../present/terminal-text.js';
-import { newSessionId } from '../session-index.js';
-import { storeFor } from '../store.js';
-import { checkpointStoreFor } from './checkpoint-store.js';
 
 /** Flags of `spine rewind`. */
 export interface RewindFlags extends AgentFlags {

@@ -2,16 +2,15 @@
 // turn mid-tool (`rewind.onAbort`).
 
 import type { RewindTarget } from '@spine/checkpoints';
-import type {
-  SessionEvent,
-  ToolResultBody,
-  UserMessageBody,
-  WorkspaceCheckpointBody,
+import { type AgentSession, newSessionId, preview } from '@spine/harness';
+import {
+  type SessionEvent,
+  type ToolResultBody,
+  type UserMessageBody,
+  visibleText,
+  type WorkspaceCheckpointBody,
 } from '@spine/protocol';
-import type { AgentSession } from '../agent-session.js';
-import { preview, type Style } from '../present/style.js';
-import { visibleText } from '../present/terminal-text.js';
-import { newSessionId } from '../session-index.js';
+import type { Style } from '@spine/tui';
 import { forkSeq, reportRewind } from './command.js';
 
 /** A turn the workspace can be rewound to, as the picker lists it. */

@@ -1,11 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { SessionNotFoundError, storeUrlOf, UsageError } from '@spine/harness';
 import { verifyJsonlLog } from '@spine/session-log';
+import { styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { SessionNotFoundError, UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { styleFor } from '../present/style.js';
-import { storeUrlOf } from '../workers/store-url.js';
 
 /**
  * `spine verify <id> [--json]`: checks the tamper-evident chain of a stored JSONL session, every

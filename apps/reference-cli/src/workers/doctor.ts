@@ -1,10 +1,10 @@
+import { connectionOf, postgresStoreFor } from '@spine/harness';
 import {
   describeConnection,
   POSTGRES_SCHEMA_VERSION,
   SchemaNotMigratedError,
 } from '@spine/store-postgres';
 import type { DoctorCheck } from '../commands/doctor.js';
-import { connectionOf, postgresStoreFor } from './store-url.js';
 
 /** `spine doctor` with a PostgreSQL store: reachable, schema migrated (never shows a password). */
 export async function postgresStoreCheck(url: string): Promise<DoctorCheck> {

@@ -1,9 +1,7 @@
-import type { SessionEvent } from '@spine/protocol';
+import { postgresStoreFor, SessionNotFoundError } from '@spine/harness';
+import { type SessionEvent, visibleJson, visibleText } from '@spine/protocol';
 import type { AgentFlags } from '../cli-options.js';
-import { SessionNotFoundError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { visibleJson, visibleText } from '../present/terminal-text.js';
-import { postgresStoreFor } from './store-url.js';
 
 /** One event as `spine show --events` prints it. */
 export function eventLine(event: SessionEvent): string {

@@ -1,7 +1,8 @@
+import { connectionOf } from '@spine/harness';
 import { describeConnection, migratePostgresStore } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { connectionOf, requireStoreUrl } from './store-url.js';
+import { requireStoreUrl } from './store-url.js';
 
 /** `spine store migrate --store <url>`: applies the schema migrations the database lacks. */
 export async function storeMigrateCommand(flags: AgentFlags): Promise<number> {

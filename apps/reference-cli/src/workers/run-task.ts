@@ -6,14 +6,17 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TurnResult } from '@spine/agent-loop';
+import {
+  type AgentSession,
+  sessionTotals,
+  startAgentSession,
+  storeFor,
+  UsageError,
+} from '@spine/harness';
 import { SpineError } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import type { TaskRecord } from '@spine/store-postgres';
-import { type AgentSession, startAgentSession } from '../agent-session.js';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { UsageError } from '../errors.js';
-import { sessionTotals } from '../history/totals.js';
-import { storeFor } from '../store.js';
 import { isGitUrl } from './submit.js';
 
 /** What a worker passes to {@link runClaimedTask}. */

@@ -1,9 +1,8 @@
+import { connectionOf, postgresStoreFor, preview } from '@spine/harness';
+import { visibleText } from '@spine/protocol';
 import { createPostgresTaskQueue, type TaskRecord } from '@spine/store-postgres';
 import type { AgentFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { preview } from '../present/style.js';
-import { visibleText } from '../present/terminal-text.js';
-import { connectionOf, postgresStoreFor } from './store-url.js';
 
 /** One line of `spine sessions --store`. */
 export interface StoreSessionRow {

@@ -1,11 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectionOf, loadConfig, storeUrlOf, withoutPassword } from '@spine/harness';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configForFlags } from '../cli-options.js';
-import { loadConfig } from '../config/load.js';
-import { connectionOf, storeUrlOf, withoutPassword } from './store-url.js';
 
 const root = mkdtempSync(join(tmpdir(), 'spine-store-url-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

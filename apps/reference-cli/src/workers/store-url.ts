@@ -1,68 +1,8 @@
-// Which PostgreSQL store the CLI talks to: `--store <url>`, `store.url` in configuration, or
-// SPINE_STORE_URL. A password in the URL is moved to PGPASSWORD (where pg reads it) before the
-// configuration is built, so `spine config --effective`, errors and logs never contain it.
+// The store URL a worker command needs (`spine worker`, `submit`, `follow`, `migrate` …). Which
+// store is in force (`--store`, `store.url`, SPINE_STORE_URL, the password moved to PGPASSWORD)
+// is @spine/harness's storeUrlOf.
 
-import { createPostgresStore, type PostgresStore } from '@spine/store-postgres';
-import { UsageError } from '../errors.js';
-
-/** The store URL in force, if any: the configured `store.url`, else SPINE_STORE_URL. */
-export function storeUrlOf(
-  config: { store?: { url?: string } },
-  env: NodeJS.ProcessEnv = process.env,
-): string | undefined {
-  const url = config.store?.url ?? env.SPINE_STORE_URL;
-  return url ? withoutPassword(url, env) : undefined;
-}
-
-/**
- * `url` without its password, which goes to `env.PGPASSWORD` (unless that is already set).
- *
- * @throws {UsageError} for a URL that is not postgres:// or postgresql://.
- */
-export function withoutPassword(url: string, env: NodeJS.ProcessEnv = process.env): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError({
-      message: 'The store URL is not a URL; pass --store postgres://user@host:5432/db',
-    });
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new UsageError({
-      message: `The store URL must start with postgres:// (got ${parsed.protocol}//); the JSONL store is the default without --store`,
-    });
-  }
-  if (parsed.password) {
-    env.PGPASSWORD ??= decodeURIComponent(parsed.password);
-    parsed.password = '';
-  }
-  return parsed.toString();
-}
-
-/** One store (one connection pool) per URL in this process. */
-const stores = new Map<string, PostgresStore>();
-
-/**
- * The PostgreSQL store for `url`, made once per process (schema from `?schema=` or
- * SPINE_STORE_SCHEMA, default spine). `leaseMs` applies when this call makes it.
- */
-export function postgresStoreFor(url: string, options: { leaseMs?: number } = {}): PostgresStore {
-  let store = stores.get(url);
-  if (!store) {
-    store = createPostgresStore({ ...connectionOf(url), ...options });
-    stores.set(url, store);
-  }
-  return store;
-}
-
-/** pg's connection options for a store URL: the `schema` parameter becomes the schema option. */
-export function connectionOf(url: string): { connectionString: string; schema?: string } {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get('schema') ?? process.env.SPINE_STORE_SCHEMA;
-  parsed.searchParams.delete('schema');
-  return { connectionString: parsed.toString(), ...(schema ? { schema } : {}) };
-}
+import { storeUrlOf, UsageError } from '@spine/harness';
 
 /**
  * The store URL a command that only makes sense on PostgreSQL needs.

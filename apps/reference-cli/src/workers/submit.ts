@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
+import { connectionOf, newSessionId, UsageError } from '@spine/harness';
 import { createPostgresTaskQueue } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { newSessionId } from '../session-index.js';
-import { connectionOf, requireStoreUrl } from './store-url.js';
+import { requireStoreUrl } from './store-url.js';
 
 /** A git URL (cloned by each worker) rather than a folder path. */
 export function isGitUrl(workspace: string): boolean {

@@ -6,13 +6,13 @@
 
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectionOf, postgresStoreFor, UsageError } from '@spine/harness';
+import { visibleText } from '@spine/protocol';
 import { createPostgresTaskQueue, type TaskRecord } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
-import { UsageError } from '../errors.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { visibleText } from '../present/terminal-text.js';
 import { runClaimedTask } from './run-task.js';
-import { connectionOf, postgresStoreFor, requireStoreUrl } from './store-url.js';
+import { requireStoreUrl } from './store-url.js';
 
 /** Flags of `spine worker`. */
 export interface WorkerFlags extends AgentFlags {

@@ -2,7 +2,7 @@ import type { SessionEvent, SessionStore } from '@spine/protocol';
 import { createJsonlStore } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { SessionNotFoundError } from './errors.js';
-import { postgresStoreFor, storeUrlOf } from './workers/store-url.js';
+import { postgresStoreFor, storeUrlOf } from './store-url.js';
 
 /** The session store the configuration names: PostgreSQL with a store URL, else JSONL files in `sessionDir`. */
 export function storeFor(

@@ -1,14 +1,11 @@
-import type { TurnResult } from '@spine/agent-loop';
 import { type SessionEvent, SpineError, type ToolRunOptions } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { SessionInUseError, SessionNotFoundError } from './errors.js';
-import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 import { cliProjections, historyMode } from './history/projections.js';
 import { hasOpenChildren } from './history/read.js';
 import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
-import { exitCodeOf } from './report-error.js';
 import { newSessionId, writeSessionIndex } from './session-index.js';
 import { storeFor } from './store.js';
 import { type WiredAgent, wireAgent } from './wire.js';
@@ -170,20 +167,5 @@ async function openForCli(
       });
     }
     throw error;
-  }
-}
-
-/** The exit code for a turn's outcome (see {@link EXIT_CODES}). */
-export function exitCodeForTurn(result: TurnResult | undefined): ExitCode {
-  if (!result) return EXIT_CODES.ok;
-  switch (result.reason) {
-    case 'completed':
-      return result.deniedTools.length ? EXIT_CODES.toolDenied : EXIT_CODES.ok;
-    case 'max-steps':
-      return EXIT_CODES.stepLimit;
-    case 'aborted':
-      return EXIT_CODES.aborted;
-    default:
-      return result.error ? exitCodeOf(result.error) : EXIT_CODES.internal;
   }
 }

@@ -3,12 +3,16 @@
 // its tool calls, results and answer. Fed by the task tool's onProgress and onChildAgent hooks
 // (agents/wiring.ts); read by the live panel (agents/panel.ts) and labelled approval prompts.
 import type { Agent } from '@spine/agent-loop';
-import type { SessionEvent, SessionLog, SessionRange } from '@spine/protocol';
+import {
+  type SessionEvent,
+  type SessionLog,
+  type SessionRange,
+  visibleText,
+} from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import type { ChildInfo, ChildProgressEvent } from '@spine/subagents';
 import { sessionTotals } from '../history/totals.js';
-import { preview, summarizeArguments } from '../present/style.js';
-import { visibleText } from '../present/terminal-text.js';
+import { preview, summarizeArguments } from '../text.js';
 
 /** Transcript entries kept per child (the oldest are dropped). */
 const TRANSCRIPT_LIMIT = 60;

@@ -1,5 +1,5 @@
 import { MAX_MEMORY_BYTES, type MemoryFact, type MemoryFile, readMemory } from '@spine/memory';
-import { visibleText } from '../present/terminal-text.js';
+import { visibleText } from '@spine/protocol';
 
 /** One memory file as `/memory` and `spine memory` show it. */
 export interface MemoryFileReport {

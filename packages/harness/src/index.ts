@@ -1,0 +1,107 @@
+// Public API of @spine/harness. Every export here is a semver promise.
+// Spine's coding agent assembled from the other packages, without a terminal: what an IDE
+// extension, a bot or a web UI needs to run the agent `spine` runs, from the same configuration.
+// `@spine/cli` is one front end on top of it; `@spine/tui` holds the terminal presentation.
+
+/**
+ * Spine's coding agent assembled from its packages, without a terminal: layered configuration
+ * ({@link loadConfig}), model selection ({@link resolveModel}), the wiring of tools, sandbox,
+ * approvals, hooks, memory, MCP servers, subagents and workspace checkpoints ({@link wireAgent}),
+ * and sessions opened, created or resumed after a crash ({@link startAgentSession}).
+ *
+ * @packageDocumentation
+ */
+
+export {
+  type AgentSession,
+  type StartOptions,
+  startAgentSession,
+} from './agent-session.js';
+export {
+  type ChildMonitor,
+  type ChildState,
+  childLabel,
+  childMonitorFor,
+  childSessionAt,
+  type MonitorEvent,
+  type TranscriptEntry,
+} from './agents/monitor.js';
+export { recordedChildrenOf } from './agents/rerun.js';
+export { describeProfiles, withChildUsage } from './agents/tree.js';
+export { effectiveConfigJson, formatEffectiveConfig } from './config/format.js';
+export {
+  type ConfigLayerName,
+  type ConfigSource,
+  ENV_VARIABLES,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+} from './config/load.js';
+export {
+  type ConfigLayer,
+  ConfigLayerSchema,
+  configHome,
+  defaultConfig,
+  HOOK_EVENTS,
+  type HookCommand,
+  HookCommandSchema,
+  type HookEvent,
+  type ModelEntry,
+  ModelEntrySchema,
+  type Profile,
+  ProfileSchema,
+  type SpineConfig,
+} from './config/schema.js';
+export {
+  InvalidConfigError,
+  MissingKeyError,
+  SessionInUseError,
+  SessionNotFoundError,
+  UsageError,
+} from './errors.js';
+export { cliProjections, historyMode } from './history/projections.js';
+export { streamSessionEvents } from './history/read.js';
+export {
+  SESSION_TOTALS,
+  type SessionTotals,
+  sessionTotals,
+  usageWithChildren,
+} from './history/totals.js';
+export { claudeUserFile, projectMcpFile } from './mcp/config-files.js';
+export { createConfiguredManager, type WiredMcp, wireMcp } from './mcp/wiring.js';
+export {
+  formatMemoryReport,
+  type MemoryFileReport,
+  type MemoryReport,
+  memoryReport,
+} from './memory/memory-report.js';
+export { scratchUserMemory, type WiredMemory } from './memory/memory-wiring.js';
+export { type ResolvedModel, resolveModel } from './model-config.js';
+export {
+  explainMissingPart,
+  installCommand,
+  isInstalled,
+  OPTIONAL_PARTS,
+  type OptionalPart,
+  OptionalPartMissingError,
+} from './optional/parts.js';
+export { checkpointDirFor, checkpointStoreFor } from './rewind/checkpoint-store.js';
+export { answerInterruptedCalls } from './rewind/recovery.js';
+export { createRerunRestores } from './rewind/rerun-restores.js';
+export type { WiredCheckpoints } from './rewind/wiring.js';
+export {
+  newSessionId,
+  readSessionIndex,
+  type SessionIndexEntry,
+  writeSessionIndex,
+} from './session-index.js';
+export { readSessionEvents, storeFor } from './store.js';
+export { connectionOf, postgresStoreFor, storeUrlOf, withoutPassword } from './store-url.js';
+export { preview, summarizeArguments } from './text.js';
+export {
+  BASE_PROMPT,
+  fixedModel,
+  type WiredAgent,
+  type WireOptions,
+  wireAgent,
+} from './wire.js';

@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
+import { summarizeArguments } from '@spine/harness';
 import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
 import { visibleText } from '@spine/protocol';
-import { type Style, summarizeArguments } from './style.js';
+import type { Style } from './style.js';
 
 /** Characters of one argument shown in an approval prompt before the rest is counted instead. */
 const MAX_SHOWN = 8000;

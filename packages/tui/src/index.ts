@@ -30,20 +30,15 @@ export {
   streamSink,
   writeJsonArray,
 } from './output.js';
+export { SubagentPanel, type SubagentPanelOptions } from './panel.js';
 export {
   type StreamedPass,
   writeEventLines,
   writeEventsNdjson,
   writeTranscript,
 } from './session-stream.js';
-export {
-  formatBytes,
-  formatCost,
-  preview,
-  type Style,
-  styleFor,
-  summarizeArguments,
-} from './style.js';
+export { contextReport, contextTokens, formatTokens, statusLine } from './status.js';
+export { formatBytes, formatCost, type Style, styleFor } from './style.js';
 export {
   renderTranscript,
   type TranscriptOptions,

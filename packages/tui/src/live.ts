@@ -1,6 +1,7 @@
 import type { Agent, TurnResult } from '@spine/agent-loop';
+import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
-import { preview, type Style, summarizeArguments } from './style.js';
+import type { Style } from './style.js';
 
 /** Notices for steps that ended without a complete answer; the turn itself still completes. */
 const STOP_NOTICES: Readonly<Record<string, string>> = {

@@ -1,5 +1,3 @@
-import { visibleText } from '@spine/protocol';
-
 /** ANSI styling that switches itself off when the stream is not a terminal or NO_COLOR is set. */
 export interface Style {
   /** Faint text (secondary detail). */
@@ -32,30 +30,6 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
     yellow: wrap(33, 39),
     cyan: wrap(36, 39),
   };
-}
-
-/**
- * The first `max` characters of `text` on one line, with an ellipsis when cut, and control and
- * escape sequences made visible ({@link visibleText}): safe to print on a terminal.
- */
-export function preview(text: string, max = 100): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return visibleText(line.length > max ? `${line.slice(0, max - 1)}…` : line);
-}
-
-/** A short summary of tool-call arguments: `path=src/a.ts command="npm test"`. */
-export function summarizeArguments(raw: string, max = 80): string {
-  try {
-    const args = JSON.parse(raw) as unknown;
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return preview(raw, max);
-    const parts = Object.entries(args).map(([key, value]) => {
-      const shown = typeof value === 'string' ? value : JSON.stringify(value);
-      return `${key}=${preview(shown ?? '', 40)}`;
-    });
-    return preview(parts.join(' '), max);
-  } catch {
-    return preview(raw, max);
-  }
 }
 
 /** Formats a cost in USD for people (`$0.0123`). */

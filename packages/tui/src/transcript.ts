@@ -1,3 +1,4 @@
+import { preview, summarizeArguments } from '@spine/harness';
 import {
   type AssistantMessageBody,
   addUsage,
@@ -10,7 +11,7 @@ import {
   visibleText,
   type WorkspaceRestoredBody,
 } from '@spine/protocol';
-import { formatCost, preview, type Style, styleFor, summarizeArguments } from './style.js';
+import { formatCost, type Style, styleFor } from './style.js';
 
 const MULTI_LINE = { keepLineBreaks: true } as const;
 

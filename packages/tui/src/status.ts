@@ -1,8 +1,7 @@
 import { RUNTIME_CONTEXT_SOURCE } from '@spine/agent-loop';
+import { type AgentSession, sessionTotals, usageWithChildren } from '@spine/harness';
 import type { Usage } from '@spine/protocol';
-import type { AgentSession } from '../agent-session.js';
-import { sessionTotals, usageWithChildren } from '../history/totals.js';
-import { formatCost, type Style } from '../present/style.js';
+import { formatCost, type Style } from './style.js';
 
 /** Compact token figure: 950, 12.3k, 1.2M. */
 export function formatTokens(tokens: number): string {

@@ -4,24 +4,24 @@
 // Everything else the REPL prints passes through `write`, which lifts the panel first and puts it
 // back after a complete line (never while a question waits at the end of a line). Not on a
 // terminal: plain appended lines as children start, call tools and end.
-import type { SessionLog } from '@spine/protocol';
-import type { Style } from '../present/style.js';
-import { visibleText } from '../present/terminal-text.js';
+
 import {
   type ChildMonitor,
   type ChildState,
   childLabel,
   childSessionAt,
   type MonitorEvent,
-} from './monitor.js';
+} from '@spine/harness';
+import { type SessionLog, visibleText } from '@spine/protocol';
+import type { Style } from './style.js';
 
 /** Transcript lines shown under an expanded child on a terminal. */
 const EXPANDED_LINES = 10;
 /** Transcript lines printed by `/agents watch` for a finished child or without a terminal. */
 const PRINTED_LINES = 30;
 
-/** Options of {@link ChildPanel}. */
-export interface ChildPanelOptions {
+/** Options of {@link SubagentPanel}. */
+export interface SubagentPanelOptions {
   /** Draw in place (a terminal) or append plain lines. */
   tty: boolean;
   /** Terminal width, to keep every panel line on one row. */
@@ -80,11 +80,11 @@ function figures(child: ChildState, now: number): string {
 }
 
 /** The REPL's subagent panel; see the file comment. */
-export class ChildPanel {
+export class SubagentPanel {
   readonly #out: NodeJS.WritableStream;
   readonly #style: Style;
   readonly #monitor: ChildMonitor;
-  readonly #options: ChildPanelOptions;
+  readonly #options: SubagentPanelOptions;
   readonly #unsubscribe: () => void;
   #drawn = 0;
   #atLineStart = true;
@@ -97,7 +97,7 @@ export class ChildPanel {
     out: NodeJS.WritableStream,
     style: Style,
     monitor: ChildMonitor,
-    options: ChildPanelOptions,
+    options: SubagentPanelOptions,
   ) {
     this.#out = out;
     this.#style = style;

@@ -56,7 +56,7 @@ export function describeElicitation(request: ElicitationRequest): string {
     ].filter(Boolean);
     const about = field.description ?? field.title;
     lines.push(
-      `  ${visibleText(name)} (${details.join(', ')})${about ? `: ${visibleText(about)}` : ''}`,
+      `  ${visibleText(name)} (${visibleText(details.join(', '))})${about ? `: ${visibleText(about)}` : ''}`,
     );
   }
   lines.push(

@@ -12,7 +12,9 @@ import { type WiredAgent, wireAgent } from './wire.js';
 
 /** Options of {@link startAgentSession}. */
 export interface StartOptions {
+  /** The effective configuration ({@link loadConfig}). */
   config: SpineConfig;
+  /** The workspace (absolute). */
   cwd: string;
   /** Open this session (resume) instead of creating one. */
   resumeId?: string;
@@ -22,19 +24,25 @@ export interface StartOptions {
   sessionId?: string;
   /** The model; default: resolved from the configuration. */
   model?: ResolvedModel;
+  /** Answers `ask` approvals; without it `ask` becomes deny. */
   approve?: ToolRunOptions['approve'];
+  /** Reports non-fatal problems (a hook failed, a tool family could not load, recovery notes). */
   onWarning?: (message: string) => void;
   /** Called with every event already in the session and each one appended (NDJSON output). */
   onEvent?: (event: SessionEvent) => void;
   /** With `onEvent` on a resumed session: replay the existing events too (default false). */
   includeExisting?: boolean;
+  /** Load language-server tools (default: `config.lsp.enabled`). */
   lsp?: boolean;
+  /** Load web tools (default: `config.web.enabled`). */
   web?: boolean;
 }
 
 /** A session with its agent, ready for input. */
 export interface AgentSession extends WiredAgent {
+  /** The open session (its log, events, projections). */
   session: Session;
+  /** The configuration the session was started with. */
   config: SpineConfig;
   /** The approval policy in force (changed by `/approval`). */
   approval: SpineConfig['approval'];

@@ -33,6 +33,7 @@ export {
   type ConfigLayerName,
   type ConfigSource,
   ENV_VARIABLES,
+  type EnvVariable,
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
@@ -44,12 +45,10 @@ export {
   defaultConfig,
   HOOK_EVENTS,
   type HookCommand,
-  HookCommandSchema,
+  type HookCommands,
   type HookEvent,
   type ModelEntry,
-  ModelEntrySchema,
   type Profile,
-  ProfileSchema,
   type SpineConfig,
 } from './config/schema.js';
 export {
@@ -75,7 +74,7 @@ export {
   type MemoryReport,
   memoryReport,
 } from './memory/memory-report.js';
-export { scratchUserMemory, type WiredMemory } from './memory/memory-wiring.js';
+export { type ScratchMemory, scratchUserMemory, type WiredMemory } from './memory/memory-wiring.js';
 export { type ResolvedModel, resolveModel } from './model-config.js';
 export {
   explainMissingPart,
@@ -96,7 +95,13 @@ export {
   writeSessionIndex,
 } from './session-index.js';
 export { readSessionEvents, storeFor } from './store.js';
-export { connectionOf, postgresStoreFor, storeUrlOf, withoutPassword } from './store-url.js';
+export {
+  connectionOf,
+  type PostgresConnection,
+  postgresStoreFor,
+  storeUrlOf,
+  withoutPassword,
+} from './store-url.js';
 export { preview, summarizeArguments } from './text.js';
 export {
   BASE_PROMPT,

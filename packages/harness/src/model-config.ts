@@ -8,8 +8,6 @@ import {
 import type { SpineConfig } from './config/schema.js';
 import { MissingKeyError } from './errors.js';
 
-export { DEFAULT_KEY_VARIABLES, parseModelName };
-
 /** The model a configuration names, with what Spine knows about it. */
 export type ResolvedModel = NamedModel;
 

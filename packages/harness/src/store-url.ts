@@ -56,8 +56,16 @@ export function postgresStoreFor(url: string, options: { leaseMs?: number } = {}
   return store;
 }
 
+/** The connection of a PostgreSQL store, as `createPostgresStore` takes it. */
+export interface PostgresConnection {
+  /** The URL without the `schema` parameter. */
+  connectionString: string;
+  /** The schema the store's tables live in, when the URL or SPINE_STORE_SCHEMA names one. */
+  schema?: string;
+}
+
 /** pg's connection options for a store URL: the `schema` parameter becomes the schema option. */
-export function connectionOf(url: string): { connectionString: string; schema?: string } {
+export function connectionOf(url: string): PostgresConnection {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? process.env.SPINE_STORE_SCHEMA;
   parsed.searchParams.delete('schema');

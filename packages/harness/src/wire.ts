@@ -1,3 +1,4 @@
+import { DEFAULT_KEY_VARIABLES } from '@spine/llm';
 import type {
   AnyToolDefinition,
   CompactionEngine,
@@ -7,7 +8,7 @@ import type {
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
-import { DEFAULT_KEY_VARIABLES, type ResolvedModel } from './model-config.js';
+import type { ResolvedModel } from './model-config.js';
 
 /** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
 export const BASE_PROMPT = `You are Spine, a careful coding agent working in the user's workspace.
@@ -43,12 +44,19 @@ export interface WireOptions {
 
 /** Everything a front end drives: the agent and the parts slash commands reach into. */
 export interface WiredAgent {
+  /** The agent: `run(text)` starts a turn, `resume()` finishes an interrupted one. */
   agent: import('@spine/agent-loop').Agent;
+  /** The tool runtime (tool families load on first use). */
   runtime: import('@spine/tool-runtime').LazyToolRuntime;
+  /** The system prompt (base rules, instructions, memory, environment). */
   prompt: import('@spine/agent-loop').SystemPrompt;
+  /** Counts the tokens of requests (context pressure, compaction). */
   meter: import('@spine/compaction').SpineTokenMeter;
+  /** The compaction engine (automatic, or `compact()` on demand). */
   compaction: CompactionEngine;
+  /** The configured shell hooks (`fire(event, data)`). */
   hooks: import('@spine/tool-runtime').ShellHooks;
+  /** The model the agent calls. */
   model: ResolvedModel;
   /** Names of the tool families that loaded (`workspace`, `recall`, `memory`, `web`, `lsp`). */
   families: string[];

@@ -19,6 +19,7 @@ const TRANSCRIPT_LIMIT = 60;
 
 /** One line of a child's transcript. */
 export interface TranscriptEntry {
+  /** A tool call, its result (or error), or the child's answer. */
   kind: 'call' | 'result' | 'error' | 'answer';
   /** One line, already made visible (no control sequences) and shortened. */
   text: string;
@@ -28,21 +29,37 @@ export interface TranscriptEntry {
 export interface ChildState {
   /** 1 for the session's first child, counted over the session's `agent/child/start` events. */
   number: number;
+  /** The child's profile, description and session. */
   info: ChildInfo;
+  /** When it started (`Date.now()`). */
   startedAt: number;
   /** Steps finished so far. */
   steps: number;
   /** The tool it runs now (name and argument summary), if any. */
-  current?: { name: string; summary: string };
+  current?: {
+    /** The tool name, made visible. */
+    name: string;
+    /** Its arguments, summarized. */
+    summary: string;
+  };
   /** How it ended, once it has. */
-  ended?: { reason: string; at: number };
+  ended?: {
+    /** The turn's end reason (`completed`, `aborted` …). */
+    reason: string;
+    /** When (`Date.now()`). */
+    at: number;
+  };
+  /** Its latest tool calls, results and answer, oldest first. */
   transcript: TranscriptEntry[];
 }
 
 /** What changed: a child started, made progress, or ended; `entry` is a new transcript line. */
 export interface MonitorEvent {
+  /** What happened. */
   type: 'start' | 'update' | 'end';
+  /** The child, as it is now. */
   child: ChildState;
+  /** The transcript line this event added, if any. */
   entry?: TranscriptEntry;
 }
 

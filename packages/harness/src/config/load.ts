@@ -35,7 +35,12 @@ export interface LoadedConfig {
   /** Dotted key → where its value came from. */
   provenance: Map<string, ConfigSource>;
   /** The config files consulted (whether or not they exist). */
-  files: { user: string; project: string };
+  files: {
+    /** `<configHome>/config.json`. */
+    user: string;
+    /** `<cwd>/.spine/config.json`. */
+    project: string;
+  };
 }
 
 /** Options of {@link loadConfig}. */
@@ -50,10 +55,16 @@ export interface LoadConfigOptions {
   flagNames?: Record<string, string>;
 }
 
+/** What one environment variable of the `env` layer sets. */
+export interface EnvVariable {
+  /** The dotted configuration key. */
+  key: string;
+  /** How the variable's text is read. */
+  type: 'string' | 'number' | 'boolean';
+}
+
 /** Environment variables read by the `env` layer, and the key each sets. */
-export const ENV_VARIABLES: Readonly<
-  Record<string, { key: string; type: 'string' | 'number' | 'boolean' }>
-> = {
+export const ENV_VARIABLES: Readonly<Record<string, EnvVariable>> = {
   SPINE_MODEL: { key: 'model', type: 'string' },
   SPINE_BASE_URL: { key: 'baseUrl', type: 'string' },
   SPINE_API_KEY_ENV: { key: 'apiKeyEnv', type: 'string' },

@@ -1,3 +1,6 @@
+// The configuration's schema (what one layer may hold) and its effective type, each key
+// documented. Over 400 lines because both halves describe the same keys: a new key is added in
+// one file, next to its twin.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -6,13 +9,15 @@ import { z } from 'zod';
 export const HookCommandSchema = z.union([
   z.string().min(1),
   z.strictObject({
+    /** The shell command line. */
     command: z.string().min(1),
+    /** How long the command may run, in ms. */
     timeoutMs: z.number().int().positive().optional(),
     /** Only for tool hooks: a tool name, or `*` (default). */
     matcher: z.string().min(1).optional(),
   }),
 ]);
-/** A hook command; see {@link HookCommandSchema}. */
+/** A hook command: a command line, or one with a timeout and a tool matcher. */
 export type HookCommand = z.infer<typeof HookCommandSchema>;
 
 /** The hook events a user can attach shell commands to. */
@@ -30,20 +35,29 @@ const hookList = z.array(HookCommandSchema).optional();
 
 /** A model the built-in table does not know, or new figures for one it does (prices in USD per 1M tokens). */
 export const ModelEntrySchema = z.strictObject({
+  /** The provider (`deepseek`, `openai`, `openai-compatible`, `anthropic`). */
   provider: z.string().min(1),
+  /** The model id the provider knows it by. */
   id: z.string().min(1),
+  /** Context window, in tokens. */
   contextWindow: z.number().int().positive(),
+  /** Output cap per request, in tokens. */
   maxOutputTokens: z.number().int().positive(),
+  /** Prices in USD per 1M tokens. */
   price: z
     .strictObject({
+      /** Input tokens that missed the cache. */
       input: z.number().nonnegative(),
+      /** Input tokens read from the cache. */
       cachedInput: z.number().nonnegative(),
+      /** Output tokens. */
       output: z.number().nonnegative(),
+      /** Input tokens written to the cache (Anthropic). */
       cacheWrite: z.number().nonnegative().optional(),
     })
     .optional(),
 });
-/** A model table entry; see {@link ModelEntrySchema}. */
+/** A model table entry: a model the built-in table does not know, or new figures for one it does. */
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -51,31 +65,45 @@ const ENV_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 
 /** The settable fields, every one optional: what one layer (file, profile, env, flags) may hold. */
 const layerFields = {
+  /** The model, `provider/model` (`deepseek/deepseek-v4-flash`). */
   model: z
     .string()
     .regex(/^[a-z][a-z0-9-]*\/.+$/, 'a "provider/model" string, e.g. "deepseek/deepseek-chat"')
     .optional(),
+  /** The provider's base URL (an OpenAI-compatible server, a proxy). */
   baseUrl: z.url({ message: 'an absolute http(s) URL' }).optional(),
+  /** The NAME of the environment variable holding the key (never the key itself). */
   apiKeyEnv: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the NAME of an environment variable holding the key')
     .optional(),
+  /** The context window to assume, in tokens (overrides the model table). */
   contextWindow: z.number().int().positive().optional(),
+  /** Models the built-in table does not know, or new figures for ones it does. */
   models: z.array(ModelEntrySchema).optional(),
+  /** Reasoning (thinking) of models that offer it. */
   reasoning: z
     .strictObject({
+      /** Whether the model reasons before answering. */
       enabled: z.boolean().optional(),
+      /** How much it reasons. */
       effort: z.enum(['low', 'medium', 'high', 'max']).optional(),
     })
     .optional(),
+  /** Where the JSONL session files are kept. */
   sessionDir: z.string().min(1).optional(),
+  /** What commands may touch: `read-only`, `workspace-write` (default), `danger-full-access`. */
   sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
+  /** When a person is asked before a tool runs. */
   approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all']).optional(),
+  /** Steps per turn before it stops. */
   maxSteps: z.number().int().positive().optional(),
+  /** When the JSONL store syncs to disk. */
   fsync: z.enum(['always', 'per-turn', 'never']).optional(),
-  // A PostgreSQL session store instead of JSONL files; the password belongs in PGPASSWORD.
+  /** A PostgreSQL session store instead of JSONL files; the password belongs in PGPASSWORD. */
   store: z
     .strictObject({
+      /** `postgres://user@host:5432/db`, without a password. */
       url: z
         .string()
         .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
@@ -85,43 +113,81 @@ const layerFields = {
         .optional(),
     })
     .optional(),
+  /** Compaction of the model's context. */
   compaction: z
     .strictObject({
+      /** Whether it compacts by itself. */
       auto: z.boolean().optional(),
+      /** The share of the context window that triggers it (0–1). */
       threshold: z.number().gt(0).lt(1).optional(),
+      /** Whether checkpoints are prepared in the background. */
       background: z.boolean().optional(),
     })
     .optional(),
-  tools: z.strictObject({ exclude: z.array(z.string()).optional() }).optional(),
-  web: z.strictObject({ enabled: z.boolean().optional() }).optional(),
-  lsp: z.strictObject({ enabled: z.boolean().optional() }).optional(),
-  instructions: z
-    .strictObject({ enabled: z.boolean().optional(), userFile: z.string().min(1).optional() })
+  /** The workspace tools. */
+  tools: z
+    .strictObject({
+      /** Globs the file tools skip. */
+      exclude: z.array(z.string()).optional(),
+    })
     .optional(),
+  /** The web tools. */
+  web: z
+    .strictObject({
+      /** Whether `web_search` and `web_fetch` are offered. */
+      enabled: z.boolean().optional(),
+    })
+    .optional(),
+  /** The language-server tools. */
+  lsp: z
+    .strictObject({
+      /** Whether they are offered. */
+      enabled: z.boolean().optional(),
+    })
+    .optional(),
+  /** Instruction files (`AGENTS.md`) in the system prompt. */
+  instructions: z
+    .strictObject({
+      /** Whether they are read. */
+      enabled: z.boolean().optional(),
+      /** The user-level instruction file. */
+      userFile: z.string().min(1).optional(),
+    })
+    .optional(),
+  /** Shell commands and hooks. */
   shell: z
     .strictObject({
-      // The environment of shell commands and hooks. The model API key variable and provider key
-      // variables are never passed, whatever this says.
+      /**
+       * The environment of shell commands and hooks. The model API key variable and provider key
+       * variables are never passed, whatever this says.
+       */
       env: z
         .strictObject({
+          /** The variables inherited: a core set (default), all, or none. */
           inherit: z.enum(['core', 'all', 'none']).optional(),
+          /** Variables set to these values. */
           set: z.record(z.string().regex(ENV_NAME, 'a variable name'), z.string()).optional(),
+          /** Variables (or `NAME_*` prefixes) passed on as well. */
           include: z
             .array(z.string().regex(ENV_PATTERN, 'a variable name or NAME_* prefix'))
             .optional(),
+          /** Variables (or `NAME_*` prefixes) never passed on. */
           exclude: z
             .array(z.string().regex(ENV_PATTERN, 'a variable name or NAME_* prefix'))
             .optional(),
         })
         .optional(),
-      // Unix-domain sockets a sandboxed command may create: none (default) or all.
+      /** Unix-domain sockets a sandboxed command may create: none (default) or all. */
       unixSockets: z.enum(['none', 'all']).optional(),
-      // Network of sandboxed commands: off (default), or only these hosts through Spine's
-      // filtering proxy. Full network is granted per command by a person, never here.
+      /**
+       * Network of sandboxed commands: off (default), or only these hosts through Spine's
+       * filtering proxy. Full network is granted per command by a person, never here.
+       */
       network: z
         .union([
           z.literal('off'),
           z.strictObject({
+            /** Host names or `*.domain` patterns. */
             domains: z.array(
               z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'a host name or *.domain pattern'),
             ),
@@ -130,32 +196,56 @@ const layerFields = {
         .optional(),
     })
     .optional(),
-  // Workspace globs whose writes need a person (file tools) and that the shell sandbox binds
-  // read-only; `false` turns the protection off.
+  /**
+   * Workspace globs whose writes need a person (file tools) and that the shell sandbox binds
+   * read-only; `false` turns the protection off.
+   */
   protectedPaths: z.union([z.array(z.string().min(1)), z.literal(false)]).optional(),
   // No `userFile` here: a project's configuration must not redirect user memory (a file every
   // session reads into the prompt and `remember` appends to) to some other file of the person's.
-  memory: z.strictObject({ enabled: z.boolean().optional() }).optional(),
-  // Workspace checkpoints before steps that may change files (rewind, undo, verified recovery),
-  // their per-file size cap, and whether aborting a turn mid-tool restores the step's checkpoint.
+  /** Cross-session memory. */
+  memory: z
+    .strictObject({
+      /** Whether the memory section and the `remember` tool are on. */
+      enabled: z.boolean().optional(),
+    })
+    .optional(),
+  /**
+   * Workspace checkpoints before steps that may change files (rewind, undo, verified recovery),
+   * their per-file size cap, and whether aborting a turn mid-tool restores the step's checkpoint.
+   */
   rewind: z
     .strictObject({
+      /** Whether checkpoints are taken. */
       checkpoints: z.boolean().optional(),
+      /** Files over this size are not kept, in bytes. */
       maxFileBytes: z.number().int().positive().optional(),
+      /** Whether an aborted turn restores the step's checkpoint. */
       onAbort: z.enum(['ask', 'never', 'always']).optional(),
     })
     .optional(),
-  // MCP servers by name, in the `.mcp.json` entry format plus Spine's keys; @spine/mcp checks each
-  // entry when the servers are used. `.mcp.json` and `~/.claude.json` add layers below Spine's files.
+  /**
+   * MCP servers by name, in the `.mcp.json` entry format plus Spine's keys; @spine/mcp checks each
+   * entry when the servers are used. `.mcp.json` and `~/.claude.json` add layers below Spine's files.
+   */
   mcp: z
-    .strictObject({ servers: z.record(z.string(), z.record(z.string(), z.unknown())).optional() })
+    .strictObject({
+      /** Server entries by name. */
+      servers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    })
     .optional(),
+  /** Shell commands run on hook events. */
   hooks: z
     .strictObject({
+      /** When a session starts or resumes. */
       'session-start': hookList,
+      /** Before a tool runs (may deny it). */
       'pre-tool-use': hookList,
+      /** After a tool ran. */
       'post-tool-use': hookList,
+      /** Before a compaction. */
       'pre-compact': hookList,
+      /** When a session finishes. */
       stop: hookList,
     })
     .optional(),
@@ -163,18 +253,26 @@ const layerFields = {
 
 /** A profile: a named set of overrides inside a config file. */
 export const ProfileSchema = z.strictObject(layerFields);
-/** A profile; see {@link ProfileSchema}. */
+/** A profile: a named set of overrides inside a config file (every key of a layer but the profiles). */
 export type Profile = z.infer<typeof ProfileSchema>;
 
-/** One configuration layer as written in a file (`config.json`), in the environment or by flags. */
-export const ConfigLayerSchema = z.strictObject({
+const configLayerSchema = z.strictObject({
   ...layerFields,
   /** Which profile to apply. */
   profile: z.string().min(1).optional(),
+  /** Named sets of overrides, applied right above the file that defines them. */
   profiles: z.record(z.string(), ProfileSchema).optional(),
 });
-/** One configuration layer; see {@link ConfigLayerSchema}. */
-export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
+/** One configuration layer as written in a file (`config.json`), in the environment or by flags. */
+export type ConfigLayer = z.infer<typeof configLayerSchema>;
+/**
+ * The schema of one configuration layer ({@link ConfigLayer}): `loadConfig` validates every file,
+ * variable and flag with it; an editor or a settings UI can too.
+ */
+export const ConfigLayerSchema: z.ZodType<ConfigLayer> = configLayerSchema;
+
+/** The shell commands attached to each hook event. */
+export type HookCommands = { [K in HookEvent]: HookCommand[] };
 
 /** The effective configuration after all layers are merged. */
 export interface SpineConfig {
@@ -189,7 +287,12 @@ export interface SpineConfig {
   /** Extra model table entries (context window, output cap, prices). */
   models: ModelEntry[];
   /** Reasoning (thinking) control sent with each request; unset leaves the model's default. */
-  reasoning?: { enabled?: boolean; effort?: 'low' | 'medium' | 'high' | 'max' };
+  reasoning?: {
+    /** Whether the model reasons before answering. */
+    enabled?: boolean;
+    /** How much it reasons. */
+    effort?: 'low' | 'medium' | 'high' | 'max';
+  };
   /** Where sessions are stored (`<dir>/<id>.jsonl`). */
   sessionDir: string;
   /** OS isolation of shell commands. */
@@ -201,43 +304,94 @@ export interface SpineConfig {
   /** Durability of the JSONL store. */
   fsync: 'always' | 'per-turn' | 'never';
   /** A PostgreSQL store (`--store`, SPINE_STORE_URL); absent: JSONL files in `sessionDir`. */
-  store?: { url?: string };
+  store?: {
+    /** `postgres://user@host:5432/db`, without a password. */
+    url?: string;
+  };
   /** Automatic compaction, the pressure threshold (fraction of the window), background checkpoints. */
-  compaction: { auto: boolean; threshold: number; background: boolean };
+  compaction: {
+    /** Whether it compacts by itself. */
+    auto: boolean;
+    /** The share of the context window that triggers it (0–1). */
+    threshold: number;
+    /** Whether checkpoints are prepared in the background. */
+    background: boolean;
+  };
   /** Glob patterns hidden from workspace tools and `@path` completion. */
-  tools: { exclude: string[] };
+  tools: {
+    /** The globs. */
+    exclude: string[];
+  };
   /** Web tools on or off (they still need a configured provider). */
-  web: { enabled: boolean };
+  web: {
+    /** Whether `web_search` and `web_fetch` are offered. */
+    enabled: boolean;
+  };
   /** Language-server tools on or off. */
-  lsp: { enabled: boolean };
+  lsp: {
+    /** Whether they are offered. */
+    enabled: boolean;
+  };
   /** Project instruction files (AGENTS.md) and the user-level file. */
-  instructions: { enabled: boolean; userFile: string };
+  instructions: {
+    /** Whether they are read. */
+    enabled: boolean;
+    /** The user-level instruction file. */
+    userFile: string;
+  };
   /**
    * Cross-session memory: project memory (`<workspace>/.spine/memory.md`) and the user memory file
    * enter the system prompt, and the `remember` tool appends facts to them. `userFile` is always
    * `<configHome>/memory.md` (no layer sets it; `spine rerun` points it at a scratch file).
    */
-  memory: { enabled: boolean; userFile: string };
+  memory: {
+    /** Whether the memory section and the `remember` tool are on. */
+    enabled: boolean;
+    /** The user memory file. */
+    userFile: string;
+  };
   /** Workspace checkpoints (on by default), their per-file size cap, rollback when a turn is aborted. */
-  rewind: { checkpoints: boolean; maxFileBytes: number; onAbort: 'ask' | 'never' | 'always' };
+  rewind: {
+    /** Whether checkpoints are taken. */
+    checkpoints: boolean;
+    /** Files over this size are not kept, in bytes. */
+    maxFileBytes: number;
+    /** Whether an aborted turn restores the step's checkpoint. */
+    onAbort: 'ask' | 'never' | 'always';
+  };
   /** MCP servers by name (see the "Using MCP servers" guide); merged field by field across layers. */
-  mcp: { servers: Record<string, Record<string, unknown>> };
+  mcp: {
+    /** Server entries by name. */
+    servers: Record<string, Record<string, unknown>>;
+  };
   /** User hooks per event. */
-  hooks: { [K in HookEvent]: HookCommand[] };
+  hooks: HookCommands;
   /**
    * Shell commands and hooks: their environment (`inherit` core | all | none, plus `set`,
    * `include`, `exclude`; key variables are never passed) and whether the sandbox lets them create
    * Unix-domain sockets.
    */
   shell: {
+    /** The environment of shell commands and hooks. */
     env: {
+      /** The variables inherited: a core set, all, or none. */
       inherit: 'core' | 'all' | 'none';
+      /** Variables set to these values. */
       set: Record<string, string>;
+      /** Variables (or `NAME_*` prefixes) passed on as well. */
       include: string[];
+      /** Variables (or `NAME_*` prefixes) never passed on. */
       exclude: string[];
     };
+    /** Unix-domain sockets a sandboxed command may create. */
     unixSockets: 'none' | 'all';
-    network: 'off' | { domains: string[] };
+    /** Network of sandboxed commands: off, or only these hosts through Spine's filtering proxy. */
+    network:
+      | 'off'
+      | {
+          /** Host names or `*.domain` patterns. */
+          domains: string[];
+        };
   };
   /** Protected workspace globs (undefined: the built-in list), or `false` for none. */
   protectedPaths?: string[] | false;

@@ -50,11 +50,19 @@ export function wireMemory(options: {
   };
 }
 
+/** What {@link scratchUserMemory} returns. */
+export interface ScratchMemory {
+  /** The configuration with `memory.userFile` in a temporary folder. */
+  config: SpineConfig;
+  /** Removes the temporary folder. */
+  dispose(): void;
+}
+
 /**
  * The configuration with the user memory file pointed at an empty temporary file, for runs that
  * must never read or write the person's real user memory (`spine rerun`). `dispose` removes it.
  */
-export function scratchUserMemory(config: SpineConfig): { config: SpineConfig; dispose(): void } {
+export function scratchUserMemory(config: SpineConfig): ScratchMemory {
   const dir = mkdtempSync(join(tmpdir(), 'spine-memory-'));
   return {
     config: { ...config, memory: { ...config.memory, userFile: join(dir, 'memory.md') } },

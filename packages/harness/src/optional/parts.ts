@@ -18,7 +18,10 @@ export interface OptionalPart {
 }
 
 /** The optional parts spine loads by name. */
-export const OPTIONAL_PARTS = {
+export const OPTIONAL_PARTS: {
+  /** `@spine/mcp`, for MCP servers. */
+  readonly mcp: OptionalPart;
+} = {
   mcp: {
     packageName: '@spine/mcp',
     // A 0.x range, so a release of @spine/mcp does not force a major release of the CLI (a
@@ -26,7 +29,7 @@ export const OPTIONAL_PARTS = {
     version: '0.x',
     neededFor: 'MCP servers (mcp.servers in the configuration, .mcp.json)',
   },
-} as const satisfies Record<string, OptionalPart>;
+};
 
 /** The command that adds `part` where `@spine/cli` is installed. */
 export function installCommand(part: OptionalPart): string {

@@ -9,8 +9,11 @@ import { checkpointStoreFor, classifyCall } from './checkpoint-store.js';
 
 /** What the session wiring gets: the store and the agent loop's two hooks. */
 export interface WiredCheckpoints {
+  /** The session's checkpoint store (`spine rewind` reads it). */
   store: CheckpointStore;
+  /** Takes a checkpoint before tools that may change files run. */
   beforeTools: CheckpointRecorder['beforeTools'];
+  /** Records the files the turn's steps changed before the turn ends. */
   beforeTurnEnd: CheckpointRecorder['afterSteps'];
 }
 

@@ -78,7 +78,7 @@ export function parseApprovalAnswer(text: string): ApprovalAnswer {
   return 'deny';
 }
 
-/** An approver reading answers line by line from a stream (used by `spine run` on a terminal). */
+/** An approver reading answers line by line from a stream (`spine run` on a terminal uses one). */
 export interface LineApprover {
   /** Asks about `request` and resolves with the answer; `deny` when `signal` aborts first. */
   approve(request: ApprovalRequest, options: { signal?: AbortSignal }): Promise<ApprovalAnswer>;

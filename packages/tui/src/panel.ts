@@ -1,9 +1,10 @@
-// The REPL's live view of running subagents. On a terminal: one line per running child (label,
-// description, current tool with its arguments, steps, elapsed time) kept below the output and
-// redrawn in place; `/agents watch <n>` expands one child to its recent transcript under its line.
-// Everything else the REPL prints passes through `write`, which lifts the panel first and puts it
-// back after a complete line (never while a question waits at the end of a line). Not on a
-// terminal: plain appended lines as children start, call tools and end.
+// A REPL's live view of running subagents (spine's interactive mode uses it). On a terminal: one
+// line per running child (label, description, current tool with its arguments, steps, elapsed
+// time) kept below the output and redrawn in place; `watch(n)` (spine's `/agents watch <n>`)
+// expands one child to its recent transcript under its line. Everything else the REPL prints
+// passes through `write`, which lifts the panel first and puts it back after a complete line (never
+// while a question waits at the end of a line). Not on a terminal: plain appended lines as
+// children start, call tools and end.
 
 import {
   type ChildMonitor,
@@ -79,7 +80,14 @@ function figures(child: ChildState, now: number): string {
   return `${child.steps} step${child.steps === 1 ? '' : 's'} · ${elapsed}`;
 }
 
-/** The REPL's subagent panel; see the file comment. */
+/**
+ * The live view of running subagents below a REPL's output, fed by `@spine/harness`'s child
+ * monitor. On a terminal it keeps one line per running child under everything else and redraws it
+ * in place (elapsed times tick once a second); elsewhere it appends a line as children start, call
+ * tools and end. All other output must go through {@link SubagentPanel.write} (or
+ * {@link SubagentPanel.stream}) so the panel can lift itself first. Its messages name spine's
+ * commands (`/agents watch`, `spine show`).
+ */
 export class SubagentPanel {
   readonly #out: NodeJS.WritableStream;
   readonly #style: Style;
@@ -106,7 +114,7 @@ export class SubagentPanel {
     this.#unsubscribe = monitor.subscribe((event) => this.#onEvent(event));
   }
 
-  /** Writes REPL output: the panel is lifted first and redrawn after a complete line. */
+  /** Writes output: the panel is lifted first and redrawn after a complete line. */
   write(text: string): void {
     if (text.length === 0) return;
     if (this.#held) {

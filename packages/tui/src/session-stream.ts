@@ -1,4 +1,4 @@
-// `spine show` and `spine export` written from a stream of events: the same text the whole-load
+// A session written from a stream of events (what `spine show` and `spine export` print): the same text the whole-load
 // renderers produce (renderTranscript, renderSessionMarkdown, JSON.stringify), event by event.
 
 import {

@@ -185,6 +185,7 @@ describe('built-in body checks', () => {
       sessionId: 'sess',
       prefix: { previous: 4, kept: 1, of: 2, extends: false, causes: ['tools-changed'] },
       estimatedTokens: 50,
+      chain: { seq: 3, h: '0123456789abcdef0123456789abcdef' },
     };
     const attempt = {
       ...{ request: 5, attempt: 2, outcome: 'error', code: 'RATE_LIMITED', message: 'slow' },

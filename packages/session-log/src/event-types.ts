@@ -159,6 +159,11 @@ function isPrefix(prefix: unknown): boolean {
   );
 }
 
+/** `chain` of a request header: the seq and value of the last chained line written. */
+function isChainAnchor(chain: unknown): boolean {
+  return isObject(chain) && isPositive(chain.seq) && typeof chain.h === 'string';
+}
+
 function isAssistantContent(content: unknown): boolean {
   if (!Array.isArray(content)) return false;
   for (let i = 0; i < content.length; i++) if (!isAssistantPart(content[i])) return false;
@@ -210,7 +215,8 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
     body.reasoning === undefined &&
     optionalString(body.sessionId) &&
     isPrefix(body.prefix) &&
-    optionalCount(body.estimatedTokens),
+    optionalCount(body.estimatedTokens) &&
+    (body.chain === undefined || isChainAnchor(body.chain)),
   // Once per step or turn: with the two above, every event of a plain step skips zod.
   'turn/start': (body) => isObject(body) && optionalString(body.inboxId),
   'step/start': (body) => isObject(body),

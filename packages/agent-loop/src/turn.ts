@@ -57,24 +57,24 @@ export async function runTurnLoop(
       if (result.text) state.text = result.text;
       for (const name of result.deniedTools) state.deniedTools.push(name);
       if (result.status === 'aborted') {
-        await beforeTurnEnd(context, state);
+        if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
         return aborted(context, state, result.phase, signal);
       }
       if (result.status === 'failed') {
-        await beforeTurnEnd(context, state);
+        if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
         return endTurn(context, state, 'error', result.error);
       }
       state.steps++;
       if (signal?.aborted) {
-        await beforeTurnEnd(context, state);
+        if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
         return aborted(context, state, 'tools', signal);
       }
       if (result.toolCalls === 0 && context.inbox.size('next-step') === 0) {
-        await beforeTurnEnd(context, state);
+        if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
         return endTurn(context, state, 'completed');
       }
       if (state.steps >= context.maxSteps) {
-        await beforeTurnEnd(context, state);
+        if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
         return endTurn(context, state, 'max-steps');
       }
       state.step++;
@@ -104,11 +104,11 @@ export async function runTurnLoop(
 /**
  * Runs the `beforeTurnEnd` hook (a workspace checkpoint after the turn's last step) before
  * `turn/end` is written; the hook reports its own failures, so a rejection is ignored here.
+ * Callers skip it without a hook: no promise or await on the path of a turn without one.
  */
 async function beforeTurnEnd(context: StepContext, state: TurnState): Promise<void> {
-  if (!context.beforeTurnEnd) return;
   try {
-    await context.beforeTurnEnd({ session: context.session, turn: state.turn, step: state.step });
+    await context.beforeTurnEnd?.({ session: context.session, turn: state.turn, step: state.step });
   } catch {
     // Not the turn's failure: the turn ends as it would have.
   }

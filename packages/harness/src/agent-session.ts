@@ -2,7 +2,7 @@ import { type SessionEvent, SpineError, type ToolRunOptions } from '@spine/proto
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { SessionInUseError, SessionNotFoundError } from './errors.js';
-import { cliProjections, historyMode } from './history/projections.js';
+import { agentProjections, historyMode } from './history/projections.js';
 import { hasOpenChildren } from './history/read.js';
 import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
@@ -79,7 +79,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       ...{ store, id: options.resumeId, config, cwd },
       ...(options.onWarning ? { warn: options.onWarning } : {}),
     });
-    session = await openForCli(store, options.resumeId, config.sessionDir);
+    session = await openForWriting(store, options.resumeId, config.sessionDir);
     if (options.onEvent && options.includeExisting)
       for await (const event of session.readEvents({ fromSeq: 1 })) options.onEvent(event);
   } else {
@@ -88,7 +88,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       id: options.sessionId ?? newSessionId(),
       cwd,
       model: `${model.provider}/${model.modelId}`,
-      projections: await cliProjections(),
+      projections: await agentProjections(),
       ...(options.title ? { title: options.title.slice(0, 120) } : {}),
     });
     if (options.onEvent) for (const event of session.events()) options.onEvent(event);
@@ -152,7 +152,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
  * Opens a session to write to it, lazily (see history/projections.ts); a lock held by another
  * process says what a CLI user can do.
  */
-async function openForCli(
+async function openForWriting(
   store: ReturnType<typeof storeFor>,
   id: string,
   dir: string,
@@ -162,7 +162,7 @@ async function openForCli(
       store,
       id,
       history: historyMode(),
-      projections: await cliProjections(),
+      projections: await agentProjections(),
     });
   } catch (error) {
     if (SpineError.isInstance(error) && error.code === 'SESSION_LOCKED') {

@@ -58,7 +58,7 @@ export {
   SessionNotFoundError,
   UsageError,
 } from './errors.js';
-export { cliProjections, historyMode } from './history/projections.js';
+export { agentProjections, historyMode } from './history/projections.js';
 export { streamSessionEvents } from './history/read.js';
 export {
   SESSION_TOTALS,

@@ -9,7 +9,7 @@ export function newSessionId(now: Date = new Date()): string {
 }
 
 /**
- * Per-session figures the CLI keeps beside the log so `spine sessions` can show cost without
+ * Per-session figures kept beside the log so `spine sessions` can show cost without
  * reading whole logs. The log stays the source of truth; this file is a cache that
  * `spine show` can always recompute.
  */
@@ -38,7 +38,7 @@ export function writeSessionIndex(dir: string, id: string, entry: SessionIndexEn
   renameSync(`${path}.tmp`, path);
 }
 
-/** Reads the index entry of a session, if the CLI wrote one. */
+/** Reads the index entry of a session, if one was written. */
 export function readSessionIndex(dir: string, id: string): SessionIndexEntry | undefined {
   try {
     return JSON.parse(readFileSync(indexPath(dir, id), 'utf8')) as SessionIndexEntry;

@@ -1,4 +1,4 @@
-// Which PostgreSQL store the CLI talks to: `--store <url>`, `store.url` in configuration, or
+// Which PostgreSQL store the agent's sessions live in: `--store <url>`, `store.url` in configuration, or
 // SPINE_STORE_URL. A password in the URL is moved to PGPASSWORD (where pg reads it) before the
 // configuration is built, so `spine config --effective`, errors and logs never contain it.
 

@@ -5,8 +5,8 @@
 import { createInterface } from 'node:readline/promises';
 import type { RewindOutcome, RewindTarget } from '@spine/checkpoints';
 import {
+  agentProjections,
   checkpointStoreFor,
-  cliProjections,
   historyMode,
   newSessionId,
   SessionNotFoundError,
@@ -108,7 +108,7 @@ export async function rewindCommand(id: string, flags: RewindFlags): Promise<num
     id,
     readOnly: flags.dryRun === true,
     history: historyMode(),
-    projections: await cliProjections(),
+    projections: await agentProjections(),
   });
   try {
     const workspace = session.header.cwd ?? configForFlags(flags).cwd;

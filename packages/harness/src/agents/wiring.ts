@@ -1,4 +1,4 @@
-// The CLI's subagents: profiles from the built-ins, the user's ~/.spine/agents and the project's
+// The agent's subagents: profiles from the built-ins, the user's ~/.spine/agents and the project's
 // .spine/agents, and the `task` tool for the parent's runtime. A child's tool runtime is built
 // the way wire.ts builds the parent's (workspace tools and recall, same hooks, OS sandbox backend
 // and protected paths), for the child's sandbox mode and the parent's approval policy in force.

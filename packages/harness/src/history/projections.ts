@@ -1,13 +1,17 @@
-// How the CLI opens a session it continues: lazily (the header, the surface and the events since
+// How the agent's sessions are opened to continue them: lazily (the header, the surface and the events since
 // the newest snapshot are held; older events are read from the store when asked for), with the
-// projections the agent loop, compaction and the CLI fold their state into, so that state comes
+// projections the agent loop, compaction and the session totals fold their state into, so that state comes
 // from the snapshot instead of a pass over the whole log.
 
 import type { SessionProjection } from '@spine/session-log';
 import { SESSION_TOTALS } from './totals.js';
 
-/** The projections every session the CLI runs keeps in its snapshots. */
-export async function cliProjections(): Promise<SessionProjection[]> {
+/**
+ * The projections every session the agent runs keeps in its snapshots (agent loop, compaction,
+ * {@link SESSION_TOTALS}): pass them to `Session.create` / `Session.open` for a session the agent
+ * will write to.
+ */
+export async function agentProjections(): Promise<SessionProjection[]> {
   const [{ agentLoopProjections }, { compactionProjections }] = await Promise.all([
     import('@spine/agent-loop'),
     import('@spine/compaction'),

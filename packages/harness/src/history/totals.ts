@@ -1,4 +1,4 @@
-// The figures the CLI shows and records about a session (usage, turns, the model last used, the
+// The figures a front end shows and records about a session (usage, turns, the model last used, the
 // context the last request filled) as a projection: a fold kept in the session's snapshots, so
 // a lazily opened session has them without its old events, and nothing re-scans the history.
 
@@ -78,7 +78,7 @@ function apply(state: SessionTotals, event: SessionEvent): SessionTotals {
   return state;
 }
 
-/** The CLI's totals as a session projection: pass it in `projections` when opening a session. */
+/** The session totals as a session projection: pass it in `projections` when opening a session. */
 export const SESSION_TOTALS: SessionProjection = {
   name: 'spine-cli/totals',
   version: 1,

@@ -54,7 +54,7 @@ export class OptionalPartMissingError extends SpineError {
 
 const require = createRequire(import.meta.url);
 
-/** True when `part` resolves from the CLI's location. */
+/** True when `part` resolves from where this package is installed (beside `@spine/cli` for spine). */
 export function isInstalled(part: OptionalPart): boolean {
   // Node's own search path from the CLI's folder; the package's files, not its build, decide
   // (a checkout that was never built still has the package).

@@ -1,4 +1,4 @@
-// Where the CLI keeps a workspace's checkpoints (one shadow store per workspace, shared by its
+// Where a workspace's checkpoints are kept (one shadow store per workspace, shared by its
 // sessions, under the session folder) and how it classifies tool calls for them.
 
 import { createHash } from 'node:crypto';

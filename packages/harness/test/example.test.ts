@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,14 @@ afterAll(() => {
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 describe("the README's example", () => {
+  it('is examples/harness-alone.ts, unchanged', () => {
+    const example = readFileSync(join(root, 'packages/harness/examples/harness-alone.ts'), 'utf8');
+    const readme = readFileSync(join(root, 'packages/harness/README.md'), 'utf8');
+    const program = example.slice(example.indexOf('import '));
+    expect(program.length).toBeGreaterThan(500);
+    expect(readme).toContain(`\`\`\`ts\n${program}\`\`\``);
+  });
+
   it('runs the agent alone against a loopback model: it reads the file, answers and records the session', () => {
     const dir = track(mkdtempSync(join(tmpdir(), 'spine-harness-readme-')));
     const env = { ...process.env };

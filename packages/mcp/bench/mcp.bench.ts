@@ -107,7 +107,7 @@ if (backend?.info.name !== 'bwrap')
   throw new Error('bubblewrap is required for the sandboxed start');
 const shellQuote = (word: string): string =>
   /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-// The reference CLI's wrapper (apps/reference-cli/src/mcp/sandbox.ts), inlined: mcp does not depend on the CLI.
+// The harness's wrapper (packages/harness/src/mcp/sandbox.ts), inlined: mcp does not depend on the harness.
 const sandboxed: McpCommandWrapper = (command, context) => {
   const wrapped = backend.wrap({
     command: ['exec', ...[command.command, ...command.args].map(shellQuote)].join(' '),

@@ -74,7 +74,8 @@ export {
   type MemoryReport,
   memoryReport,
 } from './memory/memory-report.js';
-export { type ScratchMemory, scratchUserMemory, type WiredMemory } from './memory/memory-wiring.js';
+export type { WiredMemory } from './memory/memory-wiring.js';
+export { type ScratchMemory, scratchUserMemory } from './memory/scratch.js';
 export { type ResolvedModel, resolveModel } from './model-config.js';
 export {
   explainMissingPart,

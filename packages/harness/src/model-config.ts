@@ -1,10 +1,4 @@
-import {
-  createModelFromName,
-  createModelTable,
-  DEFAULT_KEY_VARIABLES,
-  type NamedModel,
-  parseModelName,
-} from '@spine/llm';
+import type { NamedModel } from '@spine/llm';
 import type { SpineConfig } from './config/schema.js';
 import { MissingKeyError } from './errors.js';
 
@@ -23,6 +17,9 @@ export async function resolveModel(
   config: SpineConfig,
   options: { requireKey?: boolean } = {},
 ): Promise<ResolvedModel> {
+  // Loaded here, not at import: commands that never build a model start without it.
+  const { createModelFromName, createModelTable, DEFAULT_KEY_VARIABLES, parseModelName } =
+    await import('@spine/llm');
   const { provider } = parseModelName(config.model);
   const apiKeyEnv = config.apiKeyEnv ?? DEFAULT_KEY_VARIABLES[provider];
   if (

@@ -1,4 +1,3 @@
-import { DEFAULT_KEY_VARIABLES } from '@spine/llm';
 import type {
   AnyToolDefinition,
   CompactionEngine,
@@ -80,10 +79,12 @@ export interface WiredAgent {
 export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   const { config, cwd, session, model } = options;
   const warn = options.onWarning ?? (() => {});
-  const [agentLoop, toolRuntime, compactionPkg] = await Promise.all([
+  // The heavy packages load here, not when the harness is imported (cold start of every command).
+  const [agentLoop, toolRuntime, compactionPkg, llm] = await Promise.all([
     import('@spine/agent-loop'),
     import('@spine/tool-runtime'),
     import('@spine/compaction'),
+    import('@spine/llm'),
   ]);
 
   const network = config.shell.network;
@@ -106,7 +107,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...config.shell.env,
     neverPass: [
       ...new Set(
-        [config.apiKeyEnv, model.apiKeyEnv, ...Object.values(DEFAULT_KEY_VARIABLES)].filter(
+        [config.apiKeyEnv, model.apiKeyEnv, ...Object.values(llm.DEFAULT_KEY_VARIABLES)].filter(
           (name): name is string => typeof name === 'string',
         ),
       ),
@@ -265,7 +266,6 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...{ config, cwd, warn, sandbox: () => runtime.sandbox },
   });
 
-  const llm = await import('@spine/llm');
   const agent = agentLoop.createAgent({
     session,
     model: model.client,

@@ -1,4 +1,4 @@
-import { RUNTIME_CONTEXT_SOURCE } from '@spine/agent-loop';
+import type { RUNTIME_CONTEXT_SOURCE } from '@spine/agent-loop';
 import { type AgentSession, sessionTotals, usageWithChildren } from '@spine/harness';
 import type { Usage } from '@spine/protocol';
 import { formatCost, type Style } from './style.js';
@@ -40,6 +40,10 @@ export function statusLine(active: AgentSession, style: Style): string {
   );
 }
 
+// agent-loop's RUNTIME_CONTEXT_SOURCE as a literal its type checks: importing the terminal
+// presentation (`spine sessions`, `spine show`) does not load agent-loop.
+const RUNTIME_CONTEXT: typeof RUNTIME_CONTEXT_SOURCE = 'runtime-context';
+
 /** What the model sees now, with token counts: system, tools, messages, runtime context. */
 export function contextReport(active: AgentSession): string {
   const snapshot = active.prompt.assemble({ tools: active.runtime.specs() });
@@ -51,7 +55,7 @@ export function contextReport(active: AgentSession): string {
   let count = 0;
   for (const message of active.session.deriveMessages().messages) {
     const tokens = meter.countMessage(message);
-    if (message.role === 'user' && message.source === RUNTIME_CONTEXT_SOURCE) runtime += tokens;
+    if (message.role === 'user' && message.source === RUNTIME_CONTEXT) runtime += tokens;
     else {
       messages += tokens;
       count++;

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createSessionMemory,
   PROJECT_MEMORY_PATH,
@@ -13,7 +10,6 @@ import {
   type ApprovalPolicyName,
   createApprovalPolicy,
 } from '@spine/tool-runtime';
-import type { SpineConfig } from '../config/schema.js';
 
 /** Cross-session memory as wired into one session. */
 export interface WiredMemory extends SessionMemory<ApprovalCheck> {
@@ -47,25 +43,5 @@ export function wireMemory(options: {
     protectedPathWriters: { [REMEMBER_TOOL]: [PROJECT_MEMORY_PATH] },
     mapApproval: (policy) =>
       memory.approval.wrap(typeof policy === 'string' ? createApprovalPolicy(policy) : policy),
-  };
-}
-
-/** What {@link scratchUserMemory} returns. */
-export interface ScratchMemory {
-  /** The configuration with `memory.userFile` in a temporary folder. */
-  config: SpineConfig;
-  /** Removes the temporary folder. */
-  dispose(): void;
-}
-
-/**
- * The configuration with the user memory file pointed at an empty temporary file, for runs that
- * must never read or write the person's real user memory (`spine rerun`). `dispose` removes it.
- */
-export function scratchUserMemory(config: SpineConfig): ScratchMemory {
-  const dir = mkdtempSync(join(tmpdir(), 'spine-memory-'));
-  return {
-    config: { ...config, memory: { ...config.memory, userFile: join(dir, 'memory.md') } },
-    dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

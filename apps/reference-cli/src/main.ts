@@ -2,16 +2,20 @@
 // command pays only for what it uses (cold start is a benchmarked figure).
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { type AgentFlags, addAgentOptions, addStoreOptions } from './cli-options.js';
-import { exitCodeOf, reportError, tolerateClosedOutput } from './report-error.js';
+import { type AgentFlags, addAgentOptions, addStoreOptions } from './cli-flags.js';
+import { tolerateClosedOutput } from './closed-output.js';
+
+// report-error.ts loads the harness (to explain a missing optional part): only when reporting.
+const reporting = () => import('./report-error.js');
 
 // A closed stdout or stderr (`spine run --json … | head -1`, a terminal that hung up) must not
 // end a task: the session log is the record. Node ignores SIGPIPE, so EPIPE arrives here.
 tolerateClosedOutput();
 // Anything that still escapes is a bug: say so, with where to report it and the session id.
 const crash = (error: unknown): void => {
-  reportError(error);
-  process.exit(1);
+  void reporting()
+    .then(({ reportError }) => reportError(error))
+    .finally(() => process.exit(1));
 };
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
@@ -36,6 +40,7 @@ function act<A extends unknown[]>(
       const handler = await load();
       process.exitCode = await handler(...positional, flags);
     } catch (error) {
+      const { exitCodeOf, reportError } = await reporting();
       reportError(error);
       process.exitCode = exitCodeOf(error);
     }

@@ -3,6 +3,8 @@ import { explainMissingPart } from '@spine/harness';
 import { isModelErrorCode, ModelError, SpineError } from '@spine/protocol';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 
+export { isClosed, tolerateClosedOutput } from './closed-output.js';
+
 /** The session a command is working on, named in a bug report. */
 let currentSession: { id: string; dir: string } | undefined;
 
@@ -118,28 +120,4 @@ export function reportError(thrown: unknown): void {
   } catch {
     // stderr is gone (closed terminal, closed pipe): the exit code still says what happened.
   }
-}
-
-/**
- * Makes writes to a closed stdout or stderr harmless: `EPIPE` (a reader such as `head -1`
- * went away), `EIO` (the terminal hung up) and writes after the stream was destroyed are
- * dropped instead of ending the process with an uncaught error. The session log is the
- * record, so the task goes on. Idempotent.
- */
-export function tolerateClosedOutput(): void {
-  if (tolerating) return;
-  tolerating = true;
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', () => {
-      closedStreams.add(stream);
-    });
-  }
-}
-
-let tolerating = false;
-const closedStreams = new Set<NodeJS.WriteStream>();
-
-/** True once `stream` failed (closed pipe, hung-up terminal) or was destroyed. */
-export function isClosed(stream: NodeJS.WriteStream): boolean {
-  return closedStreams.has(stream) || stream.destroyed || !stream.writable;
 }

@@ -34,7 +34,11 @@ if (stale.length) {
 
 const scratch = mkdtempSync(join(tmpdir(), 'spine-bench-startup-'));
 // An empty home and session directory: no configuration files, no sessions.
-const env = { ...process.env, HOME: scratch, SPINE_SESSION_DIR: join(scratch, 'sessions') };
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  HOME: scratch,
+  SPINE_SESSION_DIR: join(scratch, 'sessions'),
+};
 delete env.SPINE_STORE_URL;
 delete env.XDG_CONFIG_HOME;
 

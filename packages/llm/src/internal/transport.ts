@@ -1,6 +1,7 @@
 import type { ModelStreamEvent } from '@spine/protocol';
-import { type Dispatcher, getGlobalDispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { type ModelPrice, withCost } from '../model-table.js';
+import { defaultDispatcher } from './default-dispatcher.js';
 import { Exchange } from './exchange.js';
 import type { LeasedBytes } from './joined-bytes.js';
 import { RequestGuard } from './request-guard.js';
@@ -85,7 +86,7 @@ export async function* streamModel(spec: StreamSpec): AsyncGenerator<ModelStream
     guard.target = exchange;
     try {
       const target = targetOf(spec.url);
-      const dispatcher = spec.dispatcher ?? getGlobalDispatcher();
+      const dispatcher = spec.dispatcher ?? defaultDispatcher();
       dispatcher.dispatch(
         {
           origin: target.origin,

@@ -361,9 +361,20 @@ export class SessionCore {
   }
 
   private fold(event: SessionEvent): void {
-    for (const fold of this.foldsOfAll) fold.state = fold.definition.apply(fold.state, event);
+    // Per append: indexed loops and no map lookup without typed projections (no iterator
+    // objects on the append path, which runs unoptimised in short sessions).
+    const all = this.foldsOfAll;
+    for (let i = 0; i < all.length; i++) {
+      const fold = all[i] as (typeof all)[number];
+      fold.state = fold.definition.apply(fold.state, event);
+    }
+    if (this.foldsByType.size === 0) return;
     const typed = this.foldsByType.get(event.type);
-    if (typed) for (const fold of typed) fold.state = fold.definition.apply(fold.state, event);
+    if (!typed) return;
+    for (let i = 0; i < typed.length; i++) {
+      const fold = typed[i] as (typeof typed)[number];
+      fold.state = fold.definition.apply(fold.state, event);
+    }
   }
 
   private trackTurn(event: SessionEvent): void {

@@ -106,6 +106,8 @@ type Stop =
 type At = { turn: number; step: number };
 const NOTHING: StepOutput = { text: '', deniedTools: [] };
 const NO_OPTIONS: { signal?: AbortSignal } = {};
+/** The causes of a request that extended the previous prefix (shared: only read). */
+const NO_CAUSES: PrefixChangeCause[] = [];
 
 /** Runs one step; see the file header for its phases. */
 export async function runStep(
@@ -129,22 +131,30 @@ export async function runStep(
   const { body, usage, text } = commit(context, answer, at);
   // 5. Tools: every call gets a result.
   const calls = callsOf(body.content);
-  for (const call of calls) context.emit('tool-call', { ...at, call });
+  for (let i = 0; i < calls.length; i++) {
+    context.emit('tool-call', { ...at, call: calls[i] as ToolCallPart });
+  }
   if (calls.length > 0 && context.beforeTools) {
     const failure = await beforeTools(context, calls, at, signal);
     if (failure) return { ...NOTHING, text, ...(usage ? { usage } : {}), ...failure };
   }
   const tools: { deniedTools: string[]; error?: SpineError } =
     calls.length > 0 ? await runTools(context, calls, at, signal) : NOTHING;
-  const output: StepOutput = { text, deniedTools: tools.deniedTools };
-  if (usage) output.usage = usage;
-  if (tools.error) return { ...output, status: 'failed', error: tools.error };
+  const { deniedTools } = tools;
+  if (tools.error) {
+    const failed: StepStopped = { status: 'failed', error: tools.error, text, deniedTools };
+    if (usage) failed.usage = usage;
+    return failed;
+  }
   // 6. Step end.
   const { finishReason } = answer;
-  context.session.append('step/end', { finishReason, toolCalls: calls.length }, at);
-  if (context.listens('step-end'))
-    context.emit('step-end', { ...at, finishReason, toolCalls: calls.length });
-  return { ...output, status: 'done', finishReason, toolCalls: calls.length };
+  const toolCalls = calls.length;
+  context.session.append('step/end', { finishReason, toolCalls }, at);
+  if (context.listens('step-end')) context.emit('step-end', { ...at, finishReason, toolCalls });
+  // Built in one literal (no spread of an intermediate object): one allocation per step.
+  const done: StepDone = { status: 'done', finishReason, toolCalls, text, deniedTools };
+  if (usage) done.usage = usage;
+  return done;
 }
 
 /** Phase 1: `step/start`, queued `next-step` input, the prompt snapshot. */
@@ -282,8 +292,18 @@ async function request(
       const reportedTokens = promptTokensOf(answer.usage);
       context.meter?.observe({ rawTokens: measure.rawTokens, reportedTokens });
     }
-    const prefixCauses = built.header.prefix.extends ? [] : built.header.prefix.causes;
-    return { ...answer, headerSeq: built.headerSeq, prefixCauses, attempt };
+    const prefixCauses = built.header.prefix.extends ? NO_CAUSES : built.header.prefix.causes;
+    // One literal, optional fields added after (a spread of `answer` costs a copy per step).
+    const result: Answer = {
+      message: answer.message,
+      finishReason: answer.finishReason,
+      headerSeq: built.headerSeq,
+      prefixCauses,
+      attempt,
+    };
+    if (answer.rawFinishReason !== undefined) result.rawFinishReason = answer.rawFinishReason;
+    if (answer.usage) result.usage = answer.usage;
+    return result;
   }
 }
 

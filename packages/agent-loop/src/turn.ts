@@ -55,7 +55,8 @@ export async function runTurnLoop(
       const result = await runStep(context, next, signal);
       if (result.usage) state.usage = addUsage(state.usage, result.usage);
       if (result.text) state.text = result.text;
-      for (const name of result.deniedTools) state.deniedTools.push(name);
+      const denied = result.deniedTools;
+      for (let i = 0; i < denied.length; i++) state.deniedTools.push(denied[i] as string);
       if (result.status === 'aborted') {
         if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
         return aborted(context, state, result.phase, signal);

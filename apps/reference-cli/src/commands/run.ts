@@ -1,8 +1,3 @@
-// Before any store: @spine/llm's undici must set the global dispatcher before the PostgreSQL
-// driver's runtime probe (it reads the global `Response`) loads Node's built-in undici, whose
-// Agent llm's requests cannot use ("invalid onError method"). The command makes model requests,
-// so it loads llm anyway; this only fixes the order (the harness loads llm lazily).
-import '@spine/llm';
 import type { TurnResult } from '@spine/agent-loop';
 import {
   type AgentSession,

@@ -92,6 +92,9 @@ describe('loadConfig', () => {
     const { cwd, env } = setup();
     writeFileSync(join(cwd, '.spine', 'config.json'), '{ "model": ');
     expect(() => loadConfig({ cwd, env })).toThrow(/valid JSON/);
+    const mcp = setup();
+    writeFileSync(join(mcp.cwd, '.mcp.json'), '{ "mcpServers": ');
+    expect(() => loadConfig(mcp)).toThrow(/\.mcp\.json.*valid JSON/);
     const second = setup();
     expect(() =>
       loadConfig({ ...second, env: { ...second.env, SPINE_MAX_STEPS: 'many' } }),

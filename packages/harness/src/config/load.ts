@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { InvalidConfigError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
 import {
   claudeUserFile,
   type McpServersFile,
@@ -161,18 +161,8 @@ function profileOrigin(profile: string, ...layers: (Layer | undefined)[]): strin
 }
 
 function readLayerFile(path: string, layer: ConfigLayerName, base: string): Layer | undefined {
-  if (!existsSync(path)) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new InvalidConfigError({
-      source: path,
-      key: '',
-      expected: `valid JSON (${(error as Error).message})`,
-      cause: error,
-    });
-  }
+  const data = readJsonFile(path);
+  if (data === undefined) return undefined;
   return validated(data, () => path, layer, base);
 }
 

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidConfigError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
 
 /** A file holding `mcpServers` in the format Claude Code and others use. */
 export interface McpServersFile {
@@ -31,18 +31,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * @throws {InvalidConfigError} when the file is not JSON or `mcpServers` is not an object of objects.
  */
 export function readMcpServersFile(path: string): McpServersFile | undefined {
-  if (!existsSync(path)) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new InvalidConfigError({
-      source: path,
-      key: '',
-      expected: `valid JSON (${(error as Error).message})`,
-      cause: error,
-    });
-  }
+  const data = readJsonFile(path);
+  if (data === undefined) return undefined;
   if (!isPlainObject(data) || data.mcpServers === undefined) return undefined;
   if (!isPlainObject(data.mcpServers))
     throw new InvalidConfigError({ source: path, key: 'mcpServers', expected: 'an object' });

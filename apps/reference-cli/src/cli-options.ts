@@ -9,7 +9,7 @@ import {
 } from '@spine/harness';
 import { type AgentFlags, FLAG_NAMES } from './cli-flags.js';
 
-export { type AgentFlags, addAgentOptions, addStoreOptions } from './cli-flags.js';
+export type { AgentFlags } from './cli-flags.js';
 
 /**
  * Loads the configuration for a command: the flags become the top layer.

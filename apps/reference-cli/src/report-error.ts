@@ -3,8 +3,6 @@ import { explainMissingPart } from '@spine/harness';
 import { isModelErrorCode, ModelError, SpineError } from '@spine/protocol';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 
-export { isClosed, tolerateClosedOutput } from './closed-output.js';
-
 /** The session a command is working on, named in a bug report. */
 let currentSession: { id: string; dir: string } | undefined;
 

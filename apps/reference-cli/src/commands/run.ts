@@ -10,8 +10,9 @@ import type { SessionEvent, SessionStore } from '@spine/protocol';
 import { readJsonlHeader, readLastJsonlEvent } from '@spine/session-log';
 import { attachLiveOutput, createLineApprover, describeTurnEnd, styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { isClosed } from '../closed-output.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { adviceFor, exitCodeForTurn, isClosed, noteSession, reportError } from '../report-error.js';
+import { adviceFor, exitCodeForTurn, noteSession, reportError } from '../report-error.js';
 
 /**
  * `spine run [options] "task"`: one task, no questions asked (an `ask` approval is denied

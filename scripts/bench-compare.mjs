@@ -7,7 +7,8 @@
 //     [--env NAME=VALUE …]
 // --env sets a variable for every bench run of both trees: SPINE_BENCH_CHAIN=off (the step,
 // append and open benches write without the tamper-evident chain) and SPINE_BENCH_SNAPSHOTS=off
-// (the open bench writes no automatic snapshots); a tree whose benches do not know one ignores it.
+// (the open and step benches write no automatic snapshots); a tree whose benches do not know
+// one ignores it.
 //
 // Each tree needs its dependencies installed and its packages built (the benches import sibling
 // packages from their dist). Example, comparing a past commit with HEAD:

@@ -111,6 +111,8 @@ async function setup(messages: number) {
     // SPINE_BENCH_PROJECTIONS=on registers the loop's projections, as the CLI does for every
     // session: each append is then folded into them (the default measures without).
     ...(process.env.SPINE_BENCH_PROJECTIONS === 'on' ? { projections: agentLoopProjections } : {}),
+    // SPINE_BENCH_SNAPSHOTS=off writes no automatic snapshots (their cost told from the rest).
+    ...(process.env.SPINE_BENCH_SNAPSHOTS === 'off' ? { snapshots: false as const } : {}),
   });
   for (let i = 0; i < messages; i++) {
     if (i % 2 === 0)

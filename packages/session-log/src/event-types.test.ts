@@ -1,12 +1,15 @@
 import {
   AssistantMessageBodySchema,
   AttemptBodySchema,
+  PromptSystemBodySchema,
   RequestContextBodySchema,
   RequestHeaderBodySchema,
   SpineError,
   StepEndBodySchema,
   StepStartBodySchema,
   ToolResultBodySchema,
+  ToolStartedBodySchema,
+  ToolsDefinedBodySchema,
   TurnEndBodySchema,
   TurnStartBodySchema,
   UserMessageBodySchema,
@@ -112,6 +115,7 @@ const tricky = fc.constantFrom<unknown>(
   [1, 2, 3],
   ['x'],
   { enabled: true },
+  'x'.repeat(65),
 );
 const paths = (body: object): string[][] => {
   const out: string[][] = [];
@@ -146,11 +150,22 @@ describe('built-in body checks', () => {
   });
 
   it('accept exactly the user/message and tool/result bodies the schemas accept', async () => {
+    // `meta` as the loop writes it (runtime context, inbox), other JSON objects, and non-objects.
+    const meta = fc.oneof(
+      fc.constant({ snapshot: { cwd: '/w', date: '2026-12-02' }, inboxId: 'i1' }),
+      fc.constant({}),
+      fc.constant(Object.assign(Object.create(null), { queue: 'next-step' })),
+      fc.dictionary(fc.string({ maxLength: 3 }), anyValue, { maxKeys: 3 }),
+      fc.constant({ nested: [1, { deep: null }] }),
+      fc.constant([1]),
+      anyValue,
+    );
     const user = fc.record(
       {
         content: fc.oneof(fc.string(), anyValue),
         source: fc.oneof(fc.constant('user'), anyValue),
         pinned: fc.oneof(fc.boolean(), anyValue),
+        meta,
       },
       { requiredKeys: [] },
     );
@@ -161,6 +176,7 @@ describe('built-in body checks', () => {
         content: fc.string(),
         isError: fc.oneof(fc.boolean(), anyValue),
         outcome: fc.oneof(fc.constant('unknown'), fc.constant('done'), anyValue),
+        meta,
       },
       { requiredKeys: ['toolName', 'content'] },
     );
@@ -231,6 +247,35 @@ describe('built-in body checks', () => {
       await fc.assert(
         fc.asyncProperty(fc.oneof(mutated(base), tricky), (body) => agrees(type, schema, body)),
         { numRuns: 400 },
+      );
+    }
+  });
+
+  it('accept exactly the prompt/system, tools/defined and tool/started bodies the schemas accept', async () => {
+    const parameters = { type: 'object', properties: { path: { type: 'string' } } };
+    const cases: Array<[string, { safeParse(value: unknown): { success: boolean } }, object]> = [
+      ['prompt/system', PromptSystemBodySchema, { hash: 'sha256:s', text: 'You are "careful".' }],
+      [
+        'tools/defined',
+        ToolsDefinedBodySchema,
+        {
+          hash: 'sha256:t',
+          tools: [
+            { name: 'read_file', description: 'Reads a file.', parameters },
+            { name: 'bash-2', description: '', parameters: {} },
+          ],
+        },
+      ],
+      [
+        'tool/started',
+        ToolStartedBodySchema,
+        { toolCallId: 'c1', toolName: 'bash', arguments: '{}' },
+      ],
+    ];
+    for (const [type, schema, base] of cases) {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(mutated(base), tricky), (body) => agrees(type, schema, body)),
+        { numRuns: 600 },
       );
     }
   });

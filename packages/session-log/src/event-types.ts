@@ -164,6 +164,24 @@ function isChainAnchor(chain: unknown): boolean {
   return isObject(chain) && isPositive(chain.seq) && typeof chain.h === 'string';
 }
 
+/** A tool name as `ToolSpecSchema` accepts it: the widest name every provider accepts. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * `tools` of `tools/defined`: tool specs with a valid name, a description and a parameters
+ * object (its values are JSON already: the checks run after `isPlainJson`).
+ */
+function isToolSpecs(tools: unknown): boolean {
+  if (!Array.isArray(tools)) return false;
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i] as unknown;
+    if (!isObject(tool)) return false;
+    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) return false;
+    if (typeof tool.description !== 'string' || !isObject(tool.parameters)) return false;
+  }
+  return true;
+}
+
 function isAssistantContent(content: unknown): boolean {
   if (!Array.isArray(content)) return false;
   for (let i = 0; i < content.length; i++) if (!isAssistantPart(content[i])) return false;
@@ -171,15 +189,19 @@ function isAssistantContent(content: unknown): boolean {
 }
 
 /**
- * Hand-written checks for the hottest built-in bodies. Each accepts only bodies its zod schema
- * accepts (anything unusual, such as `meta`, falls through to zod), so it is a pure speed-up.
+ * Hand-written checks for the built-in bodies an agent writes as it runs. Each accepts only
+ * bodies its zod schema accepts (anything unusual falls through to zod), so it is a pure
+ * speed-up; each is property-tested against its schema (event-types.test.ts). They run after
+ * `isPlainJson`, so a JSON-valued field (`meta`, tool `parameters`) only needs to be an object.
+ * Covering every type of a plain step also keeps zod off the step's path: its first use in a
+ * session deoptimised the append path the step runs through (the step benchmark's window).
  */
 const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
   'user/message': (body) =>
     typeof body.content === 'string' &&
     typeof body.source === 'string' &&
     (body.pinned === undefined || typeof body.pinned === 'boolean') &&
-    body.meta === undefined,
+    (body.meta === undefined || isObject(body.meta)),
   'assistant/message': (body) =>
     isAssistantContent(body.content) &&
     typeof body.finishReason === 'string' &&
@@ -194,7 +216,14 @@ const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
     typeof body.content === 'string' &&
     typeof body.isError === 'boolean' &&
     (body.outcome === undefined || OUTCOMES.has(body.outcome as string)) &&
-    body.meta === undefined,
+    (body.meta === undefined || isObject(body.meta)),
+  'tool/started': (body) =>
+    typeof body.toolCallId === 'string' &&
+    typeof body.toolName === 'string' &&
+    typeof body.arguments === 'string',
+  // Once per session and whenever the prompt or the tools change, on a step's path.
+  'prompt/system': (body) => typeof body.hash === 'string' && typeof body.text === 'string',
+  'tools/defined': (body) => typeof body.hash === 'string' && isToolSpecs(body.tools),
   // One per attempt: the step benchmark's per-step cost.
   'request/header': (body) =>
     isCount(body.turn) &&

@@ -189,105 +189,133 @@ function isAssistantContent(content: unknown): boolean {
 }
 
 /**
- * Hand-written checks for the built-in bodies an agent writes as it runs. Each accepts only
- * bodies its zod schema accepts (anything unusual falls through to zod), so it is a pure
- * speed-up; each is property-tested against its schema (event-types.test.ts). They run after
- * `isPlainJson`, so a JSON-valued field (`meta`, tool `parameters`) only needs to be an object.
- * Covering every type of a plain step also keeps zod off the step's path: its first use in a
- * session deoptimised the append path the step runs through (the step benchmark's window).
+ * Hand-written checks for the built-in bodies an agent writes as it runs: true when `body`
+ * certainly passes the schema of `type`. Each accepts only bodies its zod schema accepts
+ * (anything unusual falls through to zod), so it is a pure speed-up; each is property-tested
+ * against its schema (event-types.test.ts). They run after `isPlainJson`, so a JSON-valued field
+ * (`meta`, tool `parameters`) only needs to be an object. Covering every type of a plain step
+ * keeps zod off the step's path (its first use in a session deoptimised the append path). One
+ * function rather than one per type: called on every append, V8 optimises it with its helpers
+ * inlined after a few hundred steps, where a check per type is called once per step and stays
+ * unoptimised far longer.
  */
-const FAST_CHECKS: Readonly<Record<string, (body: Loose) => boolean>> = {
-  'user/message': (body) =>
-    typeof body.content === 'string' &&
-    typeof body.source === 'string' &&
-    (body.pinned === undefined || typeof body.pinned === 'boolean') &&
-    (body.meta === undefined || isObject(body.meta)),
-  'assistant/message': (body) =>
-    isAssistantContent(body.content) &&
-    typeof body.finishReason === 'string' &&
-    optionalString(body.rawFinishReason) &&
-    (body.usage === undefined || isUsage(body.usage)) &&
-    optionalString(body.model) &&
-    optionalString(body.provider) &&
-    (body.attempt === undefined || (isCount(body.attempt) && (body.attempt as number) > 0)),
-  'tool/result': (body) =>
-    typeof body.toolCallId === 'string' &&
-    typeof body.toolName === 'string' &&
-    typeof body.content === 'string' &&
-    typeof body.isError === 'boolean' &&
-    (body.outcome === undefined || OUTCOMES.has(body.outcome as string)) &&
-    (body.meta === undefined || isObject(body.meta)),
-  'tool/started': (body) =>
-    typeof body.toolCallId === 'string' &&
-    typeof body.toolName === 'string' &&
-    typeof body.arguments === 'string',
-  // Once per session and whenever the prompt or the tools change, on a step's path.
-  'prompt/system': (body) => typeof body.hash === 'string' && typeof body.text === 'string',
-  'tools/defined': (body) => typeof body.hash === 'string' && isToolSpecs(body.tools),
-  // One per attempt: the step benchmark's per-step cost.
-  'request/header': (body) =>
-    isCount(body.turn) &&
-    isCount(body.step) &&
-    isPositive(body.attempt) &&
-    typeof body.model === 'string' &&
-    typeof body.provider === 'string' &&
-    typeof body.systemHash === 'string' &&
-    typeof body.toolsHash === 'string' &&
-    isCount(body.generation) &&
-    isCount(body.messageCount) &&
-    isRecordedSeqs(body.seqs) &&
-    isStrings(body.addedHashes) &&
-    typeof body.messagesHash === 'string' &&
-    typeof body.requestHash === 'string' &&
-    (body.hashing === undefined || body.hashing === 'chain/1') &&
-    optionalCount(body.maxOutputTokens) &&
-    body.reasoning === undefined &&
-    optionalString(body.sessionId) &&
-    isPrefix(body.prefix) &&
-    optionalCount(body.estimatedTokens) &&
-    (body.chain === undefined || isChainAnchor(body.chain)),
-  // Once per step or turn: with the two above, every event of a plain step skips zod.
-  'turn/start': (body) => isObject(body) && optionalString(body.inboxId),
-  'step/start': (body) => isObject(body),
-  'request/context': (body) =>
-    isPositive(body.request) && isStringRecord(body.contexts) && isStringRecord(body.variables),
-  'step/end': (body) =>
-    isObject(body) &&
-    optionalString(body.finishReason) &&
-    optionalCount(body.toolCalls) &&
-    (body.interrupted === undefined || typeof body.interrupted === 'boolean'),
-  'turn/end': (body) =>
-    TURN_END_REASON_SET.has(body.reason as string) &&
-    optionalCount(body.steps) &&
-    (body.usage === undefined || isUsage(body.usage)) &&
-    (body.error === undefined ||
-      (isObject(body.error) &&
-        typeof body.error.code === 'string' &&
-        typeof body.error.message === 'string')) &&
-    (body.deniedTools === undefined || isStrings(body.deniedTools)),
-  'assistant/attempt': (body) =>
-    isPositive(body.request) &&
-    isPositive(body.attempt) &&
-    ATTEMPT_OUTCOME_SET.has(body.outcome as string) &&
-    optionalString(body.code) &&
-    optionalString(body.message) &&
-    (body.retryable === undefined || typeof body.retryable === 'boolean') &&
-    (body.status === undefined || Number.isSafeInteger(body.status)) &&
-    optionalCount(body.cacheHitTokens) &&
-    optionalCount(body.cacheMissTokens) &&
-    (body.usage === undefined || isUsage(body.usage)) &&
-    (body.messageSeq === undefined || isPositive(body.messageSeq)) &&
-    (body.prefixCauses === undefined || isCauses(body.prefixCauses)),
-};
+function passesFastCheck(type: string, body: Loose): boolean {
+  switch (type) {
+    case 'user/message':
+      return (
+        typeof body.content === 'string' &&
+        typeof body.source === 'string' &&
+        (body.pinned === undefined || typeof body.pinned === 'boolean') &&
+        (body.meta === undefined || isObject(body.meta))
+      );
+    case 'assistant/message':
+      return (
+        isAssistantContent(body.content) &&
+        typeof body.finishReason === 'string' &&
+        optionalString(body.rawFinishReason) &&
+        (body.usage === undefined || isUsage(body.usage)) &&
+        optionalString(body.model) &&
+        optionalString(body.provider) &&
+        (body.attempt === undefined || (isCount(body.attempt) && (body.attempt as number) > 0))
+      );
+    case 'tool/result':
+      return (
+        typeof body.toolCallId === 'string' &&
+        typeof body.toolName === 'string' &&
+        typeof body.content === 'string' &&
+        typeof body.isError === 'boolean' &&
+        (body.outcome === undefined || OUTCOMES.has(body.outcome as string)) &&
+        (body.meta === undefined || isObject(body.meta))
+      );
+    case 'tool/started':
+      return (
+        typeof body.toolCallId === 'string' &&
+        typeof body.toolName === 'string' &&
+        typeof body.arguments === 'string'
+      );
+    // Once per session and whenever the prompt or the tools change, on a step's path.
+    case 'prompt/system':
+      return typeof body.hash === 'string' && typeof body.text === 'string';
+    case 'tools/defined':
+      return typeof body.hash === 'string' && isToolSpecs(body.tools);
+    // One per attempt: the step benchmark's per-step cost.
+    case 'request/header':
+      return (
+        isCount(body.turn) &&
+        isCount(body.step) &&
+        isPositive(body.attempt) &&
+        typeof body.model === 'string' &&
+        typeof body.provider === 'string' &&
+        typeof body.systemHash === 'string' &&
+        typeof body.toolsHash === 'string' &&
+        isCount(body.generation) &&
+        isCount(body.messageCount) &&
+        isRecordedSeqs(body.seqs) &&
+        isStrings(body.addedHashes) &&
+        typeof body.messagesHash === 'string' &&
+        typeof body.requestHash === 'string' &&
+        (body.hashing === undefined || body.hashing === 'chain/1') &&
+        optionalCount(body.maxOutputTokens) &&
+        body.reasoning === undefined &&
+        optionalString(body.sessionId) &&
+        isPrefix(body.prefix) &&
+        optionalCount(body.estimatedTokens) &&
+        (body.chain === undefined || isChainAnchor(body.chain))
+      );
+    // Once per step or turn: with the two above, every event of a plain step skips zod.
+    case 'turn/start':
+      return isObject(body) && optionalString(body.inboxId);
+    case 'step/start':
+      return isObject(body);
+    case 'request/context':
+      return (
+        isPositive(body.request) && isStringRecord(body.contexts) && isStringRecord(body.variables)
+      );
+    case 'step/end':
+      return (
+        isObject(body) &&
+        optionalString(body.finishReason) &&
+        optionalCount(body.toolCalls) &&
+        (body.interrupted === undefined || typeof body.interrupted === 'boolean')
+      );
+    case 'turn/end':
+      return (
+        TURN_END_REASON_SET.has(body.reason as string) &&
+        optionalCount(body.steps) &&
+        (body.usage === undefined || isUsage(body.usage)) &&
+        (body.error === undefined ||
+          (isObject(body.error) &&
+            typeof body.error.code === 'string' &&
+            typeof body.error.message === 'string')) &&
+        (body.deniedTools === undefined || isStrings(body.deniedTools))
+      );
+    case 'assistant/attempt':
+      return (
+        isPositive(body.request) &&
+        isPositive(body.attempt) &&
+        ATTEMPT_OUTCOME_SET.has(body.outcome as string) &&
+        optionalString(body.code) &&
+        optionalString(body.message) &&
+        (body.retryable === undefined || typeof body.retryable === 'boolean') &&
+        (body.status === undefined || Number.isSafeInteger(body.status)) &&
+        optionalCount(body.cacheHitTokens) &&
+        optionalCount(body.cacheMissTokens) &&
+        (body.usage === undefined || isUsage(body.usage)) &&
+        (body.messageSeq === undefined || isPositive(body.messageSeq)) &&
+        (body.prefixCauses === undefined || isCauses(body.prefixCauses))
+      );
+    default:
+      return false;
+  }
+}
 
 function builtinEntry(type: string): EventTypeEntry | undefined {
   const surface = BUILTIN_EVENT_SURFACES[type];
   if (!surface) return undefined;
-  const fast = FAST_CHECKS[type];
   return {
     surface: surface === 'surface',
     validate: (body) => {
-      if (fast && body !== null && typeof body === 'object' && fast(body as Loose))
+      if (body !== null && typeof body === 'object' && passesFastCheck(type, body as Loose))
         return undefined;
       const result = schemaOf(type).safeParse(body);
       if (result.success) return undefined;

@@ -28,4 +28,5 @@ export { isModelError, ModelError } from './model-client.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { VisibleTextOptions } from './terminal-text.js';
 export { visibleJson, visibleText } from './terminal-text.js';
+export { TOOL_NAME_PATTERN } from './tool-name.js';
 export { addUsage, promptTokensOf } from './usage-math.js';

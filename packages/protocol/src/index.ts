@@ -194,6 +194,7 @@ export type {
   ToolHookCall,
   ToolHooks,
 } from './tool-hooks.js';
+export { TOOL_NAME_PATTERN } from './tool-name.js';
 export type {
   ApprovalAnswer,
   ApprovalRequest,

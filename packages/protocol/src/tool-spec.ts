@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { type JsonSchema, JsonValueSchema } from './json.js';
+import { TOOL_NAME_PATTERN } from './tool-name.js';
 
 /** What the model sees of a tool: its name, description and JSON Schema parameters. */
 export const ToolSpecSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  name: z.string().regex(TOOL_NAME_PATTERN),
   description: z.string(),
   parameters: z.record(z.string(), JsonValueSchema),
 });

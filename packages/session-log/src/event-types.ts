@@ -8,6 +8,7 @@ import {
   ATTEMPT_OUTCOMES,
   BUILTIN_EVENT_SURFACES,
   PREFIX_CHANGE_CAUSES,
+  TOOL_NAME_PATTERN,
   TOOL_RESULT_OUTCOMES,
   TURN_END_REASONS,
 } from '@spine/protocol/core';
@@ -164,9 +165,6 @@ function isChainAnchor(chain: unknown): boolean {
   return isObject(chain) && isPositive(chain.seq) && typeof chain.h === 'string';
 }
 
-/** A tool name as `ToolSpecSchema` accepts it: the widest name every provider accepts. */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
 /**
  * `tools` of `tools/defined`: tool specs with a valid name, a description and a parameters
  * object (its values are JSON already: the checks run after `isPlainJson`).
@@ -176,7 +174,7 @@ function isToolSpecs(tools: unknown): boolean {
   for (let i = 0; i < tools.length; i++) {
     const tool = tools[i] as unknown;
     if (!isObject(tool)) return false;
-    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) return false;
+    if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) return false;
     if (typeof tool.description !== 'string' || !isObject(tool.parameters)) return false;
   }
   return true;

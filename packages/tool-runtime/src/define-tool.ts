@@ -5,6 +5,7 @@ import type {
   ToolOutput,
   ToolPermissions,
 } from '@spine/protocol';
+import { TOOL_NAME_PATTERN } from '@spine/protocol';
 import { type ZodType, z } from 'zod';
 import { InvalidToolDefinitionError } from './errors.js';
 import { compileArgumentValidator } from './internal/validate.js';
@@ -28,8 +29,6 @@ export interface DefineToolOptions<Args> {
   /** Paths a call mutates, so the runtime serialises calls on the same path. */
   mutatedPaths?: (args: Args) => string[];
 }
-
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function isZodSchema(value: unknown): value is ZodType {
   return (
@@ -123,7 +122,7 @@ export function toParametersSchema(name: string, parameters: ZodType | JsonSchem
 export function defineTool<Args = Record<string, unknown>>(
   options: DefineToolOptions<Args>,
 ): ToolDefinition<Args> {
-  if (!NAME.test(options.name)) {
+  if (!TOOL_NAME_PATTERN.test(options.name)) {
     throw new InvalidToolDefinitionError({
       name: options.name,
       reason: 'the name must match [A-Za-z0-9_-]{1,64}',

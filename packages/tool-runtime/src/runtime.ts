@@ -10,7 +10,7 @@ import type {
   ToolScheduler,
   ToolSpec,
 } from '@spine/protocol';
-import { assertSpecificationVersion } from '@spine/protocol';
+import { assertSpecificationVersion, TOOL_NAME_PATTERN } from '@spine/protocol';
 import {
   type ApprovalPolicy,
   type ApprovalPolicyName,
@@ -180,7 +180,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   const maxConcurrency = Math.max(1, options.maxConcurrency ?? 8);
   const register = (tool: AnyToolDefinition): void => {
     const name = tool.spec?.name;
-    if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
       throw new InvalidToolDefinitionError({
         name: String(name),
         reason: 'the name must match [A-Za-z0-9_-]{1,64}',

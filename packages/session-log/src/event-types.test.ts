@@ -127,17 +127,31 @@ const paths = (body: object): string[][] => {
   walk(body, []);
   return out;
 };
+// An object turned into an array carrying the same fields: isPlainJson walks only an array's
+// items, and the log would write it as `[]`, so the check must refuse it as the schema does.
+const arrayified = (value: unknown): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.assign([], value)
+    : value;
 const mutated = (base: object) =>
-  fc.tuple(fc.constantFrom(...paths(base)), tricky, fc.boolean()).map(([path, value, keep]) => {
-    const body = structuredClone(base) as Record<string, unknown>;
-    if (keep) return body;
-    let target = body;
-    for (const key of path.slice(0, -1)) target = target[key] as Record<string, unknown>;
-    const last = path.at(-1) as string;
-    if (value === undefined) delete target[last];
-    else target[last] = value;
-    return body;
-  });
+  fc
+    .tuple(
+      fc.constantFrom<string[]>([], ...paths(base)),
+      tricky,
+      fc.constantFrom('keep', 'set', 'arrayify'),
+    )
+    .map(([path, value, mode]) => {
+      const body = structuredClone(base) as Record<string, unknown>;
+      if (mode === 'keep') return body;
+      if (path.length === 0) return mode === 'arrayify' ? arrayified(body) : value;
+      let target = body;
+      for (const key of path.slice(0, -1)) target = target[key] as Record<string, unknown>;
+      const last = path.at(-1) as string;
+      if (mode === 'arrayify') target[last] = arrayified(target[last]);
+      else if (value === undefined) delete target[last];
+      else target[last] = value;
+      return body;
+    });
 
 describe('built-in body checks', () => {
   it('accept exactly the assistant/message bodies the schema accepts', async () => {

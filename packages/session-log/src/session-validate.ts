@@ -98,8 +98,9 @@ export function checkAppendOptions(
 }
 
 /**
- * Builds an appended event with its fields in the stored order. The common shapes are single
- * object literals, so V8 keeps every field in the object instead of a separately allocated store.
+ * Builds an appended event with its fields in the stored order. The common shapes (with or
+ * without turn and step, every event an agent loop writes has both) are single object literals,
+ * so V8 keeps every field in the object instead of a separately allocated store.
  */
 export function buildEvent<Body>(
   seq: number,
@@ -109,8 +110,15 @@ export function buildEvent<Body>(
 ): SessionEvent<Body> {
   const at = nowIso();
   const { turn, step, surfaceOp, sourceEventSeqs } = checked;
-  if (turn === undefined && step === undefined && sourceEventSeqs === undefined) {
-    return surfaceOp ? { seq, type, at, body, surfaceOp } : { seq, type, at, body };
+  if (sourceEventSeqs === undefined) {
+    if (turn !== undefined && step !== undefined) {
+      return surfaceOp
+        ? { seq, type, at, body, turn, step, surfaceOp }
+        : { seq, type, at, body, turn, step };
+    }
+    if (turn === undefined && step === undefined) {
+      return surfaceOp ? { seq, type, at, body, surfaceOp } : { seq, type, at, body };
+    }
   }
   const event: SessionEvent<Body> = { seq, type, at, body };
   if (turn !== undefined) event.turn = turn;

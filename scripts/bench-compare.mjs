@@ -14,7 +14,10 @@
 // packages from their dist). Example, comparing a past commit with HEAD:
 //   git worktree add /tmp/before <commit> && (cd /tmp/before && npm ci && npx turbo run build)
 //   node scripts/bench-compare.mjs --before /tmp/before --after .
-// Exit 1 when a figure is more than --limit percent (default 5) worse after than before.
+// Exit 1 when a figure is more than --limit percent (default 5) worse after than before. The
+// table also gives each change's 90% bootstrap interval over the rounds: on a shared 2-core
+// machine one process's figure moves by several percent, so a change near the limit needs more
+// rounds (the step figures settle to about ±2% with 30).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -152,17 +155,51 @@ const median = (list) => {
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
+/** A seeded PRNG (mulberry32), so the interval below is the same for the same samples. */
+function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The 90% bootstrap interval of the change in percent: both trees' rounds resampled with
+ * replacement 2,000 times, the change of medians taken each time. How far the table's change
+ * could move on this machine with the same code; a figure whose interval straddles the limit is
+ * not settled by this many rounds.
+ */
+function changeInterval(before, after) {
+  const next = random(before.length * 7919 + after.length);
+  const resample = (list) => median(Array.from(list, () => list[Math.floor(next() * list.length)]));
+  const changes = [];
+  for (let i = 0; i < 2000; i++) {
+    const b = resample(before);
+    changes.push(((resample(after) - b) / b) * 100);
+  }
+  changes.sort((x, y) => x - y);
+  return [changes[100], changes[1899]];
+}
+
 const rows = figures.map(([file, key, label, higherIsBetter]) => {
-  const before = median(samples.before[`${file}#${key}`] ?? [Number.NaN]);
-  const after = median(samples.after[`${file}#${key}`] ?? [Number.NaN]);
+  const beforeSamples = samples.before[`${file}#${key}`] ?? [Number.NaN];
+  const afterSamples = samples.after[`${file}#${key}`] ?? [Number.NaN];
+  const before = median(beforeSamples);
+  const after = median(afterSamples);
   const change = ((after - before) / before) * 100;
   const worse = higherIsBetter ? -change : change;
+  const [low, high] = changeInterval(beforeSamples, afterSamples);
   return {
     figure: label,
     key,
     before,
     after,
     changePercent: +change.toFixed(1),
+    interval90: [+low.toFixed(1), +high.toFixed(1)],
     ok: worse <= limit,
   };
 });
@@ -170,11 +207,11 @@ const rows = figures.map(([file, key, label, higherIsBetter]) => {
 const format = (value) =>
   Math.abs(value) >= 100 ? Math.round(value).toString() : value.toFixed(3);
 const lines = [
-  `| figure | before | after | change | within ${limit}% |`,
-  '| --- | ---: | ---: | ---: | --- |',
+  `| figure | before | after | change | 90% interval | within ${limit}% |`,
+  '| --- | ---: | ---: | ---: | ---: | --- |',
   ...rows.map(
     (row) =>
-      `| ${row.figure} | ${format(row.before)} | ${format(row.after)} | ${row.changePercent > 0 ? '+' : ''}${row.changePercent}% | ${row.ok ? 'yes' : 'NO'} |`,
+      `| ${row.figure} | ${format(row.before)} | ${format(row.after)} | ${row.changePercent > 0 ? '+' : ''}${row.changePercent}% | ${row.interval90[0]}…${row.interval90[1]}% | ${row.ok ? 'yes' : 'NO'} |`,
   ),
 ];
 console.log(

@@ -294,6 +294,22 @@ describe('built-in body checks', () => {
     }
   });
 
+  it('refuse an array that carries the fields of a valid message body', async () => {
+    const bodies: Array<[string, object]> = [
+      ['user/message', { content: 'hi', source: 'user' }],
+      ['assistant/message', { content: [{ type: 'text', text: 'x' }], finishReason: 'stop' }],
+      ['tool/result', { toolCallId: 'c1', toolName: 'bash', content: 'ok', isError: false }],
+    ];
+    for (const [type, body] of bodies) {
+      const session = await Session.create({ store: createMemoryStore(), id: 'arrays' });
+      // Valid as an object; as an array the log would record `[]`.
+      expect(() => session.append(type, body)).not.toThrow();
+      expect(() => session.append(type, Object.assign([], body))).toThrow(
+        expect.objectContaining({ code: 'INVALID_EVENT' }),
+      );
+    }
+  });
+
   it('name the offending field of a refused assistant message', async () => {
     const session = await Session.create({ store: createMemoryStore(), id: 'named' });
     expect(() =>

@@ -17,7 +17,7 @@
 // Exit 1 when a figure is more than --limit percent (default 5) worse after than before. The
 // table also gives each change's 90% bootstrap interval over the rounds: on a shared 2-core
 // machine one process's figure moves by several percent, so a change near the limit needs more
-// rounds (the step figures settle to about ±2% with 30).
+// rounds (with 30, the step figures' intervals are about ±3% wide), and separate runs still differ.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';

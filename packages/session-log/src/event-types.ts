@@ -69,22 +69,21 @@ function isCount(value: unknown): boolean {
 /** One assistant part as `AssistantPartSchema` accepts it (text, reasoning or tool call). */
 function isAssistantPart(part: unknown): boolean {
   if (!isObject(part)) return false;
-  const loose = part;
-  switch (loose.type) {
+  switch (part.type) {
     case 'text':
-      return typeof loose.text === 'string';
+      return typeof part.text === 'string';
     case 'reasoning':
       return (
-        typeof loose.text === 'string' &&
-        optionalString(loose.signature) &&
-        optionalString(loose.redactedData)
+        typeof part.text === 'string' &&
+        optionalString(part.signature) &&
+        optionalString(part.redactedData)
       );
     case 'tool-call':
       return (
-        typeof loose.id === 'string' &&
-        typeof loose.name === 'string' &&
-        typeof loose.arguments === 'string' &&
-        optionalString(loose.providerId)
+        typeof part.id === 'string' &&
+        typeof part.name === 'string' &&
+        typeof part.arguments === 'string' &&
+        optionalString(part.providerId)
       );
     default:
       return false;
@@ -94,15 +93,15 @@ function isAssistantPart(part: unknown): boolean {
 /** A usage record as `UsageSchema` accepts it (every bucket a non-negative integer). */
 function isUsage(usage: unknown): boolean {
   if (!isObject(usage)) return false;
-  const loose = usage;
+  const { costUsd } = usage;
   return (
-    isCount(loose.inputTokens) &&
-    isCount(loose.cacheReadTokens) &&
-    isCount(loose.cacheWriteTokens) &&
-    isCount(loose.outputTokens) &&
-    (loose.reasoningTokens === undefined || isCount(loose.reasoningTokens)) &&
-    (loose.costUsd === undefined ||
-      (typeof loose.costUsd === 'number' && Number.isFinite(loose.costUsd) && loose.costUsd >= 0))
+    isCount(usage.inputTokens) &&
+    isCount(usage.cacheReadTokens) &&
+    isCount(usage.cacheWriteTokens) &&
+    isCount(usage.outputTokens) &&
+    (usage.reasoningTokens === undefined || isCount(usage.reasoningTokens)) &&
+    (costUsd === undefined ||
+      (typeof costUsd === 'number' && Number.isFinite(costUsd) && costUsd >= 0))
   );
 }
 
@@ -200,6 +199,7 @@ function isAssistantContent(content: unknown): boolean {
  * unoptimised far longer.
  */
 function passesFastCheck(type: string, body: Loose): boolean {
+  // `body` is a non-array object (checked by the caller); only its fields are looked at here.
   switch (type) {
     case 'user/message':
       return (
@@ -264,16 +264,15 @@ function passesFastCheck(type: string, body: Loose): boolean {
       );
     // Once per step or turn: with the two above, every event of a plain step skips zod.
     case 'turn/start':
-      return isObject(body) && optionalString(body.inboxId);
+      return optionalString(body.inboxId);
     case 'step/start':
-      return isObject(body);
+      return true;
     case 'request/context':
       return (
         isPositive(body.request) && isStringRecord(body.contexts) && isStringRecord(body.variables)
       );
     case 'step/end':
       return (
-        isObject(body) &&
         optionalString(body.finishReason) &&
         optionalCount(body.toolCalls) &&
         (body.interrupted === undefined || typeof body.interrupted === 'boolean')

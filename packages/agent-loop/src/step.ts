@@ -132,7 +132,7 @@ export async function runStep(
   let overflowCompactions = 0;
   let answer: Answer;
   for (;;) {
-    const sent = send(context, snapshot, start, attempt, signal);
+    const sent = send(context, snapshot, at, attempt, signal);
     if ('status' in sent) return { ...NOTHING, ...sent };
     let streamed: ModelAnswer;
     try {
@@ -226,12 +226,12 @@ interface Sent {
 function send(
   context: StepContext,
   snapshot: PromptSnapshot,
-  position: StepStart,
+  at: At,
   attempt: number,
   signal?: AbortSignal,
 ): Sent | Stop {
   const { session } = context;
-  context.projection.project(snapshot.contexts, { turn: position.turn, step: position.step });
+  context.projection.project(snapshot.contexts, at);
   const measure = context.meter?.measure({
     session,
     system: snapshot.system,
@@ -241,8 +241,8 @@ function send(
     snapshot,
     modelId: context.modelId,
     provider: context.model.provider,
-    turn: position.turn,
-    step: position.step,
+    turn: at.turn,
+    step: at.step,
     attempt,
   };
   if (context.maxOutputTokens !== undefined) input.maxOutputTokens = context.maxOutputTokens;

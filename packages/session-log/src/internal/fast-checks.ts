@@ -33,7 +33,7 @@ function optionalString(value: unknown): boolean {
 }
 
 function isCount(value: unknown): boolean {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 /** One assistant part as `AssistantPartSchema` accepts it (text, reasoning or tool call). */

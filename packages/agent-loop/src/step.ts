@@ -18,7 +18,6 @@ import {
   type RetryPolicy,
   type SessionLog,
   SpineError,
-  type TokenMeasure,
   type TokenMeter,
   type ToolCallPart,
   type ToolResultBody,
@@ -30,7 +29,7 @@ import {
 import type { Inbox } from './inbox.js';
 import { type ModelAnswer, readModelStream } from './model-stream.js';
 import { diagnoseOverflow } from './overflow.js';
-import type { BuildRequestInput, BuiltRequest, RequestBuilder } from './request-builder.js';
+import type { BuildRequestInput, RequestBuilder } from './request-builder.js';
 import { failedAttempt, handleRequestError } from './request-error.js';
 import { fitToolResult } from './result-fit.js';
 import { sleep } from './retry.js';
@@ -125,29 +124,9 @@ export async function runStep(
     await runCompaction(context, snapshot, 'pressure', at, signal);
     if (signal?.aborted) return { ...NOTHING, status: 'aborted', phase: 'compaction' };
   }
-  // 3. Request, per attempt: runtime context, build and record (`send`), stream. A failed attempt
-  //    is recorded and `retry` decides: compact and retry, retry after a delay, or stop the step.
-  //    (Awaited here rather than in a function of its own: one async level less per step.)
-  let attempt = start.attempt;
-  let overflowCompactions = 0;
-  let answer: Answer;
-  for (;;) {
-    const sent = send(context, snapshot, at, attempt, signal);
-    if ('status' in sent) return { ...NOTHING, ...sent };
-    let streamed: ModelAnswer;
-    try {
-      streamed = await readModelStream(context, sent.built.request, at, signal);
-    } catch (error) {
-      const failure = { error, headerSeq: sent.built.headerSeq, attempt, overflowCompactions };
-      const next = await retry(context, snapshot, failure, at, signal);
-      if ('status' in next) return { ...NOTHING, ...next };
-      attempt = next.attempt;
-      overflowCompactions = next.overflowCompactions;
-      continue;
-    }
-    answer = received(context, sent, streamed, attempt);
-    break;
-  }
+  // 3. Request: runtime context, build and record, stream; failed attempts retried or compacted.
+  const answer = await request(context, snapshot, start, signal);
+  if ('status' in answer) return { ...NOTHING, ...answer };
   // 4. Commit the answer: `assistant/message`, then its `assistant/attempt`.
   const { body, usage, text } = commit(context, answer, at);
   // 5. Tools: every call gets a result.
@@ -211,148 +190,121 @@ interface Answer extends ModelAnswer {
   attempt: number;
 }
 
-/** What `send` recorded and built for one attempt. */
-interface Sent {
-  built: BuiltRequest;
-  /** The meter's measure of the request, when a meter is configured. */
-  measure: TokenMeasure | undefined;
-}
-
 /**
- * Phase 3, one attempt's request: projects the runtime context (written after any compaction of
- * this step, so the model sees the current state; nothing when it is unchanged and still on the
- * surface), measures it, builds it and records it (`request/header`, `request/context`).
+ * Phase 3: per attempt, project the runtime context, build and record the request, stream it.
+ * A failed attempt is recorded (`assistant/attempt`) and the request-error chain decides:
+ * compact and retry, retry after a delay, or fail.
  */
-function send(
+async function request(
   context: StepContext,
   snapshot: PromptSnapshot,
-  at: At,
-  attempt: number,
+  position: StepStart,
   signal?: AbortSignal,
-): Sent | Stop {
+): Promise<Answer | Stop> {
   const { session } = context;
-  context.projection.project(snapshot.contexts, at);
-  const measure = context.meter?.measure({
-    session,
-    system: snapshot.system,
-    tools: snapshot.tools,
-  });
-  const input: BuildRequestInput = {
-    snapshot,
-    modelId: context.modelId,
-    provider: context.model.provider,
-    turn: at.turn,
-    step: at.step,
-    attempt,
-  };
-  if (context.maxOutputTokens !== undefined) input.maxOutputTokens = context.maxOutputTokens;
-  if (context.reasoning !== undefined) input.reasoning = context.reasoning;
-  if (measure) input.estimatedTokens = measure.tokens;
-  if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
-  return { built: context.builder.buildRequest(input, signal ? { signal } : NO_OPTIONS), measure };
-}
-
-/** Phase 3, a streamed answer: reports its prompt tokens to the meter and notes the prefix. */
-function received(context: StepContext, sent: Sent, answer: ModelAnswer, attempt: number): Answer {
-  const { built, measure } = sent;
-  if (measure && answer.usage) {
-    const reportedTokens = promptTokensOf(answer.usage);
-    context.meter?.observe({ rawTokens: measure.rawTokens, reportedTokens });
-  }
-  const prefixCauses = built.header.prefix.extends ? NO_CAUSES : built.header.prefix.causes;
-  // One literal, optional fields added after (a spread of `answer` costs a copy per step).
-  const result: Answer = {
-    message: answer.message,
-    finishReason: answer.finishReason,
-    headerSeq: built.headerSeq,
-    prefixCauses,
-    attempt,
-  };
-  if (answer.rawFinishReason !== undefined) result.rawFinishReason = answer.rawFinishReason;
-  if (answer.usage) result.usage = answer.usage;
-  return result;
-}
-
-/** A failed attempt: what `retry` decides on. */
-interface Failure {
-  error: unknown;
-  /** Seq of the attempt's `request/header`. */
-  headerSeq: number;
-  attempt: number;
-  /** Compactions already run for overflows in this step. */
-  overflowCompactions: number;
-}
-
-/**
- * Phase 3, a failed attempt: records it (`assistant/attempt`), and the request-error chain
- * decides: compact and retry, retry after a delay (`llm/retry`, then `llm/retry-started`), or
- * fail. Returns the next attempt, or how the step stops.
- */
-async function retry(
-  context: StepContext,
-  snapshot: PromptSnapshot,
-  failure: Failure,
-  at: At,
-  signal?: AbortSignal,
-): Promise<{ attempt: number; overflowCompactions: number } | Stop> {
-  const { session } = context;
-  const { error, attempt } = failure;
-  let { overflowCompactions } = failure;
-  const record = failedAttempt(error, failure.headerSeq, attempt, signal?.aborted === true);
-  session.append('assistant/attempt', record, at);
-  if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
-  let compactionAborted = false;
-  const decision = await handleRequestError({
-    error,
-    attempt,
-    overflowCompactions,
-    retryPolicy: context.retryPolicy,
-    contextWindow: context.contextWindow,
-    compact: context.compaction
-      ? async () => {
-          const outcome = await runCompaction(context, snapshot, 'overflow', at, signal);
-          compactionAborted = signal?.aborted === true;
-          return outcome;
-        }
-      : undefined,
-    diagnose: () =>
-      diagnoseOverflow({
-        session,
-        system: snapshot.system,
-        tools: snapshot.tools,
+  const at = { turn: position.turn, step: position.step };
+  let attempt = position.attempt;
+  let overflowCompactions = 0;
+  for (;;) {
+    // Written after any compaction of this step, so the model always sees the current state
+    // (nothing is written when it is unchanged and still on the surface).
+    context.projection.project(snapshot.contexts, at);
+    const measure = context.meter?.measure({
+      session,
+      system: snapshot.system,
+      tools: snapshot.tools,
+    });
+    const input: BuildRequestInput = {
+      snapshot,
+      modelId: context.modelId,
+      provider: context.model.provider,
+      turn: position.turn,
+      step: position.step,
+      attempt,
+    };
+    if (context.maxOutputTokens !== undefined) input.maxOutputTokens = context.maxOutputTokens;
+    if (context.reasoning !== undefined) input.reasoning = context.reasoning;
+    if (measure) input.estimatedTokens = measure.tokens;
+    if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
+    const built = context.builder.buildRequest(input, signal ? { signal } : NO_OPTIONS);
+    let answer: ModelAnswer;
+    try {
+      answer = await readModelStream(context, built.request, at, signal);
+    } catch (error) {
+      const record = failedAttempt(error, built.headerSeq, attempt, signal?.aborted === true);
+      session.append('assistant/attempt', record, at);
+      if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
+      let compactionAborted = false;
+      const decision = await handleRequestError({
+        error,
+        attempt,
+        overflowCompactions,
+        retryPolicy: context.retryPolicy,
         contextWindow: context.contextWindow,
-        ...(context.maxOutputTokens === undefined
-          ? {}
-          : { maxOutputTokens: context.maxOutputTokens }),
-        ...(context.meter ? { meter: context.meter } : {}),
-      }),
-  });
-  if (compactionAborted) return { status: 'aborted', phase: 'compaction' };
-  if (!decision.retry) return { status: 'failed', error: decision.error };
-  if (decision.compactionId !== undefined) overflowCompactions++;
-  const retried = {
-    failedAttempt: attempt,
-    nextAttempt: attempt + 1,
-    delayMs: decision.delayMs,
-    reason: decision.reason,
-  };
-  session.append(
-    'llm/retry',
-    {
-      ...retried,
-      ...(record.code ? { code: record.code } : {}),
-      ...(decision.compactionId !== undefined ? { compactionId: decision.compactionId } : {}),
-    },
-    at,
-  );
-  context.emit('retry', { ...at, ...retried });
-  try {
-    await sleep(decision.delayMs, signal);
-  } catch {
-    return { status: 'aborted', phase: 'retry-wait' };
+        compact: context.compaction
+          ? async () => {
+              const outcome = await runCompaction(context, snapshot, 'overflow', at, signal);
+              compactionAborted = signal?.aborted === true;
+              return outcome;
+            }
+          : undefined,
+        diagnose: () =>
+          diagnoseOverflow({
+            session,
+            system: snapshot.system,
+            tools: snapshot.tools,
+            contextWindow: context.contextWindow,
+            ...(context.maxOutputTokens === undefined
+              ? {}
+              : { maxOutputTokens: context.maxOutputTokens }),
+            ...(context.meter ? { meter: context.meter } : {}),
+          }),
+      });
+      if (compactionAborted) return { status: 'aborted', phase: 'compaction' };
+      if (!decision.retry) return { status: 'failed', error: decision.error };
+      if (decision.compactionId !== undefined) overflowCompactions++;
+      const retry = {
+        failedAttempt: attempt,
+        nextAttempt: attempt + 1,
+        delayMs: decision.delayMs,
+        reason: decision.reason,
+      };
+      session.append(
+        'llm/retry',
+        {
+          ...retry,
+          ...(record.code ? { code: record.code } : {}),
+          ...(decision.compactionId !== undefined ? { compactionId: decision.compactionId } : {}),
+        },
+        at,
+      );
+      context.emit('retry', { ...at, ...retry });
+      try {
+        await sleep(decision.delayMs, signal);
+      } catch {
+        return { status: 'aborted', phase: 'retry-wait' };
+      }
+      attempt++;
+      session.append('llm/retry-started', { attempt }, at);
+      continue;
+    }
+    if (measure && answer.usage) {
+      const reportedTokens = promptTokensOf(answer.usage);
+      context.meter?.observe({ rawTokens: measure.rawTokens, reportedTokens });
+    }
+    const prefixCauses = built.header.prefix.extends ? NO_CAUSES : built.header.prefix.causes;
+    // One literal, optional fields added after (a spread of `answer` costs a copy per step).
+    const result: Answer = {
+      message: answer.message,
+      finishReason: answer.finishReason,
+      headerSeq: built.headerSeq,
+      prefixCauses,
+      attempt,
+    };
+    if (answer.rawFinishReason !== undefined) result.rawFinishReason = answer.rawFinishReason;
+    if (answer.usage) result.usage = answer.usage;
+    return result;
   }
-  session.append('llm/retry-started', { attempt: attempt + 1 }, at);
-  return { attempt: attempt + 1, overflowCompactions };
 }
 
 /** Phase 4: appends the answer (tool call ids made unique) and its `assistant/attempt`. */

@@ -6,7 +6,7 @@ import type {
 } from '@spine/protocol';
 import { BUILTIN_EVENT_SURFACES } from '@spine/protocol/core';
 import { InvalidEventError } from './errors.js';
-import { FAST_CHECKS, isObject } from './internal/fast-checks.js';
+import { isObject, passesFastCheck } from './internal/fast-checks.js';
 
 /** What a session knows about one event type. */
 interface EventTypeEntry {
@@ -49,12 +49,11 @@ function schemaOf(type: string): BodySchemas[string]['body'] {
 function builtinEntry(type: string): EventTypeEntry | undefined {
   const surface = BUILTIN_EVENT_SURFACES[type];
   if (!surface) return undefined;
-  const check = FAST_CHECKS.get(type);
   return {
     surface: surface === 'surface',
     validate: (body) => {
       // An array is never a body: one carrying a body's fields would be written as `[]`.
-      if (check !== undefined && isObject(body) && check(body)) return undefined;
+      if (isObject(body) && passesFastCheck(type, body)) return undefined;
       const result = schemaOf(type).safeParse(body);
       if (result.success) return undefined;
       const issue = result.error.issues[0];

@@ -8,10 +8,8 @@
 // plain step keeps zod off the step's path (its first use in a session deoptimised the append
 // path).
 //
-// One function per type, found once per session and type (`FAST_CHECKS`): a step's appends run
-// these checks before V8 optimises them (a session's first few hundred steps), where every call
-// and every comparison costs, so an append calls its type's check directly, and the checks of
-// the two largest loop bodies (`request/header`, `assistant/attempt`) call no helpers.
+// The check of the largest loop body (`request/header`) calls no helpers: a step runs it before
+// V8 optimises it (a session's first few hundred steps), where every call costs.
 import {
   ATTEMPT_OUTCOMES,
   PREFIX_CHANGE_CAUSES,
@@ -86,6 +84,12 @@ function optionalCount(value: unknown): boolean {
 /** A non-array object (an array is never a body or a field the checks look into). */
 export function isObject(value: unknown): value is Loose {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isCauses(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!CAUSES.has(value[i])) return false;
+  return true;
 }
 
 /** A plain object whose values are all strings (`z.record(z.string(), z.string())`). */
@@ -194,145 +198,96 @@ function isRequestHeader(body: Loose): boolean {
   );
 }
 
-/** `user/message`. */
-function isUserMessage(body: Loose): boolean {
-  return (
-    typeof body.content === 'string' &&
-    typeof body.source === 'string' &&
-    (body.pinned === undefined || typeof body.pinned === 'boolean') &&
-    (body.meta === undefined || isObject(body.meta))
-  );
-}
-
-/** `assistant/message`. */
-function isAssistantMessage(body: Loose): boolean {
-  return (
-    isAssistantContent(body.content) &&
-    typeof body.finishReason === 'string' &&
-    optionalString(body.rawFinishReason) &&
-    (body.usage === undefined || isUsage(body.usage)) &&
-    optionalString(body.model) &&
-    optionalString(body.provider) &&
-    (body.attempt === undefined || isPositive(body.attempt))
-  );
-}
-
-/** `tool/result`. */
-function isToolResult(body: Loose): boolean {
-  return (
-    typeof body.toolCallId === 'string' &&
-    typeof body.toolName === 'string' &&
-    typeof body.content === 'string' &&
-    typeof body.isError === 'boolean' &&
-    (body.outcome === undefined || OUTCOMES.has(body.outcome as string)) &&
-    (body.meta === undefined || isObject(body.meta))
-  );
-}
-
-/** `tool/started`. */
-function isToolStarted(body: Loose): boolean {
-  return (
-    typeof body.toolCallId === 'string' &&
-    typeof body.toolName === 'string' &&
-    typeof body.arguments === 'string'
-  );
-}
-
-/** `prompt/system` (once per session and whenever the prompt changes). */
-function isPromptSystem(body: Loose): boolean {
-  return typeof body.hash === 'string' && typeof body.text === 'string';
-}
-
-/** `tools/defined` (once per session and whenever the tools change). */
-function isToolsDefined(body: Loose): boolean {
-  return typeof body.hash === 'string' && isToolSpecs(body.tools);
-}
-
-/** `turn/start`. */
-function isTurnStart(body: Loose): boolean {
-  return body.inboxId === undefined || typeof body.inboxId === 'string';
-}
-
-/** `step/start`: any object (its schema, `z.object({})`, names no field; unknown ones pass). */
-function isStepStart(): boolean {
-  return true;
-}
-
-/** `request/context`. */
-function isRequestContext(body: Loose): boolean {
-  return (
-    isPositive(body.request) && isStringRecord(body.contexts) && isStringRecord(body.variables)
-  );
-}
-
-/** `step/end`. */
-function isStepEnd(body: Loose): boolean {
-  const { toolCalls } = body;
-  return (
-    (body.finishReason === undefined || typeof body.finishReason === 'string') &&
-    (toolCalls === undefined || (Number.isSafeInteger(toolCalls) && (toolCalls as number) >= 0)) &&
-    (body.interrupted === undefined || typeof body.interrupted === 'boolean')
-  );
-}
-
-/** `turn/end`. */
-function isTurnEnd(body: Loose): boolean {
-  const { error } = body;
-  return (
-    TURN_END_REASON_SET.has(body.reason as string) &&
-    optionalCount(body.steps) &&
-    (body.usage === undefined || isUsage(body.usage)) &&
-    (error === undefined ||
-      (isObject(error) && typeof error.code === 'string' && typeof error.message === 'string')) &&
-    (body.deniedTools === undefined || isStrings(body.deniedTools))
-  );
-}
-
-/** `assistant/attempt`, written once per attempt: checked without helper calls but `isUsage`. */
-function isAssistantAttempt(body: Loose): boolean {
-  const { request, attempt, status, cacheHitTokens, cacheMissTokens, messageSeq, prefixCauses } =
-    body;
-  if (
-    !(
-      Number.isSafeInteger(request) &&
-      (request as number) > 0 &&
-      Number.isSafeInteger(attempt) &&
-      (attempt as number) > 0 &&
-      ATTEMPT_OUTCOME_SET.has(body.outcome as string) &&
-      (body.code === undefined || typeof body.code === 'string') &&
-      (body.message === undefined || typeof body.message === 'string') &&
-      (body.retryable === undefined || typeof body.retryable === 'boolean') &&
-      (status === undefined || Number.isSafeInteger(status)) &&
-      (cacheHitTokens === undefined ||
-        (Number.isSafeInteger(cacheHitTokens) && (cacheHitTokens as number) >= 0)) &&
-      (cacheMissTokens === undefined ||
-        (Number.isSafeInteger(cacheMissTokens) && (cacheMissTokens as number) >= 0)) &&
-      (messageSeq === undefined ||
-        (Number.isSafeInteger(messageSeq) && (messageSeq as number) > 0)) &&
-      (body.usage === undefined || isUsage(body.usage))
-    )
-  ) {
-    return false;
+/**
+ * True when `body` (a non-array object) certainly passes the schema of `type`; false for a type
+ * without a fast check. One function for every type, its cases in the order a plain step writes
+ * them: called on each append, it stays warm and is optimised after a few hundred steps, where a
+ * function per type is called once per step and costs more until then (measured).
+ */
+export function passesFastCheck(type: string, body: Loose): boolean {
+  switch (type) {
+    case 'turn/start':
+      return body.inboxId === undefined || typeof body.inboxId === 'string';
+    case 'user/message':
+      return (
+        typeof body.content === 'string' &&
+        typeof body.source === 'string' &&
+        (body.pinned === undefined || typeof body.pinned === 'boolean') &&
+        (body.meta === undefined || isObject(body.meta))
+      );
+    case 'step/start':
+      // Its schema, `z.object({})`, names no field; unknown ones pass.
+      return true;
+    case 'request/header':
+      return isRequestHeader(body);
+    case 'request/context':
+      return (
+        isPositive(body.request) && isStringRecord(body.contexts) && isStringRecord(body.variables)
+      );
+    case 'assistant/message':
+      return (
+        isAssistantContent(body.content) &&
+        typeof body.finishReason === 'string' &&
+        optionalString(body.rawFinishReason) &&
+        (body.usage === undefined || isUsage(body.usage)) &&
+        optionalString(body.model) &&
+        optionalString(body.provider) &&
+        (body.attempt === undefined || isPositive(body.attempt))
+      );
+    case 'assistant/attempt':
+      return (
+        isPositive(body.request) &&
+        isPositive(body.attempt) &&
+        ATTEMPT_OUTCOME_SET.has(body.outcome as string) &&
+        optionalString(body.code) &&
+        optionalString(body.message) &&
+        (body.retryable === undefined || typeof body.retryable === 'boolean') &&
+        (body.status === undefined || Number.isSafeInteger(body.status)) &&
+        optionalCount(body.cacheHitTokens) &&
+        optionalCount(body.cacheMissTokens) &&
+        (body.usage === undefined || isUsage(body.usage)) &&
+        (body.messageSeq === undefined || isPositive(body.messageSeq)) &&
+        (body.prefixCauses === undefined || isCauses(body.prefixCauses))
+      );
+    case 'step/end':
+      return (
+        optionalString(body.finishReason) &&
+        optionalCount(body.toolCalls) &&
+        (body.interrupted === undefined || typeof body.interrupted === 'boolean')
+      );
+    case 'turn/end':
+      return (
+        TURN_END_REASON_SET.has(body.reason as string) &&
+        optionalCount(body.steps) &&
+        (body.usage === undefined || isUsage(body.usage)) &&
+        (body.error === undefined ||
+          (isObject(body.error) &&
+            typeof body.error.code === 'string' &&
+            typeof body.error.message === 'string')) &&
+        (body.deniedTools === undefined || isStrings(body.deniedTools))
+      );
+    // A step with tool calls.
+    case 'tool/started':
+      return (
+        typeof body.toolCallId === 'string' &&
+        typeof body.toolName === 'string' &&
+        typeof body.arguments === 'string'
+      );
+    case 'tool/result':
+      return (
+        typeof body.toolCallId === 'string' &&
+        typeof body.toolName === 'string' &&
+        typeof body.content === 'string' &&
+        typeof body.isError === 'boolean' &&
+        (body.outcome === undefined || OUTCOMES.has(body.outcome as string)) &&
+        (body.meta === undefined || isObject(body.meta))
+      );
+    // Once per session and whenever the prompt or the tools change.
+    case 'prompt/system':
+      return typeof body.hash === 'string' && typeof body.text === 'string';
+    case 'tools/defined':
+      return typeof body.hash === 'string' && isToolSpecs(body.tools);
+    default:
+      return false;
   }
-  if (prefixCauses === undefined) return true;
-  if (!Array.isArray(prefixCauses)) return false;
-  for (let i = 0; i < prefixCauses.length; i++) if (!CAUSES.has(prefixCauses[i])) return false;
-  return true;
 }
-
-/** The fast check of each built-in type that has one, in the order a plain step writes them. */
-export const FAST_CHECKS: ReadonlyMap<string, (body: Loose) => boolean> = new Map([
-  ['turn/start', isTurnStart],
-  ['user/message', isUserMessage],
-  ['step/start', isStepStart],
-  ['request/header', isRequestHeader],
-  ['request/context', isRequestContext],
-  ['assistant/message', isAssistantMessage],
-  ['assistant/attempt', isAssistantAttempt],
-  ['step/end', isStepEnd],
-  ['turn/end', isTurnEnd],
-  ['tool/started', isToolStarted],
-  ['tool/result', isToolResult],
-  ['prompt/system', isPromptSystem],
-  ['tools/defined', isToolsDefined],
-]);

@@ -7,6 +7,7 @@ import {
   SpineError,
   StepEndBodySchema,
   StepStartBodySchema,
+  ToolApprovalBodySchema,
   ToolResultBodySchema,
   ToolStartedBodySchema,
   ToolsDefinedBodySchema,
@@ -265,7 +266,7 @@ describe('built-in body checks', () => {
     }
   });
 
-  it('accept exactly the prompt/system, tools/defined and tool/started bodies the schemas accept', async () => {
+  it('accept exactly the prompt/system, tools/defined, tool/started and tool/approval bodies the schemas accept', async () => {
     const parameters = { type: 'object', properties: { path: { type: 'string' } } };
     const cases: Array<[string, { safeParse(value: unknown): { success: boolean } }, object]> = [
       ['prompt/system', PromptSystemBodySchema, { hash: 'sha256:s', text: 'You are "careful".' }],
@@ -284,6 +285,22 @@ describe('built-in body checks', () => {
         'tool/started',
         ToolStartedBodySchema,
         { toolCallId: 'c1', toolName: 'bash', arguments: '{}' },
+      ],
+      [
+        'tool/approval',
+        ToolApprovalBodySchema,
+        {
+          ...{ toolCallId: 'c1', toolName: 'bash', decision: 'deny', by: 'policy' },
+          ...{ reason: 'outside the workspace', scope: 'session' },
+        },
+      ],
+      [
+        'tool/approval',
+        ToolApprovalBodySchema,
+        {
+          ...{ toolCallId: 'c2', toolName: 'bash', decision: 'allow', by: 'user', scope: 'once' },
+          escalation: { network: true, paths: ['/tmp'] },
+        },
       ],
     ];
     for (const [type, schema, base] of cases) {

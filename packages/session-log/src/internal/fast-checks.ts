@@ -25,6 +25,8 @@ const OUTCOMES: ReadonlySet<string> = new Set(TOOL_RESULT_OUTCOMES);
 const CAUSES: ReadonlySet<unknown> = new Set(PREFIX_CHANGE_CAUSES);
 const ATTEMPT_OUTCOME_SET: ReadonlySet<string> = new Set(ATTEMPT_OUTCOMES);
 const TURN_END_REASON_SET: ReadonlySet<string> = new Set(TURN_END_REASONS);
+/** `scope` of `tool/approval` (the schema's literals). */
+const APPROVAL_SCOPES: ReadonlySet<string> = new Set(['once', 'session', 'rule', 'policy']);
 
 function optionalString(value: unknown): boolean {
   return value === undefined || typeof value === 'string';
@@ -272,6 +274,17 @@ export function passesFastCheck(type: string, body: Loose): boolean {
         typeof body.toolCallId === 'string' &&
         typeof body.toolName === 'string' &&
         typeof body.arguments === 'string'
+      );
+    case 'tool/approval':
+      return (
+        typeof body.toolCallId === 'string' &&
+        typeof body.toolName === 'string' &&
+        (body.decision === 'allow' || body.decision === 'deny') &&
+        typeof body.by === 'string' &&
+        optionalString(body.reason) &&
+        (body.scope === undefined || APPROVAL_SCOPES.has(body.scope as string)) &&
+        // An escalation record (a sandbox exception asked for) goes through its schema.
+        body.escalation === undefined
       );
     case 'tool/result':
       return (

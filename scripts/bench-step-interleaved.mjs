@@ -11,11 +11,12 @@
 //
 // Each tree needs `npm ci` and `npx turbo run build` (the trees' dist is imported). The setup is
 // the step bench's (packages/agent-loop/bench/step-overhead.bench.ts): a session of `messages`
-// ~1 KB messages, warm-up rounds on a separate session of the same size, then the measured
-// rounds, no tools, the OpenAI-compatible client. Prints, per run and pooled over runs, each
+// ~1 KB messages (words with quotes, newlines and a non-ASCII letter: real text, where the step
+// bench's are ASCII words), warm-up rounds on a separate session of the same size, then the
+// measured rounds, no tools, the OpenAI-compatible client. Prints, per run and pooled over runs, each
 // tree's step ÷ raw POST (median of per-round ratios) and the change of the step itself
 // (median of per-round after ÷ before, with a 90% bootstrap interval); the last line is JSON.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -41,6 +42,23 @@ const messages = Number(values.messages);
 const rounds = Number(values.rounds);
 const warmup = Number(values.warmup);
 const runs = Number(values.runs);
+for (const [name, value, least] of [
+  ['messages', messages, 2],
+  ['rounds', rounds, 1],
+  ['warmup', warmup, 0],
+  ['runs', runs, 1],
+]) {
+  if (!Number.isSafeInteger(value) || value < least) {
+    console.error(`--${name} must be a whole number of at least ${least}`);
+    process.exit(2);
+  }
+}
+for (const dir of [values.before, values.after]) {
+  if (!existsSync(join(resolve(dir), 'packages', 'agent-loop', 'dist', 'index.js'))) {
+    console.error(`${dir}: no built packages; run \`npm ci && npx turbo run build\` there first`);
+    process.exit(2);
+  }
+}
 
 const REPLY = [
   'data: {"id":"b","object":"chat.completion.chunk","model":"deepseek-v4-flash","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}\n\n',

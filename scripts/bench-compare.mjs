@@ -22,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { bootstrap90, median } from './lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -150,23 +151,6 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-const median = (list) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-/** A seeded PRNG (mulberry32), so the interval below is the same for the same samples. */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The 90% bootstrap interval of the change in percent: both trees' rounds resampled with
  * replacement 2,000 times, the change of medians taken each time. How far the table's change
@@ -174,15 +158,11 @@ function random(seed) {
  * not settled by this many rounds.
  */
 function changeInterval(before, after) {
-  const next = random(before.length * 7919 + after.length);
-  const resample = (list) => median(Array.from(list, () => list[Math.floor(next() * list.length)]));
-  const changes = [];
-  for (let i = 0; i < 2000; i++) {
-    const b = resample(before);
-    changes.push(((resample(after) - b) / b) * 100);
-  }
-  changes.sort((x, y) => x - y);
-  return [changes[100], changes[1899]];
+  const change = (b, a) => {
+    const base = median(b);
+    return ((median(a) - base) / base) * 100;
+  };
+  return bootstrap90([before, after], change, before.length * 7919 + after.length);
 }
 
 const rows = figures.map(([file, key, label, higherIsBetter]) => {

@@ -21,6 +21,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { bootstrap90, median } from './lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -78,7 +79,7 @@ async function loadTree(dir) {
   ]);
   // Each tree's own connection pool, for its client and its raw POSTs alike: undici keeps one
   // global dispatcher per process, which only one of the two trees' undici copies would own.
-  return { dir, loop, log, llm, tools, request: undici.request, dispatcher: new undici.Agent() };
+  return { loop, log, llm, tools, request: undici.request, dispatcher: new undici.Agent() };
 }
 
 function filler(seed) {
@@ -177,30 +178,6 @@ async function setup(tree) {
   return { round, close };
 }
 
-function median(list) {
-  const sorted = [...list].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** 90% bootstrap interval of the median of `list` (seeded: the same rounds, the same interval). */
-function interval(list) {
-  let seed = 0x9e3779b9;
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const medians = [];
-  for (let i = 0; i < 2000; i++) {
-    const sample = list.map(() => list[Math.floor(random() * list.length)]);
-    medians.push(median(sample));
-  }
-  medians.sort((a, b) => a - b);
-  return [medians[100], medians[1899]];
-}
-
 /** One run: warm-up on separate sessions, then `rounds` measured rounds, order alternating. */
 async function run(trees) {
   if (warmup > 0) {
@@ -228,7 +205,7 @@ function summary(list) {
   const ratio = (k) => median(list.map((r) => r[k].step / r[k].raw));
   const change = list.map((r) => r[1].step / r[0].step);
   const rawChange = list.map((r) => r[1].raw / r[0].raw);
-  const [low, high] = interval(change);
+  const [low, high] = bootstrap90([change], median, 0x9e3779b9);
   return {
     rounds: list.length,
     ratioBefore: Number(ratio(0).toFixed(3)),

@@ -152,3 +152,35 @@ export class InvalidSessionIdError extends SpineError {
     });
   }
 }
+
+/**
+ * Thrown when the database role lacks a privilege Spine needs (SQLSTATE 42501 and kin): names
+ * what was refused. Not an outage; retrying does not help until the role gets the grant.
+ */
+export class StorePermissionError extends SpineError {
+  /** The SQLSTATE PostgreSQL answered (usually `42501`). */
+  readonly sqlState: string;
+
+  constructor(options: { sqlState: string; detail: string; where: string; cause?: unknown }) {
+    super({
+      code: 'INVALID_CONFIG',
+      message: `PostgreSQL at ${options.where} refused: ${options.detail} (SQLSTATE ${options.sqlState}); grant the role the privilege named (USAGE on the schema, SELECT/INSERT/UPDATE on Spine's tables, CREATE to migrate) or use another role`,
+      cause: options.cause,
+    });
+    this.sqlState = options.sqlState;
+  }
+}
+
+/**
+ * Thrown for a store configuration PostgreSQL cannot work with (an owner label with NUL, a
+ * database that does not exist, failed authentication). Fix the options or the URL.
+ */
+export class StoreConfigError extends SpineError {
+  constructor(options: { reason: string; cause?: unknown }) {
+    super({
+      code: 'INVALID_CONFIG',
+      message: `Invalid PostgreSQL store configuration: ${options.reason}`,
+      cause: options.cause,
+    });
+  }
+}

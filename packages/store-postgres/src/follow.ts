@@ -3,7 +3,7 @@
 // an event by at most `pollMs` and never loses one.
 
 import type { SessionEvent } from '@spine/protocol';
-import type { Notification, Pool, PoolClient } from 'pg';
+import type { Client, Notification, Pool } from 'pg';
 import { SessionCorruptError } from './errors.js';
 
 /** Options of {@link PostgresStore.follow}. */
@@ -20,6 +20,88 @@ interface Source {
   pool: Pool;
   schema: string;
   where: string;
+  /** The store's one listening connection, shared by all its followers. */
+  listener: NotifyListener;
+}
+
+/** Called with the session and seq of each commit notification. */
+type Wake = (schema: string, session: string, seq: number) => void;
+
+/**
+ * One dedicated `LISTEN spine_events` connection per store, outside the pool, multiplexing every
+ * followed session: following never holds a pool connection, so any number of followers leaves
+ * the pool to queries. Connected while at least one follower exists; a broken connection is
+ * dropped and made again by the next follower round (polling delivers meanwhile).
+ */
+export interface NotifyListener {
+  /** Registers `wake` and makes sure the connection listens; returns the unsubscribe. */
+  subscribe(wake: Wake): () => void;
+  /** Listens again if the connection broke (a no-op while it listens). */
+  ensure(): Promise<void>;
+  /** Ends the connection. */
+  close(): Promise<void>;
+}
+
+/** Makes the store's listener; `connect` opens a fresh (unpooled) client. */
+export function createNotifyListener(connect: () => Promise<Client>): NotifyListener {
+  const wakes = new Set<Wake>();
+  let client: Client | undefined;
+  let opening: Promise<void> | undefined;
+  const drop = (broken: Client): void => {
+    if (client !== broken) return;
+    client = undefined;
+    broken.end().catch(() => {});
+  };
+  const onNotification = (message: Notification): void => {
+    if (message.channel !== 'spine_events' || !message.payload) return;
+    try {
+      const payload = JSON.parse(message.payload) as {
+        schema?: string;
+        session?: string;
+        seq?: number;
+      };
+      for (const wake of wakes) wake(payload.schema ?? '', payload.session ?? '', payload.seq ?? 0);
+    } catch {
+      // Not ours.
+    }
+  };
+  const open = async (): Promise<void> => {
+    const fresh = await connect();
+    fresh.on('notification', onNotification);
+    fresh.on('error', () => drop(fresh));
+    fresh.on('end', () => drop(fresh));
+    client = fresh;
+    try {
+      await fresh.query('LISTEN spine_events');
+    } catch {
+      drop(fresh);
+    }
+    if (wakes.size === 0) drop(fresh);
+  };
+  const ensure = async (): Promise<void> => {
+    if (client || wakes.size === 0) return;
+    opening ??= open()
+      .catch(() => {})
+      .finally(() => {
+        opening = undefined;
+      });
+    await opening;
+  };
+  return {
+    subscribe(wake) {
+      wakes.add(wake);
+      return () => {
+        wakes.delete(wake);
+        if (wakes.size === 0 && client) drop(client);
+      };
+    },
+    ensure,
+    async close() {
+      wakes.clear();
+      await opening;
+      if (client) drop(client);
+    },
+  };
 }
 
 /** The async iterable behind {@link PostgresStore.follow}. */
@@ -38,7 +120,7 @@ async function* follow(
   sessionId: string,
   options: FollowOptions,
 ): AsyncGenerator<SessionEvent> {
-  const { pool, schema, where } = await source();
+  const { pool, schema, where, listener } = await source();
   const pollMs = options.pollMs ?? 1000;
   const signal = options.signal;
   let last = options.afterSeq ?? 0;
@@ -48,50 +130,13 @@ async function* follow(
     woken = true;
     wake?.();
   };
-  const onNotification = (message: Notification): void => {
-    if (message.channel !== 'spine_events' || !message.payload) return;
-    try {
-      const payload = JSON.parse(message.payload) as {
-        schema?: string;
-        session?: string;
-        seq?: number;
-      };
-      if (payload.schema === schema && payload.session === sessionId && (payload.seq ?? 0) > last) {
-        rouse();
-      }
-    } catch {
-      // Not ours.
-    }
-  };
-  let listener: PoolClient | undefined;
-  const onError = (): void => {
-    // The listening connection broke: drop it (polling still delivers) and listen again later.
-    const broken = listener;
-    listener = undefined;
-    if (broken) {
-      broken.off('notification', onNotification);
-      broken.off('error', onError);
-      broken.release(true);
-    }
-  };
-  const listen = async (): Promise<void> => {
-    if (listener) return;
-    let client: PoolClient | undefined;
-    try {
-      client = await pool.connect();
-      client.on('notification', onNotification);
-      client.on('error', onError);
-      listener = client;
-      await client.query('LISTEN spine_events');
-    } catch {
-      // Polling still delivers; the next round tries to listen again.
-      if (client && listener === client) onError();
-    }
-  };
+  const unsubscribe = listener.subscribe((notifiedSchema, session, seq) => {
+    if (notifiedSchema === schema && session === sessionId && seq > last) rouse();
+  });
   const timer = setInterval(rouse, pollMs);
   signal?.addEventListener('abort', rouse, { once: true });
   try {
-    await listen();
+    await listener.ensure();
     while (!signal?.aborted) {
       woken = false;
       const rows = (
@@ -115,7 +160,7 @@ async function* follow(
         if (signal?.aborted) return;
       }
       if (rows.length === 1000) continue;
-      if (!listener) await listen();
+      await listener.ensure();
       if (!woken && !signal?.aborted) {
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -126,13 +171,6 @@ async function* follow(
   } finally {
     clearInterval(timer);
     signal?.removeEventListener('abort', rouse);
-    const client = listener;
-    listener = undefined;
-    if (client) {
-      client.off('notification', onNotification);
-      await client.query('UNLISTEN spine_events').catch(() => {});
-      client.off('error', onError);
-      client.release();
-    }
+    unsubscribe();
   }
 }

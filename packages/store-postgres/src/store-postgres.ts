@@ -9,16 +9,30 @@ import type {
   StoredSnapshot,
 } from '@spine/protocol';
 import type { Pool, PoolClient } from 'pg';
-import { InvalidSessionIdError, SessionExistsError, SessionNotFoundError } from './errors.js';
-import { type FollowOptions, followEvents } from './follow.js';
+import {
+  InvalidSessionIdError,
+  SessionExistsError,
+  SessionNotFoundError,
+  StoreConfigError,
+} from './errors.js';
+import {
+  createNotifyListener,
+  type FollowOptions,
+  followEvents,
+  type NotifyListener,
+} from './follow.js';
 import {
   type ConnectionOptions,
   checkSchemaName,
+  clientBounds,
   type Database,
+  DEFAULT_BOUNDS,
   inTransaction,
+  loadPg,
   openDatabase,
+  positive,
   sqlState,
-  unavailable,
+  translate,
 } from './internal/database.js';
 import { acquireLease, newHolder } from './internal/lease.js';
 import { checkRange, pageRange, readEvents } from './internal/read.js';
@@ -45,6 +59,18 @@ export interface PostgresStoreOptions extends ConnectionOptions {
    * by `flush()`.
    */
   durableTypes?: readonly string[];
+  /**
+   * How long a write-ahead append (`durableTypes`) may block the caller, in ms (default 15,000):
+   * the statement, with reconnects, must commit within it or `append()` throws
+   * `StoreUnavailableError`. It is the one synchronous wait the store ever makes.
+   */
+  writeAheadTimeoutMs?: number;
+  /**
+   * How long an asynchronous append keeps retrying after a lost connection, reconnecting with
+   * backoff (50 ms doubling to 1 s), in ms (default 30,000). Past it `flush()` throws
+   * `StoreUnavailableError`; reopen the session to continue.
+   */
+  reconnectMs?: number;
 }
 
 /** One line of {@link PostgresStore.list}, with who holds the session's lease right now. */
@@ -98,13 +124,45 @@ function idProblem(id: string): string | undefined {
  */
 export function createPostgresStore(options: PostgresStoreOptions = {}): PostgresStore {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (options.owner !== undefined && (options.owner.includes('\u0000') || !options.owner.trim())) {
+    throw new StoreConfigError({
+      reason: `owner label ${JSON.stringify(options.owner)} must be non-empty text without NUL characters`,
+    });
+  }
+  const writeAheadTimeoutMs = positive(
+    options.writeAheadTimeoutMs,
+    DEFAULT_BOUNDS.writeAheadTimeoutMs,
+  );
+  const reconnectMs = positive(options.reconnectMs, DEFAULT_BOUNDS.reconnectMs);
   const durableTypes: ReadonlySet<string> = new Set(options.durableTypes ?? ['tool/started']);
   let channel: SyncChannel | undefined;
   const syncChannel = (): SyncChannel => {
-    channel ??= createSyncChannel({
-      ...(options.connectionString ? { connectionString: options.connectionString } : {}),
-    });
+    channel ??= createSyncChannel(
+      {
+        ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+        ...clientBounds(options),
+      },
+      { timeoutMs: writeAheadTimeoutMs },
+    );
     return channel;
+  };
+  let listener: NotifyListener | undefined;
+  const notifyListener = (): NotifyListener => {
+    listener ??= createNotifyListener(async () => {
+      const pg = await loadPg();
+      const client = new pg.Client({
+        ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+        ...clientBounds(options),
+      });
+      try {
+        await client.connect();
+      } catch (error) {
+        client.end().catch(() => {});
+        throw error;
+      }
+      return client;
+    });
+    return listener;
   };
   let ready: Promise<Database> | undefined;
   const database = (): Promise<Database> => {
@@ -114,8 +172,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
         await assertMigrated(db.pool, db.schema);
       } catch (error) {
         if (db.owned) await db.pool.end().catch(() => {});
-        if (sqlState(error) || (error as { errno?: unknown }).errno) throw unavailable(error);
-        throw error;
+        throw translate(error, db.where);
       }
       return db;
     });
@@ -187,6 +244,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
         leaseMs,
         durableTypes,
         syncChannel,
+        reconnectMs,
       });
     },
 
@@ -218,6 +276,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
         leaseMs,
         durableTypes,
         syncChannel,
+        reconnectMs,
       };
       if (readOnly) return createWriter({ ...context, ...(await read(db.pool)), token: 0 });
       const holder = newHolder(options.owner);
@@ -294,7 +353,12 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
       return followEvents(
         async () => {
           const db = await database();
-          return { pool: db.pool, schema: db.schema, where: whereOf(db, sessionId) };
+          return {
+            pool: db.pool,
+            schema: db.schema,
+            where: whereOf(db, sessionId),
+            listener: notifyListener(),
+          };
         },
         sessionId,
         followOptions,
@@ -305,6 +369,9 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
       const open = channel;
       channel = undefined;
       await open?.close();
+      const listening = listener;
+      listener = undefined;
+      await listening?.close();
       if (!ready) return;
       const db = await ready.catch(() => undefined);
       ready = undefined;

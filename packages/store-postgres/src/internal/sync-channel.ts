@@ -14,7 +14,7 @@ export type SyncOutcome =
   | { status: 'ok' }
   | { status: 'lease-lost'; owner: string | null }
   | { status: 'conflict'; storedLastSeq: number }
-  | { status: 'error'; message: string };
+  | { status: 'error'; message: string; sqlState?: string };
 
 /**
  * Events for {@link SyncChannel.run}, with the fenced insert. Some of the first ones may already
@@ -37,44 +37,103 @@ export interface SyncStatement {
 
 const STATUS = ['pending', 'ok', 'lease-lost', 'conflict', 'error'] as const;
 
+// One statement at a time, in order. Each call brings its own shared buffer and a deadline: an
+// answer can only wake the call it belongs to, and a call whose caller gave up is never started.
+// A connection that fails or times out is discarded; the next attempt connects afresh, with
+// backoff (50 ms doubling to 1 s), until the deadline. A retried insert is safe: it is fenced by
+// the expected last seq, and a batch found committed by an earlier attempt counts as done.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const pg = require(workerData.pgPath);
-const client = new pg.Client(workerData.connection);
-const connected = client.connect();
-client.on('error', () => {});
 const encoder = new TextEncoder();
-parentPort.on('message', async (m) => {
-  const view = new Int32Array(m.shared);
-  const bytes = new Uint8Array(m.shared, 8);
-  let status = 4, detail = '';
-  try {
-    await connected;
-    let from = 0;
-    for (;;) {
-      const seqs = m.seqs.slice(from);
-      const data = m.data.slice(from);
-      const size = data.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-      const expected = seqs[0] - 1;
-      const params = [m.sessionId, m.token, expected, seqs[seqs.length - 1], size, m.leaseMs, seqs, data];
-      const result = await client.query(m.sql, params);
-      if ((result.rowCount || 0) === seqs.length) { status = 1; break; }
-      const row = (await client.query(m.diagnoseSql, [m.sessionId])).rows[0];
-      if (!row || Number(row.lease_token) !== m.token) { status = 2; detail = (row && row.lease_owner) || ''; break; }
-      const stored = Number(row.last_seq);
-      // The writer's in-flight append committed some of these first: store the rest.
-      if (stored >= expected + 1 && stored < seqs[seqs.length - 1]) { from += stored - expected; continue; }
-      status = 3; detail = String(stored); break;
-    }
-  } catch (error) {
-    status = 4; detail = String((error && error.message) || error);
+let client = null;
+const queue = [];
+let busy = false;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const discard = () => {
+  const old = client;
+  client = null;
+  if (old) { try { old.connection.stream.destroy(); } catch {} old.end().catch(() => {}); }
+};
+const bounded = (promise, deadline) => {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('no answer from PostgreSQL in time'), { lost: true })), Math.max(1, deadline - Date.now()));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+};
+const connectedBy = async (deadline) => {
+  if (client) return client;
+  const timeout = Math.max(1, Math.min(workerData.connectTimeoutMs, deadline - Date.now()));
+  const fresh = new pg.Client({ ...workerData.connection, connectionTimeoutMillis: timeout });
+  fresh.on('error', () => { if (client === fresh) client = null; });
+  try { await bounded(fresh.connect(), deadline); } catch (error) { fresh.end().catch(() => {}); throw error; }
+  client = fresh;
+  return fresh;
+};
+const attempt = async (m) => {
+  const c = await connectedBy(m.deadline);
+  const last = m.seqs[m.seqs.length - 1];
+  let from = 0;
+  for (;;) {
+    const seqs = m.seqs.slice(from);
+    const data = m.data.slice(from);
+    const size = data.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    const expected = seqs[0] - 1;
+    const params = [m.sessionId, m.token, expected, last, size, m.leaseMs, seqs, data];
+    const result = await bounded(c.query(m.sql, params), m.deadline);
+    if ((result.rowCount || 0) === seqs.length) return [1, ''];
+    const row = (await bounded(c.query(m.diagnoseSql, [m.sessionId]), m.deadline)).rows[0];
+    if (!row || Number(row.lease_token) !== m.token) return [2, (row && row.lease_owner) || ''];
+    const stored = Number(row.last_seq);
+    // Committed already: by an attempt whose answer was lost, or by the writer's in-flight append.
+    if (stored === last) return [1, ''];
+    if (stored >= expected + 1 && stored < last) { from += stored - expected; continue; }
+    return [3, String(stored)];
   }
+};
+const lostConnection = (error) => {
+  const code = error && error.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57P0|53300|53400)/.test(code);
+  return true;
+};
+const execute = async (m) => {
+  let pause = 50;
+  let reason = 'no time left';
+  while (Date.now() < m.deadline) {
+    try {
+      return await attempt(m);
+    } catch (error) {
+      reason = String((error && error.message) || error);
+      if (!lostConnection(error)) return [4, (error.code || '') + '|' + reason];
+      discard();
+      await sleep(Math.min(pause, m.deadline - Date.now()));
+      pause = Math.min(pause * 2, 1000);
+    }
+  }
+  return [4, '|' + reason];
+};
+const answer = (m, status, detail) => {
+  const view = new Int32Array(m.shared, 0, 2);
+  const bytes = new Uint8Array(m.shared, 8);
   const encoded = encoder.encode(detail).subarray(0, bytes.length);
   bytes.set(encoded);
   Atomics.store(view, 1, encoded.length);
   Atomics.store(view, 0, status);
   Atomics.notify(view, 0);
-});
+};
+const pump = async () => {
+  if (busy) return;
+  busy = true;
+  while (queue.length > 0) {
+    const m = queue.shift();
+    if (Date.now() >= m.deadline) { answer(m, 4, '|the caller stopped waiting'); continue; }
+    const [status, detail] = await execute(m);
+    answer(m, status, detail);
+  }
+  busy = false;
+};
+parentPort.on('message', (m) => { queue.push(m); pump(); });
 `;
 
 /** A worker thread that runs statements while the calling thread waits. */
@@ -87,38 +146,64 @@ export interface SyncChannel {
 
 /** Starts the worker (lazily connected) for the database `connection` describes. */
 export function createSyncChannel(
-  connection: { connectionString?: string },
+  connection: { connectionString?: string; connectionTimeoutMillis?: number },
   options: { timeoutMs?: number } = {},
 ): SyncChannel {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 15_000;
   const pgPath = createRequire(import.meta.url).resolve('pg');
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { pgPath, connection },
-  });
-  worker.unref();
-  // A worker that dies makes the next run time out with a clear error; nothing to do here.
-  worker.on('error', () => {});
-  const shared = new SharedArrayBuffer(8 + 4096);
-  const view = new Int32Array(shared, 0, 2);
-  const bytes = new Uint8Array(shared, 8);
+  let worker: Worker | undefined;
+  const started = (): Worker => {
+    if (worker) return worker;
+    const fresh = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        pgPath,
+        connection,
+        connectTimeoutMs: connection.connectionTimeoutMillis ?? 10_000,
+      },
+    });
+    fresh.unref();
+    // A worker that dies is replaced at the next call; the call it had times out clearly.
+    fresh.on('error', () => {});
+    fresh.on('exit', () => {
+      if (worker === fresh) worker = undefined;
+    });
+    worker = fresh;
+    return fresh;
+  };
   return {
     run(statement: SyncStatement): SyncOutcome {
-      Atomics.store(view, 0, 0);
-      worker.postMessage({ ...statement, shared });
-      const waited = Atomics.wait(view, 0, 0, timeoutMs);
-      if (waited === 'timed-out') {
-        return { status: 'error', message: `no answer from PostgreSQL within ${timeoutMs} ms` };
+      // A buffer per call: a late answer to a call that gave up can never wake this one.
+      const shared = new SharedArrayBuffer(8 + 4096);
+      const view = new Int32Array(shared, 0, 2);
+      const bytes = new Uint8Array(shared, 8);
+      const deadline = Date.now() + timeoutMs;
+      started().postMessage({ ...statement, shared, deadline });
+      while (Atomics.load(view, 0) === 0) {
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        Atomics.wait(view, 0, 0, left);
+      }
+      if (Atomics.load(view, 0) === 0) {
+        return { status: 'error', message: `no commit from PostgreSQL within ${timeoutMs} ms` };
       }
       const detail = Buffer.from(bytes.subarray(0, Atomics.load(view, 1))).toString('utf8');
       const status = STATUS[Atomics.load(view, 0)] ?? 'error';
       if (status === 'ok') return { status };
       if (status === 'lease-lost') return { status, owner: detail || null };
       if (status === 'conflict') return { status, storedLastSeq: Number(detail) };
-      return { status: 'error', message: detail || 'the synchronous writer failed' };
+      const bar = detail.indexOf('|');
+      const state = detail.slice(0, Math.max(0, bar));
+      return {
+        status: 'error',
+        message: detail.slice(bar + 1) || 'the synchronous writer failed',
+        ...(/^[0-9A-Z]{5}$/.test(state) ? { sqlState: state } : {}),
+      };
     },
     async close(): Promise<void> {
-      await worker.terminate();
+      const running = worker;
+      worker = undefined;
+      await running?.terminate();
     },
   };
 }

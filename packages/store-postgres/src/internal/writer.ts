@@ -4,6 +4,7 @@
 // expected last seq in the same UPDATE that guards the INSERT: a writer whose lease was taken
 // over, or that raced another writer, stores nothing and gets a typed error.
 
+import { setTimeout as delay } from 'node:timers/promises';
 import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
 import type { Pool } from 'pg';
 import {
@@ -13,7 +14,7 @@ import {
   SessionClosedError,
   StoreUnavailableError,
 } from '../errors.js';
-import { sqlState } from './database.js';
+import { isConnectionError, sqlState, translate } from './database.js';
 import type { SyncChannel } from './sync-channel.js';
 
 /** What a writer needs to know about its session and lease. */
@@ -32,6 +33,12 @@ export interface WriterContext {
   durableTypes: ReadonlySet<string>;
   /** The store's synchronous channel, started on first use. */
   syncChannel: () => SyncChannel;
+  /** How long an asynchronous append retries after a lost connection. */
+  reconnectMs: number;
+}
+
+function byteSize(lines: readonly string[]): number {
+  return lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
 }
 
 /** Makes the `OpenedSession` of one open (a lease holder, or a reader). */
@@ -75,6 +82,22 @@ export function createWriter(context: WriterContext): OpenedSession {
     });
   };
 
+  const describe = (): string => `session ${sessionId} (schema ${context.schema})`;
+
+  /** After a lost answer: what this writer's token committed (only this writer appends with it). */
+  const learnStored = async (): Promise<void> => {
+    const row = await pool
+      .query<{ lease_token: string; last_seq: string }>(
+        `SELECT lease_token, last_seq FROM ${s}.spine_sessions WHERE id = $1`,
+        [sessionId],
+      )
+      .then((result) => result.rows[0])
+      .catch(() => undefined);
+    if (row && Number(row.lease_token) === token) {
+      storedSeq = Math.max(storedSeq, Math.min(Number(row.last_seq), lastSeq));
+    }
+  };
+
   const write = async (batch: SessionEvent[]): Promise<void> => {
     const seqs: number[] = [];
     const data: string[] = [];
@@ -86,26 +109,42 @@ export function createWriter(context: WriterContext): OpenedSession {
       data.push(line);
     }
     const last = seqs[seqs.length - 1] as number;
-    let inserted = 0;
-    try {
-      const result = await pool.query(insert, [
-        sessionId,
-        token,
-        storedSeq,
-        last,
-        bytes,
-        leaseMs,
-        seqs,
-        data,
-      ]);
-      inserted = result.rowCount ?? 0;
-    } catch (error) {
-      // A write-ahead append stored these events while this statement was on its way.
+    const deadline = Date.now() + context.reconnectMs;
+    let pause = 50;
+    for (;;) {
+      // A write-ahead append (or an attempt whose answer was lost) stored these events.
       if (storedSeq >= last) return;
-      if (sqlState(error) === '23505') throw await diagnose(storedSeq);
-      throw error;
-    }
-    if (inserted !== batch.length) {
+      const from = seqs.findIndex((seq) => seq > storedSeq);
+      let inserted: number;
+      try {
+        const result = await pool.query(insert, [
+          sessionId,
+          token,
+          storedSeq,
+          last,
+          from === 0 ? bytes : byteSize(data.slice(from)),
+          leaseMs,
+          seqs.slice(from),
+          data.slice(from),
+        ]);
+        inserted = result.rowCount ?? 0;
+      } catch (error) {
+        if (sqlState(error) === '23505') throw await diagnose(storedSeq);
+        if (!isConnectionError(error)) throw translate(error, describe());
+        if (Date.now() + pause >= deadline) {
+          throw new StoreUnavailableError({
+            message: `Session ${sessionId}: PostgreSQL did not take an append within ${context.reconnectMs} ms (${(error as Error).message}); reopen the session to continue`,
+            cause: error,
+          });
+        }
+        await delay(pause);
+        pause = Math.min(pause * 2, 1000);
+        await learnStored();
+        continue;
+      }
+      if (inserted === seqs.length - from) break;
+      if (storedSeq >= last) return;
+      await learnStored();
       if (storedSeq >= last) return;
       throw await diagnose(storedSeq);
     }
@@ -146,9 +185,14 @@ export function createWriter(context: WriterContext): OpenedSession {
               expectedLastSeq: expected,
               storedLastSeq: outcome.storedLastSeq,
             })
-          : new StoreUnavailableError({
-              message: `Session ${sessionId}: a write-ahead append failed (${outcome.message}); reopen the session to continue`,
-            });
+          : outcome.sqlState
+            ? (translate(
+                Object.assign(new Error(outcome.message), { code: outcome.sqlState }),
+                describe(),
+              ) as Error)
+            : new StoreUnavailableError({
+                message: `Session ${sessionId}: a write-ahead append failed (${outcome.message}); reopen the session to continue`,
+              });
     raise();
   };
 

@@ -122,4 +122,20 @@ describe('following a session from another connection', () => {
     expect(seen).toEqual([1]);
     await writer.close();
   });
+
+  it('follows 50 sessions at once with the default pool of 10, and queries still get connections', async () => {
+    const ids = Array.from({ length: 50 }, (_, i) => `many-${i}`);
+    const writers = await Promise.all(ids.map((id) => writerStore.create(header(id))));
+    const followed = ids.map((id) => collect(id, 2, { pollMs: 600_000 }));
+    await delay(300);
+    // Every follower is waiting now; the pool must still serve queries.
+    const listed = await followerStore.list();
+    expect(listed.map((row) => row.id)).toEqual(expect.arrayContaining(ids));
+    expect(await followerStore.exists('many-0')).toBe(true);
+    for (const writer of writers) writer.append([note(2)]);
+    await Promise.all(writers.map((writer) => writer.flush()));
+    const seen = await Promise.all(followed);
+    for (const events of seen) expect(events.map((event) => event.seq)).toEqual([1, 2]);
+    await Promise.all(writers.map((writer) => writer.close()));
+  }, 90_000);
 });

@@ -17,6 +17,7 @@ import { SpineError } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import type { TaskRecord } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { isOutage } from './outage.js';
 import { isGitUrl } from './submit.js';
 
 /** What a worker passes to {@link runClaimedTask}. */
@@ -37,6 +38,8 @@ export interface TaskRunContext {
 export interface TaskOutcome {
   status: 'done' | 'failed';
   result: { sessionId: string; reason: string; error?: string };
+  /** The turn failed because the store was unreachable: requeue the task, do not fail it. */
+  storeUnavailable?: boolean;
 }
 
 /** The input of the turn that continues a task whose previous turn was stopped. */
@@ -150,5 +153,6 @@ export async function runClaimedTask(
       reason,
       ...(result?.error ? { error: result.error.message } : {}),
     },
+    ...(result?.error && isOutage(result.error) ? { storeUnavailable: true } : {}),
   };
 }

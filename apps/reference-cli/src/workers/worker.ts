@@ -11,6 +11,7 @@ import { visibleText } from '@spine/protocol';
 import { createPostgresTaskQueue, type TaskRecord } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { isOutage } from './outage.js';
 import { runClaimedTask } from './run-task.js';
 import { requireStoreUrl } from './store-url.js';
 
@@ -71,6 +72,49 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
+  /**
+   * Gives a task that failed because the store was unreachable back to the queue, retrying while
+   * the store is down; if the claim expires first, the task is claimable again anyway.
+   */
+  const requeue = async (task: TaskRecord, why: string): Promise<void> => {
+    const deadline = Date.now() + leaseMs;
+    for (let pause = 200; ; pause = Math.min(pause * 2, 2000)) {
+      try {
+        const released = await queue.release(task);
+        say(`requeued ${task.id}: the store was unavailable (${why})`);
+        report({ event: 'requeued', task: task.id, released });
+        return;
+      } catch (error) {
+        if (!isOutage(error) || Date.now() + pause > deadline) {
+          say(`could not requeue ${task.id} (${String(error)}); its claim expires in time`);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  };
+
+  /** Claims a task, waiting out an outage of the store (a restart, a partition) with backoff. */
+  let outageSince: number | undefined;
+  const claimNext = async (): Promise<TaskRecord | undefined | 'outage'> => {
+    try {
+      const task = await queue.claim(name);
+      if (outageSince !== undefined) {
+        say(`the store answers again after ${Date.now() - outageSince} ms`);
+        outageSince = undefined;
+      }
+      return task;
+    } catch (error) {
+      if (!isOutage(error)) throw error;
+      if (outageSince === undefined) {
+        outageSince = Date.now();
+        say(`the store is unavailable; waiting for it (${(error as Error).message})`);
+        report({ event: 'store-unavailable' });
+      }
+      return 'outage';
+    }
+  };
+
   const start = (task: TaskRecord): void => {
     const controller = new AbortController();
     let lost = false;
@@ -101,6 +145,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       .then(
         async (outcome) => {
           if (lost) return;
+          if (outcome.storeUnavailable) {
+            await requeue(task, outcome.result.error ?? outcome.result.reason);
+            return;
+          }
           if (stopping && controller.signal.aborted) {
             await queue.release(task);
             say(`released ${task.id} (${outcome.result.reason})`);
@@ -114,6 +162,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
         async (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
           if (lost) return;
+          if (isOutage(error)) {
+            await requeue(task, message);
+            return;
+          }
           if (stopping) {
             await queue.release(task);
             say(`released ${task.id} after an error: ${message}`);
@@ -140,14 +192,19 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   report({ event: 'ready', concurrency });
   try {
     while (!stopping) {
+      let waitMs = pollMs;
       while (!stopping && running.size < concurrency) {
-        const task = await queue.claim(name);
+        const task = await claimNext();
+        if (task === 'outage') {
+          waitMs = Math.max(pollMs, 500);
+          break;
+        }
         if (!task) break;
         start(task);
       }
       if (stopping) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs);
+        const timer = setTimeout(resolve, waitMs);
         wake = () => {
           clearTimeout(timer);
           resolve();

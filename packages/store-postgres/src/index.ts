@@ -17,11 +17,13 @@ export {
   SessionExistsError,
   SessionLockedError,
   SessionNotFoundError,
+  StoreConfigError,
+  StorePermissionError,
   StoreUnavailableError,
 } from './errors.js';
 export type { FollowOptions } from './follow.js';
 export type { ConnectionOptions } from './internal/database.js';
-export { describeConnection } from './internal/database.js';
+export { DEFAULT_BOUNDS, describeConnection } from './internal/database.js';
 export { LEASE_TAKEOVER_EVENT } from './internal/lease.js';
 export type { MigrateResult, PostgresMigration } from './migrations.js';
 export {

@@ -2,8 +2,10 @@
 // .spine/agents, and the `task` tool for the parent's runtime. A child's tool runtime is built
 // the way wire.ts builds the parent's (workspace tools and recall, same hooks, OS sandbox backend
 // and protected paths), for the child's sandbox mode and the parent's approval policy in force.
+
+import { lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AnyToolDefinition, SessionLog, Summarizer, ToolRunOptions } from '@spine/protocol';
 import type { AgentProfile } from '@spine/subagents';
 import type {
@@ -30,10 +32,20 @@ export async function loadCliProfiles(
 ): Promise<AgentProfile[]> {
   const subagents = await import('@spine/subagents');
   const layers: AgentProfile[][] = [];
-  for (const dir of profileDirs(cwd)) {
+  const [userDir, projectDir] = profileDirs(cwd);
+  // The user's own directory may link to profiles kept elsewhere; a project's may not (whoever
+  // controls the repository writes it, and a link would read files outside it).
+  const dirs: [string, 'follow' | 'refuse'][] = [
+    [userDir as string, 'follow'],
+    [projectDir as string, 'refuse'],
+  ];
+  for (const [dir, symlinks] of dirs) {
     try {
+      if (symlinks === 'refuse' && (await isLink(dirname(dir))))
+        throw new Error(`${dirname(dir)} is a symbolic link; a project keeps its own .spine`);
       layers.push(
         await subagents.loadProfileDir(dir, {
+          symlinks,
           onInvalid: (error) => onWarning(`agent profile skipped: ${error.message}`),
         }),
       );
@@ -44,6 +56,15 @@ export async function loadCliProfiles(
     }
   }
   return subagents.mergeProfiles(subagents.BUILTIN_PROFILES, ...layers);
+}
+
+/** True when `path` is a symbolic link (false when it is missing). */
+async function isLink(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** The parts of wire.ts a child's runtime and prompt are built from. */

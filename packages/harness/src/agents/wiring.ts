@@ -200,9 +200,18 @@ async function profileModels(
   const names = new Set(profiles.flatMap((profile) => (profile.model ? [profile.model] : [])));
   if (names.size === 0) return models;
   const { resolveModel } = await import('../model-config.js');
+  const { profileModelPlan } = await import('./profile-models.js');
   for (const name of names) {
+    const plan = profileModelPlan(config, name);
+    if (plan.use === 'session') {
+      warn(
+        `subagent model ${JSON.stringify(name)} is not used (${plan.reason}); profiles naming it run on the session's model`,
+      );
+      continue;
+    }
     try {
-      const resolved = await resolveModel({ ...config, model: name }, { requireKey: true });
+      const { baseUrl: _baseUrl, apiKeyEnv: _apiKeyEnv, ...rest } = config;
+      const resolved = await resolveModel({ ...rest, ...plan.settings }, { requireKey: true });
       models.set(name, {
         model: resolved.client,
         modelId: resolved.modelId,
@@ -210,7 +219,7 @@ async function profileModels(
       });
     } catch (error) {
       warn(
-        `subagent model ${name} cannot be used (${error instanceof Error ? error.message : String(error)}); profiles naming it run on the session's model`,
+        `subagent model ${JSON.stringify(name)} cannot be used (${error instanceof Error ? error.message : String(error)}); profiles naming it run on the session's model`,
       );
     }
   }

@@ -68,12 +68,18 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     }
     // Subagents a crash left running are closed, and their outcome recorded, before resuming
     // (a streamed pass first: most sessions have none, and recovery reads the whole log).
-    if (await hasOpenChildren(store, options.resumeId))
+    if (await hasOpenChildren(store, options.resumeId)) {
+      // Their interrupted calls are verified against the checkpoint first (agents/verify-child.ts).
+      await (await import('./agents/verify-child.js')).answerChildInterruptedCalls({
+        ...{ store, id: options.resumeId, config, cwd },
+        ...(options.onWarning ? { warn: options.onWarning } : {}),
+      });
       await (await import('./agents/tree.js')).recoverChildrenForResume(
         store,
         options.resumeId,
         options.onWarning ?? (() => {}),
       );
+    }
     // Interrupted tool calls the workspace checkpoints can settle get a verified result first.
     await (await import('./rewind/recovery.js')).answerInterruptedCalls({
       ...{ store, id: options.resumeId, config, cwd },

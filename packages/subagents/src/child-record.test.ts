@@ -7,6 +7,36 @@ let seq = 0;
 const event = (type: string, body: unknown): SessionEvent => ({ seq: ++seq, type, at: '', body });
 
 describe('childChanges', () => {
+  it("counts the files a crashed command's verified result lists, even though it is an error", () => {
+    const events = [
+      event('tool/started', {
+        toolCallId: 'v',
+        toolName: 'bash',
+        arguments: '{"command":"make"}',
+      }),
+      event('tool/result', {
+        toolCallId: 'v',
+        toolName: 'bash',
+        content: 'verified …',
+        isError: true,
+        outcome: 'aborted',
+        meta: {
+          verifiedAfterCrash: true,
+          changedFiles: ['added out/a b.txt', 'deleted old.txt', 'modified old.txt', 7, 'odd'],
+        },
+      }),
+      // Without the verification mark, a listing is not taken as evidence.
+      event('tool/result', {
+        toolCallId: 'w',
+        toolName: 'bash',
+        content: 'x',
+        isError: false,
+        meta: { changedFiles: ['added forged.txt'] },
+      }),
+    ];
+    expect(childChanges(events)).toEqual({ files: ['out/a b.txt', 'old.txt'], commands: ['make'] });
+  });
+
   it('counts a file change only when its result is not an error, and every command that started', () => {
     const events = [
       event('tool/started', {

@@ -42,6 +42,21 @@ function parseArguments(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * The workspace files a result verified after a crash says changed: a command's interrupted call
+ * answered from the workspace checkpoint carries `meta.verifiedAfterCrash` and
+ * `meta.changedFiles` (`"<kind> <path>"` each, as the harness's recovery writes them).
+ */
+function verifiedChanges(body: ToolResultBody): string[] {
+  const meta = body.meta;
+  if (meta?.verifiedAfterCrash !== true || !Array.isArray(meta.changedFiles)) return [];
+  return meta.changedFiles.flatMap((entry) => {
+    if (typeof entry !== 'string') return [];
+    const space = entry.indexOf(' ');
+    return space > 0 && space < entry.length - 1 ? [entry.slice(space + 1)] : [];
+  });
+}
+
 /** {@link childChanges} one event at a time (a streamed log need not be held). */
 export class ChangesFold {
   readonly #fileTools: readonly string[];
@@ -71,6 +86,7 @@ export class ChangesFold {
       }
     } else if (event.type === 'tool/result') {
       const body = event.body as ToolResultBody;
+      for (const path of verifiedChanges(body)) if (!files.includes(path)) files.push(path);
       const call = this.#started.get(body.toolCallId);
       if (!call || body.isError) return;
       const path = parseArguments(call.arguments).path;
@@ -89,7 +105,8 @@ export class ChangesFold {
 
 /**
  * Reads what a child changed from its events: a file tool's call counts when its result is not
- * an error, a command counts whenever it started (it may have had effects even when it failed).
+ * an error, a command counts whenever it started (it may have had effects even when it failed),
+ * and the files a result verified after a crash lists (`meta.changedFiles`) count as changed.
  * Changes reported by the child's own children (`agent/child/end`) are included.
  */
 export function childChanges(

@@ -223,5 +223,6 @@ export async function runChild(
     changes,
     usage,
     ...(error === undefined ? {} : { error }),
+    ...(options.maxResultChars === undefined ? {} : { maxChars: options.maxResultChars }),
   });
 }

@@ -22,6 +22,8 @@ export {
   narrowerSandbox,
   READ_ONLY_TOOLS,
 } from './profile.js';
+export type { ProfileSymlinks } from './profile-dir.js';
+export { MAX_PROFILE_BYTES } from './profile-dir.js';
 export type { LoadProfileDirOptions } from './profile-file.js';
 export { loadProfileDir, parseProfileFile } from './profile-file.js';
 export type { RecoveredChild } from './recover.js';

@@ -1,9 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxMode } from '@spine/protocol';
 import { parse as parseYaml } from 'yaml';
 import { InvalidProfileError } from './errors.js';
 import type { AgentProfile } from './profile.js';
+import { type ProfileSymlinks, readProfileText } from './profile-dir.js';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
@@ -159,21 +160,32 @@ export function parseProfileFile(text: string, path: string): AgentProfile {
 export interface LoadProfileDirOptions {
   /** Called for each invalid file, which is then skipped; without it the first one throws. */
   onInvalid?: (error: InvalidProfileError) => void;
+  /**
+   * Symbolic links among the files (and the directory itself): `follow` (default; the user's own
+   * directory) or `refuse` (a project's directory, which whoever controls the repository writes).
+   */
+  symlinks?: ProfileSymlinks;
 }
 
 /**
  * Reads every `*.md` profile file of a directory (for example `~/.spine/agents` or
- * `<project>/.spine/agents`), in name order. A missing directory has no profiles.
+ * `<project>/.spine/agents`), in name order. A missing directory has no profiles. Only regular
+ * files of at most 256 KiB are read (a FIFO, socket, device or directory named `*.md` is not, and
+ * never blocks the read); each file that cannot be used is reported alone.
  *
  * @throws {InvalidProfileError} for the first invalid file (naming it and the key), or when two
- * files of the directory declare the same name, unless `onInvalid` takes them.
+ * files of the directory declare the same name, unless `onInvalid` takes them; also when the
+ * directory itself is a symbolic link and `symlinks` is `refuse`.
  */
 export async function loadProfileDir(
   dir: string,
   options: LoadProfileDirOptions = {},
 ): Promise<AgentProfile[]> {
+  const symlinks = options.symlinks ?? 'follow';
   let names: string[];
   try {
+    if (symlinks === 'refuse' && (await lstat(dir)).isSymbolicLink())
+      fail(dir, 'file', 'the profile directory is a symbolic link; a project keeps its own');
     names = (await readdir(dir)).filter((name) => name.endsWith('.md')).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
@@ -183,7 +195,7 @@ export async function loadProfileDir(
   for (const name of names) {
     const path = join(dir, name);
     try {
-      const profile = parseProfileFile(await readFile(path, 'utf8'), path);
+      const profile = parseProfileFile(await readProfileText(path, symlinks), path);
       const twin = profiles.find((other) => other.name === profile.name);
       if (twin)
         fail(path, 'name', `${JSON.stringify(profile.name)} is also declared by ${twin.source}`);

@@ -18,7 +18,7 @@ import {
   UsageFold,
   usageWithChildren,
 } from './child-record.js';
-import { renderChildResult } from './render.js';
+import { type ChildResultInput, renderChildRecord, renderChildResult } from './render.js';
 import { type ChildLink, LinkFold, openToRead } from './tree.js';
 
 /** A child that never got a session: nothing changed, nothing used. */
@@ -186,7 +186,7 @@ export async function recoverChildren(
           ...(started.turn === undefined ? {} : { turn: started.turn }),
           ...(started.step === undefined ? {} : { step: started.step }),
         };
-        const rendered = renderChildResult({
+        const input: ChildResultInput = {
           child: {
             sessionId: childId,
             toolCallId,
@@ -201,7 +201,8 @@ export async function recoverChildren(
           changes,
           usage,
           error: 'the process stopped while the subagent ran',
-        });
+        };
+        const rendered = renderChildResult(input);
         const body: ToolResultBody =
           state.reason === 'completed'
             ? {
@@ -214,7 +215,7 @@ export async function recoverChildren(
             : {
                 toolCallId,
                 toolName: 'task',
-                content: `${outcomeUnknownText('the process stopped')}\n${rendered.content.slice(rendered.content.lastIndexOf('['))}`,
+                content: `${outcomeUnknownText('the process stopped')}\n${renderChildRecord(input)}`,
                 isError: true,
                 outcome: 'unknown',
               };

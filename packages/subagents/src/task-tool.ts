@@ -73,6 +73,13 @@ function checkOptions(options: TaskToolOptions, profiles: readonly AgentProfile[
       });
   };
   positive(options.maxParallel, 'maxParallel');
+  if (
+    options.maxResultChars !== undefined &&
+    !(Number.isSafeInteger(options.maxResultChars) && options.maxResultChars >= 1000)
+  )
+    throw new InvalidTaskToolOptionsError({
+      reason: `maxResultChars must be a whole number of at least 1000, got ${String(options.maxResultChars)}`,
+    });
   positive(options.limits?.maxSteps, 'limits.maxSteps');
   positive(options.limits?.maxTokens, 'limits.maxTokens');
   positive(options.limits?.timeoutMs, 'limits.timeoutMs');

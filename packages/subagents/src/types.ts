@@ -118,6 +118,12 @@ export interface TaskToolOptions {
   maxOutputTokens?: number;
   /** Default limits of every child. */
   limits?: ChildLimits;
+  /**
+   * The parent runtime's cap on a tool result, in characters (at least 1,000; default 30,000, the tool runtime's
+   * default): a child's answer is cut to fit it so that the record of files changed and commands
+   * run after it is never cut.
+   */
+  maxResultChars?: number;
   /** Read-only children running at once, at most (default 4). */
   maxParallel?: number;
   /** Depth of the parent session (0 for a top session). */

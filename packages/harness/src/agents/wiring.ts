@@ -2,8 +2,10 @@
 // .spine/agents, and the `task` tool for the parent's runtime. A child's tool runtime is built
 // the way wire.ts builds the parent's (workspace tools and recall, same hooks, OS sandbox backend
 // and protected paths), for the child's sandbox mode and the parent's approval policy in force.
+
+import { lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AnyToolDefinition, SessionLog, Summarizer, ToolRunOptions } from '@spine/protocol';
 import type { AgentProfile } from '@spine/subagents';
 import type {
@@ -30,10 +32,20 @@ export async function loadCliProfiles(
 ): Promise<AgentProfile[]> {
   const subagents = await import('@spine/subagents');
   const layers: AgentProfile[][] = [];
-  for (const dir of profileDirs(cwd)) {
+  const [userDir, projectDir] = profileDirs(cwd);
+  // The user's own directory may link to profiles kept elsewhere; a project's may not (whoever
+  // controls the repository writes it, and a link would read files outside it).
+  const dirs: [string, 'follow' | 'refuse'][] = [
+    [userDir as string, 'follow'],
+    [projectDir as string, 'refuse'],
+  ];
+  for (const [dir, symlinks] of dirs) {
     try {
+      if (symlinks === 'refuse' && (await isLink(dirname(dir))))
+        throw new Error(`${dirname(dir)} is a symbolic link; a project keeps its own .spine`);
       layers.push(
         await subagents.loadProfileDir(dir, {
+          symlinks,
           onInvalid: (error) => onWarning(`agent profile skipped: ${error.message}`),
         }),
       );
@@ -44,6 +56,15 @@ export async function loadCliProfiles(
     }
   }
   return subagents.mergeProfiles(subagents.BUILTIN_PROFILES, ...layers);
+}
+
+/** True when `path` is a symbolic link (false when it is missing). */
+async function isLink(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** The parts of wire.ts a child's runtime and prompt are built from. */
@@ -179,9 +200,18 @@ async function profileModels(
   const names = new Set(profiles.flatMap((profile) => (profile.model ? [profile.model] : [])));
   if (names.size === 0) return models;
   const { resolveModel } = await import('../model-config.js');
+  const { profileModelPlan } = await import('./profile-models.js');
   for (const name of names) {
+    const plan = profileModelPlan(config, name);
+    if (plan.use === 'session') {
+      warn(
+        `subagent model ${JSON.stringify(name)} is not used (${plan.reason}); profiles naming it run on the session's model`,
+      );
+      continue;
+    }
     try {
-      const resolved = await resolveModel({ ...config, model: name }, { requireKey: true });
+      const { baseUrl: _baseUrl, apiKeyEnv: _apiKeyEnv, ...rest } = config;
+      const resolved = await resolveModel({ ...rest, ...plan.settings }, { requireKey: true });
       models.set(name, {
         model: resolved.client,
         modelId: resolved.modelId,
@@ -189,7 +219,7 @@ async function profileModels(
       });
     } catch (error) {
       warn(
-        `subagent model ${name} cannot be used (${error instanceof Error ? error.message : String(error)}); profiles naming it run on the session's model`,
+        `subagent model ${JSON.stringify(name)} cannot be used (${error instanceof Error ? error.message : String(error)}); profiles naming it run on the session's model`,
       );
     }
   }

@@ -62,11 +62,16 @@ const tools = [
     },
   },
   { name: 'crash', description: 'Exits mid-call.', inputSchema: empty },
-  {
-    name: 'array-schema',
-    description: 'Input schema is not an object.',
-    inputSchema: { type: 'array' },
-  },
+  // Left out with NO_BAD_SCHEMA=1, so the other classes are tested alone.
+  ...(process.env.NO_BAD_SCHEMA === '1'
+    ? []
+    : [
+        {
+          name: 'array-schema',
+          description: 'Not an object schema.',
+          inputSchema: { type: 'array' },
+        },
+      ]),
   ...(spec.names ?? []).map((name, index) => ({
     name,
     description: spec.descriptions?.[index] ?? 'hostile',

@@ -1,3 +1,4 @@
+import { visibleText } from '@spine/protocol';
 import { z } from 'zod';
 import { McpConfigError } from './errors.js';
 
@@ -215,7 +216,7 @@ export function expandServerConfig(
  * A one-line description of a server entry safe to print or log: environment and header values
  * are replaced by `***` (their names stay), the URL loses its query string and credentials. Pass
  * the entry as configured (before {@link expandServerConfig}), so `${ENV}` references in `args`
- * stay references.
+ * stay references. Control characters are made visible, so the line is safe to print.
  */
 export function describeServer(config: McpServerConfig): string {
   if (isStdioServer(config)) {
@@ -223,7 +224,7 @@ export function describeServer(config: McpServerConfig): string {
     const words = [config.command, ...(config.args ?? [])].map((word) =>
       /^[\w./:@=-]+$/.test(word) ? word : JSON.stringify(word),
     );
-    return [...env, ...words].join(' ');
+    return visibleText([...env, ...words].join(' '));
   }
   let url = config.url;
   try {
@@ -233,5 +234,5 @@ export function describeServer(config: McpServerConfig): string {
     url = '(invalid URL)';
   }
   const headers = Object.keys(config.headers ?? {}).map((key) => `${key}: ***`);
-  return [`${config.type} ${url}`, ...headers].join(', ');
+  return visibleText([`${config.type} ${url}`, ...headers].join(', '));
 }

@@ -1,5 +1,5 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AnyToolDefinition } from '@spine/protocol';
+import { type AnyToolDefinition, visibleText } from '@spine/protocol';
 import type { McpCommandWrapper } from './command.js';
 import {
   describeServer,
@@ -9,6 +9,7 @@ import {
   type McpServersConfig,
 } from './config.js';
 import { McpServerUnavailableError } from './errors.js';
+import { Redactor, secretValues } from './internal/redact.js';
 import { ServerConnection } from './internal/server-connection.js';
 import { buildServerTools } from './internal/tool-definitions.js';
 import { assignToolNames, toolKey } from './names.js';
@@ -19,7 +20,11 @@ import type { McpElicitationHandler, McpSamplingHandler } from './requests.js';
 const sdkAuthProvider = (provider: McpOAuthProvider): OAuthClientProvider =>
   provider as unknown as OAuthClientProvider;
 
-/** A problem found while turning servers into tools: a server that failed, a tool skipped. */
+/**
+ * A problem found while turning servers into tools: a server that failed, a tool skipped. Its
+ * text is safe to print: configured secret values are `[redacted]` and control characters are
+ * made visible (`visibleText` of `@spine/protocol`).
+ */
 export interface McpDiagnostic {
   /** The server concerned. */
   server: string;
@@ -29,7 +34,10 @@ export interface McpDiagnostic {
   message: string;
 }
 
-/** The state of one configured server, for `/mcp`, `spine mcp list` and `spine doctor`. */
+/**
+ * The state of one configured server, for `/mcp`, `spine mcp list` and `spine doctor`. Every
+ * server-chosen string in it (tool names, error) is safe to print, as in {@link McpDiagnostic}.
+ */
 export interface McpServerStatus {
   /** The configured name. */
   name: string;
@@ -157,7 +165,15 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   let definitions: AnyToolDefinition[] = [];
   let closed = false;
 
-  const report = (diagnostic: McpDiagnostic): void => {
+  const redactors = new Map<string, Redactor>();
+  const safe = (server: string, text: string): string =>
+    visibleText(redactors.get(server)?.redact(text) ?? text);
+  const report = (raw: McpDiagnostic): void => {
+    const diagnostic: McpDiagnostic = {
+      server: raw.server,
+      message: safe(raw.server, raw.message),
+      ...(raw.tool === undefined ? {} : { tool: safe(raw.server, raw.tool) }),
+    };
     const key = `${diagnostic.server}\u0000${diagnostic.tool ?? ''}\u0000${diagnostic.message}`;
     if (seen.has(key)) return;
     seen.add(key);
@@ -167,7 +183,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   for (const [name, config] of Object.entries(options.servers)) {
     configured.set(name, config);
     if (config.enabled === false) continue;
-    const expanded = expandServerConfig(name, config, options.env ?? process.env);
+    const env = options.env ?? process.env;
+    const expanded = expandServerConfig(name, config, env);
+    const redactor = new Redactor(secretValues(config, expanded, env));
+    redactors.set(name, redactor);
     const provided = options.authProvider?.(name);
     const authProvider = provided ? sdkAuthProvider(provided) : undefined;
     connections.set(
@@ -176,6 +195,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         cwd: options.cwd,
         clientName: options.clientName ?? 'spine',
         clientVersion: options.clientVersion ?? '0.1.0',
+        redactor,
         ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
         ...(authProvider ? { authProvider } : {}),
         ...(options.answerElicitation ? { answerElicitation: options.answerElicitation } : {}),
@@ -199,13 +219,17 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         pairs.push({ server: connection.name, tool: 'read_resource' });
     const names = assignToolNames(pairs, reserved);
     const out: AnyToolDefinition[] = [];
-    for (const connection of ready)
+    for (const connection of ready) {
+      for (const skipped of connection.skippedTools)
+        report({ server: connection.name, tool: skipped.tool, message: skipped.message });
       out.push(
         ...buildServerTools(connection, {
           nameOf: (tool) => names.get(toolKey(connection.name, tool)) ?? tool,
           report,
+          redactor: redactors.get(connection.name) ?? new Redactor([]),
         }),
       );
+    }
     definitions = out;
   }
 
@@ -236,13 +260,16 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       const entry: McpServerStatus = {
         name,
         state: connection ? connection.state : 'disabled',
-        tools: connection?.state === 'ready' ? connection.tools.map((tool) => tool.name) : [],
+        tools:
+          connection?.state === 'ready'
+            ? connection.tools.map((tool) => safe(name, tool.name))
+            : [],
         description: describeServer(config),
         sandboxed,
       };
       if (connection?.transportKind) entry.transport = connection.transportKind;
       if (connection?.state === 'failed' && connection.lastError)
-        entry.error = connection.lastError.message;
+        entry.error = safe(name, connection.lastError.message);
       out.push(entry);
     }
     return out;
@@ -271,7 +298,8 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     diagnostics: () => [...found],
     instructions: (server) => {
       const connection = connections.get(server);
-      return connection?.state === 'ready' ? connection.instructions : undefined;
+      const text = connection?.state === 'ready' ? connection.instructions : undefined;
+      return text === undefined ? undefined : (redactors.get(server)?.redact(text) ?? text);
     },
     async server(name) {
       const connection = connections.get(name);
@@ -292,8 +320,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         },
         listResources: () => connection.listResources(),
         listPrompts: () => connection.listPrompts(),
-        getPrompt: async (prompt, args = {}) =>
-          textOfPromptMessages(await connection.getPrompt(prompt, args)),
+        getPrompt: async (prompt, args = {}) => {
+          const text = textOfPromptMessages(await connection.getPrompt(prompt, args));
+          return redactors.get(name)?.redact(text) ?? text;
+        },
       };
     },
     async close() {

@@ -1,4 +1,5 @@
 import type { JsonValue, ToolOutput } from '@spine/protocol';
+import { cutAtCodePoint } from './internal/text-cut.js';
 
 /** Default cap on the characters of one rendered result. */
 export const DEFAULT_MAX_RESULT_CHARS = 40_000;
@@ -11,6 +12,8 @@ export interface RenderToolResultOptions {
   tool: string;
   /** Cap on the rendered characters; longer results are cut and say so. */
   maxChars?: number;
+  /** Applied to the whole text before the cut (the manager replaces configured secret values). */
+  redact?: (text: string) => string;
 }
 
 type Block = Record<string, unknown>;
@@ -137,7 +140,7 @@ function carried(structured: unknown, json: string, texts: readonly string[]): b
  * as they are; images and audio as a line naming type and size; embedded resources with their URI
  * and text (binary ones by size); resource links as a line; `structuredContent` as JSON unless a
  * text block already carries the same JSON; anything else as a line naming its type. Blocks are
- * joined by a blank line, then cut at `maxChars` with a note. `isError` makes an error result.
+ * joined by a blank line, then cut at `maxChars` with a note (never inside a surrogate pair). `isError` makes an error result.
  * Never throws, whatever `result` holds.
  *
  * @example
@@ -175,11 +178,12 @@ export function renderToolResult(result: unknown, options: RenderToolResultOptio
   let content = parts.join('\n\n');
   if (content === '')
     content = isError ? '(the tool reported an error without details)' : '(no content)';
+  if (options.redact) content = options.redact(content);
   const maxChars = Math.max(1, options.maxChars ?? DEFAULT_MAX_RESULT_CHARS);
   const originalLength = content.length;
   const truncated = originalLength > maxChars;
   if (truncated)
-    content = `${content.slice(0, maxChars)}\n[truncated: showed ${maxChars} of ${originalLength} characters]`;
+    content = `${cutAtCodePoint(content, maxChars)}\n[truncated: showed ${maxChars} of ${originalLength} characters]`;
   const meta: Record<string, JsonValue> = {
     provider: 'mcp',
     server: options.server,

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { installCommand, isInstalled, OPTIONAL_PARTS, storeUrlOf } from '@spine/harness';
 import { DEFAULT_KEY_VARIABLES, parseModelName } from '@spine/llm';
+import { visibleJson, visibleText } from '@spine/protocol';
 import { styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -186,7 +187,8 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
       ...(await (await import('../mcp/doctor.js')).mcpDoctorChecks({ config, cwd, backend })),
     );
 
-  if (flags.json) process.stdout.write(`${JSON.stringify(checks)}\n`);
+  // Details quote servers, files and errors: nothing in them reaches the terminal raw.
+  if (flags.json) process.stdout.write(`${visibleJson(JSON.stringify(checks))}\n`);
   else {
     const style = styleFor(process.stdout);
     for (const check of checks) {
@@ -197,7 +199,7 @@ export async function doctorCommand(flags: AgentFlags & { offline?: boolean }): 
             ? style.yellow('!')
             : style.red('✗');
       process.stdout.write(
-        `${mark} ${check.area.padEnd(8)} ${check.name.padEnd(22)} ${check.detail}\n`,
+        `${mark} ${check.area.padEnd(8)} ${visibleText(check.name).padEnd(22)} ${visibleText(check.detail)}\n`,
       );
     }
   }

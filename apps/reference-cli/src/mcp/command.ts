@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { claudeUserFile, configHome, projectMcpFile, UsageError } from '@spine/harness';
+import { visibleJson, visibleText } from '@spine/protocol';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 
@@ -115,7 +116,8 @@ export async function mcpCommand(
         origin: origin(server),
       };
     });
-    if (flags.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+    // Entries come from files anyone controlling the repository writes: printed made visible.
+    if (flags.json) process.stdout.write(`${visibleJson(JSON.stringify(rows))}\n`);
     else if (rows.length === 0)
       process.stdout.write(
         `No MCP servers configured (add one with \`spine mcp add <name> -- <command> [args…]\`).\n`,
@@ -123,7 +125,7 @@ export async function mcpCommand(
     else
       for (const row of rows)
         process.stdout.write(
-          `${row.name}${row.enabled ? '' : ' (disabled)'}: ${row.description}  [${row.origin}]\n`,
+          `${row.name}${row.enabled ? '' : ' (disabled)'}: ${visibleText(row.description)}  [${visibleText(row.origin)}]\n`,
         );
     return EXIT_CODES.ok;
   }
@@ -136,7 +138,9 @@ export async function mcpCommand(
       });
     const shown = { name, origin: origin(name), ...masked(entry) };
     process.stdout.write(
-      flags.json ? `${JSON.stringify(shown)}\n` : `${JSON.stringify(shown, null, 2)}\n`,
+      visibleJson(
+        flags.json ? `${JSON.stringify(shown)}\n` : `${JSON.stringify(shown, null, 2)}\n`,
+      ),
     );
     return EXIT_CODES.ok;
   }

@@ -14,7 +14,11 @@ export async function mcpDoctorChecks(options: {
   const checks: DoctorCheck[] = [];
   let manager: Awaited<ReturnType<typeof createConfiguredManager>>;
   try {
-    manager = await createConfiguredManager(options);
+    manager = await createConfiguredManager({
+      ...options,
+      warn: (message) =>
+        checks.push({ area: 'mcp', name: 'sandbox', status: 'warn', detail: message }),
+    });
   } catch (error) {
     return [
       { area: 'mcp', name: 'configuration', status: 'fail', detail: (error as Error).message },

@@ -33,6 +33,8 @@ describe('wireMcp', () => {
   it('starts servers before the first turn, registers their tools, and completes @server:uri', async () => {
     const config = {
       ...defaultConfig(process.env),
+      // The session allows what the entry asks for (no bubblewrap needed here).
+      sandbox: 'danger-full-access' as const,
       mcp: {
         servers: {
           everything: {
@@ -83,6 +85,8 @@ describe('wireMcp', () => {
   it('sends elicitation to the handler the REPL sets, and refuses it while none is set', async () => {
     const config = {
       ...defaultConfig(process.env),
+      // The session allows what the entry asks for (no bubblewrap needed here).
+      sandbox: 'danger-full-access' as const,
       mcp: {
         servers: {
           forms: {

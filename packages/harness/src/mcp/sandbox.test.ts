@@ -52,8 +52,11 @@ function call(
   ).execute(args, context);
 }
 
-function configWith(servers: Record<string, Record<string, unknown>>): SpineConfig {
-  return { ...defaultConfig(process.env), mcp: { servers } };
+function configWith(
+  servers: Record<string, Record<string, unknown>>,
+  sandbox: SpineConfig['sandbox'] = 'workspace-write',
+): SpineConfig {
+  return { ...defaultConfig(process.env), sandbox, mcp: { servers } };
 }
 
 describe('server-filesystem under the bubblewrap sandbox', () => {
@@ -126,17 +129,20 @@ describe('server-filesystem under the bubblewrap sandbox', () => {
     }
   }, 90_000);
 
-  it('runs a danger-full-access server unconfined only when configured so', async () => {
+  it('runs a danger-full-access server unconfined when configured so in a danger-full-access session', async () => {
     const workspace = folder('spine-mcp-ws-');
     const elsewhere = folder('spine-mcp-elsewhere-');
     const manager = await createConfiguredManager({
-      config: configWith({
-        free: {
-          command: process.execPath,
-          args: [filesystemServer, '/'],
-          sandbox: 'danger-full-access',
+      config: configWith(
+        {
+          free: {
+            command: process.execPath,
+            args: [filesystemServer, '/'],
+            sandbox: 'danger-full-access',
+          },
         },
-      }),
+        'danger-full-access',
+      ),
       cwd: workspace,
       backend,
     });

@@ -59,3 +59,51 @@ export function createMcpSandboxWrapper(options: {
     return { command: wrapped.file, args: wrapped.args, env: command.env };
   };
 }
+
+/** A sandbox mode, from narrowest to widest. */
+export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+
+const WIDTH: Record<SandboxMode, number> = {
+  'read-only': 0,
+  'workspace-write': 1,
+  'danger-full-access': 2,
+};
+
+/**
+ * The sandbox a stdio server runs under: its own `sandbox` key (default `workspace-write`), never
+ * wider than the session's. So an entry (a project's `.mcp.json` is written by whoever controls
+ * the repository) asking for `danger-full-access` gets it only when the person started the session
+ * with `--sandbox danger-full-access`, and under a `read-only` session no server writes.
+ */
+export function serverSandbox(
+  requested: SandboxMode | undefined,
+  session: SandboxMode,
+): SandboxMode {
+  const wanted = requested ?? 'workspace-write';
+  return WIDTH[wanted] <= WIDTH[session] ? wanted : session;
+}
+
+/**
+ * The entries with each stdio server's `sandbox` set to what it will run under
+ * ({@link serverSandbox}), and a note for each entry that asked for more than it got.
+ */
+export function capServerSandboxes<T extends { type?: string; sandbox?: SandboxMode }>(
+  servers: Record<string, T>,
+  session: SandboxMode,
+): { servers: Record<string, T>; narrowed: string[] } {
+  const out: Record<string, T> = {};
+  const narrowed: string[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    if (entry.type !== undefined && entry.type !== 'stdio') {
+      out[name] = entry;
+      continue;
+    }
+    const sandbox = serverSandbox(entry.sandbox, session);
+    if (entry.sandbox !== undefined && entry.sandbox !== sandbox)
+      narrowed.push(
+        `MCP ${name}: asks for sandbox ${entry.sandbox}; runs under ${sandbox}, the session's sandbox (only --sandbox ${entry.sandbox} allows more)`,
+      );
+    out[name] = { ...entry, sandbox };
+  }
+  return { servers: out, narrowed };
+}

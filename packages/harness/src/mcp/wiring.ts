@@ -9,7 +9,7 @@ import type {
 import type { AnyToolDefinition, ModelClient, SessionEvent, SessionLog } from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
 import { configHome, type SpineConfig } from '../config/schema.js';
-import { createMcpSandboxWrapper } from './sandbox.js';
+import { capServerSandboxes, createMcpSandboxWrapper } from './sandbox.js';
 
 /** The MCP servers of one session as wired into its agent. */
 export interface WiredMcp {
@@ -75,7 +75,11 @@ export async function configuredServers(
   return out;
 }
 
-/** Builds the manager of the configured servers, sandboxed by `backend`. @throws {McpConfigError} */
+/**
+ * Builds the manager of the configured servers, sandboxed by `backend`. The session's sandbox
+ * (`config.sandbox`) is the ceiling of every stdio server's (see `serverSandbox`); an entry that
+ * asked for more is reported through `warn`. @throws {McpConfigError}
+ */
 export async function createConfiguredManager(options: {
   config: SpineConfig;
   cwd: string;
@@ -86,16 +90,23 @@ export async function createConfiguredManager(options: {
   answerElicitation?: McpElicitationHandler;
   /** Answers sampling requests (servers with `sampling: true`). */
   answerSampling?: McpSamplingHandler;
+  /** Told when an entry asked for a wider sandbox than the session's. */
+  warn?: (message: string) => void;
 }): Promise<McpManager> {
   const mcp = await import('@spine/mcp');
-  const servers = await configuredServers(options.config);
+  const capped = capServerSandboxes(
+    await configuredServers(options.config),
+    options.config.sandbox,
+  );
+  for (const note of capped.narrowed) options.warn?.(note);
+  const servers = capped.servers;
   const backend = options.backend;
   const wrapCommand =
     backend && backend.info.name !== 'none'
       ? createMcpSandboxWrapper({ backend, workspace: options.cwd })
       : () => {
           throw new Error(
-            'no OS sandbox is available to confine this server (install bubblewrap); set "sandbox": "danger-full-access" on the server to run it unconfined',
+            'no OS sandbox is available to confine this server (install bubblewrap); to run it unconfined, set "sandbox": "danger-full-access" on the server and start the session with --sandbox danger-full-access',
           );
         };
   // Remote servers may need a sign-in: tokens go under the user's configuration folder.

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import {
   type OAuthClientProvider,
   UnauthorizedError,
@@ -21,7 +22,10 @@ import type { McpCommandWrapper } from '../command.js';
 import { isStdioServer, type McpServerConfig } from '../config.js';
 import { McpServerUnavailableError } from '../errors.js';
 import type { McpElicitationHandler, McpSamplingHandler } from '../requests.js';
+import { installBoundedReader } from './bounded-reader.js';
 import { allPages, finishAuthorization, refusal, wait } from './connection-helpers.js';
+import { type Redactor, StreamRedactor } from './redact.js';
+import { listTools, type SkippedTool } from './tool-list.js';
 import { checkServerUrl } from './url-check.js';
 
 /** Default time limit for connecting to a server and listing its tools. */
@@ -41,18 +45,23 @@ export interface ConnectionOptions {
   onToolsChanged: () => void;
   answerElicitation?: McpElicitationHandler;
   answerSampling?: McpSamplingHandler;
+  /** Replaces the server's configured secret values in what it prints. */
+  redactor: Redactor;
 }
 
 /** One configured server: its process or HTTP session, its client, its listed tools. */
 export class ServerConnection {
   state: ConnectionState = 'idle';
   tools: Tool[] = [];
+  /** Tools left out of the last list because their entry is malformed. */
+  skippedTools: SkippedTool[] = [];
   lastError: Error | undefined;
   restarts = 0;
   transportKind: 'stdio' | 'streamable-http' | 'sse' | undefined;
   private client: Client | undefined;
   private starting: Promise<Client> | undefined;
   private stderrTail = '';
+  private stderrRedactor: StreamRedactor;
   private closing = false;
   private refreshing: Promise<void> | undefined;
 
@@ -60,11 +69,13 @@ export class ServerConnection {
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly options: ConnectionOptions,
-  ) {}
+  ) {
+    this.stderrRedactor = new StreamRedactor(options.redactor);
+  }
 
-  /** The last lines the server wrote to stderr (diagnostics only; never logged). */
+  /** The last lines the server wrote to stderr, secrets redacted (diagnostics only; never logged). */
   get stderr(): string {
-    return this.stderrTail;
+    return (this.stderrTail + this.stderrRedactor.peek()).slice(-STDERR_TAIL);
   }
 
   get capabilities(): ReturnType<Client['getServerCapabilities']> {
@@ -149,7 +160,7 @@ export class ServerConnection {
             }
             this.transportKind = kind;
             this.client = client;
-            this.tools = await this.listAllTools(client);
+            this.setTools(await listTools(client));
             client.onclose = () => this.onClosed(client);
             return client;
           } catch (error) {
@@ -184,7 +195,7 @@ export class ServerConnection {
       this.client = undefined;
       if (error instanceof McpServerUnavailableError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
+      const tail = this.stderr.trim().split('\n').slice(-3).join(' | ');
       throw new McpServerUnavailableError({
         server: this.name,
         reason: 'start-failed',
@@ -221,8 +232,12 @@ export class ServerConnection {
                 cwd,
               });
             const transport = new StdioClientTransport({ ...command, cwd, stderr: 'pipe' });
+            // A message over the limit is cut, not fatal to the connection.
+            installBoundedReader(transport);
+            const decoder = new StringDecoder('utf8');
             transport.stderr?.on('data', (chunk: Buffer) => {
-              this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+              const shown = this.stderrRedactor.push(decoder.write(chunk));
+              this.stderrTail = (this.stderrTail + shown).slice(-STDERR_TAIL);
             });
             return transport;
           },
@@ -289,11 +304,9 @@ export class ServerConnection {
     return client;
   }
 
-  private listAllTools(client: Client): Promise<Tool[]> {
-    return allPages(async (cursor) => {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor });
-      return { items: result.tools, nextCursor: result.nextCursor };
-    });
+  private setTools(list: { tools: Tool[]; skipped: SkippedTool[] }): void {
+    this.tools = list.tools;
+    this.skippedTools = list.skipped;
   }
 
   private async refreshTools(): Promise<void> {
@@ -302,7 +315,7 @@ export class ServerConnection {
     const client = this.client;
     if (!client || this.state !== 'ready') return;
     try {
-      this.tools = await this.listAllTools(client);
+      this.setTools(await listTools(client));
       this.options.onToolsChanged();
     } catch (error) {
       this.lastError = error instanceof Error ? error : new Error(String(error));

@@ -9,8 +9,11 @@ import type {
 import { McpServerUnavailableError } from '../errors.js';
 import { toolPolicy } from '../policy.js';
 import { renderToolResult } from '../render.js';
+import { coalesce } from './progress.js';
+import type { Redactor } from './redact.js';
 import { schemaProblem } from './schema-check.js';
 import { DEFAULT_CALL_TIMEOUT_MS, type ServerConnection } from './server-connection.js';
+import { cutAtCodePoint } from './text-cut.js';
 
 const MAX_DESCRIPTION = 4_000;
 // The SDK's own timeout sits behind the runtime's, so the runtime's abort (a `timeout` outcome
@@ -30,26 +33,73 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A tool's output with the server's configured secret values redacted. */
+function redacted(output: ToolOutput, redactor: Redactor): ToolOutput {
+  const content = redactor.redact(output.content);
+  return content === output.content ? output : { ...output, content };
+}
+
+/** The call's progress reports, coalesced (a burst, then at most one per interval) and redacted. */
+function progressReporter(
+  onProgress: NonNullable<ToolExecutionContext['onProgress']>,
+  redactor: Redactor,
+) {
+  return coalesce<{ progress: number; total?: number; message?: string }>(
+    ({ progress, total, message }) =>
+      onProgress({
+        message: redactor.redact(
+          `${message ? `${message} ` : ''}${progress}${total === undefined ? '' : `/${total}`}`,
+        ),
+        data: total === undefined ? { progress } : { progress, total },
+      }),
+  );
+}
+
 async function call(
   connection: ServerConnection,
   tool: string,
   args: Record<string, unknown>,
   context: ToolExecutionContext,
   readOnly: boolean,
+  redactor: Redactor,
 ): Promise<ToolOutput> {
+  const reporter = context.onProgress ? progressReporter(context.onProgress, redactor) : undefined;
+  try {
+    return redacted(
+      await callOnce(connection, tool, args, context, { readOnly, reporter, redactor }),
+      redactor,
+    );
+  } finally {
+    // The last progress held back is shown before the result.
+    reporter?.flush();
+  }
+}
+
+async function callOnce(
+  connection: ServerConnection,
+  tool: string,
+  args: Record<string, unknown>,
+  context: ToolExecutionContext,
+  how: {
+    readOnly: boolean;
+    reporter: ReturnType<typeof progressReporter> | undefined;
+    redactor: Redactor;
+  },
+): Promise<ToolOutput> {
+  const { readOnly, reporter, redactor } = how;
   const server = connection.name;
   const callTimeout = connection.config.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-  const onProgress = context.onProgress;
   const attempt = () =>
     connection.callTool(tool, args, {
       signal: context.signal,
       timeoutMs: callTimeout + SDK_TIMEOUT_MARGIN_MS,
-      ...(onProgress
+      ...(reporter
         ? {
             onProgress: (progress: number, total?: number, message?: string) =>
-              onProgress({
-                message: `${message ? `${message} ` : ''}${progress}${total === undefined ? '' : `/${total}`}`,
-                data: total === undefined ? { progress } : { progress, total },
+              reporter.push({
+                progress,
+                ...(total === undefined ? {} : { total }),
+                ...(message === undefined ? {} : { message }),
               }),
           }
         : {}),
@@ -59,6 +109,7 @@ async function call(
       server,
       tool,
       maxChars: connection.config.maxResultChars,
+      redact: (text: string) => redactor.redact(text),
     });
   } catch (error) {
     if (context.signal.aborted) throw error;
@@ -92,6 +143,7 @@ async function call(
           server,
           tool,
           maxChars: connection.config.maxResultChars,
+          redact: (text: string) => redactor.redact(text),
         });
         return { ...output, meta: { ...output.meta, retriedAfterRestart: true } };
       } catch (retryError) {
@@ -115,6 +167,7 @@ async function call(
 
 function definition(
   connection: ServerConnection,
+  redactor: Redactor,
   name: string,
   tool: Pick<Tool, 'name' | 'description' | 'annotations' | 'title'> & { inputSchema: JsonSchema },
   run: (
@@ -124,7 +177,10 @@ function definition(
   ) => Promise<ToolOutput>,
 ): AnyToolDefinition {
   const policy = toolPolicy(tool.name, tool.annotations, connection.config);
-  const text = (tool.description ?? tool.title ?? '').slice(0, MAX_DESCRIPTION);
+  const text = cutAtCodePoint(
+    redactor.redact(tool.description ?? tool.title ?? ''),
+    MAX_DESCRIPTION,
+  );
   const defined: ToolDefinition<Record<string, unknown>> = {
     spec: {
       name,
@@ -145,9 +201,12 @@ export function buildServerTools(
   options: {
     nameOf: (tool: string) => string;
     report: (diagnostic: { server: string; tool?: string; message: string }) => void;
+    /** Replaces the server's configured secret values in its descriptions and results. */
+    redactor: Redactor;
   },
 ): AnyToolDefinition[] {
   const out: AnyToolDefinition[] = [];
+  const redactor = options.redactor;
   for (const tool of connection.tools) {
     if (connection.config.tools?.[tool.name]?.enabled === false) continue;
     const problem = schemaProblem(tool.inputSchema);
@@ -163,9 +222,10 @@ export function buildServerTools(
     out.push(
       definition(
         connection,
+        redactor,
         options.nameOf(tool.name),
         { ...tool, inputSchema },
-        (args, context, readOnly) => call(connection, tool.name, args, context, readOnly),
+        (args, context, readOnly) => call(connection, tool.name, args, context, readOnly, redactor),
       ),
     );
   }
@@ -189,6 +249,7 @@ export function buildServerTools(
     out.push(
       definition(
         connection,
+        redactor,
         options.nameOf('read_resource'),
         resourceTool,
         async (args, context) => {
@@ -207,13 +268,16 @@ export function buildServerTools(
                 server: connection.name,
                 tool: 'read_resource',
                 maxChars: connection.config.maxResultChars,
+                redact: (text: string) => redactor.redact(text),
               },
             );
-            return { ...output, meta: { ...output.meta, sourceUrl: uri } };
+            return redacted({ ...output, meta: { ...output.meta, sourceUrl: uri } }, redactor);
           } catch (error) {
             if (context.signal.aborted) throw error;
             return errorOutput(
-              `MCP server ${connection.name} could not read ${uri}: ${describe(error)}`,
+              redactor.redact(
+                `MCP server ${connection.name} could not read ${uri}: ${describe(error)}`,
+              ),
               connection.name,
               'read_resource',
             );

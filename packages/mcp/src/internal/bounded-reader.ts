@@ -1,0 +1,150 @@
+// The SDK's stdio ReadBuffer throws, and its transport closes the connection, when one message
+// passes 10 MiB: a server's big result then cost the connection and its one restart. This reader
+// takes its place: a message over MAX_MESSAGE_BYTES is reduced to a cut result (for a response)
+// or dropped (anything else), and the connection lives on. Memory stays bounded per line.
+import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { cutAtCodePoint } from './text-cut.js';
+
+/** The SDK version whose private `StdioClientTransport._readBuffer` this module replaces. */
+export const PINNED_SDK_VERSION = '1.32.2';
+/** The largest message kept whole: below the SDK's 10 MiB limit. */
+export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+/** How much of an oversized message's end is kept (where its `id` usually is). */
+const TAIL_BYTES = 4_096;
+
+type Ready = { line: string } | { message: JSONRPCMessage } | { error: Error };
+
+const ID_AT_END = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/;
+const ID_AT_START =
+  /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")/;
+
+/** The start of the first JSON text string in `head` (a cut JSON document), decoded. */
+function firstText(head: string): string {
+  const at = head.indexOf('"text":"');
+  if (at < 0) return '';
+  let body = head.slice(at + 8);
+  const end = /(?<!\\)(?:\\\\)*"/.exec(body);
+  if (end) body = body.slice(0, end.index + end[0].length - 1);
+  // Drop an escape sequence the cut split (`\`, `\u12`).
+  body = body.replace(/\\u[0-9a-fA-F]{0,3}$/, '').replace(/(?<!\\)(\\\\)*\\$/, '$1');
+  try {
+    const text = JSON.parse(`"${body}"`) as string;
+    return cutAtCodePoint(text, text.length);
+  } catch {
+    return '';
+  }
+}
+
+/** The message an oversized line becomes: a cut tool result for a response, else an error. */
+export function reduceOversized(head: Buffer, tail: Buffer, total: number): Ready {
+  const start = head.toString('utf8').replace(/\uFFFD+$/, '');
+  const end = tail.toString('utf8');
+  const id = ID_AT_END.exec(end)?.[1] ?? ID_AT_START.exec(start)?.[1];
+  const note = `[cut by Spine: the server sent a message of ${total} bytes, over the ${MAX_MESSAGE_BYTES}-byte limit of one MCP message; this is the start of its first text]`;
+  if (id === undefined || !/"result"\s*:/.test(start.slice(0, 200) + end))
+    return {
+      error: new Error(
+        `an MCP message of ${total} bytes (over the ${MAX_MESSAGE_BYTES}-byte limit) was dropped`,
+      ),
+    };
+  const text = firstText(start);
+  return {
+    message: {
+      jsonrpc: '2.0',
+      id: JSON.parse(id) as string | number,
+      result: {
+        content: [{ type: 'text', text: text ? `${text}\n${note}` : note }],
+        _meta: { 'spine/cutBytes': total },
+      },
+    },
+  };
+}
+
+/** A drop-in for the SDK's `ReadBuffer` with a per-message limit instead of a fatal one. */
+export class BoundedReadBuffer {
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer | undefined;
+  private total = 0;
+  private readonly ready: Ready[] = [];
+
+  constructor(private readonly limit = MAX_MESSAGE_BYTES) {}
+
+  /** Takes bytes read from the server's stdout. */
+  append(chunk: Buffer): void {
+    let rest = chunk;
+    for (let index = rest.indexOf(10); index >= 0; index = rest.indexOf(10)) {
+      this.addToLine(rest.subarray(0, index));
+      this.finishLine();
+      rest = rest.subarray(index + 1);
+    }
+    if (rest.length > 0) this.addToLine(rest);
+  }
+
+  /** The next complete message, or null. @throws when the line is not a JSON-RPC message. */
+  readMessage(): JSONRPCMessage | null {
+    const next = this.ready.shift();
+    if (!next) return null;
+    if ('error' in next) throw next.error;
+    if ('message' in next) return next.message;
+    return deserializeMessage(next.line);
+  }
+
+  /** Forgets everything buffered. */
+  clear(): void {
+    this.head = [];
+    this.headBytes = 0;
+    this.tail = undefined;
+    this.total = 0;
+    this.ready.length = 0;
+  }
+
+  private addToLine(part: Buffer): void {
+    this.total += part.length;
+    const room = this.limit - this.headBytes;
+    if (this.tail === undefined && part.length <= room) {
+      this.head.push(part);
+      this.headBytes += part.length;
+      return;
+    }
+    if (room > 0) {
+      this.head.push(part.subarray(0, room));
+      this.headBytes += room;
+    }
+    const over = room > 0 ? part.subarray(room) : part;
+    const joined = this.tail ? Buffer.concat([this.tail, over]) : over;
+    this.tail = Buffer.from(joined.subarray(Math.max(0, joined.length - TAIL_BYTES)));
+  }
+
+  private finishLine(): void {
+    const head = Buffer.concat(this.head);
+    if (this.tail === undefined) {
+      const line = head.toString('utf8').replace(/\r$/, '');
+      if (line.trim() !== '') this.ready.push({ line });
+    } else this.ready.push(reduceOversized(head, this.tail, this.total));
+    this.head = [];
+    this.headBytes = 0;
+    this.tail = undefined;
+    this.total = 0;
+  }
+}
+
+/**
+ * Replaces the SDK stdio transport's private read buffer with a {@link BoundedReadBuffer}.
+ *
+ * @throws {Error} when the transport has no read buffer of the known shape (the SDK changed).
+ */
+export function installBoundedReader(transport: object, limit = MAX_MESSAGE_BYTES): void {
+  const holder = transport as { _readBuffer?: Record<string, unknown> };
+  const current = holder._readBuffer;
+  const known =
+    typeof current === 'object' &&
+    current !== null &&
+    ['append', 'readMessage', 'clear'].every((key) => typeof current[key] === 'function');
+  if (!known)
+    throw new Error(
+      `@modelcontextprotocol/sdk's StdioClientTransport no longer has the read buffer Spine replaces to bound message sizes (written for ${PINNED_SDK_VERSION}); pin @modelcontextprotocol/sdk to ${PINNED_SDK_VERSION}`,
+    );
+  holder._readBuffer = new BoundedReadBuffer(limit) as unknown as Record<string, unknown>;
+}

@@ -28,6 +28,7 @@ describe('shell and hook configuration', () => {
     expect(loadConfig({ cwd, env }).config.shell).toEqual({
       env: { inherit: 'core', set: {}, include: [], exclude: [] },
       unixSockets: 'none',
+      allowCredentials: false,
       network: 'off',
     });
     writeFileSync(
@@ -36,7 +37,7 @@ describe('shell and hook configuration', () => {
         shell: {
           env: { inherit: 'none', include: ['NODE_*'], set: { CI: '1' } },
           unixSockets: 'all',
-          network: { domains: ['registry.npmjs.org', '*.pypi.org'] },
+          network: { domains: ['example.com', '*.example.test', 'example.test:8443'] },
         },
         protectedPaths: ['.git/config', 'secrets/**'],
       }),
@@ -49,7 +50,9 @@ describe('shell and hook configuration', () => {
       exclude: [],
     });
     expect(config.shell.unixSockets).toBe('all');
-    expect(config.shell.network).toEqual({ domains: ['registry.npmjs.org', '*.pypi.org'] });
+    expect(config.shell.network).toEqual({
+      domains: ['example.com', '*.example.test', 'example.test:8443'],
+    });
     expect(config.protectedPaths).toEqual(['.git/config', 'secrets/**']);
     writeFileSync(
       join(home, 'config.json'),

@@ -93,6 +93,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     network !== 'off' ? await import('@spine/web-tools').catch(() => undefined) : undefined;
   const backend = await toolRuntime.detectSandbox({
     unixSockets: config.shell.unixSockets,
+    ...(config.shell.allowCredentials ? { credentialPaths: false as const } : {}),
     ...(config.protectedPaths !== undefined ? { protectedPaths: config.protectedPaths } : {}),
     ...(network !== 'off'
       ? {

@@ -41,6 +41,7 @@ export type {
   SandboxedHookRunnerOptions,
 } from './hooks-shell-run.js';
 export { createSandboxedHookRunner, runShellCommand } from './hooks-shell-run.js';
+export { DEFAULT_CREDENTIAL_PATHS } from './internal/credential-mounts.js';
 export type { DomainProxyPolicy } from './network-proxy.js';
 export {
   handleProxyConnection,

@@ -1,13 +1,20 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import {
+  MAX_HEAD_BYTES,
+  matchesDomains,
+  type ProxyTarget,
+  parseProxyHead,
+} from './internal/proxy-head.js';
 
 /** Options of {@link handleProxyConnection}: which hosts a sandboxed command may reach. */
 export interface DomainProxyPolicy {
   /**
-   * Hosts allowed: exact names (`registry.npmjs.org`) or `*.example.com` for every subdomain of
-   * example.com (not example.com itself). Compared case-insensitively; IP literals must be listed
-   * exactly.
+   * Hosts allowed: exact names (`example.com`) or `*.example.com` for every subdomain of
+   * example.com (not example.com itself), on ports 80 and 443; `example.test:8443` (`[v6]:port`
+   * for an IPv6 literal) allows that port instead. Compared case-insensitively; IP literals must
+   * be listed exactly.
    */
   domains: readonly string[];
   /**
@@ -18,6 +25,8 @@ export interface DomainProxyPolicy {
   checkAddress?: (address: string) => string | undefined;
   /** Resolves a host name to addresses. Default: the system resolver (every address). */
   lookup?: (host: string) => Promise<string[]>;
+  /** Milliseconds a connection may take to send its request head. Default {@link HEAD_TIMEOUT_MS}. */
+  headTimeoutMs?: number;
   /** Called once per request with the host and the outcome, for logs and tests. */
   onDecision?: (decision: {
     host: string;
@@ -79,54 +88,26 @@ export function refusedAddressReason(address: string): string | undefined {
   return undefined;
 }
 
-/** True when `host` is allowed by `domains` (exact, or `*.suffix` for subdomains). */
-export function isAllowedHost(host: string, domains: readonly string[]): boolean {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  return domains.some((entry) => {
-    const domain = entry.toLowerCase().replace(/\.$/, '');
-    if (domain.startsWith('*.'))
-      return name.endsWith(domain.slice(1)) && name.length > domain.length - 1;
-    return name === domain;
-  });
-}
-
-const MAX_HEAD = 16 * 1024;
-
-function parseTarget(
-  head: string,
-): { method: string; host: string; port: number; path: string } | undefined {
-  const [requestLine] = head.split('\r\n');
-  const match = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(requestLine ?? '');
-  if (!match) return undefined;
-  const [, method, target] = match as unknown as [string, string, string];
-  if (method === 'CONNECT') {
-    const at = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(target);
-    if (!at) return undefined;
-    const port = Number(at[2]);
-    if (port < 1 || port > 65535) return undefined;
-    return { method, host: at[1] as string, port, path: '' };
-  }
-  try {
-    const url = new URL(target);
-    if (url.protocol !== 'http:') return undefined;
-    const port = url.port ? Number(url.port) : 80;
-    return {
-      method,
-      host: url.hostname.replace(/^\[|\]$/g, ''),
-      port,
-      path: `${url.pathname}${url.search}`,
-    };
-  } catch {
-    return undefined;
-  }
+/**
+ * True when `host` is allowed by `domains` (exact, or `*.suffix` for subdomains). With `port`, the
+ * entry must allow that port too: an entry without a port allows 80 and 443 only, a `host:port`
+ * entry (`[v6]:port` for IPv6) exactly that port.
+ */
+export function isAllowedHost(host: string, domains: readonly string[], port?: number): boolean {
+  return matchesDomains(host, domains, port);
 }
 
 async function resolveAllowed(
   host: string,
+  port: number,
   policy: DomainProxyPolicy,
 ): Promise<{ address?: string; reason?: string }> {
-  if (!isAllowedHost(host, policy.domains))
+  if (!matchesDomains(host, policy.domains))
     return { reason: `${host} is not in the allowed domains` };
+  if (!matchesDomains(host, policy.domains, port))
+    return {
+      reason: `port ${port} of ${host} is not allowed (80 and 443 only, unless listed as ${host}:${port})`,
+    };
   const lookup =
     policy.lookup ??
     (async (name: string) => (await dnsLookup(name, { all: true })).map((entry) => entry.address));
@@ -146,37 +127,62 @@ async function resolveAllowed(
   return { address: addresses[0] as string };
 }
 
+/** How long a connection may take to send its complete request head. */
+export const HEAD_TIMEOUT_MS = 10_000;
+
+// Answers and closes the connection both ways: what the command keeps sending is dropped, never
+// queued (the channel's flow-control window stops the forwarder once nobody reads).
 function refuse(client: Duplex, status: string, reason: string): void {
   const body = `Refused by the Spine sandbox proxy: ${reason}\n`;
+  client.pause();
+  const close = setTimeout(() => client.destroy(), 1000);
+  close.unref();
   client.end(
     `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nX-Spine-Refused: ${reason.replace(/[\r\n]/g, ' ')}\r\n\r\n${body}`,
+    () => {
+      clearTimeout(close);
+      client.destroy();
+    },
   );
 }
 
 /**
  * Serves one proxy client connection (a CONNECT tunnel, or one plain-HTTP request with an
- * absolute URI): checks the host against the allowed domains, resolves it, checks every address,
- * then connects to the first address (pinned: no second resolution) and relays bytes. Anything
- * else gets a 403 (or 400 for a malformed request) naming the reason.
+ * absolute URI): reads a request head of at most 16 KiB within 10 s (else 431 or 408), parses it
+ * strictly (else 400), checks host and port against the allowed domains, resolves the host, checks
+ * every address, then connects to the first address (pinned: no second resolution) and relays
+ * bytes with backpressure both ways. A refusal (403 naming the reason) closes the connection both
+ * ways.
  */
 export function handleProxyConnection(client: Duplex, policy: DomainProxyPolicy): void {
-  let head = Buffer.alloc(0);
-  const onData = (chunk: Buffer): void => {
-    head = Buffer.concat([head, chunk]);
-    const end = head.indexOf('\r\n\r\n');
-    if (end < 0) {
-      if (head.length > MAX_HEAD)
-        refuse(client, '431 Request Header Fields Too Large', 'request head too large');
-      return;
-    }
+  let head: Buffer = Buffer.alloc(0);
+  const timer = setTimeout(() => {
+    stop();
+    refuse(client, '408 Request Timeout', 'no complete request head in time');
+  }, policy.headTimeoutMs ?? HEAD_TIMEOUT_MS);
+  timer.unref();
+  const stop = (): void => {
+    clearTimeout(timer);
     client.off('data', onData);
     client.pause();
+  };
+  const onData = (chunk: Buffer): void => {
+    head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if ((end < 0 && head.length >= MAX_HEAD_BYTES) || end + 4 > MAX_HEAD_BYTES) {
+      stop();
+      refuse(client, '431 Request Header Fields Too Large', 'request head too large');
+      return;
+    }
+    if (end < 0) return;
+    stop();
     forward(client, head.subarray(0, end + 4), head.subarray(end + 4), policy).catch((error) =>
       refuse(client, '502 Bad Gateway', `proxy error: ${(error as Error).message}`),
     );
   };
   client.on('data', onData);
   client.on('error', () => undefined);
+  client.on('close', () => clearTimeout(timer));
 }
 
 async function forward(
@@ -185,11 +191,14 @@ async function forward(
   rest: Buffer,
   policy: DomainProxyPolicy,
 ): Promise<void> {
-  const head = headBytes.toString('latin1');
-  const target = parseTarget(head);
+  const target = parseProxyHead(headBytes.toString('latin1'));
   if (!target)
-    return refuse(client, '400 Bad Request', 'not a CONNECT or absolute-URI HTTP request');
-  const { address, reason } = await resolveAllowed(target.host, policy);
+    return refuse(
+      client,
+      '400 Bad Request',
+      'not a well-formed CONNECT or absolute-URI HTTP request',
+    );
+  const { address, reason } = await resolveAllowed(target.host, target.port, policy);
   policy.onDecision?.({
     host: target.host,
     port: target.port,
@@ -197,22 +206,34 @@ async function forward(
     ...(reason ? { reason } : {}),
   });
   if (!address) return refuse(client, '403 Forbidden', reason ?? 'refused');
-  const upstream: Socket = connect({ host: address, port: target.port });
+  if (client.destroyed) return;
+  relay(client, connect({ host: address, port: target.port }), target, rest);
+}
+
+// Relays one allowed connection. `pipe` pauses each side while the other's buffer is full (the
+// channel's own buffer holds at most one flow-control window), so neither direction queues more.
+function relay(client: Duplex, upstream: Socket, target: ProxyTarget, rest: Buffer): void {
+  const tunnel = target.method === 'CONNECT';
+  upstream.setTimeout(HEAD_TIMEOUT_MS, () => upstream.destroy(new Error('connect timeout')));
   upstream.on('error', () => {
-    if (target.method === 'CONNECT') client.destroy();
+    if (tunnel || client.writableEnded) client.destroy();
     else refuse(client, '502 Bad Gateway', `cannot reach ${target.host}:${target.port}`);
   });
   client.on('close', () => upstream.destroy());
+  upstream.on('close', () => {
+    if (client.writableFinished) client.destroy();
+    else client.once('finish', () => client.destroy());
+  });
   upstream.on('connect', () => {
-    if (target.method === 'CONNECT') client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    upstream.setTimeout(0);
+    if (tunnel) client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     else {
       // Origin-form request line; one request per connection.
-      const lines = head
-        .split('\r\n')
-        .slice(1)
-        .filter((line) => line && !/^(proxy-connection|connection):/i.test(line));
+      const lines = target.headers.filter(
+        (line) => !/^(proxy-connection|connection|keep-alive):/i.test(line),
+      );
       upstream.write(
-        `${target.method} ${target.path || '/'} HTTP/1.1\r\n${lines.join('\r\n')}\r\nConnection: close\r\n\r\n`,
+        `${target.method} ${target.path || '/'} HTTP/1.1\r\n${lines.map((line) => `${line}\r\n`).join('')}Connection: close\r\n\r\n`,
         'latin1',
       );
     }

@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
+import { credentialMounts } from './internal/credential-mounts.js';
 import {
   missingProtectedFiles,
   protectedMounts,
@@ -46,6 +47,13 @@ export interface BwrapSandboxOptions {
    * still without capabilities, with the same read-only mounts and seccomp filter.
    */
   userNamespace?: boolean;
+  /**
+   * Credential locations hidden from every command (see `DEFAULT_CREDENTIAL_PATHS`; absolute or
+   * home-relative), or `false` to show them all. Default: `DEFAULT_CREDENTIAL_PATHS`.
+   */
+  credentialPaths?: readonly string[] | false;
+  /** The home directory `credentialPaths` are relative to. Default `os.homedir()`. */
+  home?: string;
 }
 
 /** Options of {@link bwrapArguments} beyond the command itself. */
@@ -60,6 +68,13 @@ export interface BwrapArgumentsOptions {
   gid?: number;
   /** Add `--unshare-user --uid --gid` (default true). */
   userNamespace?: boolean;
+  /**
+   * Credential locations to hide (absolute, or relative to `home`); `[]` hides none. Default
+   * `DEFAULT_CREDENTIAL_PATHS`.
+   */
+  credentialPaths?: readonly string[];
+  /** The home directory `credentialPaths` are relative to. Default `os.homedir()`. */
+  home?: string;
 }
 
 /** Finds an executable named `name` on `PATH`, or `undefined`. */
@@ -94,8 +109,8 @@ export function sandboxIds(): { uid: number; gid: number } {
  * Builds the bwrap argument list for one command (exported for tests and `doctor`-style output):
  * every namespace unshared (network only when granted), a user namespace with a non-zero uid, no
  * capabilities, `/` read-only, `/proc/sys` and other kernel knobs read-only, a private `/tmp`, the
- * workspace writable in `workspace-write` except protected paths, and the seccomp program read from
- * `seccompFd`. The shell reads no startup files.
+ * workspace writable in `workspace-write` except protected paths, credential locations hidden, and
+ * the seccomp program read from `seccompFd`. The shell reads no startup files.
  */
 export function bwrapArguments(
   command: SandboxCommand,
@@ -136,6 +151,7 @@ export function bwrapArguments(
       }
     }
   }
+  args.push(...credentialMounts(options.credentialPaths, options.home));
   args.push('--unsetenv', 'BASH_ENV', '--unsetenv', 'ENV');
   if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));
   args.push('--chdir', command.cwd, '--', SHELL, ...SHELL_FLAGS, '-c', command.command);
@@ -171,6 +187,10 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       seccompFd: SECCOMP_FD,
       protectedPaths,
       userNamespace: options.userNamespace ?? true,
+      ...(options.credentialPaths !== undefined
+        ? { credentialPaths: options.credentialPaths || [] }
+        : {}),
+      ...(options.home !== undefined ? { home: options.home } : {}),
     });
   const pool = new BwrapWarmPool(path, argumentsFor, filter, options.prewarm ?? true);
   // A plain argv cannot carry the seccomp program as a descriptor: the shell that becomes bwrap
@@ -270,7 +290,7 @@ function exitCodeOf(path: string, args: string[]): Promise<number | null> {
 /** Options of {@link detectSandbox}: the settings a configured sandbox differs from the default by. */
 export type DetectSandboxOptions = Pick<
   BwrapSandboxOptions,
-  'unixSockets' | 'protectedPaths' | 'network'
+  'unixSockets' | 'protectedPaths' | 'network' | 'credentialPaths'
 >;
 
 /**
@@ -293,7 +313,8 @@ export async function detectSandbox(
   const configured =
     (options.unixSockets ?? 'none') !== 'none' ||
     options.protectedPaths !== undefined ||
-    options.network !== undefined;
+    options.network !== undefined ||
+    options.credentialPaths !== undefined;
   if (!found || !configured) return found;
   const { path, version, userNamespace } = found.info;
   return createBwrapSandbox({

@@ -15,7 +15,8 @@ export interface SandboxCommand {
   network?: boolean;
   /**
    * Without `network`: reach only these hosts, through a filtering HTTP/HTTPS proxy the backend
-   * runs (`registry.npmjs.org`, `*.example.com`). A backend that cannot do this gives no network.
+   * runs (`example.com`, `*.example.com`, `example.test:8443`): ports 80 and 443 unless an entry
+   * names its port. A backend that cannot do this gives no network.
    */
   networkDomains?: readonly string[];
   /** Extra writable directories in `workspace-write` (granted by approval). */

@@ -103,6 +103,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const projectFile = join(options.cwd, '.spine', 'config.json');
   const user = readLayerFile(userFile, 'user', configHome(env));
   const project = readLayerFile(projectFile, 'project', options.cwd);
+  if (project) refuseUserOnlyKeys(project, userFile);
   // MCP servers from files other tools share, each just below Spine's file of the same level.
   const claude = mcpLayer(readMcpServersFile(claudeUserFile(env)), 'user', configHome(env));
   const mcpJson = mcpLayer(readMcpServersFile(projectMcpFile(options.cwd)), 'project', options.cwd);
@@ -153,6 +154,27 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     provenance,
     files: { user: userFile, project: projectFile },
   };
+}
+
+// Keys that widen what sandboxed code can read: a project file (which whoever controls the
+// repository writes) never sets them, not even in a profile.
+const USER_ONLY_KEYS = ['shell.allowCredentials'] as const;
+
+function refuseUserOnlyKeys(project: Layer, userFile: string): void {
+  const documents: [string, Record<string, unknown>][] = [['', project.data]];
+  for (const [name, overrides] of Object.entries(project.data.profiles ?? {}))
+    documents.push([`profiles.${name}.`, overrides as Record<string, unknown>]);
+  for (const [prefix, data] of documents)
+    for (const key of USER_ONLY_KEYS) {
+      const [section, name] = key.split('.') as [string, string];
+      const value = (data[section] as Record<string, unknown> | undefined)?.[name];
+      if (value === undefined) continue;
+      throw new InvalidConfigError({
+        source: project.origin(`${prefix}${key}`),
+        key: `${prefix}${key}`,
+        expected: `is accepted only in the user configuration (${userFile}), never in a project file: a repository cannot widen what sandboxed commands read`,
+      });
+    }
 }
 
 function profileOrigin(profile: string, ...layers: (Layer | undefined)[]): string {

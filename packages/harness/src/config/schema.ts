@@ -180,6 +180,12 @@ const layerFields = {
       /** Unix-domain sockets a sandboxed command may create: none (default) or all. */
       unixSockets: z.enum(['none', 'all']).optional(),
       /**
+       * Show credential locations (`~/.ssh`, `~/.aws`, shell histories, …; see tool-runtime's
+       * `DEFAULT_CREDENTIAL_PATHS`) to sandboxed commands and MCP servers. Default false (hidden).
+       * Accepted only in the user configuration: a project file setting it is an error.
+       */
+      allowCredentials: z.boolean().optional(),
+      /**
        * Network of sandboxed commands: off (default), or only these hosts through Spine's
        * filtering proxy. Full network is granted per command by a person, never here.
        */
@@ -187,9 +193,17 @@ const layerFields = {
         .union([
           z.literal('off'),
           z.strictObject({
-            /** Host names or `*.domain` patterns. */
+            /**
+             * Host names or `*.domain` patterns, reachable on ports 80 and 443; `host:port` (or
+             * `[v6]:port`) for another port.
+             */
             domains: z.array(
-              z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'a host name or *.domain pattern'),
+              z
+                .string()
+                .regex(
+                  /^((\*\.)?[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/,
+                  'a host name, *.domain pattern or host:port',
+                ),
             ),
           }),
         ])
@@ -385,11 +399,13 @@ export interface SpineConfig {
     };
     /** Unix-domain sockets a sandboxed command may create. */
     unixSockets: 'none' | 'all';
+    /** Show credential locations to sandboxed commands (user configuration only). */
+    allowCredentials: boolean;
     /** Network of sandboxed commands: off, or only these hosts through Spine's filtering proxy. */
     network:
       | 'off'
       | {
-          /** Host names or `*.domain` patterns. */
+          /** Host names or `*.domain` patterns (ports 80 and 443), or `host:port`. */
           domains: string[];
         };
   };
@@ -426,6 +442,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     shell: {
       env: { inherit: 'core', set: {}, include: [], exclude: [] },
       unixSockets: 'none',
+      allowCredentials: false,
       network: 'off',
     },
     hooks: {

@@ -1,0 +1,79 @@
+import { realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
+/**
+ * Home-relative locations of credentials and shell histories that sandboxed commands (and MCP
+ * stdio servers, which run under the same sandbox) do not see: each existing directory is covered
+ * by an empty read-only directory, each existing file by `/dev/null`. Turn it off with the
+ * `credentialPaths: false` sandbox option (the CLI's user-level `shell.allowCredentials`).
+ *
+ * - SSH keys and agent configuration: `.ssh`.
+ * - Cloud and cluster credentials: `.aws`, `.config/gcloud`, `.azure`, `.kube`, `.oci`.
+ * - Login and token files: `.netrc`, `.git-credentials`, `.docker/config.json`, `.npmrc`,
+ *   `.pypirc`, `.config/gh`, `.cargo/credentials.toml`, `.cargo/credentials`.
+ * - Keyrings and key stores: `.gnupg`, `.password-store`, `.local/share/keyrings`,
+ *   `Library/Keychains`.
+ * - Shell and REPL histories (often holding pasted tokens): `.bash_history`, `.zsh_history`,
+ *   `.history`, `.sh_history`, `.local/share/fish/fish_history`, `.python_history`,
+ *   `.node_repl_history`, `.psql_history`, `.mysql_history`.
+ */
+export const DEFAULT_CREDENTIAL_PATHS: readonly string[] = Object.freeze([
+  '.ssh',
+  '.aws',
+  '.config/gcloud',
+  '.azure',
+  '.kube',
+  '.oci',
+  '.netrc',
+  '.git-credentials',
+  '.docker/config.json',
+  '.npmrc',
+  '.pypirc',
+  '.config/gh',
+  '.cargo/credentials.toml',
+  '.cargo/credentials',
+  '.gnupg',
+  '.password-store',
+  '.local/share/keyrings',
+  'Library/Keychains',
+  '.bash_history',
+  '.zsh_history',
+  '.history',
+  '.sh_history',
+  '.local/share/fish/fish_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+]);
+
+/**
+ * The bwrap arguments that hide `paths` (absolute, or relative to `home`): an existing directory
+ * becomes an empty read-only tmpfs, an existing file (or anything else) `/dev/null`; a path that
+ * does not exist is skipped (a read-only file system cannot gain it). Symbolic links are followed:
+ * the target is covered.
+ */
+export function credentialMounts(
+  paths: readonly string[] = DEFAULT_CREDENTIAL_PATHS,
+  home: string = homedir(),
+): string[] {
+  const args: string[] = [];
+  const seen = new Set<string>();
+  for (const path of paths) {
+    let real: string;
+    let directory: boolean;
+    try {
+      // bwrap cannot mount on a symbolic link: cover what it points to (the link then leads there).
+      real = realpathSync(isAbsolute(path) ? path : join(home, path));
+      directory = statSync(real).isDirectory();
+    } catch {
+      continue;
+    }
+    if (seen.has(real)) continue;
+    seen.add(real);
+    if (directory) args.push('--tmpfs', real, '--remount-ro', real);
+    else args.push('--ro-bind', '/dev/null', real);
+  }
+  return args;
+}

@@ -10,9 +10,15 @@ export interface EntryState {
   mode: string;
   /** Content id of the file (for a link: of its target text). */
   id: string;
+  /** All 12 permission bits (`mode & 0o7777`) of a file or folder; absent for links. */
+  permissions?: number;
 }
 
-/** A path that differs between two snapshots (`from` → `to`). */
+/**
+ * A path that differs between two snapshots (`from` → `to`). Paths are strings; a name that is
+ * not valid UTF-8 carries each stray byte as a lone surrogate U+DC80…U+DCFF, so it maps back to
+ * the exact bytes.
+ */
 export interface WorkspaceChange {
   /** Workspace-relative path, `/`-separated. */
   path: string;
@@ -41,10 +47,10 @@ export interface Checkpoint {
 /** Options of {@link CheckpointStore.checkpoint}. */
 export interface CheckpointOptions {
   /**
-   * Re-reads only these paths (workspace-relative or absolute) and takes every other file from
-   * the previous snapshot. For callers that know what can have changed since it, e.g. before a
-   * step whose only mutating calls are file tools with known paths. Without it (and on the first
-   * snapshot) the whole workspace is scanned.
+   * Ignored. Every checkpoint records the whole workspace (files whose stat data did not change
+   * are not re-read), so a later step's checkpoint never loses what an earlier step wrote.
+   *
+   * @deprecated A checkpoint of only some paths made rewinds delete files; kept for compatibility.
    */
   paths?: readonly string[];
   /** Stops between git calls; the promise rejects with the signal's reason. */

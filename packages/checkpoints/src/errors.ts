@@ -43,3 +43,21 @@ export class RewindConflictError extends SpineError {
     this.paths = options.paths;
   }
 }
+
+/**
+ * Thrown when a session's checkpoint store is missing or damaged (deleted, emptied, objects
+ * unreadable): nothing in the workspace was changed. Code `STORE_UNAVAILABLE` (exit 2 in the CLI).
+ */
+export class CheckpointStoreMissingError extends SpineError {
+  /** The store's folder. */
+  readonly directory: string;
+
+  constructor(options: { directory: string; id: string; cause?: unknown }) {
+    super({
+      code: 'STORE_UNAVAILABLE',
+      message: `The checkpoint store ${options.directory} does not hold checkpoint ${options.id.slice(0, 12)} (it was deleted or damaged); nothing was changed. The workspace cannot be rewound to checkpoints recorded before the store was lost.`,
+      cause: options.cause,
+    });
+    this.directory = options.directory;
+  }
+}

@@ -80,10 +80,8 @@ export function checkpointBody(
 }
 
 /**
- * Creates a recorder that writes `workspace/checkpoint` events: before a step whose calls may
- * change files (only the named paths are re-read when every such call names its paths; the whole
- * workspace otherwise, and always for the turn's first checkpoint, so changes made outside Spine
- * between turns are caught), and after the last step of a turn that recorded one.
+ * Creates a recorder that writes `workspace/checkpoint` events of the whole workspace: before a
+ * step whose calls may change files, and after the last step of a turn that recorded one.
  *
  * @throws {UnsupportedSpecificationError} when the store implements an unknown interface version.
  */
@@ -93,22 +91,12 @@ export function createCheckpointRecorder(options: CheckpointRecorderOptions): Ch
   const turnsWithCheckpoint = new Set<number>();
   return {
     async beforeTools({ session, turn, step, calls, signal }) {
-      const paths: string[] = [];
-      let mutating = false;
-      let whole = !turnsWithCheckpoint.has(turn);
-      for (const call of calls) {
-        const effect = options.classify(call);
-        if (effect === undefined) continue;
-        mutating = true;
-        if (effect === 'workspace') whole = true;
-        else paths.push(...effect.paths);
-      }
-      if (!mutating) return;
-      const checkpoint = await options.store.checkpoint(
-        whole ? (signal ? { signal } : {}) : { paths, ...(signal ? { signal } : {}) },
-      );
+      if (!calls.some((call) => options.classify(call) !== undefined)) return;
+      // Always the whole workspace: a checkpoint of only the step's paths lost what earlier
+      // steps wrote elsewhere, and a rewind to it deleted those files.
+      const checkpoint = await options.store.checkpoint(signal ? { signal } : {});
       turnsWithCheckpoint.add(turn);
-      const body = checkpointBody(checkpoint, { storeKind, reason: 'step', scoped: !whole });
+      const body = checkpointBody(checkpoint, { storeKind, reason: 'step', scoped: false });
       session.append('workspace/checkpoint', body, { turn, step });
     },
     async afterSteps({ session, turn, step }) {

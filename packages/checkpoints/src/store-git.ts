@@ -4,8 +4,9 @@
 // changed; trees share unchanged subtrees, so storage grows with the changed bytes. Why git and
 // not a blob store of our own: docs/decisions/2026-12-01-checkpoint-store.md (measured).
 
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type {
   Checkpoint,
   CheckpointOptions,
@@ -14,10 +15,26 @@ import type {
   RestoreResult,
   WorkspaceChange,
 } from './checkpoint-store.js';
-import { CheckpointFailedError, CheckpointNotFoundError } from './errors.js';
+import {
+  CheckpointFailedError,
+  CheckpointNotFoundError,
+  CheckpointStoreMissingError,
+} from './errors.js';
 import { applyChanges } from './internal/apply.js';
-import { GitCallError, type GitPlace, runGit, splitNul } from './internal/git.js';
-import { literalIgnorePattern, parseRawDiff } from './internal/tree-diff.js';
+import { GitCallError, type GitPlace, runGit } from './internal/git.js';
+import {
+  type Modes,
+  modesMessage,
+  noModes,
+  parseModes,
+  readModes,
+  type TreeListing,
+  withPermissions,
+} from './internal/modes.js';
+import { listTree, readObjects } from './internal/objects.js';
+import { OverCapList } from './internal/over-cap.js';
+import { nulInput, splitNulPaths } from './internal/path-bytes.js';
+import { parseRawDiff } from './internal/tree-diff.js';
 
 /** Default per-file size cap: larger files are left out of checkpoints (and never restored). */
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -32,36 +49,28 @@ export interface GitCheckpointStoreOptions {
   maxFileBytes?: number;
   /** The git executable (default `git` on the PATH). */
   gitPath?: string;
+  /**
+   * The session this store records for. Each session has its own index, exclude list and
+   * "last snapshot", so sessions sharing one store directory never wait on each other's lock.
+   */
+  session?: string;
 }
 
 // Attributes that would make git change bytes on the way in (line endings, filters) are unset for
 // every path: the store records files exactly as they are.
 const ATTRIBUTES = '* -text -filter -ident -eol -working-tree-encoding\n';
 const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
-
-/** Workspace-relative, `/`-separated forms of `paths`; those outside the workspace are dropped. */
-function scopedPaths(
-  workspace: string,
-  paths: readonly string[] | undefined,
-): string[] | undefined {
-  if (!paths) return undefined;
-  const inside: string[] = [];
-  for (const path of paths) {
-    const inner = relative(workspace, resolve(workspace, path)).split(sep).join('/');
-    if (inner === '' || inner === '..' || inner.startsWith('../') || isAbsolute(inner)) continue;
-    if (inner.split('/').includes('.git')) continue;
-    inside.push(inner);
-  }
-  return inside;
-}
+const SESSION_KEY = /[^A-Za-z0-9._-]/g;
 
 class GitCheckpointStore implements CheckpointStore {
   readonly specificationVersion = 1 as const;
   readonly workspace: string;
   readonly #place: GitPlace;
   readonly #directory: string;
-  readonly #maxFileBytes: number;
+  readonly #lastFile: string;
+  readonly #overCap: OverCapList;
   readonly #known = new Set<string>();
+  readonly #modes = new Map<string, Modes>();
   #queue: Promise<unknown> = Promise.resolve();
   #ready: Promise<void> | undefined;
   #previous: string | undefined;
@@ -69,19 +78,27 @@ class GitCheckpointStore implements CheckpointStore {
   constructor(options: GitCheckpointStoreOptions) {
     this.workspace = resolve(options.workspace);
     this.#directory = resolve(options.directory);
-    this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const suffix = options.session ? `-${options.session.replace(SESSION_KEY, '_')}` : '';
+    const gitDir = join(this.#directory, 'git');
     this.#place = {
       gitPath: options.gitPath ?? 'git',
-      gitDir: join(this.#directory, 'git'),
+      gitDir,
       workTree: this.workspace,
+      indexFile: join(gitDir, `index${suffix}`),
+      excludesFile: join(this.#directory, `exclude${suffix}`),
     };
+    this.#lastFile = join(this.#directory, `last${suffix}`);
+    this.#overCap = new OverCapList({
+      root: this.workspace,
+      listFile: join(this.#directory, `over-cap${suffix}`),
+      excludeFile: this.#place.excludesFile as string,
+      maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    });
   }
 
   checkpoint(options: CheckpointOptions = {}): Promise<Checkpoint> {
-    return this.#serial(
-      () => this.#snapshot(options.signal, scopedPaths(this.workspace, options.paths)),
-      'record a checkpoint',
-    );
+    // `paths` is deprecated and ignored: every checkpoint is of the whole workspace.
+    return this.#serial(() => this.#snapshot(options.signal), 'record a checkpoint');
   }
 
   diff(from: string, to?: string, options: { signal?: AbortSignal } = {}) {
@@ -89,7 +106,7 @@ class GitCheckpointStore implements CheckpointStore {
       await this.#assertKnown(from);
       const target = to ?? (await this.#snapshot(options.signal)).id;
       if (to) await this.#assertKnown(to);
-      return this.#diffTrees(from, target, options.signal);
+      return this.#diffSnapshots(from, target, options.signal);
     }, 'compare checkpoints');
   }
 
@@ -97,17 +114,8 @@ class GitCheckpointStore implements CheckpointStore {
     return this.#serial(async () => {
       await this.#assertKnown(from);
       await this.#assertKnown(to);
-      const args = [
-        'diff-tree',
-        '-r',
-        '-p',
-        '--no-renames',
-        '--no-color',
-        '--no-ext-diff',
-        from,
-        to,
-      ];
-      const output = await runGit(this.#place, args, { signal: options.signal });
+      const args = ['diff-tree', '-r', '-p', '--no-renames', '--no-color', '--no-ext-diff'];
+      const output = await runGit(this.#place, [...args, from, to], { signal: options.signal });
       return output.stdout.toString('utf8');
     }, 'compare checkpoints');
   }
@@ -116,7 +124,7 @@ class GitCheckpointStore implements CheckpointStore {
     return this.#serial(async () => {
       await this.#assertKnown(target);
       const now = await this.#snapshot(options.signal);
-      let changes = await this.#diffTrees(now.id, target, options.signal);
+      let changes = await this.#diffSnapshots(now.id, target, options.signal);
       if (options.paths) {
         const wanted = new Set(options.paths);
         changes = changes.filter((change) => wanted.has(change.path));
@@ -128,24 +136,26 @@ class GitCheckpointStore implements CheckpointStore {
         dryRun: options.dryRun === true,
       };
       if (options.dryRun || changes.length === 0) return result;
-      const ids = [
-        ...new Set(changes.flatMap((change) => (change.after ? [change.after.id] : []))),
-      ];
-      const contents = await this.#readObjects(ids, options.signal);
+      const ids = changes.flatMap((change) =>
+        change.after && change.after.mode !== '040000' ? [change.after.id] : [],
+      );
+      const contents = await readObjects(this.#place, [...new Set(ids)], options.signal);
       await applyChanges(this.workspace, changes, contents);
       return result;
     }, 'restore a checkpoint');
   }
 
+  /** Paths the store leaves out for their size (workspace-relative), as of the last checkpoint. */
+  overCap(): string[] {
+    return this.#overCap.paths;
+  }
+
   read(id: string, path: string): Promise<Buffer | undefined> {
     return this.#serial(async () => {
       await this.#assertKnown(id);
-      try {
-        return (await runGit(this.#place, ['cat-file', 'blob', `${id}:${path}`])).stdout;
-      } catch (error) {
-        if (error instanceof GitCallError) return undefined;
-        throw error;
-      }
+      const entry = (await listTree(this.#place, id)).get(path);
+      if (!entry || entry.mode === '040000') return undefined;
+      return (await readObjects(this.#place, [entry.id])).get(entry.id);
     }, 'read a checkpoint');
   }
 
@@ -156,6 +166,7 @@ class GitCheckpointStore implements CheckpointStore {
         return await action();
       } catch (error) {
         if (error instanceof CheckpointNotFoundError) throw error;
+        if (error instanceof CheckpointStoreMissingError) throw error;
         if (error instanceof Error && error.name === 'AbortError') throw error;
         throw new CheckpointFailedError({ action: what, cause: error });
       }
@@ -170,20 +181,14 @@ class GitCheckpointStore implements CheckpointStore {
       if (inner)
         throw new Error(`the checkpoint directory ${this.#directory} is inside the workspace`);
       await fs.mkdir(this.#directory, { recursive: true });
-      const head = join(this.#place.gitDir, 'HEAD');
-      const exists = await fs.access(head).then(
-        () => true,
-        () => false,
-      );
-      if (!exists) await runGit(this.#place, ['init', '-q']);
-      await fs.mkdir(join(this.#place.gitDir, 'info'), { recursive: true });
-      await fs.mkdir(join(this.#place.gitDir, 'refs', 'checkpoints'), { recursive: true });
-      await fs.writeFile(join(this.#place.gitDir, 'info', 'attributes'), ATTRIBUTES);
+      await this.#createGitDir();
       this.#previous = await fs
-        .readFile(join(this.#directory, 'last'), 'utf8')
+        .readFile(this.#lastFile, 'utf8')
         .then((text) => text.trim() || undefined)
         .catch(() => undefined);
+      if (this.#previous && !(await this.#exists(this.#previous))) this.#previous = undefined;
       if (this.#previous) this.#known.add(this.#previous);
+      await this.#overCap.load();
     })().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
@@ -191,41 +196,97 @@ class GitCheckpointStore implements CheckpointStore {
     return this.#ready;
   }
 
-  async #snapshot(signal?: AbortSignal, paths?: readonly string[]): Promise<Checkpoint> {
+  /** Makes the shadow git folder in a temporary place and renames it in (atomic). */
+  async #createGitDir(): Promise<void> {
+    const exists = (path: string) =>
+      fs.access(path).then(
+        () => true,
+        () => false,
+      );
+    if (await exists(join(this.#place.gitDir, 'HEAD'))) return;
+    const temporary = `${this.#place.gitDir}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const place = { ...this.#place, gitDir: temporary };
+    await runGit(place, ['init', '-q']);
+    await fs.mkdir(join(temporary, 'info'), { recursive: true });
+    await fs.mkdir(join(temporary, 'refs', 'checkpoints'), { recursive: true });
+    await fs.writeFile(join(temporary, 'info', 'attributes'), ATTRIBUTES);
+    await fs.writeFile(join(temporary, 'info', 'exclude'), '');
+    await fs.rename(temporary, this.#place.gitDir).catch(async (error: unknown) => {
+      await fs.rm(temporary, { recursive: true, force: true });
+      // Another session made it first: use theirs.
+      if (!(await exists(join(this.#place.gitDir, 'HEAD')))) throw error;
+    });
+  }
+
+  async #snapshot(signal?: AbortSignal): Promise<Checkpoint> {
     const started = performance.now();
-    const skipped: string[] = [];
-    if (!this.#previous) skipped.push(...(await this.#excludeLargeUntracked(signal)));
-    if (!this.#previous || !paths || !(await this.#addPaths(paths, signal))) {
-      await this.#addAll(signal);
-    }
+    const first = !this.#previous;
+    const untracked = first ? await this.#untrackedOverCap(signal) : [];
+    await this.#overCap.refresh(untracked);
+    await this.#addAll(signal);
     const previous = this.#previous;
-    let [id, changes] = await this.#writeTreeAndDiff(previous, signal);
-    const large = await this.#largeFiles(changes);
-    if (large.length > 0) {
-      await this.#exclude(large);
-      const input = `${large.join('\0')}\0`;
-      const args = [
-        '--literal-pathspecs',
-        'rm',
-        '--cached',
-        '-q',
-        '--ignore-unmatch',
-        '--pathspec-from-file=-',
-        '--pathspec-file-nul',
-      ];
-      await runGit(this.#place, args, { input, signal });
-      [id, changes] = await this.#writeTreeAndDiff(previous, signal);
-      skipped.push(...large);
+    let [tree, changes] = await this.#writeTreeAndDiff(previous, signal);
+    const grown: string[] = [];
+    for (const change of changes) {
+      if (
+        change.after &&
+        change.after.mode !== '120000' &&
+        (await this.#overCap.isOver(change.path))
+      )
+        grown.push(change.path);
+    }
+    const unpatterned = this.#overCap.paths.filter((path) => /[\r\n]/.test(path));
+    if (grown.length > 0 || unpatterned.length > 0) {
+      await this.#overCap.refresh(grown);
+      const args = ['--literal-pathspecs', 'rm', '--cached', '-q', '--ignore-unmatch'];
+      const input = nulInput([...grown, ...unpatterned]);
+      const from = ['--pathspec-from-file=-', '--pathspec-file-nul'];
+      await runGit(this.#place, [...args, ...from], { input, signal });
+      [tree, changes] = await this.#writeTreeAndDiff(previous, signal);
+    }
+    const files = splitNulPaths((await runGit(this.#place, ['ls-files', '-z'], { signal })).stdout);
+    const modes = readModes(this.workspace, files);
+    const id = await this.#commit(tree, modes, signal);
+    if (previous) {
+      changes = await withPermissions(changes, await this.#modesOf(previous), modes, () =>
+        this.#listings(previous, id),
+      );
     }
     this.#previous = id;
     this.#known.add(id);
     await Promise.all([
       fs.writeFile(join(this.#place.gitDir, 'refs', 'checkpoints', id), `${id}\n`),
-      fs.writeFile(join(this.#directory, 'last'), `${id}\n`),
+      fs.writeFile(this.#lastFile, `${id}\n`),
     ]);
+    const skipped = this.#overCap.paths;
     const checkpoint: Checkpoint = { id, changes, skipped, ms: performance.now() - started };
     if (previous) checkpoint.previous = previous;
     return checkpoint;
+  }
+
+  /** A commit of `tree` carrying `modes`; fixed identity and date, so equal input, equal id. */
+  async #commit(tree: string, modes: Modes, signal?: AbortSignal): Promise<string> {
+    const input = modesMessage(modes);
+    const output = await runGit(this.#place, ['commit-tree', tree, '-F', '-'], { input, signal });
+    const id = output.stdout.toString('utf8').trim();
+    this.#modes.set(id, modes);
+    return id;
+  }
+
+  async #modesOf(id: string): Promise<Modes> {
+    const cached = this.#modes.get(id);
+    if (cached) return cached;
+    const type = (await runGit(this.#place, ['cat-file', '-t', id])).stdout.toString().trim();
+    const modes =
+      type === 'commit'
+        ? parseModes((await runGit(this.#place, ['cat-file', 'commit', id])).stdout.toString())
+        : noModes();
+    this.#modes.set(id, modes);
+    return modes;
+  }
+
+  #listings(from: string, to: string): Promise<[TreeListing, TreeListing]> {
+    return Promise.all([listTree(this.#place, from), listTree(this.#place, to)]);
   }
 
   async #addAll(signal?: AbortSignal): Promise<void> {
@@ -238,38 +299,6 @@ class GitCheckpointStore implements CheckpointStore {
     }
   }
 
-  /** Stages only `paths`; false when git refused them (the caller then stages everything). */
-  async #addPaths(paths: readonly string[], signal?: AbortSignal): Promise<boolean> {
-    const present: string[] = [];
-    const missing: string[] = [];
-    const stats = await Promise.all(
-      paths.map((path) => fs.lstat(join(this.workspace, path)).catch(() => undefined)),
-    );
-    for (const [index, path] of paths.entries()) (stats[index] ? present : missing).push(path);
-    try {
-      if (present.length > 0) {
-        const args = ['--literal-pathspecs', 'add', '-A', '--ignore-errors', '--', ...present];
-        await runGit(this.#place, args, { signal }).catch((error: unknown) => {
-          // Exit 1: some paths are ignored (left out, as intended); 128: refused (e.g. a path
-          // beyond a symbolic link), answered by staging everything.
-          if (!(error instanceof GitCallError) || error.exitCode !== 1) throw error;
-        });
-      }
-      if (missing.length > 0) {
-        const args = ['--literal-pathspecs', 'rm', '--cached', '-q', '--ignore-unmatch', '--'];
-        await runGit(this.#place, [...args, ...missing], { signal });
-      }
-      return true;
-    } catch (error) {
-      if (error instanceof GitCallError) return false;
-      throw error;
-    }
-  }
-
-  async #writeTree(signal?: AbortSignal): Promise<string> {
-    return (await runGit(this.#place, ['write-tree'], { signal })).stdout.toString('utf8').trim();
-  }
-
   /**
    * Writes the index as a tree and, at the same time, lists how the index differs from `previous`
    * (`diff-index --cached` reads the same index write-tree turns into the tree, so its changes
@@ -280,83 +309,58 @@ class GitCheckpointStore implements CheckpointStore {
     signal?: AbortSignal,
   ): Promise<[string, WorkspaceChange[]]> {
     const args = ['diff-index', '--cached', '-r', '-z', '--raw', '--no-renames', '--no-abbrev'];
-    const [id, diff] = await Promise.all([
-      this.#writeTree(signal),
+    const [tree, diff] = await Promise.all([
+      runGit(this.#place, ['write-tree'], { signal }),
       previous ? runGit(this.#place, [...args, previous, '--'], { signal }) : undefined,
     ]);
-    if (!diff || previous === id) return [id, []];
-    return [id, parseRawDiff(splitNul(diff.stdout))];
+    const id = tree.stdout.toString('utf8').trim();
+    return [id, diff ? parseRawDiff(splitNulPaths(diff.stdout)) : []];
   }
 
-  async #diffTrees(from: string, to: string, signal?: AbortSignal): Promise<WorkspaceChange[]> {
+  async #diffSnapshots(from: string, to: string, signal?: AbortSignal) {
     if (from === to) return [];
     const args = ['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-abbrev', from, to];
-    return parseRawDiff(splitNul((await runGit(this.#place, args, { signal })).stdout));
-  }
-
-  /** Changed files (not links) now larger than the cap. */
-  async #largeFiles(changes: readonly WorkspaceChange[]): Promise<string[]> {
-    const files = changes.filter((change) => change.after && change.after.mode !== '120000');
-    const sizes = await Promise.all(
-      files.map((change) =>
-        fs.lstat(join(this.workspace, change.path)).then(
-          (stats) => stats.size,
-          () => 0,
-        ),
-      ),
+    const changes = parseRawDiff(
+      splitNulPaths((await runGit(this.#place, args, { signal })).stdout),
     );
-    return files.filter((_, index) => (sizes[index] ?? 0) > this.#maxFileBytes).map((c) => c.path);
+    const [before, after] = await Promise.all([this.#modesOf(from), this.#modesOf(to)]);
+    return withPermissions(changes, before, after, () => this.#listings(from, to));
   }
 
-  /** Before the first snapshot: keeps untracked files over the cap out of the object store. */
-  async #excludeLargeUntracked(signal?: AbortSignal): Promise<string[]> {
+  /** Before the first snapshot: untracked files over the cap (kept out of the object store). */
+  async #untrackedOverCap(signal?: AbortSignal): Promise<string[]> {
     const args = ['ls-files', '-z', '-o', '--exclude-standard'];
-    const paths = splitNul((await runGit(this.#place, args, { signal })).stdout);
+    const paths = splitNulPaths((await runGit(this.#place, args, { signal })).stdout);
     const large: string[] = [];
-    for (const path of paths) {
-      const stats = await fs.lstat(join(this.workspace, path)).catch(() => undefined);
-      if (stats?.isFile() && stats.size > this.#maxFileBytes) large.push(path);
-    }
-    if (large.length > 0) await this.#exclude(large);
+    for (const path of paths) if (await this.#overCap.isOver(path)) large.push(path);
     return large;
   }
 
-  async #exclude(paths: readonly string[]): Promise<void> {
-    const lines = paths.map((path) => `${literalIgnorePattern(path)}\n`).join('');
-    await fs.appendFile(join(this.#place.gitDir, 'info', 'exclude'), lines);
+  async #exists(id: string): Promise<boolean> {
+    return runGit(this.#place, ['cat-file', '-e', id]).then(
+      () => true,
+      () => false,
+    );
   }
 
   async #assertKnown(id: string): Promise<void> {
     if (this.#known.has(id)) return;
     if (!OBJECT_ID.test(id)) throw new CheckpointNotFoundError({ id });
-    try {
-      const type = await runGit(this.#place, ['cat-file', '-t', id]);
-      if (type.stdout.toString('utf8').trim() !== 'tree') throw new CheckpointNotFoundError({ id });
-    } catch (error) {
-      if (error instanceof GitCallError) throw new CheckpointNotFoundError({ id });
-      throw error;
+    const type = await runGit(this.#place, ['cat-file', '-t', id]).then(
+      (output) => output.stdout.toString('utf8').trim(),
+      () => undefined,
+    );
+    if (type === 'tree' || type === 'commit') {
+      this.#known.add(id);
+      return;
     }
-    this.#known.add(id);
-  }
-
-  /** Reads blobs by id with one `git cat-file --batch`. */
-  async #readObjects(ids: readonly string[], signal?: AbortSignal): Promise<Map<string, Buffer>> {
-    const contents = new Map<string, Buffer>();
-    if (ids.length === 0) return contents;
-    const input = `${ids.join('\n')}\n`;
-    const output = (await runGit(this.#place, ['cat-file', '--batch'], { input, signal })).stdout;
-    let offset = 0;
-    while (offset < output.length) {
-      const newline = output.indexOf(10, offset);
-      if (newline < 0) break;
-      const [id, type, size] = output.subarray(offset, newline).toString('utf8').split(' ');
-      if (type === 'missing' || !id || size === undefined)
-        throw new Error(`object ${id} is missing`);
-      const length = Number(size);
-      contents.set(id, output.subarray(newline + 1, newline + 1 + length));
-      offset = newline + 1 + length + 1;
-    }
-    return contents;
+    // An id the store once recorded, or any id asked of a store that holds no checkpoint at all:
+    // the store was deleted or damaged (ids come from the session log).
+    const refs = join(this.#place.gitDir, 'refs', 'checkpoints');
+    const recorded = await fs.readdir(refs).catch(() => [] as string[]);
+    if (recorded.length === 0 || recorded.includes(id))
+      throw new CheckpointStoreMissingError({ directory: this.#directory, id });
+    throw new CheckpointNotFoundError({ id });
   }
 }
 

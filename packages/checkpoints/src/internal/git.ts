@@ -14,6 +14,10 @@ export interface GitPlace {
   gitPath: string;
   gitDir: string;
   workTree: string;
+  /** The index file (one per session, so concurrent sessions never share an index lock). */
+  indexFile?: string;
+  /** The exclude file (core.excludesFile) holding the size cap's patterns. */
+  excludesFile?: string;
 }
 
 // Settings passed on every call so that a user's ~/.gitconfig cannot alter content or paths.
@@ -42,6 +46,16 @@ const FIXED_CONFIG = [
   'maintenance.auto=false',
 ];
 
+// A snapshot commit's identity and date are fixed: the same content gives the same id.
+const COMMIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'spine',
+  GIT_AUTHOR_EMAIL: 'checkpoint@example.invalid',
+  GIT_AUTHOR_DATE: '@0 +0000',
+  GIT_COMMITTER_NAME: 'spine',
+  GIT_COMMITTER_EMAIL: 'checkpoint@example.invalid',
+  GIT_COMMITTER_DATE: '@0 +0000',
+};
+
 function environment(place: GitPlace): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
@@ -49,12 +63,13 @@ function environment(place: GitPlace): NodeJS.ProcessEnv {
   }
   env.GIT_DIR = place.gitDir;
   env.GIT_WORK_TREE = place.workTree;
+  if (place.indexFile) env.GIT_INDEX_FILE = place.indexFile;
   env.GIT_CONFIG_NOSYSTEM = '1';
   env.GIT_CONFIG_GLOBAL = '/dev/null';
   env.GIT_TERMINAL_PROMPT = '0';
   env.GIT_OPTIONAL_LOCKS = '0';
   env.LC_ALL = 'C';
-  return env;
+  return { ...env, ...COMMIT_IDENTITY };
 }
 
 /** The error of a git call that failed, with its arguments and stderr. */
@@ -81,7 +96,11 @@ export function runGit(
   return new Promise((resolve, reject) => {
     const child = execFile(
       place.gitPath,
-      [...FIXED_CONFIG, ...args],
+      [
+        ...FIXED_CONFIG,
+        ...(place.excludesFile ? ['-c', `core.excludesFile=${place.excludesFile}`] : []),
+        ...args,
+      ],
       {
         cwd: place.workTree,
         env: environment(place),
@@ -105,10 +124,4 @@ export function runGit(
   });
 }
 
-/** Splits NUL-separated output into strings (the trailing empty field dropped). */
-export function splitNul(buffer: Buffer): string[] {
-  const text = buffer.toString('utf8');
-  const parts = text.split('\0');
-  if (parts.at(-1) === '') parts.pop();
-  return parts;
-}
+export { splitNulPaths as splitNul } from './path-bytes.js';

@@ -114,6 +114,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = Object.freeze([
   },
 ]);
 
+/** The default statement bound of {@link migratePostgresStore} (one hour): back-fills take long. */
+export const MIGRATION_STATEMENT_TIMEOUT_MS = 3_600_000;
+
 /** The schema version this package reads and writes. */
 export const POSTGRES_SCHEMA_VERSION: number = POSTGRES_MIGRATIONS.length;
 
@@ -172,7 +175,11 @@ export async function assertMigrated(pool: Pool, schema: string): Promise<void> 
  * ```
  */
 export async function migratePostgresStore(options: ConnectionOptions): Promise<MigrateResult> {
-  const database = await openDatabase(options);
+  // A migration back-fills whole tables: its statements get an hour unless told otherwise.
+  const database = await openDatabase({
+    ...options,
+    statementTimeoutMs: options.statementTimeoutMs ?? MIGRATION_STATEMENT_TIMEOUT_MS,
+  });
   const { schema } = database;
   const quoted = `"${schema}"`;
   try {

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
+  createPostgresStore,
   createPostgresTaskQueue,
   migratePostgresStore,
   type PostgresTaskQueue,
@@ -102,6 +103,44 @@ describe('permission errors in the CLI', () => {
   }, 120_000);
 });
 
+describe('spine verify --store', () => {
+  it('checks the per-row chain: exit 0 when intact, 5 naming an edited or deleted row, 2 for an unknown id', async () => {
+    const store = createPostgresStore({ connectionString: server.url });
+    const writer = await store.create({
+      seq: 1,
+      type: 'session/header',
+      at: new Date().toISOString(),
+      body: { sessionId: 'chained', formatVersion: 1, createdAt: new Date().toISOString() },
+    });
+    for (let seq = 2; seq <= 6; seq++) {
+      writer.append([{ seq, type: 'note/cli', at: new Date().toISOString(), body: { seq } }]);
+    }
+    await writer.close();
+    await store.close();
+    const { env } = isolatedEnv();
+    const verify = (id: string) => runCli(['verify', id, '--store', server.url], { env });
+    const intact = await verify('chained');
+    expect(intact.code, intact.stderr).toBe(0);
+    expect(intact.stdout).toMatch(/6 row\(s\)/);
+    await asAdmin(
+      `UPDATE spine.spine_events SET data = replace(data, '"seq":4}', '"seq":4,"x":0}') WHERE session_id = 'chained' AND seq = 4`,
+    );
+    const edited = await verify('chained');
+    expect(edited.code).toBe(5);
+    expect(edited.stdout).toMatch(/row seq 4: .*edited/);
+    await asAdmin(`DELETE FROM spine.spine_events WHERE session_id = 'chained' AND seq = 2`);
+    const deleted = await runCli(['verify', 'chained', '--store', server.url, '--json'], { env });
+    expect(deleted.code).toBe(5);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({
+      ok: false,
+      problem: { seq: 2, kind: 'deleted' },
+    });
+    const unknown = await verify('no-such-session');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('not found');
+  }, 60_000);
+});
+
 describe('spine worker through a database restart', () => {
   it('waits out a restart while idle and while busy, then takes the tasks submitted meanwhile', async () => {
     const { env } = isolatedEnv();
@@ -146,19 +185,23 @@ describe('spine worker through a database restart', () => {
     // Busy: the server dies while the task's tool runs (its tool/started is committed).
     const workspace = tempFolder('spine-busy-');
     const slow = await queue.submit({ prompt: 'slow', workspace });
-    await until('the slow task to start its tool', async () => {
-      const client = new pg.Client({ connectionString: server.url });
-      await client.connect();
-      try {
-        const { rows } = await client.query(
-          `SELECT 1 FROM spine.spine_events WHERE session_id = $1 AND data LIKE '%"tool/started"%'`,
-          [slow.sessionId],
-        );
-        return rows.length > 0;
-      } finally {
-        await client.end();
-      }
-    }, log);
+    await until(
+      'the slow task to start its tool',
+      async () => {
+        const client = new pg.Client({ connectionString: server.url });
+        await client.connect();
+        try {
+          const { rows } = await client.query(
+            `SELECT 1 FROM spine.spine_events WHERE session_id = $1 AND data LIKE '%"tool/started"%'`,
+            [slow.sessionId],
+          );
+          return rows.length > 0;
+        } finally {
+          await client.end();
+        }
+      },
+      log,
+    );
     await server.kill();
     await delay(500);
     await server.start();

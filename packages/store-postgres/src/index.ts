@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 
+export type { ChainProblem, ChainResult } from './chain.js';
+export { chainHash, verifyPostgresChain } from './chain.js';
 export {
   AppendConflictError,
   InvalidRangeError,

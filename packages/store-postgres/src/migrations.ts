@@ -78,7 +78,44 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = Object.freeze([
         updated_at timestamptz NOT NULL DEFAULT clock_timestamp());
       CREATE INDEX spine_tasks_claim ON ${s}.spine_tasks (status, created_at);`,
   },
+  {
+    version: 2,
+    description:
+      'a per-row SHA-256 chain over events (hash = sha256(previous hash ‖ session id, seq, data)), existing rows chained',
+    sql: (s: string) => `
+      ALTER TABLE ${s}.spine_events ADD COLUMN hash bytea;
+      CREATE FUNCTION ${s}.spine_chain_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE previous bytea := '\\x';
+        BEGIN
+          IF NEW.seq > 1 THEN
+            SELECT e.hash INTO previous FROM ${s}.spine_events e
+             WHERE e.session_id = NEW.session_id AND e.seq = NEW.seq - 1;
+          END IF;
+          NEW.hash := sha256(coalesce(previous, '\\x'::bytea) || convert_to(
+            NEW.session_id || chr(10) || NEW.seq::text || chr(10) || NEW.data, 'UTF8'));
+          RETURN NEW;
+        END $$;
+      DO $$
+        DECLARE r record; previous bytea; current_session text;
+        BEGIN
+          FOR r IN SELECT session_id, seq, data FROM ${s}.spine_events ORDER BY session_id, seq LOOP
+            IF current_session IS DISTINCT FROM r.session_id THEN
+              previous := '\\x'::bytea;
+              current_session := r.session_id;
+            END IF;
+            previous := sha256(previous || convert_to(
+              r.session_id || chr(10) || r.seq::text || chr(10) || r.data, 'UTF8'));
+            UPDATE ${s}.spine_events SET hash = previous
+             WHERE session_id = r.session_id AND seq = r.seq;
+          END LOOP;
+        END $$;
+      CREATE TRIGGER spine_events_chain BEFORE INSERT ON ${s}.spine_events
+        FOR EACH ROW EXECUTE FUNCTION ${s}.spine_chain_events();`,
+  },
 ]);
+
+/** The default statement bound of {@link migratePostgresStore} (one hour): back-fills take long. */
+export const MIGRATION_STATEMENT_TIMEOUT_MS = 3_600_000;
 
 /** The schema version this package reads and writes. */
 export const POSTGRES_SCHEMA_VERSION: number = POSTGRES_MIGRATIONS.length;
@@ -138,7 +175,11 @@ export async function assertMigrated(pool: Pool, schema: string): Promise<void> 
  * ```
  */
 export async function migratePostgresStore(options: ConnectionOptions): Promise<MigrateResult> {
-  const database = await openDatabase(options);
+  // A migration back-fills whole tables: its statements get an hour unless told otherwise.
+  const database = await openDatabase({
+    ...options,
+    statementTimeoutMs: options.statementTimeoutMs ?? MIGRATION_STATEMENT_TIMEOUT_MS,
+  });
   const { schema } = database;
   const quoted = `"${schema}"`;
   try {

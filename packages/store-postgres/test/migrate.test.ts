@@ -42,7 +42,7 @@ describe('explicit, versioned migrations', () => {
     // Still unmigrated: opening never changed the schema.
     const result = await migratePostgresStore({ connectionString: server.url, schema });
     expect(result).toMatchObject({ schema, from: 0, to: POSTGRES_SCHEMA_VERSION });
-    expect(result.applied.map((step) => step.version)).toEqual([1]);
+    expect(result.applied.map((step) => step.version)).toEqual([1, 2]);
     // The same store object works once the schema is migrated.
     await (await store.create(header('a'))).close();
     expect((await store.list()).map((summary) => summary.id)).toEqual(['a']);
@@ -56,9 +56,17 @@ describe('explicit, versioned migrations', () => {
       migratePostgresStore({ connectionString: server.url, schema }),
       migratePostgresStore({ connectionString: server.url, schema }),
     ]);
-    expect(results.map((result) => result.applied.length).sort()).toEqual([0, 1]);
+    expect(results.map((result) => result.applied.length).sort()).toEqual([
+      0,
+      POSTGRES_SCHEMA_VERSION,
+    ]);
     const again = await migratePostgresStore({ connectionString: server.url, schema });
-    expect(again).toEqual({ schema, from: 1, to: 1, applied: [] });
+    expect(again).toEqual({
+      schema,
+      from: POSTGRES_SCHEMA_VERSION,
+      to: POSTGRES_SCHEMA_VERSION,
+      applied: [],
+    });
   });
 
   it('reports an unreachable server without its password', async () => {

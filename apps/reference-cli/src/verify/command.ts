@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { SessionNotFoundError, storeUrlOf, UsageError } from '@spine/harness';
+import { connectionOf, SessionNotFoundError, storeUrlOf } from '@spine/harness';
+import { visibleText } from '@spine/protocol';
 import { verifyJsonlLog } from '@spine/session-log';
 import { styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
@@ -9,19 +10,17 @@ import { EXIT_CODES } from '../exit-codes.js';
 /**
  * `spine verify <id> [--json]`: checks the tamper-evident chain of a stored JSONL session, every
  * line of it (events no request carried included), and names the first altered, removed,
- * inserted or reordered event. Exit 5 when the log does not verify.
+ * inserted or reordered event. With a PostgreSQL store (`--store`), it checks the per-row chain of
+ * the session's rows instead and names the first edited, deleted or reordered row. Exit 5 when the
+ * log does not verify.
  */
 export async function verifyCommand(
   id: string,
   flags: AgentFlags & { json?: boolean },
 ): Promise<number> {
   const { config } = configForFlags(flags).loaded;
-  if (storeUrlOf(config)) {
-    throw new UsageError({
-      message:
-        'spine verify checks JSONL session files; this configuration names a database store (--store / SPINE_STORE_URL)',
-    });
-  }
+  const url = storeUrlOf(config);
+  if (url) return verifyStored(id, url, flags.json === true);
   const path = join(config.sessionDir, `${id}.jsonl`);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(id) || !existsSync(path)) {
     throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
@@ -52,6 +51,31 @@ export async function verifyCommand(
   process.stdout.write(
     `${result.chainedFrom === undefined ? style.yellow('!') : style.green('✓')} ${id}: ${result.events} event(s), ${scope}\n` +
       `  head ${result.head || '(none)'} · ${rate}\n`,
+  );
+  return EXIT_CODES.ok;
+}
+
+/** `spine verify <id> --store <url>`: the per-row chain of a session in PostgreSQL. */
+async function verifyStored(id: string, url: string, json: boolean): Promise<number> {
+  const { verifyPostgresChain } = await import('@spine/store-postgres');
+  const started = performance.now();
+  const result = await verifyPostgresChain(connectionOf(url), id);
+  const seconds = (performance.now() - started) / 1000;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ id, ...result, seconds: +seconds.toFixed(3) })}\n`);
+    return result.ok ? EXIT_CODES.ok : EXIT_CODES.mismatch;
+  }
+  const style = styleFor(process.stdout);
+  if (!result.ok) {
+    process.stdout.write(
+      `${style.red('✗')} ${visibleText(id)}: ${visibleText(result.problem?.message ?? 'does not verify')}\n` +
+        `  checked ${result.events} row(s) before it\n`,
+    );
+    return EXIT_CODES.mismatch;
+  }
+  process.stdout.write(
+    `${style.green('✓')} ${visibleText(id)}: ${result.events} row(s), every row chains from the header\n` +
+      `  head ${result.head || '(none)'}\n`,
   );
   return EXIT_CODES.ok;
 }

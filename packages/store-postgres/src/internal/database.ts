@@ -183,12 +183,12 @@ export function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
-const CONNECTION_STATES = /^(08|57P0|53300|53400)/;
+const CONNECTION_STATES = /^(08|57P0|57014|53300|53400)/;
 
 /**
  * True for a failure of the connection rather than of the statement: a socket error (ECONNREFUSED,
  * ECONNRESET …), a client-side timeout, a terminated connection, SQLSTATE class 08, an admin
- * shutdown (57P01–57P03) or too many connections.
+ * shutdown (57P01–57P03), a statement past `statement_timeout` (57014) or too many connections.
  */
 export function isConnectionError(error: unknown): boolean {
   if (error instanceof StoreUnavailableError) return true;

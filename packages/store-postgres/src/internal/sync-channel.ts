@@ -62,15 +62,21 @@ const bounded = (promise, deadline) => {
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 };
-const connectedBy = async (deadline) => {
-  if (client) return client;
-  const timeout = Math.max(1, Math.min(workerData.connectTimeoutMs, deadline - Date.now()));
-  const fresh = new pg.Client({ ...workerData.connection, connectionTimeoutMillis: timeout });
+let connecting = null;
+const open = async () => {
+  const fresh = new pg.Client({ ...workerData.connection, connectionTimeoutMillis: workerData.connectTimeoutMs });
   fresh.on('error', () => { if (client === fresh) client = null; });
-  try { await bounded(fresh.connect(), deadline); } catch (error) { fresh.end().catch(() => {}); throw error; }
+  try { await fresh.connect(); } catch (error) { fresh.end().catch(() => {}); throw error; }
   client = fresh;
   return fresh;
 };
+const connectedBy = async (deadline) => {
+  if (client) return client;
+  connecting ??= open().finally(() => { connecting = null; });
+  return await bounded(connecting, deadline);
+};
+// Connect at once, so the first write-ahead append does not wait for it.
+connectedBy(Date.now() + workerData.connectTimeoutMs).catch(() => {});
 const attempt = async (m) => {
   const c = await connectedBy(m.deadline);
   const last = m.seqs[m.seqs.length - 1];
@@ -94,7 +100,7 @@ const attempt = async (m) => {
 };
 const lostConnection = (error) => {
   const code = error && error.code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57P0|53300|53400)/.test(code);
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57P0|57014|53300|53400)/.test(code);
   return true;
 };
 const execute = async (m) => {

@@ -229,6 +229,8 @@ export function createWriter(context: WriterContext): OpenedSession {
       // A connection blip: the next append or renewal reports what is wrong.
     }
   };
+  // Start the write-ahead channel (thread and connection) now, not inside the first blocking call.
+  if (!readOnly && context.durableTypes.size > 0) context.syncChannel();
   const heartbeat = readOnly ? undefined : setInterval(renew, Math.max(50, leaseMs / 3));
   heartbeat?.unref();
 

@@ -17,7 +17,7 @@ const FILES: Record<string, string> = {
   }),
   // Sorts before packages/: a test helper named like the package's export, and a test that uses it.
   'apps/cli/test/store.test.ts':
-    "import { openStore as open } from '../../../packages/store/src/store.js';\n\nfunction openStore(name: string): string {\n  return open(name + ".db");\n}\n\nexport const made = openStore('x');\n",
+    "import { openStore as open } from '../../../packages/store/src/store.js';\n\nfunction openStore(name: string): string {\n  return open(name + '.db');\n}\n\nexport const made = openStore('x');\n",
   'apps/cli/src/names.ts':
     'function parseName(text: string): string {\n  return text.trim();\n}\n\nexport const name = parseName(" a ");\n',
   'packages/store/src/store.ts':

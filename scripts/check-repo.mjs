@@ -104,6 +104,14 @@ for (const dir of readdirSync('packages')) {
   }
 }
 
+// The docs build must work on a fresh checkout: typedoc follows the project references, whose
+// declaration outputs (.tsc) only `tsc -b` writes (without them: TS6305 on every import).
+const rootScripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts ?? {};
+if (!/^tsc -b && typedoc\b/.test(rootScripts.docs ?? ''))
+  problems.push(
+    'package.json: the docs script must run `tsc -b && typedoc` (a fresh checkout has no .tsc outputs)',
+  );
+
 for (const note of notes) console.log(`check-repo: note: ${note}`);
 if (problems.length) {
   for (const problem of problems) console.error(`check-repo: ${problem}`);

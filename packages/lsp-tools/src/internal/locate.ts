@@ -7,6 +7,7 @@ import {
   where,
 } from './format.js';
 import { isInside } from './paths.js';
+import { sourceRank } from './source-rank.js';
 
 /** How a tool call names its target: a position, a name on a line, a name in a file, or a name. */
 export interface TargetArgs {
@@ -202,7 +203,15 @@ export async function locateTarget(
   const order: Record<LocationKind, number> = { source: 0, build: 1, dependency: 2, outside: 3 };
   const rankOf = (symbol: LspSymbol): number =>
     order[classifyLocation(manager.cwd, symbol.location.path)];
-  candidates.sort((a, b) => rankOf(a) - rankOf(b) || compareLocations(a.location, b.location));
+  // Within source, exported definitions outside tests before test helpers of the same name.
+  const inSource = (symbol: LspSymbol): number =>
+    rankOf(symbol) === 0 ? sourceRank(manager.cwd, symbol, reader) : 0;
+  candidates.sort(
+    (a, b) =>
+      rankOf(a) - rankOf(b) ||
+      inSource(a) - inSource(b) ||
+      compareLocations(a.location, b.location),
+  );
   const best = rankOf(candidates[0]!);
   const dropped = candidates.filter((each) => rankOf(each) !== best).length;
   const twins = candidates

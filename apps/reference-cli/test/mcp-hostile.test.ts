@@ -106,7 +106,10 @@ describe.concurrent('spine with a hostile MCP server', () => {
       expect(log).not.toContain(SECRET);
       expect(log).not.toContain(LITERAL);
       // The next model request carries the results: redacted there too.
-      expect(JSON.stringify(server.requests)).not.toContain(LITERAL);
+      const sent = JSON.stringify(server.requests);
+      expect(sent).toContain('[redacted]');
+      expect(sent).not.toContain(LITERAL);
+      expect(sent).not.toContain(JSON.stringify(SECRET).slice(1, -1));
     } finally {
       await server.close();
     }

@@ -266,11 +266,12 @@ export class ServerConnection {
     if (elicitation)
       client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
         if (!answerElicitation) throw refusal('elicitation');
-        return answerElicitation({
-          server: this.name,
-          params: request.params,
-          signal: extra.signal,
-        });
+        // The question is shown to the person: the entry's secret values are not.
+        const params = {
+          ...request.params,
+          message: this.options.redactor.redact(request.params.message),
+        };
+        return answerElicitation({ server: this.name, params, signal: extra.signal });
       });
     if (sampling)
       client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {

@@ -62,6 +62,7 @@ const tools = [
     },
   },
   { name: 'crash', description: 'Exits mid-call.', inputSchema: empty },
+  { name: 'ask', description: 'Asks the person (elicitation).', inputSchema: empty },
   // Left out with NO_BAD_SCHEMA=1, so the other classes are tested alone.
   ...(process.env.NO_BAD_SCHEMA === '1'
     ? []
@@ -120,6 +121,13 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return text(
         String(args.prefix ?? '') + String(args.unit ?? 'x').repeat(Number(args.count ?? 1000)),
       );
+    }
+    case 'ask': {
+      const answer = await server.elicitInput({
+        message: `confirm token ${secrets.join(' ')}`,
+        requestedSchema: { type: 'object', properties: {} },
+      });
+      return text(`answered ${answer.action}`);
     }
     case 'crash':
       if (process.env.CRASH_MARKER) writeFileSync(process.env.CRASH_MARKER, 'crashed');

@@ -27,7 +27,7 @@ const names = [
 /** A manager of one hostile server; its secrets come from `${HOSTILE_SECRET}` and a literal value. */
 function hostile(
   extraEnv: Record<string, string> = {},
-  extra: Pick<McpManagerOptions, 'answerElicitation'> = {},
+  extra: Pick<McpManagerOptions, 'answerElicitation' | 'answerSampling'> = {},
 ): McpManager {
   const folder = tempFolder();
   const spec = join(folder, 'spec.json');
@@ -47,6 +47,7 @@ function hostile(
       },
       callTimeoutMs: 20_000,
       elicitation: extra.answerElicitation !== undefined,
+      sampling: extra.answerSampling !== undefined,
     },
   };
   const manager = createMcpManager({
@@ -161,6 +162,25 @@ describe('a hostile MCP server', () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('[redacted]');
     expectNoSecret(asked);
+  }, 30_000);
+
+  it('redacts its secrets from a sampling request before the model or the log sees it', async () => {
+    const requests: string[] = [];
+    const mcp = hostile(
+      {},
+      {
+        answerSampling: async (request) => {
+          requests.push(JSON.stringify(request.params));
+          return { role: 'assistant', model: 'm', content: { type: 'text', text: 'ok' } };
+        },
+      },
+    );
+    const tools = await mcp.tools();
+    const output = await runTool(toolNamed(tools, 'mcp__hostile__sample'), {});
+    expect(output.content).toBe('sampled text');
+    expect(requests[0]).toContain('[redacted]');
+    expect(requests[0]).not.toContain(literal);
+    expect(requests[0]).not.toContain(JSON.stringify(secret).slice(1, -1));
   }, 30_000);
 
   it('describes an entry with hostile arguments and variable names on one safe line', () => {

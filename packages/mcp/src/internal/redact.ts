@@ -114,3 +114,16 @@ export class StreamRedactor {
     return this.redactor.redact(this.pending);
   }
 }
+
+/** `value` with every string in it (keys excepted) redacted; other values as they are. */
+export function redactDeep<T>(value: T, redactor: Redactor): T {
+  if (redactor.longest === 0) return value;
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return redactor.redact(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (typeof item === 'object' && item !== null)
+      return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, walk(entry)]));
+    return item;
+  };
+  return walk(value) as T;
+}

@@ -20,7 +20,7 @@ import { isStdioServer, type McpServerConfig } from '../config.js';
 import { McpServerUnavailableError } from '../errors.js';
 import type { McpElicitationHandler, McpSamplingHandler } from '../requests.js';
 import { allPages, finishAuthorization, refusal, wait } from './connection-helpers.js';
-import { type Redactor, StreamRedactor } from './redact.js';
+import { type Redactor, redactDeep, StreamRedactor } from './redact.js';
 import { createStdioTransport } from './stdio-transport.js';
 import { listTools, type SkippedTool } from './tool-list.js';
 import { checkServerUrl } from './url-check.js';
@@ -267,16 +267,15 @@ export class ServerConnection {
       client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
         if (!answerElicitation) throw refusal('elicitation');
         // The question is shown to the person: the entry's secret values are not.
-        const params = {
-          ...request.params,
-          message: this.options.redactor.redact(request.params.message),
-        };
+        const params = redactDeep(request.params, this.options.redactor);
         return answerElicitation({ server: this.name, params, signal: extra.signal });
       });
     if (sampling)
       client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
         if (!answerSampling) throw refusal('sampling');
-        return answerSampling({ server: this.name, params: request.params, signal: extra.signal });
+        // The request goes to the model and into the log: the entry's secret values do not.
+        const params = redactDeep(request.params, this.options.redactor);
+        return answerSampling({ server: this.name, params, signal: extra.signal });
       });
     return client;
   }

@@ -7,6 +7,7 @@ import {
   createMcpManager,
   describeServer,
   type McpManager,
+  type McpManagerOptions,
   type McpServersConfig,
 } from '../src/index.js';
 import { runTool, tempFolder, testServer, toolNamed } from './helpers.js';
@@ -24,7 +25,10 @@ const names = [
 ];
 
 /** A manager of one hostile server; its secrets come from `${HOSTILE_SECRET}` and a literal value. */
-function hostile(extraEnv: Record<string, string> = {}): McpManager {
+function hostile(
+  extraEnv: Record<string, string> = {},
+  extra: Pick<McpManagerOptions, 'answerElicitation' | 'answerSampling'> = {},
+): McpManager {
   const folder = tempFolder();
   const spec = join(folder, 'spec.json');
   writeFileSync(
@@ -42,12 +46,15 @@ function hostile(extraEnv: Record<string, string> = {}): McpManager {
         ...extraEnv,
       },
       callTimeoutMs: 20_000,
+      elicitation: extra.answerElicitation !== undefined,
+      sampling: extra.answerSampling !== undefined,
     },
   };
   const manager = createMcpManager({
     servers,
     cwd: process.cwd(),
     env: { ...process.env, HOSTILE_SECRET: secret },
+    ...extra,
   });
   managers.push(manager);
   return manager;
@@ -136,6 +143,44 @@ describe('a hostile MCP server', () => {
     const again = await runTool(toolNamed(tools, 'mcp__hostile__leak'), {});
     expect(again.content).toContain('[redacted]');
     expectNoSecret([output.content, again.content, ...printable(mcp)]);
+  }, 30_000);
+
+  it('redacts its secrets from the question it puts to the person (elicitation)', async () => {
+    const asked: string[] = [];
+    const mcp = hostile(
+      {},
+      {
+        answerElicitation: async (request) => {
+          asked.push(request.params.message);
+          return { action: 'decline' };
+        },
+      },
+    );
+    const tools = await mcp.tools();
+    const output = await runTool(toolNamed(tools, 'mcp__hostile__ask'), {});
+    expect(output.content).toBe('answered decline');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('[redacted]');
+    expectNoSecret(asked);
+  }, 30_000);
+
+  it('redacts its secrets from a sampling request before the model or the log sees it', async () => {
+    const requests: string[] = [];
+    const mcp = hostile(
+      {},
+      {
+        answerSampling: async (request) => {
+          requests.push(JSON.stringify(request.params));
+          return { role: 'assistant', model: 'm', content: { type: 'text', text: 'ok' } };
+        },
+      },
+    );
+    const tools = await mcp.tools();
+    const output = await runTool(toolNamed(tools, 'mcp__hostile__sample'), {});
+    expect(output.content).toBe('sampled text');
+    expect(requests[0]).toContain('[redacted]');
+    expect(requests[0]).not.toContain(literal);
+    expect(requests[0]).not.toContain(JSON.stringify(secret).slice(1, -1));
   }, 30_000);
 
   it('describes an entry with hostile arguments and variable names on one safe line', () => {

@@ -6,7 +6,7 @@ import {
   storeUrlOf,
   UsageError,
 } from '@spine/harness';
-import type { SessionEvent, SessionStore } from '@spine/protocol';
+import { type SessionEvent, type SessionStore, visibleJson } from '@spine/protocol';
 import { readJsonlHeader, readLastJsonlEvent } from '@spine/session-log';
 import { attachLiveOutput, createLineApprover, describeTurnEnd, styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
@@ -54,7 +54,8 @@ async function runTask(options: {
   const interactiveApproval = !json && Boolean(process.stdin.isTTY);
   // A reader that went away (`| head -1`) stops the output, not the task: the log is the record.
   const writeEvent = (event: SessionEvent): void => {
-    if (!isClosed(process.stdout)) process.stdout.write(`${JSON.stringify(event)}\n`);
+    // The same JSON, with C1 controls and bidi marks (which JSON.stringify leaves raw) escaped.
+    if (!isClosed(process.stdout)) process.stdout.write(`${visibleJson(JSON.stringify(event))}\n`);
   };
   const approver = interactiveApproval
     ? createLineApprover({ input: process.stdin, output: process.stderr, style })

@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BoundedReadBuffer, installBoundedReader } from './bounded-reader.js';
+import { BoundedReadBuffer, installBoundedReader, PINNED_SDK_VERSION } from './bounded-reader.js';
 
 const message = fc.record({
   jsonrpc: fc.constant('2.0' as const),
@@ -75,6 +76,25 @@ describe('the bounded stdio reader', () => {
     );
     expect(() => reader.readMessage()).toThrow(/dropped/);
     expect(reader.readMessage()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  it('fails an oversized error response at once, and drops an oversized server request', () => {
+    const reader = new BoundedReadBuffer(100);
+    const big = 'x'.repeat(500);
+    reader.append(
+      Buffer.from(
+        `{"jsonrpc":"2.0","id":4,"error":{"code":1,"message":"${big}"}}\n{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"x":"${big}"}}\n`,
+      ),
+    );
+    expect(reader.readMessage()).toMatchObject({ id: 4, error: { code: -32603 } });
+    expect(() => reader.readMessage()).toThrow(/dropped/);
+  });
+
+  it('is written for the SDK version the package pins', () => {
+    const manifest = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { dependencies: Record<string, string> };
+    expect(manifest.dependencies['@modelcontextprotocol/sdk']).toBe(PINNED_SDK_VERSION);
   });
 
   it('replaces the read buffer of the pinned SDK transport, and refuses a transport of another shape', () => {

@@ -42,12 +42,25 @@ export function reduceOversized(head: Buffer, tail: Buffer, total: number): Read
   const end = tail.toString('utf8');
   const id = ID_AT_END.exec(end)?.[1] ?? ID_AT_START.exec(start)?.[1];
   const note = `[cut by Spine: the server sent a message of ${total} bytes, over the ${MAX_MESSAGE_BYTES}-byte limit of one MCP message; this is the start of its first text]`;
-  if (id === undefined || !/"result"\s*:/.test(start.slice(0, 200) + end))
+  const edges = start.slice(0, 200) + end;
+  const dropped = new Error(
+    `an MCP message of ${total} bytes (over the ${MAX_MESSAGE_BYTES}-byte limit) was dropped`,
+  );
+  if (id === undefined || /"method"\s*:/.test(edges)) return { error: dropped };
+  if (!/"result"\s*:/.test(edges)) {
+    if (!/"error"\s*:/.test(edges)) return { error: dropped };
+    // An error response: its request fails now instead of waiting for its timeout.
     return {
-      error: new Error(
-        `an MCP message of ${total} bytes (over the ${MAX_MESSAGE_BYTES}-byte limit) was dropped`,
-      ),
+      message: {
+        jsonrpc: '2.0',
+        id: JSON.parse(id) as string | number,
+        error: {
+          code: -32603,
+          message: `${note.slice(1, note.indexOf(';'))}; the error was not kept`,
+        },
+      },
     };
+  }
   const text = firstText(start);
   return {
     message: {

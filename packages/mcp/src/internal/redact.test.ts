@@ -56,6 +56,14 @@ describe('redaction of configured secrets', () => {
         env,
       ).sort(),
     ).toEqual(['from-variable', 'literal-value']);
+    // `${HOME}` in args locates a file: paths in results stay readable.
+    expect(
+      secretValues(
+        { command: 'node', args: ['${HOME}/server.js', '--token=${TOKEN}'] },
+        { command: 'node', args: ['/home/me/server.js', '--token=from-variable'] },
+        { ...env, HOME: '/home/me' },
+      ),
+    ).toEqual(['from-variable']);
     expect(
       secretValues(
         {

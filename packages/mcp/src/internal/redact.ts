@@ -9,22 +9,32 @@ export const MIN_SECRET_LENGTH = 4;
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-/** The values `${VAR}` references in `text` expand to (set variables only). */
+/**
+ * Variables that locate things rather than authorise: `${HOME}/notes` in `args` must not turn
+ * every path in every result into `[redacted]/…`. (Whole `env` and `headers` values are always
+ * secrets, whatever they reference.)
+ */
+const LOCATION_VARIABLE =
+  /^(HOME|USER|LOGNAME|PWD|OLDPWD|PATH|SHELL|TMPDIR|TEMP|TMP|LANG|TERM|HOSTNAME|LC_\w+|XDG_\w+)$/;
+
+/** The values `${VAR}` references in `text` expand to (set variables only, locations left out). */
 function referencedValues(
   text: string,
   env: Readonly<Record<string, string | undefined>>,
 ): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(REFERENCE)) {
-    const value = env[match[1] as string];
-    if (value) out.push(value);
+    const name = match[1] as string;
+    const value = env[name];
+    if (value && !LOCATION_VARIABLE.test(name)) out.push(value);
   }
   return out;
 }
 
 /**
  * The secret values of one entry: every `env` and `headers` value (as configured and expanded)
- * and every value a `${VAR}` reference anywhere in the entry expands to; at least 4 characters.
+ * and every value a `${VAR}` reference anywhere in the entry expands to (location variables such
+ * as `HOME` and `PWD` excepted); at least 4 characters.
  */
 export function secretValues(
   configured: McpServerConfig,
@@ -113,4 +123,17 @@ export class StreamRedactor {
   peek(): string {
     return this.redactor.redact(this.pending);
   }
+}
+
+/** `value` with every string in it (keys excepted) redacted; other values as they are. */
+export function redactDeep<T>(value: T, redactor: Redactor): T {
+  if (redactor.longest === 0) return value;
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return redactor.redact(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (typeof item === 'object' && item !== null)
+      return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, walk(entry)]));
+    return item;
+  };
+  return walk(value) as T;
 }

@@ -1,12 +1,9 @@
-import { isAbsolute, resolve } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import {
   type OAuthClientProvider,
   UnauthorizedError,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -22,9 +19,9 @@ import type { McpCommandWrapper } from '../command.js';
 import { isStdioServer, type McpServerConfig } from '../config.js';
 import { McpServerUnavailableError } from '../errors.js';
 import type { McpElicitationHandler, McpSamplingHandler } from '../requests.js';
-import { installBoundedReader } from './bounded-reader.js';
 import { allPages, finishAuthorization, refusal, wait } from './connection-helpers.js';
-import { type Redactor, StreamRedactor } from './redact.js';
+import { type Redactor, redactDeep, StreamRedactor } from './redact.js';
+import { createStdioTransport } from './stdio-transport.js';
 import { listTools, type SkippedTool } from './tool-list.js';
 import { checkServerUrl } from './url-check.js';
 
@@ -211,36 +208,15 @@ export class ServerConnection {
       return [
         [
           'stdio',
-          () => {
-            const cwd =
-              config.cwd === undefined
-                ? this.options.cwd
-                : isAbsolute(config.cwd)
-                  ? config.cwd
-                  : resolve(this.options.cwd, config.cwd);
-            let command = {
-              command: config.command,
-              args: config.args ?? [],
-              env: config.env ?? {},
-            };
-            const sandbox = config.sandbox ?? 'workspace-write';
-            if (sandbox !== 'danger-full-access' && this.options.wrapCommand)
-              command = this.options.wrapCommand(command, {
-                server: this.name,
-                sandbox,
-                network: config.network === true,
-                cwd,
-              });
-            const transport = new StdioClientTransport({ ...command, cwd, stderr: 'pipe' });
-            // A message over the limit is cut, not fatal to the connection.
-            installBoundedReader(transport);
-            const decoder = new StringDecoder('utf8');
-            transport.stderr?.on('data', (chunk: Buffer) => {
-              const shown = this.stderrRedactor.push(decoder.write(chunk));
-              this.stderrTail = (this.stderrTail + shown).slice(-STDERR_TAIL);
-            });
-            return transport;
-          },
+          () =>
+            createStdioTransport(this.name, config, {
+              cwd: this.options.cwd,
+              wrapCommand: this.options.wrapCommand,
+              onStderr: (text) => {
+                const shown = this.stderrRedactor.push(text);
+                this.stderrTail = (this.stderrTail + shown).slice(-STDERR_TAIL);
+              },
+            }),
         ],
       ];
     }
@@ -290,16 +266,16 @@ export class ServerConnection {
     if (elicitation)
       client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
         if (!answerElicitation) throw refusal('elicitation');
-        return answerElicitation({
-          server: this.name,
-          params: request.params,
-          signal: extra.signal,
-        });
+        // The question is shown to the person: the entry's secret values are not.
+        const params = redactDeep(request.params, this.options.redactor);
+        return answerElicitation({ server: this.name, params, signal: extra.signal });
       });
     if (sampling)
       client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
         if (!answerSampling) throw refusal('sampling');
-        return answerSampling({ server: this.name, params: request.params, signal: extra.signal });
+        // The request goes to the model and into the log: the entry's secret values do not.
+        const params = redactDeep(request.params, this.options.redactor);
+        return answerSampling({ server: this.name, params, signal: extra.signal });
       });
     return client;
   }

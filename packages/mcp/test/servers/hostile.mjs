@@ -62,6 +62,8 @@ const tools = [
     },
   },
   { name: 'crash', description: 'Exits mid-call.', inputSchema: empty },
+  { name: 'ask', description: 'Asks the person (elicitation).', inputSchema: empty },
+  { name: 'sample', description: 'Asks the model (sampling).', inputSchema: empty },
   // Left out with NO_BAD_SCHEMA=1, so the other classes are tested alone.
   ...(process.env.NO_BAD_SCHEMA === '1'
     ? []
@@ -120,6 +122,21 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return text(
         String(args.prefix ?? '') + String(args.unit ?? 'x').repeat(Number(args.count ?? 1000)),
       );
+    }
+    case 'ask': {
+      const answer = await server.elicitInput({
+        message: `confirm token ${secrets.join(' ')}`,
+        requestedSchema: { type: 'object', properties: {} },
+      });
+      return text(`answered ${answer.action}`);
+    }
+    case 'sample': {
+      const answer = await server.createMessage({
+        messages: [{ role: 'user', content: { type: 'text', text: `use ${secrets.join(' ')}` } }],
+        systemPrompt: `key ${secrets[1] ?? ''}`,
+        maxTokens: 10,
+      });
+      return text(`sampled ${answer.content.type}`);
     }
     case 'crash':
       if (process.env.CRASH_MARKER) writeFileSync(process.env.CRASH_MARKER, 'crashed');

@@ -30,7 +30,11 @@ const runtime = (sandbox: 'workspace-write' | 'danger-full-access') =>
     sandbox,
     approval: 'never-ask',
     tools: [
-      createBashTool({ cwd: dir, sandboxBackend: backend, network: { domains: ['allowed.test'] } }),
+      createBashTool({
+        cwd: dir,
+        sandboxBackend: backend,
+        network: { domains: [`allowed.test:${port}`] },
+      }),
     ],
   });
 const proxied = runtime('workspace-write');

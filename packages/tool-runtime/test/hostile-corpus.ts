@@ -30,7 +30,8 @@ export interface HostileCase {
   /** Only meaningful in workspace-write (read-only refuses every write anyway). */
   writeModeOnly?: boolean;
   /**
-   * Run with `network: { domains: ['listed.test', 'metadata.test'] }`, where `*.test` resolves to
+   * Run with `network: { domains: ['listed.test', 'listed.test:<tcpPort>', 'metadata.test'] }`
+   * (ports 80 and 443 of listed.test and metadata.test, and the test server's port), where `*.test` resolves to
    * 127.0.0.1 and metadata.test to 169.254.169.254 (the runner's stand-in for DNS).
    */
   domains?: boolean;
@@ -274,6 +275,13 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     domains: true,
     command: (t) => `curl -sS -m 20 --fail-with-body http://listed.test:${t.tcpPort}/ && echo ESCAPED`,
     because: /resolves to a refused address/,
+  },
+  {
+    id: 'a listed host on a port that is not listed',
+    category: 'network',
+    domains: true,
+    command: () => 'curl -sS -m 20 --fail-with-body http://listed.test:8080/ && echo ESCAPED',
+    because: /port 8080 of listed\.test is not allowed/,
   },
   {
     id: 'a listed host whose DNS answer is the metadata endpoint',

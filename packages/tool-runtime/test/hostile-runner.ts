@@ -37,7 +37,9 @@ export async function runHostileCorpus(input: HostileRun): Promise<HostileResult
           ],
         });
       const offline = runtimeWith('off');
-      const byDomain = runtimeWith({ domains: ['listed.test', 'metadata.test'] });
+      const byDomain = runtimeWith({
+        domains: ['listed.test', `listed.test:${input.targets.tcpPort}`, 'metadata.test'],
+      });
       for (const testCase of HOSTILE_CASES) {
         if (testCase.writeModeOnly && mode !== 'workspace-write') continue;
         const runtime = testCase.domains ? byDomain : offline;

@@ -18,6 +18,9 @@ const MiB = 1024 * 1024;
 let ws: { dir: string; cleanup: () => void };
 let sink: Server;
 let sinkPort: number;
+let source: Server;
+let sourcePort: number;
+let sourceWritten = 0;
 const held: Socket[] = [];
 const backends: SandboxBackend[] = [];
 
@@ -31,12 +34,28 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => sink.listen(0, '127.0.0.1', () => done()));
   sinkPort = (sink.address() as AddressInfo).port;
+  // An allowed host that sends 256 MiB as fast as its reader takes it (respecting backpressure).
+  source = createServer((socket) => {
+    socket.on('error', () => undefined);
+    held.push(socket);
+    const chunk = Buffer.alloc(MiB, 'y');
+    const pump = (): void => {
+      while (sourceWritten < 256 * MiB && !socket.destroyed) {
+        sourceWritten += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+    };
+    pump();
+  });
+  await new Promise<void>((done) => source.listen(0, '127.0.0.1', () => done()));
+  sourcePort = (source.address() as AddressInfo).port;
 });
 
 afterAll(async () => {
   for (const backend of backends) backend.close?.();
   for (const socket of held) socket.destroy();
   await new Promise((done) => sink.close(done));
+  await new Promise((done) => source.close(done));
   ws.cleanup();
 });
 
@@ -179,5 +198,34 @@ PY`);
     console.log(`200 slow heads: ${result.content.replace(/\n/g, ' | ')}`);
     expect(result.content).toContain('open 64\n');
     expect(result.content).toContain("late answers ['HTTP/1.1 408 Request Timeout']");
+  }, 60_000);
+
+  it('holds a bounded amount, in Spine and in the forwarder, for a download the command never reads', async () => {
+    const run = bash(['source.test', `source.test:${sourcePort}`]);
+    const { result, peakMiB, peakRssMiB } = await peakGrowth(() =>
+      run(`/usr/bin/python3 - <<'PY'
+import os, socket, time
+s = socket.create_connection(('127.0.0.1', 3128))
+s.sendall(b'CONNECT source.test:${sourcePort} HTTP/1.1\\r\\n\\r\\n')
+print('status', s.recv(39).split(b'\\r\\n')[0].decode())
+time.sleep(3)
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    try:
+        if os.path.basename(os.readlink(f'/proc/{pid}/exe')).startswith('node'):
+            rss = [l for l in open(f'/proc/{pid}/status') if l.startswith('VmRSS')][0].split()[1]
+            print('forwarder RSS MiB', int(rss) // 1024)
+    except OSError:
+        pass
+PY`),
+    );
+    const forwarderMiB = Number(/forwarder RSS MiB (\d+)/.exec(result.content)?.[1]);
+    console.log(
+      `unread download: peak host growth: Buffers ${peakMiB.toFixed(1)} MiB, RSS ${peakRssMiB.toFixed(1)} MiB; upstream wrote ${(sourceWritten / MiB).toFixed(0)} MiB; ${result.content.replace(/\n/g, ' | ')}`,
+    );
+    expect(result.content).toMatch(/status HTTP\/1\.1 200 Connection Established/);
+    expect(peakMiB).toBeLessThan(48);
+    // Node itself is ~40-60 MiB; an unbounded forwarder would hold the whole 256 MiB.
+    expect(forwarderMiB).toBeLessThan(120);
+    expect(sourceWritten).toBeLessThan(64 * MiB);
   }, 60_000);
 });

@@ -1,11 +1,11 @@
-import { realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 /**
  * Home-relative locations of credentials and shell histories that sandboxed commands (and MCP
  * stdio servers, which run under the same sandbox) do not see: each existing directory is covered
- * by an empty read-only directory, each existing file by `/dev/null`. Turn it off with the
+ * by an empty read-only directory, each existing file by an empty read-only file. Turn it off with the
  * `credentialPaths: false` sandbox option (the CLI's user-level `shell.allowCredentials`).
  *
  * - SSH keys and agent configuration: `.ssh`.
@@ -48,9 +48,25 @@ export const DEFAULT_CREDENTIAL_PATHS: readonly string[] = Object.freeze([
   '.mysql_history',
 ]);
 
+let empty: string | undefined;
+
+// An empty read-only file to bind over credential files. (Not /dev/null: device nodes cannot be
+// opened on mounts made in a user namespace, so a read would fail with EACCES, and programs such
+// as npm treat an unreadable ~/.npmrc as an error rather than as no settings.)
+function emptyFile(): string {
+  if (empty) return empty;
+  const dir = mkdtempSync(join(tmpdir(), 'spine-empty-'));
+  const file = join(dir, 'empty');
+  writeFileSync(file, '');
+  chmodSync(file, 0o444);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  empty = file;
+  return file;
+}
+
 /**
  * The bwrap arguments that hide `paths` (absolute, or relative to `home`): an existing directory
- * becomes an empty read-only tmpfs, an existing file (or anything else) `/dev/null`; a path that
+ * becomes an empty read-only tmpfs, an existing file (or anything else) an empty read-only file; a path that
  * does not exist is skipped (a read-only file system cannot gain it). Symbolic links are followed:
  * the target is covered.
  */
@@ -73,7 +89,7 @@ export function credentialMounts(
     if (seen.has(real)) continue;
     seen.add(real);
     if (directory) args.push('--tmpfs', real, '--remount-ro', real);
-    else args.push('--ro-bind', '/dev/null', real);
+    else args.push('--ro-bind', emptyFile(), real);
   }
   return args;
 }

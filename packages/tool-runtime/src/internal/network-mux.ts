@@ -20,7 +20,7 @@ const CREDIT = 5;
 const HEADER = 9;
 
 /** Bytes of DATA one side may send on a connection before the other acknowledges them. */
-export const MUX_WINDOW = 128 * 1024;
+export const MUX_WINDOW = 256 * 1024;
 /** Connections one command may have open through the proxy at once; more are closed at once. */
 export const MAX_CONNECTIONS_PER_COMMAND = 64;
 // Largest DATA frame either side sends (a socket read is at most 64 KiB).

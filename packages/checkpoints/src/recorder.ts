@@ -1,6 +1,7 @@
 // Records workspace checkpoints into a session: before each step that may change files (the
 // agent loop's `beforeTools` seam) and after a turn that changed them.
 
+import { relative, resolve, sep } from 'node:path';
 import {
   assertSpecificationVersion,
   type SessionLog,
@@ -89,21 +90,61 @@ export function createCheckpointRecorder(options: CheckpointRecorderOptions): Ch
   assertSpecificationVersion('CheckpointStore', options.store);
   const storeKind = options.storeKind ?? 'git';
   const turnsWithCheckpoint = new Set<number>();
+  // What this session's agent may have changed since its last checkpoint, by session id: the
+  // paths of the last step's file tools, or `workspace` after a call that may change anything.
+  const agentChanged = new Map<string, Set<string> | 'workspace'>();
+  const record = async (
+    session: SessionLog,
+    reason: 'step' | 'turn-end',
+    at: { turn: number; step: number },
+    signal?: AbortSignal,
+  ) => {
+    const checkpoint = await options.store.checkpoint(signal ? { signal } : {});
+    const body = checkpointBody(checkpoint, { storeKind, reason, scoped: false });
+    const outside = outsidePaths(options.store.workspace, checkpoint, agentChanged.get(session.id));
+    if (outside.length > 0) body.outside = outside;
+    session.append('workspace/checkpoint', body, at);
+  };
   return {
     async beforeTools({ session, turn, step, calls, signal }) {
-      if (!calls.some((call) => options.classify(call) !== undefined)) return;
+      let effect: Set<string> | 'workspace' | undefined;
+      for (const call of calls) {
+        const one = options.classify(call);
+        if (one === undefined) continue;
+        if (one === 'workspace' || effect === 'workspace') effect = 'workspace';
+        else effect = new Set([...(effect ?? []), ...one.paths]);
+      }
+      if (effect === undefined) return;
       // Always the whole workspace: a checkpoint of only the step's paths lost what earlier
       // steps wrote elsewhere, and a rewind to it deleted those files.
-      const checkpoint = await options.store.checkpoint(signal ? { signal } : {});
+      await record(session, 'step', { turn, step }, signal);
       turnsWithCheckpoint.add(turn);
-      const body = checkpointBody(checkpoint, { storeKind, reason: 'step', scoped: false });
-      session.append('workspace/checkpoint', body, { turn, step });
+      agentChanged.set(session.id, effect);
     },
     async afterSteps({ session, turn, step }) {
       if (!turnsWithCheckpoint.delete(turn)) return;
-      const checkpoint = await options.store.checkpoint();
-      const body = checkpointBody(checkpoint, { storeKind, reason: 'turn-end', scoped: false });
-      session.append('workspace/checkpoint', body, { turn, step });
+      await record(session, 'turn-end', { turn, step });
+      // Between turns the agent changes nothing: all a later checkpoint sees is from outside.
+      agentChanged.set(session.id, new Set());
     },
   };
+}
+
+/**
+ * The changes of `checkpoint` this session's agent did not make: all of them when it knows of no
+ * agent step since the previous checkpoint (a new process, or between turns), none after a call
+ * that may change anything, else those outside the last step's file-tool paths.
+ */
+function outsidePaths(
+  workspace: string,
+  checkpoint: Checkpoint,
+  agent: Set<string> | 'workspace' | undefined,
+): string[] {
+  if (agent === 'workspace' || !checkpoint.previous) return [];
+  const own = new Set([...(agent ?? [])].map((path) => relativePath(workspace, path)));
+  return checkpoint.changes.map((change) => change.path).filter((path) => !own.has(path));
+}
+
+function relativePath(workspace: string, path: string): string {
+  return relative(workspace, resolve(workspace, path)).split(sep).join('/');
 }

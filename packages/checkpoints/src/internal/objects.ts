@@ -1,6 +1,7 @@
 // Reading a snapshot's objects: blobs by id (one `cat-file --batch`) and a tree's full listing.
 
-import { type GitPlace, runGit } from './git.js';
+import type { UncoveredPath } from '../checkpoint-store.js';
+import { GitCallError, type GitPlace, runGit } from './git.js';
 import type { TreeListing } from './modes.js';
 import { splitNulPaths } from './path-bytes.js';
 
@@ -42,4 +43,46 @@ export async function listTree(
     if (mode && objectId) listing.set(field.slice(tab + 1), { mode, id: objectId });
   }
   return listing;
+}
+
+async function listed(place: GitPlace, args: string[], signal?: AbortSignal): Promise<string[]> {
+  try {
+    return splitNulPaths((await runGit(place, args, { signal })).stdout);
+  } catch (error) {
+    if (error instanceof GitCallError) return [];
+    throw error;
+  }
+}
+
+/**
+ * What the store's index (just refreshed by a checkpoint) does not cover: files left out for
+ * size (`overCap`), paths a `.gitignore` excludes (folders collapsed), nested repositories
+ * (gitlinks, or folders with a `.git` git would not stage) and files that could not be staged.
+ */
+export async function listUncovered(
+  place: GitPlace,
+  overCap: readonly string[],
+  signal?: AbortSignal,
+): Promise<UncoveredPath[]> {
+  const plain = { ...place };
+  delete plain.excludesFile;
+  const [ignored, stage, rest] = await Promise.all([
+    listed(plain, ['ls-files', '-z', '-o', '-i', '--exclude-standard', '--directory'], signal),
+    listed(place, ['ls-files', '-z', '-s'], signal),
+    listed(place, ['ls-files', '-z', '-o', '--exclude-standard', '--directory'], signal),
+  ]);
+  const found: UncoveredPath[] = overCap.map((path) => ({ path, reason: 'over-size-cap' }));
+  const size = new Set(overCap);
+  for (const path of ignored)
+    if (!size.has(path) && path !== '.git/') found.push({ path, reason: 'ignored' });
+  for (const entry of stage) {
+    if (!entry.startsWith('160000 ')) continue;
+    found.push({ path: `${entry.slice(entry.indexOf('\t') + 1)}/`, reason: 'nested-repository' });
+  }
+  for (const path of rest) {
+    if (size.has(path)) continue;
+    const nested = path.endsWith('/');
+    found.push({ path, reason: nested ? 'nested-repository' : 'unreadable' });
+  }
+  return found;
 }

@@ -1,9 +1,10 @@
 // Reading a snapshot's objects: blobs by id (one `cat-file --batch`) and a tree's full listing.
 
+import { promises as fs } from 'node:fs';
 import type { UncoveredPath } from '../checkpoint-store.js';
 import { GitCallError, type GitPlace, runGit } from './git.js';
 import type { TreeListing } from './modes.js';
-import { splitNulPaths } from './path-bytes.js';
+import { decodePath, pathUnder, splitNulPaths } from './path-bytes.js';
 
 /** Reads blobs by id with one `git cat-file --batch`. */
 export async function readObjects(
@@ -81,8 +82,25 @@ export async function listUncovered(
   }
   for (const path of rest) {
     if (size.has(path)) continue;
-    const nested = path.endsWith('/');
-    found.push({ path, reason: nested ? 'nested-repository' : 'unreadable' });
+    const nested = path.endsWith('/') ? await nestedRepositories(place.workTree, path) : [];
+    if (nested.length === 0) found.push({ path, reason: 'unreadable' });
+    for (const inner of nested) found.push({ path: inner, reason: 'nested-repository' });
+  }
+  return found;
+}
+
+/** Folders at or under `folder` (workspace-relative, ending in `/`) that hold a `.git`. */
+async function nestedRepositories(root: string, folder: string, depth = 0): Promise<string[]> {
+  const entries = await fs
+    .readdir(pathUnder(root, folder.slice(0, -1)), { withFileTypes: true, encoding: 'buffer' })
+    .catch(() => []);
+  if (entries.some((entry) => entry.name.toString('latin1') === '.git')) return [folder];
+  if (depth >= 6) return [];
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isDirectory()) continue;
+    const inner = `${folder}${decodePath(entry.name)}/`;
+    found.push(...(await nestedRepositories(root, inner, depth + 1)));
   }
   return found;
 }

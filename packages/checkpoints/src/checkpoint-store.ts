@@ -30,6 +30,18 @@ export interface WorkspaceChange {
   after?: EntryState;
 }
 
+/** Why a path is outside what a store records and restores. */
+export type UncoveredReason = 'ignored' | 'over-size-cap' | 'nested-repository' | 'unreadable';
+
+/** A path in the workspace that the store neither records nor restores. */
+export interface UncoveredPath {
+  /** Workspace-relative path; a folder ends with `/`. */
+  path: string;
+  /** `ignored`: by a `.gitignore`; `over-size-cap`: larger than the cap; `nested-repository`: a
+   * folder with its own `.git` (its files are not recorded); `unreadable`: could not be read. */
+  reason: UncoveredReason;
+}
+
 /** What {@link CheckpointStore.checkpoint} recorded. */
 export interface Checkpoint {
   /** The snapshot's id (for the git store: a tree id). Stable: the same content gives the same id. */
@@ -103,4 +115,10 @@ export interface CheckpointStore {
   restore(target: string, options?: RestoreOptions): Promise<RestoreResult>;
   /** The content of `path` in snapshot `id`, or undefined when the snapshot has no such file. */
   read(id: string, path: string): Promise<Buffer | undefined>;
+  /**
+   * What the store does not cover in the workspace as it is now (ignored, over the size cap,
+   * nested repositories, unreadable), so a rewind can name what it cannot restore. Optional:
+   * a store without it is taken to cover everything.
+   */
+  uncovered?(options?: { signal?: AbortSignal }): Promise<UncoveredPath[]>;
 }

@@ -49,13 +49,16 @@ export class RewindConflictError extends SpineError {
  * unreadable): nothing in the workspace was changed. Code `STORE_UNAVAILABLE` (exit 2 in the CLI).
  */
 export class CheckpointStoreMissingError extends SpineError {
-  /** The store's folder. */
-  readonly directory: string;
+  /** The store's folder, when known. */
+  readonly directory: string | undefined;
 
-  constructor(options: { directory: string; id: string; cause?: unknown }) {
+  constructor(options: { directory?: string; id: string; cause?: unknown }) {
+    const store = options.directory
+      ? `The checkpoint store ${options.directory}`
+      : 'The checkpoint store';
     super({
       code: 'STORE_UNAVAILABLE',
-      message: `The checkpoint store ${options.directory} does not hold checkpoint ${options.id.slice(0, 12)} (it was deleted or damaged); nothing was changed. The workspace cannot be rewound to checkpoints recorded before the store was lost.`,
+      message: `${store} does not hold checkpoint ${options.id.slice(0, 12)} (it was deleted or damaged); nothing was changed. The workspace cannot be rewound to checkpoints recorded before the store was lost.`,
       cause: options.cause,
     });
     this.directory = options.directory;

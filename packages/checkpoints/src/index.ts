@@ -13,9 +13,16 @@ export type {
   EntryState,
   RestoreOptions,
   RestoreResult,
+  UncoveredPath,
+  UncoveredReason,
   WorkspaceChange,
 } from './checkpoint-store.js';
-export { CheckpointFailedError, CheckpointNotFoundError, RewindConflictError } from './errors.js';
+export {
+  CheckpointFailedError,
+  CheckpointNotFoundError,
+  CheckpointStoreMissingError,
+  RewindConflictError,
+} from './errors.js';
 export {
   type CallIntent,
   type InterruptedCall,

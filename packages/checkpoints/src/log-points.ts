@@ -62,7 +62,7 @@ function startSeq(events: readonly SessionEvent[], target: RewindTarget): number
 
 /**
  * The checkpoint that holds the workspace as it was at `target`: the first one recorded at or
- * after the target's start (before any later change). Undefined when the target does not exist;
+ * after the target's start (before any later change), a rewind's own included. Undefined when the target does not exist;
  * `null` when nothing was recorded since (the workspace has not changed through Spine since).
  */
 export function checkpointAt(
@@ -72,7 +72,8 @@ export function checkpointAt(
   const start = startSeq(events, target);
   if (start === undefined) return undefined;
   for (const checkpoint of listCheckpoints(events)) {
-    if (checkpoint.seq >= start && checkpoint.body.reason !== 'rewind') return checkpoint;
+    // A rewind's own checkpoint counts: it holds what that rewind undid (to rewind the rewind).
+    if (checkpoint.seq >= start) return checkpoint;
   }
   return null;
 }

@@ -46,6 +46,11 @@ export interface CheckpointRecorder {
    * (`reason: 'turn-end'`) of what the turn left, so the log holds the workspace as Spine left it.
    */
   afterSteps(input: { session: SessionLog; turn: number; step: number }): Promise<void>;
+  /**
+   * Resolves when the snapshots of what each step left (taken in the background when a step
+   * ends) are done. Edits made while one is being taken count as the step's.
+   */
+  idle(): Promise<void>;
 }
 
 const MAX_LISTED = 200;
@@ -87,23 +92,88 @@ export function checkpointBody(
  */
 export function createCheckpointRecorder(options: CheckpointRecorderOptions): CheckpointRecorder {
   assertSpecificationVersion('CheckpointStore', options.store);
+  const { store } = options;
   const storeKind = options.storeKind ?? 'git';
   const turnsWithCheckpoint = new Set<number>();
+  const sessions = new Map<string, SessionState>();
+  const stateOf = (session: SessionLog): SessionState => {
+    let state = sessions.get(session.id);
+    if (!state) {
+      const created: SessionState = { stepOpen: false };
+      // The workspace as the step left it: snapshotted when the step ends (its tools are done),
+      // while the model answers; what differs from it at the next checkpoint is not the agent's.
+      session.subscribe((event) => {
+        if (event.type !== 'step/end' || !created.stepOpen) return;
+        created.stepOpen = false;
+        created.left = store.checkpoint().then(
+          (checkpoint) => checkpoint.id,
+          () => undefined,
+        );
+      });
+      sessions.set(session.id, created);
+      state = created;
+    }
+    return state;
+  };
+  const record = async (
+    session: SessionLog,
+    reason: 'step' | 'turn-end',
+    at: { turn: number; step: number },
+    signal?: AbortSignal,
+  ): Promise<string> => {
+    const state = stateOf(session);
+    const left = await state.left;
+    const unknownStep = state.stepOpen;
+    const checkpoint = await store.checkpoint(signal ? { signal } : {});
+    if (state.logged && checkpoint.previous !== state.logged) {
+      // The step-end snapshot is not logged: changes are since the last logged checkpoint.
+      checkpoint.changes = await store.diff(state.logged, checkpoint.id);
+      checkpoint.previous = state.logged;
+    }
+    state.logged = checkpoint.id;
+    const body = checkpointBody(checkpoint, { storeKind, reason, scoped: false });
+    let outside: string[] = [];
+    if (left) outside = (await store.diff(left, checkpoint.id)).map((change) => change.path);
+    else if (unknownStep || checkpoint.previous) {
+      // No record of what the last step left (a step that failed before its end, or a session
+      // resumed in a new process): nothing tells the agent's changes apart, so none are its own.
+      outside = checkpoint.changes.map((change) => change.path);
+    }
+    if (outside.length > 0) body.outside = outside.slice(0, 200);
+    session.append('workspace/checkpoint', body, at);
+    return checkpoint.id;
+  };
   return {
     async beforeTools({ session, turn, step, calls, signal }) {
       if (!calls.some((call) => options.classify(call) !== undefined)) return;
       // Always the whole workspace: a checkpoint of only the step's paths lost what earlier
       // steps wrote elsewhere, and a rewind to it deleted those files.
-      const checkpoint = await options.store.checkpoint(signal ? { signal } : {});
+      await record(session, 'step', { turn, step }, signal);
       turnsWithCheckpoint.add(turn);
-      const body = checkpointBody(checkpoint, { storeKind, reason: 'step', scoped: false });
-      session.append('workspace/checkpoint', body, { turn, step });
+      const state = stateOf(session);
+      state.stepOpen = true;
+      delete state.left;
     },
     async afterSteps({ session, turn, step }) {
       if (!turnsWithCheckpoint.delete(turn)) return;
-      const checkpoint = await options.store.checkpoint();
-      const body = checkpointBody(checkpoint, { storeKind, reason: 'turn-end', scoped: false });
-      session.append('workspace/checkpoint', body, { turn, step });
+      const id = await record(session, 'turn-end', { turn, step });
+      // Between turns the agent changes nothing: all a later checkpoint sees is from outside.
+      const state = stateOf(session);
+      state.stepOpen = false;
+      state.left = Promise.resolve(id);
+    },
+    async idle() {
+      await Promise.all([...sessions.values()].map((state) => state.left));
     },
   };
+}
+
+/** What the recorder knows of one session between checkpoints. */
+interface SessionState {
+  /** A step checkpoint was recorded and the step has not ended yet. */
+  stepOpen: boolean;
+  /** The last checkpoint this recorder logged for the session. */
+  logged?: string;
+  /** The snapshot of what the last step (or turn) left, once taken. */
+  left?: Promise<string | undefined>;
 }

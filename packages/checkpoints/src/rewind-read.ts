@@ -46,7 +46,7 @@ async function startSeq(
 }
 
 /**
- * `checkpointAt` streamed: the first checkpoint (not a rewind's) at or after the target's
+ * `checkpointAt` streamed: the first checkpoint (a rewind's included) at or after the target's
  * start; undefined when the target does not exist, `null` when nothing was recorded since.
  */
 export async function streamedCheckpointAt(
@@ -60,7 +60,7 @@ export async function streamedCheckpointAt(
   const fromSeq = Number.isSafeInteger(first) ? Math.max(1, first) : 1;
   for await (const event of read(session, { fromSeq, types })) {
     const body = event.body as WorkspaceCheckpointBody;
-    if (!(event.seq >= start) || body.reason === 'rewind') continue;
+    if (!(event.seq >= start)) continue;
     const entry: LoggedCheckpoint = { seq: event.seq, body };
     if (event.turn !== undefined) entry.turn = event.turn;
     if (event.step !== undefined) entry.step = event.step;
@@ -86,4 +86,21 @@ export async function streamedLastKnownSnapshot(
     }
   }
   return known;
+}
+
+/**
+ * Paths recorded as changed outside the session (`outside` of its checkpoints) after `seq`:
+ * a rewind to the checkpoint at `seq` would undo those changes.
+ */
+export async function streamedOutsideSince(
+  session: StreamingSessionLog,
+  seq: number,
+): Promise<Set<string>> {
+  const paths = new Set<string>();
+  const types = ['workspace/checkpoint'];
+  for await (const event of read(session, { fromSeq: seq + 1, types })) {
+    if (event.seq <= seq) continue;
+    for (const path of (event.body as WorkspaceCheckpointBody).outside ?? []) paths.add(path);
+  }
+  return paths;
 }

@@ -9,10 +9,15 @@ import {
   type SessionRange,
   type WorkspaceRestoredBody,
 } from '@spine/protocol';
-import type { CheckpointStore, WorkspaceChange } from './checkpoint-store.js';
+import type { CheckpointStore, UncoveredPath, WorkspaceChange } from './checkpoint-store.js';
+import { CheckpointNotFoundError, CheckpointStoreMissingError } from './errors.js';
 import type { LoggedCheckpoint, RewindTarget } from './log-points.js';
 import { checkpointBody, listedChanges } from './recorder.js';
-import { streamedCheckpointAt, streamedLastKnownSnapshot } from './rewind-read.js';
+import {
+  streamedCheckpointAt,
+  streamedLastKnownSnapshot,
+  streamedOutsideSince,
+} from './rewind-read.js';
 
 /** Options of {@link rewindWorkspace}. */
 export interface RewindOptions {
@@ -39,6 +44,12 @@ export interface RewindOptions {
   storeKind?: string;
   /** Id of a session forked at the target, recorded in `workspace/restored`. */
   conversation?: string;
+  /**
+   * Told, before anything changes, what the store does not cover and a rewind therefore cannot
+   * restore (ignored, over the size cap, nested repositories, unreadable); called once, even
+   * when the list is empty.
+   */
+  onUncovered?: (uncovered: readonly UncoveredPath[]) => void;
   /** Stops between store calls. */
   signal?: AbortSignal;
 }
@@ -46,14 +57,20 @@ export interface RewindOptions {
 /** How {@link rewindWorkspace} ended (a value, not a throw). */
 export type RewindOutcome =
   | { status: 'not-found'; message: string }
-  | { status: 'nothing-to-do'; checkpoint?: LoggedCheckpoint }
-  | { status: 'refused'; checkpoint: LoggedCheckpoint; conflicts: string[] }
+  | { status: 'nothing-to-do'; checkpoint?: LoggedCheckpoint; uncovered: UncoveredPath[] }
+  | {
+      status: 'refused';
+      checkpoint: LoggedCheckpoint;
+      conflicts: string[];
+      uncovered: UncoveredPath[];
+    }
   | {
       status: 'dry-run';
       checkpoint: LoggedCheckpoint;
       changes: WorkspaceChange[];
       conflicts: string[];
       patch: string;
+      uncovered: UncoveredPath[];
     }
   | {
       status: 'restored';
@@ -61,12 +78,14 @@ export type RewindOutcome =
       changes: WorkspaceChange[];
       overwritten: string[];
       restoredSeq: number;
+      uncovered: UncoveredPath[];
     };
 
 /**
  * Rewinds the workspace of `session` to the checkpoint at `to`.
  *
  * @throws {CheckpointFailedError} when the store cannot read or write.
+ * @throws {CheckpointStoreMissingError} when the store lost the target (nothing is changed).
  * @throws {UnsupportedSpecificationError} when the store implements an unknown interface version.
  * @example
  * ```ts
@@ -81,20 +100,38 @@ export async function rewindWorkspace(options: RewindOptions): Promise<RewindOut
   if (checkpoint === undefined) {
     return { status: 'not-found', message: `the session has no ${describeTarget(options.to)}` };
   }
-  if (checkpoint === null) return { status: 'nothing-to-do' };
   const signal = options.signal ? { signal: options.signal } : {};
-  const plan = await store.restore(checkpoint.body.id, { dryRun: true, ...signal });
+  // What the store does not cover (ignored, over the cap, nested repositories): named in every
+  // outcome, before anything changes.
+  const listUncovered = async () => {
+    const found = (await store.uncovered?.(signal)) ?? [];
+    options.onUncovered?.(found);
+    return found;
+  };
+  if (checkpoint === null) return { status: 'nothing-to-do', uncovered: await listUncovered() };
+  const plan = await store
+    .restore(checkpoint.body.id, { dryRun: true, ...signal })
+    .catch((error: unknown) => {
+      // The log recorded this id, so a store that does not know it was deleted or damaged.
+      if (!(error instanceof CheckpointNotFoundError)) throw error;
+      throw new CheckpointStoreMissingError({ id: checkpoint.body.id, cause: error });
+    });
+  const uncovered = await listUncovered();
   const known = await streamedLastKnownSnapshot(session);
+  // Changed outside this session: since its last checkpoint, and (recorded as `outside` by the
+  // recorder) between its checkpoints after the target. A restore that touches them must ask.
   const outside = known ? await store.diff(known, plan.from, signal) : [];
+  const recorded = await streamedOutsideSince(session, checkpoint.seq);
+  for (const change of outside) recorded.add(change.path);
   const touched = new Set(plan.changes.map((change) => change.path));
-  const conflicts = outside.map((change) => change.path).filter((path) => touched.has(path));
+  const conflicts = [...recorded].filter((path) => touched.has(path)).sort();
   if (options.dryRun) {
     const patch = await store.patch(plan.from, checkpoint.body.id, signal);
-    return { status: 'dry-run', checkpoint, changes: plan.changes, conflicts, patch };
+    return { status: 'dry-run', checkpoint, changes: plan.changes, conflicts, patch, uncovered };
   }
-  if (plan.changes.length === 0) return { status: 'nothing-to-do', checkpoint };
+  if (plan.changes.length === 0) return { status: 'nothing-to-do', checkpoint, uncovered };
   if (conflicts.length > 0 && !(await options.confirm?.(conflicts))) {
-    return { status: 'refused', checkpoint, conflicts };
+    return { status: 'refused', checkpoint, conflicts, uncovered };
   }
   const result = await store.restore(checkpoint.body.id, signal);
   const storeKind = options.storeKind ?? 'git';
@@ -122,6 +159,7 @@ export async function rewindWorkspace(options: RewindOptions): Promise<RewindOut
     changes: result.changes,
     overwritten: conflicts,
     restoredSeq: restored.seq,
+    uncovered,
   };
 }
 

@@ -13,6 +13,7 @@ import type {
   CheckpointStore,
   RestoreOptions,
   RestoreResult,
+  UncoveredPath,
   WorkspaceChange,
 } from './checkpoint-store.js';
 import {
@@ -31,7 +32,7 @@ import {
   type TreeListing,
   withPermissions,
 } from './internal/modes.js';
-import { listTree, readObjects } from './internal/objects.js';
+import { listTree, listUncovered, readObjects } from './internal/objects.js';
 import { OverCapList } from './internal/over-cap.js';
 import { nulInput, splitNulPaths } from './internal/path-bytes.js';
 import { parseRawDiff } from './internal/tree-diff.js';
@@ -145,9 +146,11 @@ class GitCheckpointStore implements CheckpointStore {
     }, 'restore a checkpoint');
   }
 
-  /** Paths the store leaves out for their size (workspace-relative), as of the last checkpoint. */
-  overCap(): string[] {
-    return this.#overCap.paths;
+  uncovered(options: { signal?: AbortSignal } = {}): Promise<UncoveredPath[]> {
+    return this.#serial(async () => {
+      await this.#snapshot(options.signal);
+      return listUncovered(this.#place, this.#overCap.paths, options.signal);
+    }, 'list what checkpoints do not cover');
   }
 
   read(id: string, path: string): Promise<Buffer | undefined> {

@@ -33,6 +33,12 @@ export const WorkspaceCheckpointBodySchema = z.object({
     .describe('Paths changed since `previous` (at most 200; `moreChanges` counts the rest).'),
   moreChanges: z.number().int().nonnegative().optional(),
   skipped: z.array(z.string()).optional().describe('Files left out for being over the size cap.'),
+  outside: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Of `changes`, the paths this session did not change (a person, another session): found by comparing with what its last step left.',
+    ),
   ms: z.number().nonnegative().optional().describe('How long the checkpoint took.'),
 });
 /** Body of `workspace/checkpoint`. */

@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
 import { credentialMounts } from './internal/credential-mounts.js';
+import { spawnLeavingNoMountPoints } from './internal/mount-point-cleanup.js';
 import {
   missingProtectedFiles,
   protectedMounts,
@@ -218,7 +219,9 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       };
     },
     spawn: (command, spawnOptions) => {
-      const child = spawnConfined(command, spawnOptions.env ?? process.env);
+      const child = spawnLeavingNoMountPoints(command, protectedPaths, () =>
+        spawnConfined(command, spawnOptions.env ?? process.env),
+      );
       if (command.mode === 'workspace-write' && protectedPaths.length > 0) {
         // Protected files that did not exist could not be bound: remove them if the command made them.
         const missing = missingProtectedFiles(command.workspace, protectedPaths);

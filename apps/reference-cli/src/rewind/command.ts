@@ -3,7 +3,7 @@
 // outside Spine, and optionally forks the conversation at that point (the original log stays).
 
 import { createInterface } from 'node:readline/promises';
-import type { RewindOutcome, RewindTarget } from '@spine/checkpoints';
+import type { RewindOutcome, RewindTarget, UncoveredPath } from '@spine/checkpoints';
 import {
   agentProjections,
   checkpointStoreFor,
@@ -57,6 +57,23 @@ export async function forkSeq(
   return checkpointSeq;
 }
 
+const REASONS: Record<UncoveredPath['reason'], string> = {
+  ignored: 'ignored by .gitignore',
+  'over-size-cap': 'over the size cap (rewind.maxFileBytes)',
+  'nested-repository': 'nested repository: its files are not recorded',
+  unreadable: 'could not be read',
+};
+
+/** The "rewind cannot restore" lines for `uncovered` (empty when there is none). */
+export function uncoveredText(uncovered: readonly UncoveredPath[]): string {
+  if (uncovered.length === 0) return '';
+  const shown = uncovered
+    .slice(0, 20)
+    .map((entry) => `  ${visibleText(entry.path)} (${REASONS[entry.reason]})`);
+  const more = uncovered.length > 20 ? `\n  … and ${uncovered.length - 20} more` : '';
+  return `rewind cannot restore: ${uncovered.length} path(s) are not in its checkpoints and stay as they are:\n${shown.join('\n')}${more}\n`;
+}
+
 /** Prints what a rewind did (or would do) and maps it to an exit code. */
 export function reportRewind(outcome: RewindOutcome, write: (text: string) => void): ExitCode {
   const list = (changes: ReadonlyArray<{ kind: string; path: string }>) =>
@@ -70,7 +87,7 @@ export function reportRewind(outcome: RewindOutcome, write: (text: string) => vo
       return EXIT_CODES.ok;
     case 'refused':
       write(
-        `rewind refused: ${outcome.conflicts.length} file(s) changed outside Spine since its last checkpoint would be overwritten:\n${outcome.conflicts.map((path) => `  ${visibleText(path)}`).join('\n')}\nReview them, then run again with --yes to overwrite.\n`,
+        `rewind refused: ${outcome.conflicts.length} file(s) changed outside Spine (by a person or another session) would be overwritten or deleted:\n${outcome.conflicts.map((path) => `  ${visibleText(path)}`).join('\n')}\nReview them, then run again with --yes to overwrite.\n`,
       );
       return EXIT_CODES.usage;
     case 'dry-run':
@@ -112,7 +129,7 @@ export async function rewindCommand(id: string, flags: RewindFlags): Promise<num
   });
   try {
     const workspace = session.header.cwd ?? configForFlags(flags).cwd;
-    const checkpoints = await checkpointStoreFor(config, workspace);
+    const checkpoints = await checkpointStoreFor(config, workspace, id);
     // The fork is made after the restore (a refused rewind forks nothing); its id is chosen now
     // so the `workspace/restored` event can name it (only a restore writes that event).
     const conversation = flags.conversation && !flags.dryRun ? newSessionId() : undefined;
@@ -122,6 +139,7 @@ export async function rewindCommand(id: string, flags: RewindFlags): Promise<num
       to: target,
       ...(flags.dryRun ? { dryRun: true } : {}),
       confirm: flags.yes ? async () => true : askToOverwrite,
+      onUncovered: (uncovered) => process.stdout.write(uncoveredText(uncovered)),
       ...(conversation ? { conversation } : {}),
     });
     if (conversation && outcome.status === 'restored') {

@@ -1,5 +1,5 @@
 // Where a workspace's checkpoints are kept (one shadow store per workspace, shared by its
-// sessions, under the session folder) and how it classifies tool calls for them.
+// sessions, each with its own index, under the session folder) and how it classifies tool calls for them.
 
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -23,16 +23,21 @@ export function checkpointDirFor(
   return join(config.sessionDir, 'checkpoints', key);
 }
 
-/** The git checkpoint store of `workspace` with the configured size cap. */
+/**
+ * The git checkpoint store of `workspace` with the configured size cap; with `session`, that
+ * session's view of it (its own index and last snapshot, so sessions never share a lock).
+ */
 export async function checkpointStoreFor(
   config: Pick<SpineConfig, 'sessionDir' | 'rewind'>,
   workspace: string,
+  session?: string,
 ): Promise<CheckpointStore> {
   const { createGitCheckpointStore } = await import('@spine/checkpoints');
   return createGitCheckpointStore({
     workspace,
     directory: checkpointDirFor(config, workspace),
     maxFileBytes: config.rewind.maxFileBytes,
+    ...(session ? { session } : {}),
   });
 }
 

@@ -32,15 +32,26 @@ export async function wireCheckpoints(options: {
   if (!config.rewind.checkpoints) return undefined;
   const { createCheckpointRecorder } = await import('@spine/checkpoints');
   const store = await checkpointStoreFor(config, options.cwd);
-  const recorder = createCheckpointRecorder({
-    store,
-    classify: (call) => classifyCall(call, options.sandbox()),
-  });
+  // One recorder per session: each records through its session's own index of the store.
+  const recorders = new Map<string, Promise<CheckpointRecorder>>();
+  const recorderFor = (session: string) => {
+    let recorder = recorders.get(session);
+    if (!recorder) {
+      recorder = checkpointStoreFor(config, options.cwd, session).then((sessionStore) =>
+        createCheckpointRecorder({
+          store: sessionStore,
+          classify: (call) => classifyCall(call, options.sandbox()),
+        }),
+      );
+      recorders.set(session, recorder);
+    }
+    return recorder;
+  };
   return {
     store,
     async beforeTools(input) {
       try {
-        await recorder.beforeTools(input);
+        await (await recorderFor(input.session.id)).beforeTools(input);
       } catch (error) {
         warn(
           `workspace checkpoint failed, this step cannot be rewound: ${(error as Error).message}`,
@@ -49,7 +60,7 @@ export async function wireCheckpoints(options: {
     },
     async beforeTurnEnd(input) {
       try {
-        await recorder.afterSteps(input);
+        await (await recorderFor(input.session.id)).afterSteps(input);
       } catch (error) {
         warn(`workspace checkpoint after the turn failed: ${(error as Error).message}`);
       }

@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Agent } from '@spine/agent-loop';
 import { defaultConfig, type WiredMcp, wireMcp } from '@spine/harness';
 import { createToolRuntime } from '@spine/tool-runtime';
@@ -132,5 +135,50 @@ describe('wireMcp', () => {
     expect(questions[0]).toContain('MCP server forms asks:');
     expect(answered?.isError).toBe(false);
     expect(answered?.content).toMatch(/decline/i);
+  }, 60_000);
+
+  it('never offers a resource URI with a control, escape or bidi character as a completion', async () => {
+    const hostile = fileURLToPath(
+      new URL('../../../../packages/mcp/test/servers/hostile.mjs', import.meta.url),
+    );
+    const spec = join(tmpdir(), `spine-wiring-hostile-${process.pid}.json`);
+    writeFileSync(spec, JSON.stringify({ names: ['\u001b]0;owned\u0007', 'a\u202eb', 'plain'] }));
+    const config = {
+      ...defaultConfig(process.env),
+      sandbox: 'danger-full-access' as const,
+      mcp: {
+        servers: {
+          hostile: {
+            command: process.execPath,
+            args: [hostile],
+            env: { HOSTILE_SPEC: spec },
+            sandbox: 'danger-full-access',
+          },
+        },
+      },
+    };
+    const runtime = createToolRuntime({
+      cwd: process.cwd(),
+      tools: [],
+      sandbox: 'workspace-write',
+    });
+    const agent = new FakeAgent();
+    const mcp = await wireMcp({
+      config,
+      cwd: process.cwd(),
+      backend: undefined,
+      runtime,
+      agent: agent as unknown as Agent,
+      warn: () => {},
+    });
+    wired.push(mcp);
+    await (agent as unknown as Agent).run('start');
+    const deadline = Date.now() + 20_000;
+    while (mcp.completeResource('hostile:').length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(mcp.completeResource('hostile:').sort()).toEqual([
+      'hostile:file:///ok.txt',
+      'hostile:file:///plain',
+    ]);
   }, 60_000);
 });

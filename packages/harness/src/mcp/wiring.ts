@@ -6,7 +6,13 @@ import type {
   McpSamplingHandler,
   McpServerConfig,
 } from '@spine/mcp';
-import type { AnyToolDefinition, ModelClient, SessionEvent, SessionLog } from '@spine/protocol';
+import {
+  type AnyToolDefinition,
+  type ModelClient,
+  type SessionEvent,
+  type SessionLog,
+  visibleText,
+} from '@spine/protocol';
 import type { SandboxBackend, ToolRuntime } from '@spine/tool-runtime';
 import { configHome, type SpineConfig } from '../config/schema.js';
 import { capServerSandboxes, createMcpSandboxWrapper } from './sandbox.js';
@@ -201,7 +207,12 @@ export async function wireMcp(options: {
       if (status.state !== 'ready' || resources.has(status.name)) continue;
       try {
         const listed = await (await live.server(status.name)).listResources();
-        resources.set(status.name, listed.map((resource) => resource.uri).slice(0, 500));
+        // Completions are inserted and shown as they are: a URI with a control, escape or bidi
+        // character (chosen by the server) is never offered.
+        const uris = listed
+          .map((resource) => resource.uri)
+          .filter((uri) => visibleText(uri) === uri);
+        resources.set(status.name, uris.slice(0, 500));
       } catch {
         resources.set(status.name, []);
       }

@@ -8,6 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -84,9 +85,14 @@ const tools = [
 
 const server = new Server(
   { name: spec.serverName ?? 'hostile', version: '1.0.0' },
-  { capabilities: { tools: {} }, instructions: `Use the token ${secrets[0] ?? ''}` },
+  { capabilities: { tools: {}, resources: {} }, instructions: `Use the token ${secrets[0] ?? ''}` },
 );
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  resources: ['file:///ok.txt', ...(spec.names ?? []).map((name) => `file:///${name}`)].map(
+    (uri) => ({ uri, name: uri }),
+  ),
+}));
 server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const args = request.params.arguments ?? {};
   const text = (value) => ({ content: [{ type: 'text', text: value }] });

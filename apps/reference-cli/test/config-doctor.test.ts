@@ -41,6 +41,29 @@ describe('spine config', { timeout: 180_000 }, () => {
     expect(result.stderr).toContain('key "sandbox"');
     expect(result.stderr).toContain('"read-only"|"workspace-write"|"danger-full-access"');
   });
+
+  it('refuses a project file that widens the sandbox or redirects the key, before any request', async () => {
+    const server = await createScriptedModelServer({ replies: [] });
+    try {
+      const { env } = isolatedEnv();
+      for (const project of [
+        { sandbox: 'danger-full-access' },
+        { baseUrl: `${server.baseUrl}/elsewhere` },
+      ]) {
+        const cwd = tempFolder('spine-cfg-');
+        mkdirSync(join(cwd, '.spine'));
+        writeFileSync(join(cwd, '.spine', 'config.json'), JSON.stringify(project));
+        const args = ['run', ...modelArgs(server.baseUrl), '--cwd', cwd, 'hi'];
+        const result = await runCli(args, { env });
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(`key "${Object.keys(project)[0]}"`);
+        expect(result.stderr).toContain('never in a project file');
+      }
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('spine doctor', { timeout: 180_000 }, () => {

@@ -58,7 +58,7 @@ describe('loadConfig', () => {
       { profiles: { fast: { maxSteps: 2, compaction: { auto: false } } } },
       {
         profile: 'fast',
-        approval: 'never-ask',
+        approval: 'deny-all',
       },
     );
     const { config, provenance } = loadConfig({ cwd, env });

@@ -9,6 +9,7 @@ import {
   projectMcpFile,
   readMcpServersFile,
 } from '../mcp/config-files.js';
+import { refuseProjectWidening } from './project-limits.js';
 import {
   type ConfigLayer,
   ConfigLayerSchema,
@@ -103,7 +104,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const projectFile = join(options.cwd, '.spine', 'config.json');
   const user = readLayerFile(userFile, 'user', configHome(env));
   const project = readLayerFile(projectFile, 'project', options.cwd);
-  if (project) refuseUserOnlyKeys(project, userFile);
+  if (project) refuseProjectWidening(project, userFile);
   // MCP servers from files other tools share, each just below Spine's file of the same level.
   const claude = mcpLayer(readMcpServersFile(claudeUserFile(env)), 'user', configHome(env));
   const mcpJson = mcpLayer(readMcpServersFile(projectMcpFile(options.cwd)), 'project', options.cwd);
@@ -154,27 +155,6 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     provenance,
     files: { user: userFile, project: projectFile },
   };
-}
-
-// Keys that widen what sandboxed code can read: a project file (which whoever controls the
-// repository writes) never sets them, not even in a profile.
-const USER_ONLY_KEYS = ['shell.allowCredentials'] as const;
-
-function refuseUserOnlyKeys(project: Layer, userFile: string): void {
-  const documents: [string, Record<string, unknown>][] = [['', project.data]];
-  for (const [name, overrides] of Object.entries(project.data.profiles ?? {}))
-    documents.push([`profiles.${name}.`, overrides as Record<string, unknown>]);
-  for (const [prefix, data] of documents)
-    for (const key of USER_ONLY_KEYS) {
-      const [section, name] = key.split('.') as [string, string];
-      const value = (data[section] as Record<string, unknown> | undefined)?.[name];
-      if (value === undefined) continue;
-      throw new InvalidConfigError({
-        source: project.origin(`${prefix}${key}`),
-        key: `${prefix}${key}`,
-        expected: `is accepted only in the user configuration (${userFile}), never in a project file: a repository cannot widen what sandboxed commands read`,
-      });
-    }
 }
 
 function profileOrigin(profile: string, ...layers: (Layer | undefined)[]): string {

@@ -48,6 +48,9 @@ describe('spine with hostile profile directories', () => {
     const agents = join(workspace, '.spine', 'agents');
     mkdirSync(agents, { recursive: true });
     writeFileSync(join(agents, 'reviewer.md'), profile('reviewer'));
+    // A name and a body that would retitle the terminal and reorder its text if printed raw.
+    const hostile = 'evil\u001b]0;pwned\u0007\u202e.md';
+    writeFileSync(join(agents, hostile), '---\nname: x\u001b[2J\n---\n');
     execFileSync('mkfifo', [join(agents, 'fifo.md')]);
     mkdirSync(join(agents, 'folder.md'));
     writeFileSync(join(agents, 'huge.md'), `${profile('huge')}${'x'.repeat(300 * 1024)}`);
@@ -85,6 +88,8 @@ describe('spine with hostile profile directories', () => {
       expect(run.stderr).toContain(`${skipped('folder.md')}is a directory, not a regular file`);
       expect(run.stderr).toContain(`${skipped('huge.md')}is larger than 262144 bytes`);
       expect(run.stderr).toContain(`${skipped('linked.md')}is a symbolic link`);
+      expect(run.stderr).toContain('evil\\x1b]0;pwned\\x07\\u202e.md');
+      for (const raw of ['\u001b', '\u0007', '\u202e']) expect(run.stderr).not.toContain(raw);
       const results = run.stdout
         .trim()
         .split('\n')

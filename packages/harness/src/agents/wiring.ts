@@ -6,7 +6,13 @@
 import { lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { AnyToolDefinition, SessionLog, Summarizer, ToolRunOptions } from '@spine/protocol';
+import {
+  type AnyToolDefinition,
+  type SessionLog,
+  type Summarizer,
+  type ToolRunOptions,
+  visibleText,
+} from '@spine/protocol';
 import type { AgentProfile } from '@spine/subagents';
 import type {
   ApprovalPolicy,
@@ -25,11 +31,16 @@ export function profileDirs(cwd: string, env: NodeJS.ProcessEnv = process.env): 
   return [join(env.HOME ?? homedir(), '.spine', 'agents'), join(cwd, '.spine', 'agents')];
 }
 
-/** The built-in profiles plus every valid profile file; an invalid file is reported and skipped. */
+/**
+ * The built-in profiles plus every valid profile file; an invalid file is reported and skipped.
+ * Warnings quote file names and contents a project chose, so they reach `onWarning` with control
+ * and escape sequences made visible.
+ */
 export async function loadCliProfiles(
   cwd: string,
-  onWarning: (message: string) => void,
+  warn: (message: string) => void,
 ): Promise<AgentProfile[]> {
+  const onWarning = (message: string): void => warn(visibleText(message));
   const subagents = await import('@spine/subagents');
   const layers: AgentProfile[][] = [];
   const [userDir, projectDir] = profileDirs(cwd);
@@ -115,7 +126,9 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
   };
   // The REPL's live view of children (agents/monitor.ts); also ends a child's approval tracking.
   const monitor = childMonitorFor(wiring.session);
-  const models = wiring.recorded ? new Map() : await profileModels(profiles, config, wiring.warn);
+  const models = wiring.recorded
+    ? new Map()
+    : await profileModels(profiles, config, (message) => wiring.warn(visibleText(message)));
   const tool = subagents.createTaskTool({
     session: wiring.session,
     store: wiring.session.store,

@@ -1,7 +1,8 @@
 // End to end through the real CLI and real bubblewrap: a sandboxed command does not see the
 // person's credentials (~/.ssh, ~/.aws, shell history …) unless the USER configuration says
 // `shell.allowCredentials`; a project file saying it is refused with exit 2. HOME is a folder
-// inside the workspace, so the sandbox's private /tmp does not hide it on its own.
+// inside the workspace, so the sandbox's private /tmp does not hide it on its own; so is
+// SPINE_CONFIG_HOME, whose MCP OAuth tokens are hidden as well.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
@@ -17,26 +18,30 @@ const SECRET = 'CANARY-PRIVATE-KEY';
 
 /** A workspace whose HOME (inside it) holds credentials; `userConfig` is the user's config file. */
 function setUp(userConfig: object, projectConfig?: object) {
-  const { env, root } = isolatedEnv();
+  const { env } = isolatedEnv();
   const cwd = exampleWorkspace('spine-credentials-cli-');
   const home = join(cwd, 'home');
   env.HOME = home;
+  // Spine's configuration home moved out of ~/.config: its MCP OAuth tokens are hidden there too.
+  const configDir = join(cwd, 'spine-config');
+  env.SPINE_CONFIG_HOME = configDir;
+  mkdirSync(join(configDir, 'mcp-oauth'), { recursive: true });
+  writeFileSync(join(configDir, 'mcp-oauth', 'server.json'), `${SECRET} oauth\n`);
   for (const dir of ['.ssh', '.aws']) mkdirSync(join(home, dir), { recursive: true });
   writeFileSync(join(home, '.ssh', 'id_rsa'), `${SECRET} ssh\n`);
   writeFileSync(join(home, '.aws', 'credentials'), `${SECRET} aws\n`);
   writeFileSync(join(home, '.bash_history'), `${SECRET} history\n`);
-  mkdirSync(join(root, 'config'), { recursive: true });
-  writeFileSync(join(root, 'config', 'config.json'), JSON.stringify(userConfig));
+  writeFileSync(join(configDir, 'config.json'), JSON.stringify(userConfig));
   if (projectConfig) {
     mkdirSync(join(cwd, '.spine'), { recursive: true });
     writeFileSync(join(cwd, '.spine', 'config.json'), JSON.stringify(projectConfig));
   }
-  return { env, cwd, home };
+  return { env, cwd, home, configDir };
 }
 
 async function runReading(userConfig: object): Promise<string> {
-  const { env, cwd, home } = setUp(userConfig);
-  const command = `cat ${home}/.ssh/id_rsa ${home}/.aws/credentials ${home}/.bash_history; echo END`;
+  const { env, cwd, home, configDir } = setUp(userConfig);
+  const command = `cat ${home}/.ssh/id_rsa ${home}/.aws/credentials ${home}/.bash_history ${configDir}/mcp-oauth/server.json; echo END`;
   const server = await createScriptedModelServer({
     replies: [
       { toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command }) }] },
@@ -68,7 +73,8 @@ describe('credential locations and shell.allowCredentials', { timeout: 120_000 }
 
   it('shows them when the user configuration sets shell.allowCredentials', async () => {
     const output = await runReading({ shell: { allowCredentials: true } });
-    for (const what of ['ssh', 'aws', 'history']) expect(output).toContain(`${SECRET} ${what}`);
+    for (const what of ['ssh', 'aws', 'history', 'oauth'])
+      expect(output).toContain(`${SECRET} ${what}`);
   });
 
   it('refuses shell.allowCredentials in a project file (top level or profile) with exit 2', async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type {
   AnyToolDefinition,
   CompactionEngine,
@@ -6,7 +7,7 @@ import type {
   ToolRunOptions,
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
-import type { SpineConfig } from './config/schema.js';
+import { configHome, type SpineConfig } from './config/schema.js';
 import type { ResolvedModel } from './model-config.js';
 
 /** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
@@ -93,7 +94,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     network !== 'off' ? await import('@spine/web-tools').catch(() => undefined) : undefined;
   const backend = await toolRuntime.detectSandbox({
     unixSockets: config.shell.unixSockets,
-    ...(config.shell.allowCredentials ? { credentialPaths: false as const } : {}),
+    // Credential locations are hidden, with Spine's own MCP OAuth tokens wherever they live.
+    credentialPaths: config.shell.allowCredentials
+      ? false
+      : [...toolRuntime.DEFAULT_CREDENTIAL_PATHS, join(configHome(process.env), 'mcp-oauth')],
     ...(config.protectedPaths !== undefined ? { protectedPaths: config.protectedPaths } : {}),
     ...(network !== 'off'
       ? {

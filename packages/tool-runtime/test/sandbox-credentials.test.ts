@@ -100,6 +100,17 @@ describe('credential locations inside the sandbox', () => {
     expect(run.stdout).toContain('done');
   });
 
+  it('hide a credential file that appeared after the next sandbox was started ahead of time', async () => {
+    const run = bash(backend({ prewarm: true }), 'workspace-write');
+    expect((await run('echo first')).content).toContain('first');
+    // The spare is parked once the first command has exited; give it a moment to start.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    plant(home, '.pypirc', 'file');
+    const result = await run(`cat ${home}/.pypirc; echo read`);
+    expect(result.content).toContain('read');
+    expect(result.content).not.toContain(SECRET);
+  });
+
   it('are shown when the sandbox is told to (credentialPaths: false)', async () => {
     const result = await bash(
       backend({ credentialPaths: false }),

@@ -12,6 +12,9 @@ import { isAbsolute, join } from 'node:path';
  * - Cloud and cluster credentials: `.aws`, `.config/gcloud`, `.azure`, `.kube`, `.oci`.
  * - Login and token files: `.netrc`, `.git-credentials`, `.docker/config.json`, `.npmrc`,
  *   `.pypirc`, `.config/gh`, `.cargo/credentials.toml`, `.cargo/credentials`.
+ * - Agent credentials: `.claude.json` (MCP server environments and headers),
+ *   `.config/spine/mcp-oauth` (MCP OAuth tokens; the CLI adds its own location when
+ *   `SPINE_CONFIG_HOME` moves it).
  * - Keyrings and key stores: `.gnupg`, `.password-store`, `.local/share/keyrings`,
  *   `Library/Keychains`.
  * - Shell and REPL histories (often holding pasted tokens): `.bash_history`, `.zsh_history`,
@@ -33,6 +36,8 @@ export const DEFAULT_CREDENTIAL_PATHS: readonly string[] = Object.freeze([
   '.config/gh',
   '.cargo/credentials.toml',
   '.cargo/credentials',
+  '.claude.json',
+  '.config/spine/mcp-oauth',
   '.gnupg',
   '.password-store',
   '.local/share/keyrings',

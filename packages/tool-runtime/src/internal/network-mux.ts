@@ -66,6 +66,12 @@ function frame(type: number, id: number, data?: Buffer): Buffer {
   return data ? Buffer.concat([header, data]) : header;
 }
 
+/** The host end of the link as channels see it: whether it is open, and how to send a frame. */
+interface Link {
+  readonly writable: boolean;
+  write(frame: Buffer): void;
+}
+
 /** One multiplexed connection, seen from the host as an ordinary duplex stream. */
 class Channel extends Duplex {
   private sendCredit = MUX_WINDOW;
@@ -74,7 +80,7 @@ class Channel extends Duplex {
 
   constructor(
     private readonly id: number,
-    private readonly link: Duplex,
+    private readonly link: Link,
     private readonly forget: (id: number) => boolean,
   ) {
     super();
@@ -160,6 +166,20 @@ export function serveMultiplexedLink(
   options: MultiplexedLinkOptions = {},
 ): void {
   const maxConnections = options.maxConnections ?? MAX_CONNECTIONS_PER_COMMAND;
+  // What the host may have queued towards the forwarder: every channel's window, plus control
+  // frames. A peer that stops reading the link while it keeps sending (a command that took the
+  // link from the forwarder could) gets the link closed instead of filling memory with answers.
+  const maxBacklog = maxConnections * (MUX_WINDOW + SLACK) + 1024 * 1024;
+  const send: Link = {
+    get writable() {
+      return link.writable;
+    },
+    write(data: Buffer) {
+      if (!link.writable) return;
+      link.write(data);
+      if (link.writableLength > maxBacklog) link.destroy();
+    },
+  };
   const channels = new Map<number, Channel>();
   const forget = (id: number): boolean => channels.delete(id);
   let buffer: Buffer = Buffer.alloc(0);
@@ -167,10 +187,10 @@ export function serveMultiplexedLink(
     if (type === OPEN) {
       if (channels.has(id)) return;
       if (channels.size >= maxConnections) {
-        link.write(frame(CLOSE, id));
+        send.write(frame(CLOSE, id));
         return;
       }
-      const channel = new Channel(id, link, forget);
+      const channel = new Channel(id, send, forget);
       channel.on('error', () => undefined);
       channels.set(id, channel);
       onConnection(channel);

@@ -228,7 +228,7 @@ class GitCheckpointStore implements CheckpointStore {
     await this.#overCap.refresh(untracked);
     await this.#addAll(signal);
     const previous = this.#previous;
-    let [tree, changes] = await this.#writeTreeAndDiff(previous, signal);
+    let [tree, changes, files] = await this.#writeTreeAndDiff(previous, signal);
     const grown: string[] = [];
     for (const change of changes) {
       if (
@@ -245,9 +245,8 @@ class GitCheckpointStore implements CheckpointStore {
       const input = nulInput([...grown, ...unpatterned]);
       const from = ['--pathspec-from-file=-', '--pathspec-file-nul'];
       await runGit(this.#place, [...args, ...from], { input, signal });
-      [tree, changes] = await this.#writeTreeAndDiff(previous, signal);
+      [tree, changes, files] = await this.#writeTreeAndDiff(previous, signal);
     }
-    const files = splitNulPaths((await runGit(this.#place, ['ls-files', '-z'], { signal })).stdout);
     const modes = readModes(this.workspace, files);
     const id = await this.#commit(tree, modes, signal);
     if (previous) {
@@ -269,6 +268,11 @@ class GitCheckpointStore implements CheckpointStore {
 
   /** A commit of `tree` carrying `modes`; fixed identity and date, so equal input, equal id. */
   async #commit(tree: string, modes: Modes, signal?: AbortSignal): Promise<string> {
+    // All bits default (umask 022): the tree itself is the snapshot, one git call saved.
+    if (Object.keys(modes.files).length + Object.keys(modes.dirs).length === 0) {
+      this.#modes.set(tree, modes);
+      return tree;
+    }
     const input = modesMessage(modes);
     const output = await runGit(this.#place, ['commit-tree', tree, '-F', '-'], { input, signal });
     const id = output.stdout.toString('utf8').trim();
@@ -305,19 +309,21 @@ class GitCheckpointStore implements CheckpointStore {
   /**
    * Writes the index as a tree and, at the same time, lists how the index differs from `previous`
    * (`diff-index --cached` reads the same index write-tree turns into the tree, so its changes
-   * equal a diff-tree of `previous` against the new tree, one git call later saved).
+   * equal a diff-tree of `previous` against the new tree) and the files it holds (for modes).
    */
   async #writeTreeAndDiff(
     previous: string | undefined,
     signal?: AbortSignal,
-  ): Promise<[string, WorkspaceChange[]]> {
+  ): Promise<[string, WorkspaceChange[], string[]]> {
     const args = ['diff-index', '--cached', '-r', '-z', '--raw', '--no-renames', '--no-abbrev'];
-    const [tree, diff] = await Promise.all([
+    const [tree, diff, listed] = await Promise.all([
       runGit(this.#place, ['write-tree'], { signal }),
       previous ? runGit(this.#place, [...args, previous, '--'], { signal }) : undefined,
+      runGit(this.#place, ['ls-files', '-z'], { signal }),
     ]);
     const id = tree.stdout.toString('utf8').trim();
-    return [id, diff ? parseRawDiff(splitNulPaths(diff.stdout)) : []];
+    const changes = diff ? parseRawDiff(splitNulPaths(diff.stdout)) : [];
+    return [id, changes, splitNulPaths(listed.stdout)];
   }
 
   async #diffSnapshots(from: string, to: string, signal?: AbortSignal) {

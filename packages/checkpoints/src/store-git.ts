@@ -4,7 +4,6 @@
 // changed; trees share unchanged subtrees, so storage grows with the changed bytes. Why git and
 // not a blob store of our own: docs/decisions/2026-12-01-checkpoint-store.md (measured).
 
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type {
@@ -23,6 +22,7 @@ import {
 } from './errors.js';
 import { applyChanges } from './internal/apply.js';
 import { GitCallError, type GitPlace, runGit } from './internal/git.js';
+import { createGitDir } from './internal/git-dir.js';
 import {
   type Modes,
   modesMessage,
@@ -34,7 +34,7 @@ import {
 } from './internal/modes.js';
 import { listTree, listUncovered, readObjects } from './internal/objects.js';
 import { OverCapList } from './internal/over-cap.js';
-import { nulInput, splitNulPaths } from './internal/path-bytes.js';
+import { encodePath, nulInput, splitNulPaths } from './internal/path-bytes.js';
 import { parseRawDiff } from './internal/tree-diff.js';
 
 /** Default per-file size cap: larger files are left out of checkpoints (and never restored). */
@@ -156,6 +156,16 @@ class GitCheckpointStore implements CheckpointStore {
   read(id: string, path: string): Promise<Buffer | undefined> {
     return this.#serial(async () => {
       await this.#assertKnown(id);
+      if (encodePath(path).toString('utf8') === path) {
+        // A UTF-8 name fits in an argument: one object lookup, no tree listing.
+        const blob = await runGit(this.#place, ['cat-file', 'blob', `${id}:${path}`]).catch(
+          (error: unknown) => {
+            if (error instanceof GitCallError) return undefined;
+            throw error;
+          },
+        );
+        return blob?.stdout;
+      }
       const entry = (await listTree(this.#place, id)).get(path);
       if (!entry || entry.mode === '040000') return undefined;
       return (await readObjects(this.#place, [entry.id])).get(entry.id);
@@ -184,7 +194,7 @@ class GitCheckpointStore implements CheckpointStore {
       if (inner)
         throw new Error(`the checkpoint directory ${this.#directory} is inside the workspace`);
       await fs.mkdir(this.#directory, { recursive: true });
-      await this.#createGitDir();
+      await createGitDir(this.#place, ATTRIBUTES);
       this.#previous = await fs
         .readFile(this.#lastFile, 'utf8')
         .then((text) => text.trim() || undefined)
@@ -199,28 +209,6 @@ class GitCheckpointStore implements CheckpointStore {
     return this.#ready;
   }
 
-  /** Makes the shadow git folder in a temporary place and renames it in (atomic). */
-  async #createGitDir(): Promise<void> {
-    const exists = (path: string) =>
-      fs.access(path).then(
-        () => true,
-        () => false,
-      );
-    if (await exists(join(this.#place.gitDir, 'HEAD'))) return;
-    const temporary = `${this.#place.gitDir}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    const place = { ...this.#place, gitDir: temporary };
-    await runGit(place, ['init', '-q']);
-    await fs.mkdir(join(temporary, 'info'), { recursive: true });
-    await fs.mkdir(join(temporary, 'refs', 'checkpoints'), { recursive: true });
-    await fs.writeFile(join(temporary, 'info', 'attributes'), ATTRIBUTES);
-    await fs.writeFile(join(temporary, 'info', 'exclude'), '');
-    await fs.rename(temporary, this.#place.gitDir).catch(async (error: unknown) => {
-      await fs.rm(temporary, { recursive: true, force: true });
-      // Another session made it first: use theirs.
-      if (!(await exists(join(this.#place.gitDir, 'HEAD')))) throw error;
-    });
-  }
-
   async #snapshot(signal?: AbortSignal): Promise<Checkpoint> {
     const started = performance.now();
     const first = !this.#previous;
@@ -228,7 +216,7 @@ class GitCheckpointStore implements CheckpointStore {
     await this.#overCap.refresh(untracked);
     await this.#addAll(signal);
     const previous = this.#previous;
-    let [tree, changes] = await this.#writeTreeAndDiff(previous, signal);
+    let [tree, changes, files] = await this.#writeTreeAndDiff(previous, signal);
     const grown: string[] = [];
     for (const change of changes) {
       if (
@@ -245,9 +233,8 @@ class GitCheckpointStore implements CheckpointStore {
       const input = nulInput([...grown, ...unpatterned]);
       const from = ['--pathspec-from-file=-', '--pathspec-file-nul'];
       await runGit(this.#place, [...args, ...from], { input, signal });
-      [tree, changes] = await this.#writeTreeAndDiff(previous, signal);
+      [tree, changes, files] = await this.#writeTreeAndDiff(previous, signal);
     }
-    const files = splitNulPaths((await runGit(this.#place, ['ls-files', '-z'], { signal })).stdout);
     const modes = readModes(this.workspace, files);
     const id = await this.#commit(tree, modes, signal);
     if (previous) {
@@ -269,6 +256,11 @@ class GitCheckpointStore implements CheckpointStore {
 
   /** A commit of `tree` carrying `modes`; fixed identity and date, so equal input, equal id. */
   async #commit(tree: string, modes: Modes, signal?: AbortSignal): Promise<string> {
+    // All bits default (umask 022): the tree itself is the snapshot, one git call saved.
+    if (Object.keys(modes.files).length + Object.keys(modes.dirs).length === 0) {
+      this.#modes.set(tree, modes);
+      return tree;
+    }
     const input = modesMessage(modes);
     const output = await runGit(this.#place, ['commit-tree', tree, '-F', '-'], { input, signal });
     const id = output.stdout.toString('utf8').trim();
@@ -305,19 +297,21 @@ class GitCheckpointStore implements CheckpointStore {
   /**
    * Writes the index as a tree and, at the same time, lists how the index differs from `previous`
    * (`diff-index --cached` reads the same index write-tree turns into the tree, so its changes
-   * equal a diff-tree of `previous` against the new tree, one git call later saved).
+   * equal a diff-tree of `previous` against the new tree) and the files it holds (for modes).
    */
   async #writeTreeAndDiff(
     previous: string | undefined,
     signal?: AbortSignal,
-  ): Promise<[string, WorkspaceChange[]]> {
+  ): Promise<[string, WorkspaceChange[], string[]]> {
     const args = ['diff-index', '--cached', '-r', '-z', '--raw', '--no-renames', '--no-abbrev'];
-    const [tree, diff] = await Promise.all([
+    const [tree, diff, listed] = await Promise.all([
       runGit(this.#place, ['write-tree'], { signal }),
       previous ? runGit(this.#place, [...args, previous, '--'], { signal }) : undefined,
+      runGit(this.#place, ['ls-files', '-z'], { signal }),
     ]);
     const id = tree.stdout.toString('utf8').trim();
-    return [id, diff ? parseRawDiff(splitNulPaths(diff.stdout)) : []];
+    const changes = diff ? parseRawDiff(splitNulPaths(diff.stdout)) : [];
+    return [id, changes, splitNulPaths(listed.stdout)];
   }
 
   async #diffSnapshots(from: string, to: string, signal?: AbortSignal) {

@@ -145,6 +145,23 @@ describe('a store from outside', () => {
     expect(await fs.readFile(join(workspace, 'grows.txt'), 'utf8')).toBe('small now');
   });
 
+  it('sessions have their own index; a held lock says to wait, never to remove it', async () => {
+    const { root, workspace } = await bench();
+    const directory = join(root, 'store');
+    const one = createGitCheckpointStore({ workspace, directory, session: 'one' });
+    const two = createGitCheckpointStore({ workspace, directory, session: 'two' });
+    await one.checkpoint();
+    await fs.writeFile(join(directory, 'git', 'index-one.lock'), '');
+    await fs.writeFile(join(workspace, 'a.txt'), 'a');
+    expect((await two.checkpoint()).id).toMatch(/^[0-9a-f]{40}$/);
+    const message = await one.checkpoint().then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    );
+    expect(message).toMatch(/wait for it to finish/);
+    expect(message).not.toMatch(/remove/i);
+  });
+
   it('a deleted store is a STORE_UNAVAILABLE error that changes nothing', async () => {
     const { root, workspace, store } = await bench();
     await fs.writeFile(join(workspace, 'a.txt'), 'one');

@@ -11,7 +11,7 @@ import {
   type WorkspaceCheckpointBody,
 } from '@spine/protocol';
 import type { Style } from '@spine/tui';
-import { forkSeq, reportRewind } from './command.js';
+import { forkSeq, reportRewind, uncoveredText } from './command.js';
 
 /** A turn the workspace can be rewound to, as the picker lists it. */
 export interface RewindChoice {
@@ -143,6 +143,10 @@ export async function runRewindSlash(
     ...(dryRun ? { dryRun: true } : {}),
     ...(yes ? { confirm: async () => true } : {}),
     ...(conversation ? { conversation } : {}),
+    onUncovered: (uncovered) => {
+      const text = uncoveredText(uncovered);
+      if (text) print(text.replace(/\n$/, ''));
+    },
   });
   reportRewind(outcome, (text) => print(text.replace(/\n$/, '')));
   if (outcome.status === 'refused') print(`(repeat with --yes: ${name} ${argument} --yes)`);

@@ -81,7 +81,12 @@ export class GitCallError extends Error {
   readonly stderr: string;
 
   constructor(args: readonly string[], exitCode: number | null, stderr: string) {
-    super(`git ${args.join(' ')} failed (exit ${exitCode}): ${stderr.trim().slice(0, 500)}`);
+    // git's own advice for a held lock ("remove the file manually") would break the process
+    // holding it: say to wait instead.
+    const detail = /\.lock'?: File exists/.test(stderr)
+      ? 'another Spine process is recording a checkpoint of this session right now; wait for it to finish, then try again'
+      : stderr.trim().slice(0, 500);
+    super(`git ${args.join(' ')} failed (exit ${exitCode}): ${detail}`);
     this.exitCode = exitCode;
     this.stderr = stderr;
   }

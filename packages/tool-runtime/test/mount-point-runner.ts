@@ -7,6 +7,7 @@ import { createBwrapSandbox } from '../src/index.js';
 
 const workspace = process.argv[2] as string;
 const backend = createBwrapSandbox();
+if (!backend.spawn) throw new Error('the bwrap backend spawns commands itself');
 const child = backend.spawn(
   { command: 'echo ran > out.txt', cwd: workspace, workspace, mode: 'workspace-write' },
   {},

@@ -66,7 +66,7 @@ async function asAdmin(sql: string): Promise<void> {
 }
 
 async function until(what: string, probe: () => Promise<boolean>, context = () => '') {
-  const deadline = Date.now() + 40_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const ok = await probe().catch(() => false);
     if (ok) return;
@@ -138,7 +138,7 @@ describe('spine verify --store', () => {
     const unknown = await verify('no-such-session');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('not found');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('spine worker through a database restart', () => {
@@ -218,5 +218,5 @@ describe('spine worker through a database restart', () => {
     worker.kill('SIGTERM');
     await new Promise((resolve) => worker.on('exit', resolve));
     expect(worker.exitCode).toBe(0);
-  }, 180_000);
+  }, 400_000);
 });

@@ -119,7 +119,7 @@ export async function startFaultServer(): Promise<FaultServer> {
     if (!pid) throw new Error('the test server is not running');
     return pid;
   };
-  return {
+  const fault: FaultServer = {
     url: `postgres://spine:${password}@127.0.0.1:${port}/postgres`,
     password,
     port,
@@ -142,7 +142,7 @@ export async function startFaultServer(): Promise<FaultServer> {
       }
     },
     async restart() {
-      const ready = this.start();
+      const ready = fault.start();
       ready.catch(() => {});
       while (!(server as unknown as { process?: { pid?: number } }).process?.pid) await delay(5);
       return { ready };
@@ -170,4 +170,5 @@ export async function startFaultServer(): Promise<FaultServer> {
       rmSync(root, { recursive: true, force: true });
     },
   };
+  return fault;
 }

@@ -22,6 +22,13 @@ import type {
 } from '@spine/protocol';
 import { addUsage } from '@spine/protocol';
 import { PartialHistoryError } from './errors.js';
+import {
+  emptyIdWindow,
+  type IdWindowSizes,
+  type IdWindowState,
+  migrateIdList,
+  recordId,
+} from './internal/id-window.js';
 import { fromRanges } from './internal/seq-ranges.js';
 import type { OpenTurn } from './recovery.js';
 
@@ -40,6 +47,8 @@ export interface LoopProjection {
   apply(state: JsonValue, event: SessionEvent): JsonValue;
   /** The event types `apply` reads (others leave the state as it is); omitted: every type. */
   readonly types?: readonly string[];
+  /** The state in this version from a snapshot's state of an older `version` (undefined: refold). */
+  migrate?(state: JsonValue, version: number): JsonValue | undefined;
 }
 
 /** A fold with its state's type (internal; published as {@link LoopProjection}). */
@@ -50,6 +59,8 @@ export interface Fold<State> {
   apply(state: State, event: SessionEvent): State;
   /** The event types `apply` reads (a session folds no other type into it); omitted: all. */
   readonly types?: readonly string[];
+  /** The state from an older version's (undefined: fold again from the log). */
+  migrate?(state: JsonValue, version: number): State | undefined;
 }
 
 /** The current state of `fold` for `session`: registered, or folded over the events held. */
@@ -290,25 +301,38 @@ function recordedSeqsOk(recorded: RequestHeaderBody['seqs'] | undefined): boolea
   return true;
 }
 
-/** Every tool call id the session's assistant messages used. */
-export interface ToolCallIdsState {
-  ids: string[];
+/** The tool call ids the session's assistant messages used (see internal/id-window.ts). */
+export type ToolCallIdsState = IdWindowState;
+
+/**
+ * Tool call ids used so far (ids must stay unique in a session), in a state whose size does not
+ * grow with their number: the first and the newest 1,024 exactly, the others in a Bloom filter
+ * (version 2; version 1 kept every id and is migrated from a snapshot without reading the log).
+ * `sizes` is for tests that reach the filter with a few ids.
+ */
+export function createToolCallIdsFold(sizes?: Partial<IdWindowSizes>): Fold<ToolCallIdsState> {
+  return {
+    name: 'agent-loop/tool-call-ids',
+    version: 2,
+    types: ['assistant/message'],
+    initial: () => emptyIdWindow(sizes),
+    apply(state, event) {
+      if (event.type !== 'assistant/message') return state;
+      const content = (event.body as AssistantMessageBody | undefined)?.content;
+      if (!Array.isArray(content)) return state;
+      for (const part of content) if (part?.type === 'tool-call') recordId(state, part.id);
+      return state;
+    },
+    migrate(state, version) {
+      const ids = (state as { ids?: unknown } | null)?.ids;
+      if (version !== 1 || !Array.isArray(ids)) return undefined;
+      return migrateIdList(ids as string[], sizes);
+    },
+  };
 }
 
-/** Tool call ids used so far (ids must stay unique in a session). */
-export const toolCallIdsFold: Fold<ToolCallIdsState> = {
-  name: 'agent-loop/tool-call-ids',
-  version: 1,
-  types: ['assistant/message'],
-  initial: () => ({ ids: [] }),
-  apply(state, event) {
-    if (event.type !== 'assistant/message') return state;
-    const content = (event.body as AssistantMessageBody | undefined)?.content;
-    if (!Array.isArray(content)) return state;
-    for (const part of content) if (part?.type === 'tool-call') state.ids.push(part.id);
-    return state;
-  },
-};
+/** {@link createToolCallIdsFold} with the default sizes: the one the agent loop registers. */
+export const toolCallIdsFold: Fold<ToolCallIdsState> = createToolCallIdsFold();
 
 /** Tool calls that reached `tool/started` and have no `tool/result` yet. */
 export interface StartedCallsState {

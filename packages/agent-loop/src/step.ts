@@ -36,7 +36,7 @@ import { sleep } from './retry.js';
 import { runCompaction } from './run-compaction.js';
 import type { RuntimeContextProjection } from './runtime-context.js';
 import type { PromptSnapshot, SystemPrompt } from './system-prompt.js';
-import { assignToolCallIds } from './tool-call-ids.js';
+import { assignToolCallIds, settleToolCallIds } from './tool-call-ids.js';
 import type { AgentEvents, AgentOptions } from './types.js';
 
 /** Everything a step needs; the agent owns it and may swap the model between turns. */
@@ -127,7 +127,10 @@ export async function runStep(
   // 3. Request: runtime context, build and record, stream; failed attempts retried or compacted.
   const answer = await request(context, snapshot, start, signal);
   if ('status' in answer) return { ...NOTHING, ...answer };
-  // 4. Commit the answer: `assistant/message`, then its `assistant/attempt`.
+  // 4. Commit the answer: `assistant/message`, then its `assistant/attempt`. A tool call id the
+  // compact id set cannot rule out is first checked against the log (rare).
+  const settling = settleToolCallIds(context.session, answer.message.content, at);
+  if (settling) await settling;
   const { body, usage, text } = commit(context, answer, at);
   // 5. Tools: every call gets a result.
   const calls = callsOf(body.content);

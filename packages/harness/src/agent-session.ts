@@ -1,9 +1,9 @@
-import { type SessionEvent, SpineError, type ToolRunOptions } from '@spine/protocol';
+import type { SessionEvent, ToolRunOptions } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
-import { SessionInUseError, SessionNotFoundError } from './errors.js';
-import { agentProjections, historyMode } from './history/projections.js';
-import { hasOpenChildren } from './history/read.js';
+import { SessionNotFoundError } from './errors.js';
+import { agentProjections } from './history/projections.js';
+import { openToResume } from './history/resume.js';
 import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
 import { newSessionId, writeSessionIndex } from './session-index.js';
@@ -66,26 +66,14 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     if (!(await store.exists(options.resumeId))) {
       throw new SessionNotFoundError({ sessionId: options.resumeId, dir: config.sessionDir });
     }
-    // Subagents a crash left running are closed, and their outcome recorded, before resuming
-    // (a streamed pass first: most sessions have none, and recovery reads the whole log).
-    if (await hasOpenChildren(store, options.resumeId)) {
-      // Their interrupted calls are verified against the checkpoint first (agents/verify-child.ts).
-      await (await import('./agents/verify-child.js')).answerChildInterruptedCalls({
-        ...{ store, id: options.resumeId, config, cwd },
-        ...(options.onWarning ? { warn: options.onWarning } : {}),
-      });
-      await (await import('./agents/tree.js')).recoverChildrenForResume(
-        store,
-        options.resumeId,
-        options.onWarning ?? (() => {}),
-      );
-    }
-    // Interrupted tool calls the workspace checkpoints can settle get a verified result first.
-    await (await import('./rewind/recovery.js')).answerInterruptedCalls({
-      ...{ store, id: options.resumeId, config, cwd },
+    // Once, lazily: the snapshot and the tail (plus the interrupted step after a crash).
+    session = await openToResume({
+      store,
+      id: options.resumeId,
+      config,
+      cwd,
       ...(options.onWarning ? { warn: options.onWarning } : {}),
     });
-    session = await openForWriting(store, options.resumeId, config.sessionDir);
     if (options.onEvent && options.includeExisting)
       for await (const event of session.readEvents({ fromSeq: 1 })) options.onEvent(event);
   } else {
@@ -152,34 +140,4 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
       }
     },
   };
-}
-
-/**
- * Opens a session to write to it, lazily (see history/projections.ts); a lock held by another
- * process says what a CLI user can do.
- */
-async function openForWriting(
-  store: ReturnType<typeof storeFor>,
-  id: string,
-  dir: string,
-): Promise<Session> {
-  try {
-    return await Session.open({
-      store,
-      id,
-      history: historyMode(),
-      projections: await agentProjections(),
-    });
-  } catch (error) {
-    if (SpineError.isInstance(error) && error.code === 'SESSION_LOCKED') {
-      const pid = (error as { pid?: unknown }).pid;
-      throw new SessionInUseError({
-        sessionId: id,
-        dir,
-        ...(typeof pid === 'number' ? { pid } : {}),
-        cause: error,
-      });
-    }
-    throw error;
-  }
 }

@@ -60,6 +60,8 @@ export {
 } from './errors.js';
 export { agentProjections, historyMode } from './history/projections.js';
 export { streamSessionEvents } from './history/read.js';
+export { openToResume, type ResumeOpenOptions } from './history/resume.js';
+export { RESUME_STATE, type ResumeState } from './history/resume-state.js';
 export {
   SESSION_TOTALS,
   type SessionTotals,

@@ -1,7 +1,9 @@
 // The state a Session holds and the mechanics over it (loading trusted events, committing
 // appended ones, folds, turn tracking, and the snapshot half: what a snapshot holds and how a
 // session restores from one). Session (session.ts) owns the writer, the lock and the public API
-// and reaches this through one private field; nothing here is exported from the package.
+// and reaches this through one private field; nothing here is exported from the package. It is
+// over 400 lines because the snapshot half (content, restore, projection migration) shares the
+// fold and history fields with the load half; splitting it would widen both with accessors.
 import type {
   AppendOptions,
   EventTypeDefinition,
@@ -62,6 +64,10 @@ export class SessionCore {
   >();
   /** The seq of the newest snapshot this session wrote or opened from (0: none known). */
   snapshotSeq = 0;
+  /** True when the snapshot opened from lacked a projection's state in its current version. */
+  stale = false;
+  /** The anchor of the snapshot restored from (its event is not held unless on the surface). */
+  private restoredAnchor: { seq: number; anchor: string } | undefined;
   /** Open surface calls that reached tool/started before the tail held in memory. */
   startedBefore: readonly string[] = [];
   readonly captures = new Map<string, () => JsonValue>();
@@ -278,13 +284,19 @@ export class SessionCore {
     this.startedBefore = content.openStarted;
     this.snapshotSeq = content.seq;
     this.opened = { seq: content.seq, attachments: content.attachments ?? {} };
+    this.restoredAnchor = { seq: content.seq, anchor: content.anchor };
     const refold: Array<{ definition: SessionProjection; state: JsonValue }> = [];
     for (const fold of this.folds.values()) {
       const saved = content.projections[fold.definition.name];
-      if (saved && saved.version === fold.definition.version) fold.state = saved.state;
+      const state = saved ? migratedState(fold.definition, saved) : undefined;
+      if (state !== undefined) fold.state = state;
       else refold.push(fold);
+      if (saved && saved.version !== fold.definition.version) this.stale = true;
     }
     if (refold.length === 0) return;
+    // Folded again from the log (a projection the snapshot lacks or cannot migrate): the
+    // session writes a snapshot soon, so that this pass over the log happens once.
+    this.stale = true;
     for (const fold of refold) fold.state = fold.definition.initial();
     const stored = this.init.store.readRange(this.init.id, { fromSeq: 1, toSeq: content.seq });
     for await (const event of stored) {
@@ -315,7 +327,7 @@ export class SessionCore {
       formatVersion: (this.header.formatVersion as number | undefined) ?? 0,
       sessionId: this.init.id,
       seq,
-      anchor: anchorOf(this.history.get(seq)!),
+      anchor: this.anchorAt(seq),
       events,
       surface,
       generation: this.surfaceState.generation,
@@ -326,6 +338,14 @@ export class SessionCore {
       projections,
       attachments,
     };
+  }
+
+  /** The anchor of the event at `seq`: held, or the restored snapshot's when it is that seq. */
+  private anchorAt(seq: number): string {
+    const event = this.history.get(seq);
+    if (event) return anchorOf(event);
+    if (this.restoredAnchor?.seq === seq) return this.restoredAnchor.anchor;
+    throw new Error(`no event held at seq ${seq} to anchor a snapshot`);
   }
 
   /** The events that repair a crash (answers for open surface calls, a recovered marker). */
@@ -388,6 +408,23 @@ export class SessionCore {
       this.lastStep = -1;
     }
     if (event.step !== undefined && event.step > this.lastStep) this.lastStep = event.step;
+  }
+}
+
+/**
+ * A snapshot's saved state of `definition` in its current version: as saved, migrated by the
+ * projection's `migrate` from an older version, or undefined (fold again from the log).
+ */
+function migratedState(
+  definition: SessionProjection,
+  saved: { version: number; state: JsonValue },
+): JsonValue | undefined {
+  if (saved.version === definition.version) return saved.state;
+  if (!definition.migrate || saved.version > definition.version) return undefined;
+  try {
+    return definition.migrate(saved.state, saved.version);
+  } catch {
+    return undefined; // an unmigratable state is folded again from the log
   }
 }
 

@@ -61,7 +61,11 @@ export async function openLazily<S>(
     }
     if (session) {
       try {
-        if (!readOnly) await hooks.repair(session, writer.repaired, options.recover ?? true);
+        if (!readOnly) {
+          await hooks.repair(session, writer.repaired, options.recover ?? true);
+          // A projection folded again from the log or migrated: the next open reads a fresh one.
+          if (hooks.core(session).stale) hooks.snapshotSoon(session);
+        }
         return session;
       } catch (error) {
         await writer.close();

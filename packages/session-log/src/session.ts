@@ -369,6 +369,28 @@ export class Session implements SessionLog {
     return this.state === 'open' ? this.writer.chainHead?.() : undefined;
   }
 
+  /**
+   * Answers every surface tool call still without a result as recovery on open does (outcome
+   * unknown when it reached `tool/started`, not started otherwise) and records
+   * `session/recovered`; for a session opened with `recover: false` once the caller has settled
+   * what it could (verified outcomes, subagents). Returns how many events it appended (0: nothing
+   * was open).
+   *
+   * @throws {SessionClosedError} when the session is read-only or closed.
+   */
+  async recover(): Promise<number> {
+    if (this.state !== 'open' || this.readOnly) {
+      throw new SessionClosedError({
+        sessionId: this.id,
+        reason: this.readOnly ? 'read-only' : this.state === 'failed' ? 'failed' : 'closed',
+      });
+    }
+    const planned = this.core.recoveryPlan(undefined, true);
+    if (planned.length === 0) return 0;
+    await this.repair(undefined, true);
+    return planned.length;
+  }
+
   /** Makes every appended event durable now, whatever the store's fsync policy. */
   async flush(): Promise<void> {
     if (this.state === 'open') await this.writer.flush();

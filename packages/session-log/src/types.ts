@@ -29,6 +29,12 @@ export interface SessionProjection<State extends JsonValue = JsonValue> {
    * every event.
    */
   readonly types?: readonly string[];
+  /**
+   * The state in this version from a snapshot's state of an older `version` (a pure function;
+   * undefined or a throw: the state is folded again from the log). Omitted: a snapshot of
+   * another version is always folded again from the log.
+   */
+  migrate?(state: JsonValue, version: number): State | undefined;
 }
 
 /**

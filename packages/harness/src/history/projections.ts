@@ -4,11 +4,12 @@
 // from the snapshot instead of a pass over the whole log.
 
 import type { SessionProjection } from '@spine/session-log';
+import { RESUME_STATE } from './resume-state.js';
 import { SESSION_TOTALS } from './totals.js';
 
 /**
  * The projections every session the agent runs keeps in its snapshots (agent loop, compaction,
- * {@link SESSION_TOTALS}): pass them to `Session.create` / `Session.open` for a session the agent
+ * {@link SESSION_TOTALS}, {@link RESUME_STATE}): pass them to `Session.create` / `Session.open` for a session the agent
  * will write to.
  */
 export async function agentProjections(): Promise<SessionProjection[]> {
@@ -16,7 +17,12 @@ export async function agentProjections(): Promise<SessionProjection[]> {
     import('@spine/agent-loop'),
     import('@spine/compaction'),
   ]);
-  return [...agentLoopProjections, ...compactionProjections, SESSION_TOTALS];
+  return [
+    ...agentLoopProjections,
+    ...compactionProjections,
+    SESSION_TOTALS,
+    RESUME_STATE as unknown as SessionProjection,
+  ];
 }
 
 /**

@@ -118,7 +118,6 @@ async function answerVerifiable(options: {
   // before anything else is read, and otherwise names the step where the earliest one began.
   const from = await interruptedStepStart(options.store, options.id);
   if (from === undefined) return 0;
-  const checkpoints = await import('@spine/checkpoints');
   const session = await Session.open({
     store: options.store,
     id: options.id,
@@ -127,36 +126,52 @@ async function answerVerifiable(options: {
     snapshots: false,
   });
   try {
-    // Only the log from that step on: every interrupted call, its step's checkpoint and the
-    // step's finished calls are there (a result always follows its call).
-    const events: SessionEvent[] = [];
-    for await (const event of session.readEvents({ fromSeq: from })) events.push(event);
-    const calls = checkpoints.interruptedCalls(events);
-    if (calls.length === 0) return 0;
-    const workspace = session.header.cwd ?? options.cwd;
-    const intents = new Map<string, CallIntent>();
-    for (const call of calls) intents.set(call.toolCallId, await intentOf(call, workspace));
-    const store = await checkpointStoreFor(options.config, workspace);
-    const verdicts = await checkpoints.verifyInterruptedCalls({
-      events,
-      store,
-      intent: (call) => intents.get(call.toolCallId),
-    });
-    const last = [...events].reverse().find((event) => event.turn !== undefined);
-    const at = last ? { turn: last.turn as number, step: last.step ?? 0 } : {};
-    let answered = 0;
-    for (const call of calls) {
-      const verdict = verdicts.get(call.toolCallId);
-      if (!verdict || verdict.verdict === 'unknown') continue;
-      const body = verifiedResult(call, verdict, checkpoints.verdictText(verdict));
-      session.append('tool/result', body, { ...at, surfaceOp: { op: 'append' } });
-      answered++;
-    }
-    await session.flush();
-    return answered;
+    return await answerInterruptedCallsIn(session, from, options);
   } finally {
     await session.close();
   }
+}
+
+/**
+ * Answers, in an open session (opened with `recover: false`), the interrupted calls whose
+ * outcome the workspace checkpoints can settle, reading the log only from `from` (the
+ * `step/start` of the step where the earliest interrupted call began: every interrupted call,
+ * its step's checkpoint and the step's finished calls are there, as a result always follows its
+ * call). Appends the verified results and flushes; returns how many calls it answered. Does
+ * nothing when checkpoints are off.
+ */
+export async function answerInterruptedCallsIn(
+  session: Session,
+  from: number,
+  options: { config: SpineConfig; cwd: string },
+): Promise<number> {
+  if (!options.config.rewind.checkpoints) return 0;
+  const checkpoints = await import('@spine/checkpoints');
+  const events: SessionEvent[] = [];
+  for await (const event of session.readEvents({ fromSeq: from })) events.push(event);
+  const calls = checkpoints.interruptedCalls(events);
+  if (calls.length === 0) return 0;
+  const workspace = session.header.cwd ?? options.cwd;
+  const intents = new Map<string, CallIntent>();
+  for (const call of calls) intents.set(call.toolCallId, await intentOf(call, workspace));
+  const store = await checkpointStoreFor(options.config, workspace);
+  const verdicts = await checkpoints.verifyInterruptedCalls({
+    events,
+    store,
+    intent: (call) => intents.get(call.toolCallId),
+  });
+  const last = [...events].reverse().find((event) => event.turn !== undefined);
+  const at = last ? { turn: last.turn as number, step: last.step ?? 0 } : {};
+  let answered = 0;
+  for (const call of calls) {
+    const verdict = verdicts.get(call.toolCallId);
+    if (!verdict || verdict.verdict === 'unknown') continue;
+    const body = verifiedResult(call, verdict, checkpoints.verdictText(verdict));
+    session.append('tool/result', body, { ...at, surfaceOp: { op: 'append' } });
+    answered++;
+  }
+  await session.flush();
+  return answered;
 }
 
 /**

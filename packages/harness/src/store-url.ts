@@ -58,16 +58,50 @@ export function postgresStoreFor(url: string, options: { leaseMs?: number } = {}
 
 /** The connection of a PostgreSQL store, as `createPostgresStore` takes it. */
 export interface PostgresConnection {
-  /** The URL without the `schema` parameter. */
+  /** The URL without the `schema` and bound parameters. */
   connectionString: string;
   /** The schema the store's tables live in, when the URL or SPINE_STORE_SCHEMA names one. */
   schema?: string;
+  /** `?connectTimeoutMs=`: how long opening a connection may take. */
+  connectTimeoutMs?: number;
+  /** `?statementTimeoutMs=`: how long one statement may run. */
+  statementTimeoutMs?: number;
+  /** `?writeAheadTimeoutMs=`: how long a write-ahead append may block. */
+  writeAheadTimeoutMs?: number;
+  /** `?reconnectMs=`: how long asynchronous appends keep reconnecting. */
+  reconnectMs?: number;
 }
 
-/** pg's connection options for a store URL: the `schema` parameter becomes the schema option. */
+/** The bounds a store URL may set (ms), named as `createPostgresStore` options. */
+const BOUND_PARAMETERS = [
+  'connectTimeoutMs',
+  'statementTimeoutMs',
+  'writeAheadTimeoutMs',
+  'reconnectMs',
+] as const;
+
+/**
+ * pg's connection options for a store URL: the `schema` parameter becomes the schema option, and
+ * `connectTimeoutMs`, `statementTimeoutMs`, `writeAheadTimeoutMs` and `reconnectMs` (positive
+ * integers, milliseconds) the store's bounds.
+ *
+ * @throws {UsageError} for a bound that is not a positive integer.
+ */
 export function connectionOf(url: string): PostgresConnection {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? process.env.SPINE_STORE_SCHEMA;
   parsed.searchParams.delete('schema');
-  return { connectionString: parsed.toString(), ...(schema ? { schema } : {}) };
+  const bounds: Partial<Record<(typeof BOUND_PARAMETERS)[number], number>> = {};
+  for (const name of BOUND_PARAMETERS) {
+    const text = parsed.searchParams.get(name);
+    if (text === null) continue;
+    parsed.searchParams.delete(name);
+    const value = Number(text);
+    if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value <= 0)
+      throw new UsageError({
+        message: `The store URL's ${name} must be a positive whole number of milliseconds (got ${JSON.stringify(text.slice(0, 40))})`,
+      });
+    bounds[name] = value;
+  }
+  return { connectionString: parsed.toString(), ...(schema ? { schema } : {}), ...bounds };
 }

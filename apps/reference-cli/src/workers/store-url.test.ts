@@ -1,7 +1,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectionOf, loadConfig, storeUrlOf, withoutPassword } from '@spine/harness';
+import {
+  connectionOf,
+  loadConfig,
+  postgresStoreFor,
+  storeUrlOf,
+  withoutPassword,
+} from '@spine/harness';
+import { StoreUnavailableError } from '@spine/store-postgres';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configForFlags } from '../cli-options.js';
@@ -44,6 +52,38 @@ describe('the store URL', () => {
       schema: 'team',
     });
   });
+
+  it('takes the store bounds out of the URL as milliseconds, refusing what is not a positive integer', () => {
+    const url =
+      'postgres://u@h/d?connectTimeoutMs=2500&statementTimeoutMs=9000&writeAheadTimeoutMs=4000&reconnectMs=60000&sslmode=require';
+    expect(connectionOf(url)).toEqual({
+      connectionString: 'postgres://u@h/d?sslmode=require',
+      connectTimeoutMs: 2500,
+      statementTimeoutMs: 9000,
+      writeAheadTimeoutMs: 4000,
+      reconnectMs: 60000,
+    });
+    for (const bad of ['0', '-5', '1.5', '1e3', 'soon', '', '99999999999999999999'])
+      expect(() => connectionOf(`postgres://u@h/d?reconnectMs=${encodeURIComponent(bad)}`)).toThrow(
+        /reconnectMs must be a positive whole number of milliseconds/,
+      );
+  });
+
+  it('applies a URL bound: a server that accepts and never answers fails within connectTimeoutMs', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    // The default bound (10 s) would outlast this test's 5 s timeout.
+    const store = postgresStoreFor(`postgres://u@127.0.0.1:${port}/d?connectTimeoutMs=300`);
+    try {
+      await expect(store.list()).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await store.close().catch(() => {});
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 5_000);
 
   it('comes from --store before SPINE_STORE_URL, and --store keeps the password out of the config', () => {
     const cwd = join(root, 'flag');

@@ -41,14 +41,22 @@ A user message may name an MCP resource as @<server>:<uri>: read it with the too
 const MAX_INSTRUCTIONS = 2_000;
 
 /** The instructions connected servers sent in \`initialize\`, as a runtime context (changes are recorded). */
-function serverInstructions(manager: McpManager): () => Record<string, string | undefined> {
+export function serverInstructions(
+  manager: Pick<McpManager, 'status' | 'instructions'>,
+): () => Record<string, string | undefined> {
   return () => {
     const parts: string[] = [];
     for (const status of manager.status()) {
       if (status.state !== 'ready') continue;
       const text = manager.instructions(status.name);
       if (text?.trim())
-        parts.push(`MCP server ${status.name}:\n${text.trim().slice(0, MAX_INSTRUCTIONS)}`);
+        // Cut on a code point: a high surrogate left at the end of the cut is dropped.
+        parts.push(
+          `MCP server ${status.name}:\n${text
+            .trim()
+            .slice(0, MAX_INSTRUCTIONS)
+            .replace(/[\uD800-\uDBFF]$/u, '')}`,
+        );
     }
     return { 'mcp-server-instructions': parts.length > 0 ? parts.join('\n\n') : undefined };
   };

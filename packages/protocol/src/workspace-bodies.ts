@@ -17,7 +17,12 @@ export type WorkspacePathChange = z.infer<typeof WorkspacePathChangeSchema>;
 
 /** Body of `workspace/checkpoint`: the workspace's files were recorded. */
 export const WorkspaceCheckpointBodySchema = z.object({
-  id: z.string().min(1).describe("The snapshot's id in the checkpoint store (git: a tree id)."),
+  id: z
+    .string()
+    .min(1)
+    .describe(
+      "The snapshot's id in the checkpoint store (git: a tree id, or a commit over the tree when it records permission bits).",
+    ),
   store: z.string().min(1).describe('Which store kind holds it, e.g. `git`.'),
   reason: z
     .literal(['step', 'turn-end', 'rewind'])

@@ -17,7 +17,7 @@ import {
 import { isolatedEnv, modelArgs, runCli } from './run-cli.js';
 
 describe('spine resume on Anthropic of a tool turn left open on another provider', {
-  timeout: 60_000,
+  timeout: 240_000,
 }, () => {
   it('continues the open turn without thinking (accepted), then thinks again on the next task', async () => {
     const openai = await stallingToolLoopServer();

@@ -110,9 +110,14 @@ export async function runThenKill(
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8');
   });
-  const deadline = Date.now() + 20_000;
+  // A cold start from the TypeScript sources on a loaded machine can take tens of seconds.
+  const deadline = Date.now() + 90_000;
   while (server.requests.length < requests && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 50));
+  if (server.requests.length < requests) {
+    child.kill('SIGKILL');
+    throw new Error(`spine made ${server.requests.length} of ${requests} requests in 90 s`);
+  }
   await new Promise((resolve) => setTimeout(resolve, 300));
   child.kill(signal);
   await new Promise((resolve) => child.on('close', resolve));

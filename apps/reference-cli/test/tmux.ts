@@ -56,6 +56,11 @@ export class TmuxTerminal {
     }
   }
 
+  /** The pane's title (`#{pane_title}`: what the program set with OSC 2, else the host name). */
+  paneTitle(): string {
+    return this.#tmux(['display-message', '-p', '-t', 'main', '#{pane_title}']).trimEnd();
+  }
+
   /** Kills the tmux server and everything in it. */
   close(): void {
     try {

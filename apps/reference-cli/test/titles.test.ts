@@ -1,11 +1,11 @@
 // Session titles in a real terminal (tmux): the first request titles a REPL session at once,
 // `/title` changes it, `spine sessions` / `spine show` show the latest, the pane title says
 // project and title (OSC 2) until exit, and SPINE_TERMINAL_TITLE=0 leaves the pane title alone.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli, tempFolder } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 async function waitForTitle(terminal: TmuxTerminal, expected: string): Promise<void> {
@@ -13,6 +13,19 @@ async function waitForTitle(terminal: TmuxTerminal, expected: string): Promise<v
   while (terminal.paneTitle() !== expected) {
     if (Date.now() > deadline)
       throw new Error(`pane title "${terminal.paneTitle()}", not "${expected}"`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const BUSY = '\u001b]9;4;3\u0007';
+const IDLE = '\u001b]9;4;0\u0007';
+
+/** What the program wrote to the terminal since `record`, once `pattern` is in it. */
+async function recorded(file: string, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const bytes = existsSync(file) ? readFileSync(file, 'latin1') : '';
+    if (pattern.test(bytes) || Date.now() > deadline) return bytes;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -33,9 +46,16 @@ describe.concurrent('session titles', () => {
       await terminal.waitFor(/›$/);
       const before = terminal.paneTitle();
       expect(before).toBe(`${project} · spine`);
+      const raw = join(tempFolder('spine-titles-raw-'), 'pane.bin');
+      terminal.record(raw);
       terminal.type('  Fix the   failing build now');
       await terminal.waitFor(/Fixed it\.[\s\S]*\n›$/);
       await waitForTitle(terminal, `${project} · Fix the failing build now`);
+      // Progress (OSC 9;4) while the turn ran, cleared at its end.
+      const bytes = await recorded(raw, /Fixed it\.[\s\S]*\u001b\]9;4;0\u0007/);
+      expect(bytes.indexOf(BUSY)).toBeGreaterThan(-1);
+      expect(bytes.indexOf(BUSY)).toBeLessThan(bytes.indexOf('Fixed it.'));
+      expect(bytes.lastIndexOf(IDLE)).toBeGreaterThan(bytes.indexOf('Fixed it.'));
       const listed = await runCli(['sessions', '--json'], { env });
       const row = JSON.parse(listed.stdout.trim().split('\n')[0]!) as { id: string; title: string };
       id = row.id;
@@ -99,9 +119,16 @@ describe.concurrent('session titles', () => {
     try {
       await terminal.waitFor(/›$/);
       const before = terminal.paneTitle();
+      const raw = join(tempFolder('spine-notitle-raw-'), 'pane.bin');
+      terminal.record(raw);
       terminal.type('Write the changelog');
       await terminal.waitFor(/Done\.[\s\S]*\n›$/);
       expect(terminal.paneTitle()).toBe(before);
+      // Neither a title nor progress was written.
+      const bytes = await recorded(raw, /Done\./);
+      expect(bytes).toContain('Done.');
+      expect(bytes).not.toContain('\u001b]2;');
+      expect(bytes).not.toContain('\u001b]9;4');
       expect(before).not.toContain(basename(workspace));
       terminal.press('C-c');
       terminal.press('C-c');

@@ -61,6 +61,11 @@ export class TmuxTerminal {
     return this.#tmux(['display-message', '-p', '-t', 'main', '#{pane_title}']).trimEnd();
   }
 
+  /** From now on, appends every byte the program writes (escape sequences included) to `file`. */
+  record(file: string): void {
+    this.#tmux(['pipe-pane', '-t', 'main', '-o', `cat >> '${file}'`]);
+  }
+
   /** Kills the tmux server and everything in it. */
   close(): void {
     try {

@@ -108,6 +108,8 @@ class Repl {
     process.once('SIGTERM', () => {
       void this.#quit();
     });
+    // However the process ends, the terminal gets its own title back and no stuck progress.
+    process.once('exit', () => this.#terminal.restore());
     // The terminal went away: end the turn cleanly (turn/end in the log), like SIGTERM.
     process.once('SIGHUP', () => {
       void this.#quit();

@@ -56,6 +56,16 @@ export class TmuxTerminal {
     }
   }
 
+  /** The pane's title (`#{pane_title}`: what the program set with OSC 2, else the host name). */
+  paneTitle(): string {
+    return this.#tmux(['display-message', '-p', '-t', 'main', '#{pane_title}']).trimEnd();
+  }
+
+  /** From now on, appends every byte the program writes (escape sequences included) to `file`. */
+  record(file: string): void {
+    this.#tmux(['pipe-pane', '-t', 'main', '-o', `cat >> '${file}'`]);
+  }
+
   /** Kills the tmux server and everything in it. */
   close(): void {
     try {

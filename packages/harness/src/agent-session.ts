@@ -6,7 +6,7 @@ import { agentProjections } from './history/projections.js';
 import { openToResume } from './history/resume.js';
 import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
-import { newSessionId, writeSessionIndex } from './session-index.js';
+import { newSessionId, readSessionIndex, writeSessionIndex } from './session-index.js';
 import { storeFor } from './store.js';
 import { type WiredAgent, wireAgent } from './wire.js';
 
@@ -125,7 +125,10 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
         const usage = usageWithChildren(totals.own, totals);
         const { turns } = totals;
         const model = totals.model ?? undefined;
+        // The title recorded by `session/title` stays (written when it was set).
+        const title = readSessionIndex(config.sessionDir, session.id)?.title;
         writeSessionIndex(config.sessionDir, session.id, {
+          ...(title === undefined ? {} : { title }),
           ...(usage.costUsd === undefined ? {} : { costUsd: usage.costUsd }),
           ...(model === undefined ? {} : { model }),
           tokens:

@@ -97,6 +97,16 @@ export {
   type SessionIndexEntry,
   writeSessionIndex,
 } from './session-index.js';
+export {
+  AUTO_TITLE_MAX,
+  currentSessionTitle,
+  deriveSessionTitle,
+  PERSON_TITLE_MAX,
+  personTitle,
+  recordSessionTitle,
+  sanitizeTitle,
+  UNTITLED,
+} from './session-title.js';
 export { readSessionEvents, storeFor } from './store.js';
 export {
   connectionOf,

@@ -24,6 +24,8 @@ export interface SessionIndexEntry {
   updatedAt: string;
   /** `provider/model` of the last recorded request (a session may switch models). */
   model?: string;
+  /** The latest `session/title` recorded (what `spine sessions` shows). */
+  title?: string;
 }
 
 function indexPath(dir: string, id: string): string {

@@ -54,6 +54,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'tools/changed': 'none',
   'sampling/answered': 'none',
   'lease/takeover': 'none',
+  'session/title': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */

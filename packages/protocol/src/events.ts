@@ -57,6 +57,7 @@ import { AssistantPartSchema } from './messages.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
+import { type SessionTitleBody, SessionTitleBodySchema } from './title-bodies.js';
 import type { SamplingAnsweredBody, ToolsChangedBody } from './tools-bodies.js';
 import { SamplingAnsweredBodySchema, ToolsChangedBodySchema } from './tools-bodies.js';
 import { UsageSchema } from './usage.js';
@@ -264,6 +265,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'tools/changed': { surface: 'none', body: ToolsChangedBodySchema },
   'sampling/answered': { surface: 'none', body: SamplingAnsweredBodySchema },
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
+  'session/title': { surface: 'none', body: SessionTitleBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -297,6 +299,7 @@ export interface EventBodies {
   'tools/changed': ToolsChangedBody;
   'sampling/answered': SamplingAnsweredBody;
   'lease/takeover': LeaseTakeoverBody;
+  'session/title': SessionTitleBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

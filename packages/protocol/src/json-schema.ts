@@ -48,6 +48,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     "A tool source's (an MCP server's) model request, answered by the session's model.",
   'lease/takeover':
     'A writer took over the session from one whose lease expired or whose process exited.',
+  'session/title':
+    'The session was (re)titled: from its first request (`auto`) or by a person; the latest wins.',
 };
 
 /** `request/header` → `RequestHeaderBody`: the `$defs` name of a type's body. */

@@ -90,6 +90,7 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     regionRawTokens: 5,
   },
   'compaction/discarded': { candidateSeq: null, region, reason: 'stale' },
+  'session/title': { title: 'Fix the failing build', source: 'auto' },
   'lease/takeover': {
     reason: 'expired',
     previousOwner: 'host-a:4121:1',

@@ -40,6 +40,13 @@ export {
 export { contextReport, contextTokens, formatTokens, statusLine } from './status.js';
 export { formatBytes, formatCost, type Style, styleFor } from './style.js';
 export {
+  TerminalTitle,
+  type TitleOutput,
+  terminalTitleEnabled,
+  WINDOW_TITLE_MAX,
+  windowTitle,
+} from './terminal-title.js';
+export {
   renderTranscript,
   type TranscriptOptions,
   totalUsage,

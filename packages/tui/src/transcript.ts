@@ -47,6 +47,7 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
     case 'session/header': {
       const header = event.body as SessionHeaderBody;
       lines.push(style.bold(`session ${visibleText(header.sessionId)}`));
+      if (header.title) lines.push(style.bold(visibleText(`title: ${preview(header.title, 120)}`)));
       lines.push(
         style.dim(
           visibleText(
@@ -127,6 +128,17 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
       lines.push(
         style.yellow(
           `[workspace ${body.reason === 'rewind' ? 'rewound' : `restored (${body.reason})`} to checkpoint ${visibleText(body.target.slice(0, 12))}: ${files} file(s)${body.overwritten?.length ? `, ${body.overwritten.length} changed outside Spine overwritten` : ''}]`,
+        ),
+      );
+      break;
+    }
+    case 'session/title': {
+      const body = event.body as { title?: string; source?: string };
+      lines.push(
+        style.dim(
+          visibleText(
+            `title: ${body.title ?? ''}${body.source === 'person' ? ' (set by a person)' : ''}`,
+          ),
         ),
       );
       break;

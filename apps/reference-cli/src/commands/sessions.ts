@@ -23,7 +23,8 @@ export async function sessionsCommand(
     const index = readSessionIndex(config.sessionDir, summary.id);
     return {
       id: summary.id,
-      title: summary.header.title ?? '',
+      // The latest `session/title` (kept in the index), else the header's.
+      title: index?.title ?? summary.header.title ?? '',
       createdAt: summary.header.createdAt,
       updatedAt: index?.updatedAt ?? summary.updatedAt ?? summary.header.createdAt,
       sizeBytes: summary.sizeBytes,

@@ -3,7 +3,10 @@ import {
   type AgentSession,
   childLabel,
   childMonitorFor,
+  currentSessionTitle,
+  deriveSessionTitle,
   preview,
+  recordSessionTitle,
   type SpineConfig,
   startAgentSession,
 } from '@spine/harness';
@@ -24,6 +27,8 @@ import {
   SubagentPanel,
   statusLine,
   styleFor,
+  TerminalTitle,
+  terminalTitleEnabled,
 } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -63,10 +68,16 @@ class Repl {
   #showReasoning = true;
   #quitting = false;
   #exit!: (code: number) => void;
+  /** The session's latest title; the first request sets one when there is none. */
+  #title: string | undefined;
+  /** The window title (project · session title) and turn progress (OSC 2, OSC 9;4). */
+  readonly #terminal: TerminalTitle;
 
   constructor(config: SpineConfig, cwd: string) {
     this.#config = config;
     this.#cwd = cwd;
+    const enabled = terminalTitleEnabled(this.#out, process.env, config.terminal.title);
+    this.#terminal = new TerminalTitle(this.#out, cwd, enabled);
   }
 
   async start(): Promise<number> {
@@ -97,6 +108,8 @@ class Repl {
     process.once('SIGTERM', () => {
       void this.#quit();
     });
+    // However the process ends, the terminal gets its own title back and no stuck progress.
+    process.once('exit', () => this.#terminal.restore());
     // The terminal went away: end the turn cleanly (turn/end in the log), like SIGTERM.
     process.once('SIGHUP', () => {
       void this.#quit();
@@ -129,6 +142,8 @@ class Repl {
       });
       return parseElicitationAnswer(line, request);
     });
+    this.#title = currentSessionTitle(this.#config.sessionDir, active.session);
+    this.#terminal.set(this.#title);
     this.#panel?.dispose();
     const panel = new SubagentPanel(this.#out, this.#style, childMonitorFor(active.session), {
       tty: Boolean(this.#out.isTTY),
@@ -240,8 +255,8 @@ class Repl {
     if (line.startsWith('/')) {
       if (
         this.#turn &&
-        !['/cost', '/context', '/help', '/reasoning', '/approval', '/agents'].some((name) =>
-          line.startsWith(name),
+        !['/cost', '/context', '/help', '/reasoning', '/approval', '/agents', '/title'].some(
+          (name) => line.startsWith(name),
         )
       ) {
         this.#print(
@@ -254,6 +269,10 @@ class Repl {
         style: this.#style,
       });
       if (outcome.kind === 'watch') this.#panel?.watch(outcome.child);
+      if (outcome.kind === 'title') {
+        this.#title = outcome.title;
+        this.#terminal.set(outcome.title);
+      }
       if (outcome.kind === 'quit') return this.#quit();
       if (outcome.kind === 'switch') await this.#switch(outcome.sessionId, outcome.note);
       if (outcome.kind === 'send') {
@@ -279,6 +298,13 @@ class Repl {
   #startTurn(input: string): void {
     const controller = new AbortController();
     const active = this.#active;
+    if (this.#title === undefined) {
+      // The first request names the session, at once (recorded, and in the window title).
+      this.#title = deriveSessionTitle(input);
+      recordSessionTitle(active.session, this.#config.sessionDir, this.#title, 'auto');
+      this.#terminal.set(this.#title);
+    }
+    this.#terminal.progress(true);
     const done = active.agent
       .run(input, { signal: controller.signal })
       .then(async (result) => {
@@ -293,6 +319,7 @@ class Repl {
       .catch((error: unknown) => reportError(error))
       .finally(() => {
         this.#turn = undefined;
+        this.#terminal.progress(false);
         this.#denyApprovals();
         this.#interrupts = 0;
         this.#print(statusLine(active, this.#style));
@@ -401,6 +428,7 @@ class Repl {
     this.#detach();
     this.#panel?.dispose();
     await this.#active.finish('exit');
+    this.#terminal.restore();
     this.#rl.close();
     this.#exit(EXIT_CODES.ok);
   }

@@ -1,4 +1,12 @@
-import { type AgentSession, preview, resolveModel, storeFor } from '@spine/harness';
+import {
+  type AgentSession,
+  currentSessionTitle,
+  personTitle,
+  preview,
+  recordSessionTitle,
+  resolveModel,
+  storeFor,
+} from '@spine/harness';
 import type { ApprovalPolicyName } from '@spine/tool-runtime';
 import { contextReport, formatBytes, formatCost, type Style } from '@spine/tui';
 
@@ -9,7 +17,8 @@ export type SlashOutcome =
   | { kind: 'switch'; sessionId: string; note: string }
   | { kind: 'toggle-reasoning' }
   | { kind: 'watch'; child?: number }
-  | { kind: 'send'; text: string };
+  | { kind: 'send'; text: string }
+  | { kind: 'title'; title: string };
 
 /** The slash commands, with their one-line help. */
 export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
@@ -18,6 +27,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/model': '[provider/model] show or switch the model',
   '/sandbox': '[read-only|workspace-write|danger-full-access] show or set isolation',
   '/approval': '[ask|auto-edit|never-ask|deny-all] show or set the approval policy',
+  '/title': '[text] show or set the title of this session',
   '/sessions': 'recent sessions',
   '/resume': '<id> continue another session',
   '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
@@ -146,12 +156,25 @@ export async function runSlashCommand(
       }
       return { kind: 'done' };
     }
+    case '/title': {
+      const title = personTitle(argument);
+      if (!title) {
+        const current = currentSessionTitle(active.config.sessionDir, active.session);
+        print(
+          current ? `title: ${preview(current, 120)}` : 'no title yet (/title <text> sets one)',
+        );
+        return { kind: 'done' };
+      }
+      recordSessionTitle(active.session, active.config.sessionDir, title, 'person');
+      print(`title set to ${preview(title, 120)}`);
+      return { kind: 'title', title };
+    }
     case '/sessions': {
       const summaries = await storeFor(active.config).list({ limit: 10 });
       for (const summary of summaries) {
         const mark = summary.id === active.session.id ? '*' : ' ';
         print(
-          `${mark} ${summary.id.padEnd(26)} ${(summary.updatedAt ?? '').slice(0, 16).replace('T', ' ')} ${formatBytes(summary.sizeBytes).padStart(9)}  ${preview(summary.header.title ?? '', 50)}`,
+          `${mark} ${summary.id.padEnd(26)} ${(summary.updatedAt ?? '').slice(0, 16).replace('T', ' ')} ${formatBytes(summary.sizeBytes).padStart(9)}  ${preview(currentSessionTitle(active.config.sessionDir, summary) ?? '', 50)}`,
         );
       }
       return { kind: 'done' };

@@ -145,6 +145,13 @@ const layerFields = {
       enabled: z.boolean().optional(),
     })
     .optional(),
+  /** The terminal the interactive session runs in. */
+  terminal: z
+    .strictObject({
+      /** Whether the window title (OSC 2) and turn progress (OSC 9;4) are set. */
+      title: z.boolean().optional(),
+    })
+    .optional(),
   /** Instruction files (`AGENTS.md`) in the system prompt. */
   instructions: z
     .strictObject({
@@ -346,6 +353,11 @@ export interface SpineConfig {
     /** Whether they are offered. */
     enabled: boolean;
   };
+  /** The terminal the interactive session runs in. */
+  terminal: {
+    /** Whether the window title (OSC 2) and turn progress (OSC 9;4) are set (`SPINE_TERMINAL_TITLE=0` turns them off too). */
+    title: boolean;
+  };
   /** Project instruction files (AGENTS.md) and the user-level file. */
   instructions: {
     /** Whether they are read. */
@@ -435,6 +447,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     tools: { exclude: ['node_modules/**', '.git/**', 'dist/**'] },
     web: { enabled: true },
     lsp: { enabled: true },
+    terminal: { title: true },
     instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },
     memory: { enabled: true, userFile: join(configHome(env), 'memory.md') },
     rewind: { checkpoints: true, maxFileBytes: 16 * 1024 * 1024, onAbort: 'never' },

@@ -1,7 +1,8 @@
 // Streaming Markdown rendering of a long answer arriving in 20-byte chunks (createMarkdownStream).
 // Issue targets: bytes written ≤ 1.5× the bytes of rendering the final text once (nothing is
 // redrawn), and a 10× longer answer (2 MB) ≤ 12× the time of the 200 KB one (linear, no
-// re-rendering of what is already committed). Times are the minimum over rounds, after warm-up.
+// re-rendering of what is already committed). The answer mixes every block kind, including
+// 200-line code fences. Times are the minimum over rounds, after warm-up.
 import { performance } from 'node:perf_hooks';
 import { createMarkdownStream, renderMarkdown } from '../src/index.js';
 import { styleFor } from '../src/style.js';
@@ -16,6 +17,7 @@ const BLOCKS = [
   '| col | 説明 | n |\n|---|:-:|--:|\n| {i} | 漢字 👍🏽 e\u0301 | 42 |\n| more | text | 7 |\n',
   '```ts\nconst value{i} = {i};\nfunction f{i}() {\n  return value{i};\n}\n```\n',
   '> quoted {i} with **bold**\n> and a second line\n',
+  `\`\`\`text\n${'a long log line {i} that goes on\n'.repeat(200)}\`\`\`\n`,
 ];
 
 function answer(bytes: number): string {

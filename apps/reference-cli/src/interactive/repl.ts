@@ -148,9 +148,6 @@ class Repl {
         showReasoning: () => this.#showReasoning,
         // The panel shows subagents' progress, one live line per child.
         childProgress: false,
-        ...(this.#out.isTTY
-          ? { markdown: { width: this.#out.columns || 80, hyperlinks: true } }
-          : {}),
       },
     );
     active.agent.on('queued', ({ queue, item }) => {

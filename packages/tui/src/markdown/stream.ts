@@ -18,6 +18,9 @@ export interface MarkdownStream {
   end(): string[];
 }
 
+/** A fence opening the pending text: its run of backticks or tildes is group 2. */
+const OPEN_FENCE = /^( {0,3})(`{3,}|~{3,})/;
+
 /**
  * How many leading tokens are finished: those up to the last blank line that has a block after
  * it. Before a blank line nothing later can change them (a setext underline, a lazy continuation
@@ -52,6 +55,9 @@ export function createMarkdownStream(options: MarkdownOptions): MarkdownStream {
   const ctx = renderContext(options);
   const width = renderWidth(options);
   let pending = '';
+  // Cheap views of the pending text, so a push does not scan (and flatten) all of it.
+  let head = ''; // its first characters, to see whether it opens a fence
+  let line = ''; // its last, unfinished line
   let started = false;
   let carriageReturn = false;
   let links: TokensList['links'] = {};
@@ -78,10 +84,17 @@ export function createMarkdownStream(options: MarkdownOptions): MarkdownStream {
     push(chunk) {
       const text = normalise(chunk);
       pending += text;
+      if (head.length < 16) head = (head + text).slice(0, 16);
+      const recent = line + text;
+      const newline = recent.lastIndexOf('\n');
+      line = recent.slice(newline + 1);
       // Blocks only finish at a line end: no need to look before one arrives.
-      if (!text.includes('\n')) return [];
+      if (newline < 0) return [];
+      // Inside an open fence nothing finishes before a line with its closing run (linear time).
+      const fence = OPEN_FENCE.exec(head)?.[2];
+      if (fence !== undefined && !recent.includes(fence)) return [];
       // Only complete lines: a partial last line may still change what the line before it is.
-      const complete = pending.slice(0, pending.lastIndexOf('\n') + 1);
+      const complete = pending.slice(0, pending.length - line.length);
       const tokens = lexMarkdown(complete, { ...links });
       const done = tokens.slice(0, finishedCount(tokens));
       if (done.length === 0) return [];
@@ -89,6 +102,7 @@ export function createMarkdownStream(options: MarkdownOptions): MarkdownStream {
       // Only commit when the tokens account exactly for the start of the text.
       if (!pending.startsWith(consumed)) return [];
       pending = pending.slice(consumed.length);
+      head = pending.slice(0, 16);
       for (const token of done) {
         if (token.type === 'def') links[token.tag] = { href: token.href, title: token.title };
       }
@@ -97,6 +111,8 @@ export function createMarkdownStream(options: MarkdownOptions): MarkdownStream {
     end() {
       const tokens = lexMarkdown(pending, links);
       pending = '';
+      head = '';
+      line = '';
       links = {};
       carriageReturn = false;
       const lines = render(tokens);

@@ -209,6 +209,7 @@ describe('createMarkdownStream', () => {
     const stream = createMarkdownStream({ width: 40, style: PLAIN });
     expect(stream.push('Intro.\n\n```\n')).toEqual(['Intro.']);
     expect(stream.push('code\n\n# not a heading\n')).toEqual([]);
+    expect(stream.pending()).toBe('```\ncode\n\n# not a heading\n');
     expect(stream.push('```\n\nafter\n')).toEqual(['', '    code', '', '    # not a heading']);
     expect(stream.end()).toEqual(['', 'after']);
   });

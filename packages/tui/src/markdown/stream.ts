@@ -16,6 +16,11 @@ export interface MarkdownStream {
   push(chunk: string): string[];
   /** The answer is complete: returns the lines of what is left. The stream can then be reused. */
   end(): string[];
+  /**
+   * The text pushed but not yet rendered (the unfinished last block), as the model wrote it and
+   * NOT terminal-safe: for a live region's preview, through `visibleText`.
+   */
+  pending(): string;
 }
 
 /** A fence opening the pending text: its run of backticks or tildes is group 2. */
@@ -108,6 +113,7 @@ export function createMarkdownStream(options: MarkdownOptions): MarkdownStream {
       }
       return render(done);
     },
+    pending: () => pending,
     end() {
       const tokens = lexMarkdown(pending, links);
       pending = '';

@@ -21,6 +21,9 @@ export {
   parseElicitationAnswer,
 } from './elicitation.js';
 export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
+export { type MarkdownOptions, renderMarkdown } from './markdown/render.js';
+export { createMarkdownStream, type MarkdownStream } from './markdown/stream.js';
+export { displayWidth } from './markdown/width.js';
 export {
   type ChunkSink,
   type ChunkWriter,

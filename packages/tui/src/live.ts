@@ -1,6 +1,7 @@
 import type { Agent, TurnResult } from '@spine/agent-loop';
 import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
+import { createMarkdownStream } from './markdown/stream.js';
 import type { Style } from './style.js';
 
 /** Notices for steps that ended without a complete answer; the turn itself still completes. */
@@ -26,6 +27,11 @@ export interface LiveOptions {
   showReasoning?: () => boolean;
   /** Print subagents' progress lines (default true; a subagent panel shows them instead). */
   childProgress?: boolean;
+  /**
+   * Render the answer text as Markdown, block by block as each finishes (for a terminal; leave
+   * unset for pipes, which get the text as written). `width` is in columns.
+   */
+  markdown?: { width: number; hyperlinks?: boolean };
 }
 
 /**
@@ -49,7 +55,12 @@ export function attachLiveOutput(
     stream.write(text);
     midLine = !text.endsWith('\n');
   };
+  const markdown = options.markdown && createMarkdownStream({ ...options.markdown, style });
+  const writeLines = (lines: string[]): void => {
+    if (lines.length > 0) write(streams.text, `${lines.join('\n')}\n`);
+  };
   const newline = (): void => {
+    if (markdown) writeLines(markdown.end());
     if (midLine) write(streams.text, '\n');
   };
   const onReasoning = ({ text }: { text: string }): void => {
@@ -68,7 +79,8 @@ export function attachLiveOutput(
       write(streams.text, '\n');
       inReasoning = false;
     }
-    write(streams.text, visibleText(text, MULTI_LINE));
+    if (markdown) writeLines(markdown.push(text));
+    else write(streams.text, visibleText(text, MULTI_LINE));
   };
   const onToolCall = ({ call }: { call: { name: string; arguments: string } }): void => {
     inReasoning = false;

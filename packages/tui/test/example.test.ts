@@ -43,3 +43,39 @@ describe("the README's example", () => {
     expect(readme).toContain(body.trim());
   });
 });
+
+describe("the README's Markdown example", () => {
+  const markdownExample = 'packages/tui/examples/markdown.ts';
+
+  it('prints the answer rendered as plain text off a terminal', () => {
+    const run = spawnSync('npx', ['tsx', markdownExample], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout.split('\n')).toEqual([
+      '## Plan',
+      '',
+      'Run the tests, then fix `parse()` — see the guide (https://example.com/guide).',
+      '',
+      '- [x] read the code',
+      '- [ ] write the fix',
+      '',
+      'file     │ 状態',
+      '─────────┼─────',
+      'parse.ts │ 👍',
+      '',
+      '  ts',
+      '    export const ok = true;',
+      '',
+    ]);
+  }, 120_000);
+
+  it('is the code the README shows', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const code = readFileSync(new URL(`../../../${markdownExample}`, import.meta.url), 'utf8');
+    expect(readme).toContain(code.split('\n').slice(2).join('\n').trim());
+  });
+});

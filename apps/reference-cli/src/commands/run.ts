@@ -70,7 +70,16 @@ async function runTask(options: {
   });
   noteSession(started.session.id, loaded.config.sessionDir);
   if (!json) {
-    attachLiveOutput(started.agent, { text: process.stdout, notices: process.stderr }, style);
+    // On a terminal the answer is rendered as Markdown; piped, it stays the text as written.
+    const markdown = process.stdout.isTTY
+      ? { markdown: { width: process.stdout.columns || 80, hyperlinks: true } }
+      : {};
+    attachLiveOutput(
+      started.agent,
+      { text: process.stdout, notices: process.stderr },
+      style,
+      markdown,
+    );
     process.stderr.write(
       style.dim(`session ${started.session.id} · ${loaded.config.model} · ${cwd}\n`),
     );

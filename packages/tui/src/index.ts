@@ -21,6 +21,7 @@ export {
   parseElicitationAnswer,
 } from './elicitation.js';
 export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
+export { formatCount, OutputTail, outputLine, outputText } from './live-text.js';
 export {
   type ChunkSink,
   type ChunkWriter,

@@ -1,6 +1,7 @@
 import type { Agent, TurnResult } from '@spine/agent-loop';
 import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
+import { formatCount, OutputTail } from './live-text.js';
 import type { Style } from './style.js';
 
 /** Notices for steps that ended without a complete answer; the turn itself still completes. */
@@ -26,6 +27,11 @@ export interface LiveOptions {
   showReasoning?: () => boolean;
   /** Print subagents' progress lines (default true; a subagent panel shows them instead). */
   childProgress?: boolean;
+  /**
+   * Lines of a running tool's output (a shell command's stdout and stderr) printed as they come;
+   * the rest is counted and folded into one line when the call ends (default 20, 0 prints none).
+   */
+  outputLines?: number;
 }
 
 /**
@@ -41,6 +47,31 @@ export function attachLiveOutput(
   options: LiveOptions = {},
 ): () => void {
   const showReasoning = options.showReasoning ?? (() => true);
+  const outputLines = Math.max(0, options.outputLines ?? 20);
+  const outputs = new Map<string, { tail: OutputTail; shown: number }>();
+  const printOutput = (entry: { shown: number }, lines: string[]): void => {
+    for (const line of lines) {
+      if (entry.shown >= outputLines) return;
+      entry.shown++;
+      newline();
+      write(streams.notices, `    ${style.dim('│')} ${line}\n`);
+    }
+  };
+  const endOutput = (toolCallId: string): void => {
+    const entry = outputs.get(toolCallId);
+    if (entry === undefined) return;
+    outputs.delete(toolCallId);
+    printOutput(entry, entry.tail.finish());
+    const more = entry.tail.lineCount - entry.shown;
+    if (more <= 0) return;
+    newline();
+    write(
+      streams.notices,
+      style.dim(
+        `    … ${formatCount(more)} more line${more === 1 ? '' : 's'} (full output: spine show ${visibleText(agent.session.id)} --events)\n`,
+      ),
+    );
+  };
   let inReasoning = false;
   let midLine = false;
   const write = (stream: NodeJS.WritableStream, text: string): void => {
@@ -81,8 +112,15 @@ export function attachLiveOutput(
   const onToolResult = ({
     result,
   }: {
-    result: { toolName: string; content: string; isError: boolean; outcome?: string };
+    result: {
+      toolCallId: string;
+      toolName: string;
+      content: string;
+      isError: boolean;
+      outcome?: string;
+    };
   }): void => {
+    endOutput(result.toolCallId);
     newline();
     const mark = result.isError ? style.red(`✗ ${result.outcome ?? 'error'}`) : style.green('✓');
     write(
@@ -125,14 +163,34 @@ export function attachLiveOutput(
     write(streams.notices, style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
   };
   // Progress a running tool reports, such as a subagent's current tool: one dim line each.
-  const onProgress = ({ message, data }: { message?: string; data?: unknown }): void => {
+  // A progress message without data is a chunk of the tool's output (bash streams its own so):
+  // shown as real lines, safe for the terminal, up to `outputLines`.
+  const onProgress = ({
+    toolCallId,
+    message,
+    data,
+  }: {
+    toolCallId: string;
+    message?: string;
+    data?: unknown;
+  }): void => {
     if (message === undefined) return;
+    if (data === undefined) {
+      let entry = outputs.get(toolCallId);
+      if (entry === undefined) {
+        entry = { tail: new OutputTail(outputLines), shown: 0 };
+        outputs.set(toolCallId, entry);
+      }
+      printOutput(entry, entry.tail.push(message));
+      return;
+    }
     const fromChild = typeof data === 'object' && data !== null && 'childSessionId' in data;
     if (fromChild && options.childProgress === false) return;
     newline();
     write(streams.notices, style.dim(`    ↳ ${visibleText(message)}\n`));
   };
   const onTurnEnd = (): void => {
+    for (const id of [...outputs.keys()]) endOutput(id);
     inReasoning = false;
     newline();
   };

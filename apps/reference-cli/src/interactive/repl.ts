@@ -78,6 +78,8 @@ class Repl {
       completer: (line: string) => this.#complete(line),
       history: [],
     });
+    // On a resize only the live region (the panel) is redrawn; finished lines stay as printed.
+    this.#out.on('resize', () => this.#panel?.resize());
     const exited = new Promise<number>((resolve) => {
       this.#exit = resolve;
     });

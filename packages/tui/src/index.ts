@@ -38,7 +38,13 @@ export {
   writeEventsNdjson,
   writeTranscript,
 } from './session-stream.js';
-export { contextReport, contextTokens, formatTokens, statusLine } from './status.js';
+export {
+  contextReport,
+  contextTokens,
+  formatTokens,
+  lastRequestUsage,
+  statusLine,
+} from './status.js';
 export { formatBytes, formatCost, type Style, styleFor } from './style.js';
 export {
   renderTranscript,

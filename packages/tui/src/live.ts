@@ -13,6 +13,9 @@ const STOP_NOTICES: Readonly<Record<string, string>> = {
 
 const MULTI_LINE = { keepLineBreaks: true } as const;
 
+/** Lines of a running tool's output the live region shows. */
+const LIVE_LINES = 5;
+
 /** Where live output goes: the answer text, and everything else (tool lines, notices). */
 export interface LiveStreams {
   /** The answer text and reasoning, streamed. */
@@ -32,6 +35,12 @@ export interface LiveOptions {
    * the rest is counted and folded into one line when the call ends (default 20, 0 prints none).
    */
   outputLines?: number;
+  /**
+   * A live region for running tools' output (a terminal): while a call runs, its last lines go
+   * here (`undefined` when it ended) instead of being printed; when it ends, its last
+   * `outputLines` lines are printed, after one line counting the earlier ones.
+   */
+  liveTail?: (toolCallId: string, lines: readonly string[] | undefined) => void;
 }
 
 /**
@@ -57,20 +66,30 @@ export function attachLiveOutput(
       write(streams.notices, `    ${style.dim('│')} ${line}\n`);
     }
   };
-  const endOutput = (toolCallId: string): void => {
-    const entry = outputs.get(toolCallId);
-    if (entry === undefined) return;
-    outputs.delete(toolCallId);
-    printOutput(entry, entry.tail.finish());
-    const more = entry.tail.lineCount - entry.shown;
-    if (more <= 0) return;
+  const fold = (count: number, which: string): void => {
+    if (count <= 0) return;
     newline();
     write(
       streams.notices,
       style.dim(
-        `    … ${formatCount(more)} more line${more === 1 ? '' : 's'} (full output: spine show ${visibleText(agent.session.id)} --events)\n`,
+        `    … ${formatCount(count)} ${which} line${count === 1 ? '' : 's'} (full output: spine show ${visibleText(agent.session.id)} --events)\n`,
       ),
     );
+  };
+  const endOutput = (toolCallId: string): void => {
+    const entry = outputs.get(toolCallId);
+    if (entry === undefined) return;
+    outputs.delete(toolCallId);
+    const last = entry.tail.finish();
+    if (options.liveTail === undefined) {
+      printOutput(entry, last);
+      fold(entry.tail.lineCount - entry.shown, 'more');
+      return;
+    }
+    options.liveTail(toolCallId, undefined);
+    const kept = outputLines === 0 ? [] : entry.tail.tail().slice(-outputLines);
+    fold(entry.tail.lineCount - kept.length, 'earlier');
+    printOutput(entry, kept);
   };
   let inReasoning = false;
   let midLine = false;
@@ -178,10 +197,12 @@ export function attachLiveOutput(
     if (data === undefined) {
       let entry = outputs.get(toolCallId);
       if (entry === undefined) {
-        entry = { tail: new OutputTail(outputLines), shown: 0 };
+        entry = { tail: new OutputTail(Math.max(outputLines, LIVE_LINES)), shown: 0 };
         outputs.set(toolCallId, entry);
       }
-      printOutput(entry, entry.tail.push(message));
+      const done = entry.tail.push(message);
+      if (options.liveTail) options.liveTail(toolCallId, entry.tail.tail().slice(-LIVE_LINES));
+      else printOutput(entry, done);
       return;
     }
     const fromChild = typeof data === 'object' && data !== null && 'childSessionId' in data;

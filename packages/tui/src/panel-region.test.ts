@@ -100,6 +100,29 @@ describe('the live region on a terminal', () => {
     panel.dispose();
   });
 
+  it("shows running tools' last lines in the live region and erases them when the call ends", async () => {
+    const term = new Terminal({ cols: 40, rows: 8, scrollback: 100, allowProposedApi: true });
+    const { out, raw, flush } = sink(term);
+    const panel = new SubagentPanel(out, styleFor({ isTTY: false }), newMonitor(), {
+      tty: true,
+      columns: () => term.cols,
+    });
+    panel.write('  → bash command=make\n');
+    panel.setLive('call-1', ['building a.o', `tab\there ${'y'.repeat(60)}`]);
+    await flush();
+    expect(lines(term)).toEqual([
+      '  → bash command=make',
+      '    │ building a.o',
+      `    │ tab    here ${'y'.repeat(20)}…`,
+    ]);
+    panel.setLive('call-1', undefined);
+    panel.write('  ✓ bash done\n');
+    await flush();
+    expect(lines(term)).toEqual(['  → bash command=make', '  ✓ bash done']);
+    expect(raw.join('')).not.toContain('\u001b[2J');
+    panel.dispose();
+  });
+
   it('appends plain lines off a terminal: no live region, no escape sequence', () => {
     const raw: string[] = [];
     const out = { write: (text: string) => raw.push(text) } as unknown as NodeJS.WriteStream;

@@ -111,6 +111,8 @@ export class SubagentPanel {
   readonly #unsubscribe: () => void;
   /** Columns of each drawn panel line (none when not drawn). */
   #drawn: number[] = [];
+  /** Running tools' last output lines, by call. */
+  readonly #live = new Map<string, readonly string[]>();
   #atLineStart = true;
   #watched: number | undefined;
   #ticker: ReturnType<typeof setInterval> | undefined;
@@ -145,6 +147,16 @@ export class SubagentPanel {
     this.#raw(lift === '' && drawn.length === 0 ? body : synchronized(lift, body));
     this.#drawn = drawn.map(visibleColumns);
     if (drawn.length > 0) this.#options.afterDraw?.();
+  }
+
+  /**
+   * Sets the live lines of `key` (a running tool's last output lines, already safe for the
+   * terminal), shown under the subagents on a terminal; `undefined` removes them.
+   */
+  setLive(key: string, lines: readonly string[] | undefined): void {
+    if (lines === undefined || lines.length === 0) this.#live.delete(key);
+    else this.#live.set(key, lines);
+    this.#redraw();
   }
 
   /** The terminal was resized: only the panel is redrawn (its old rows may have reflowed). */
@@ -302,6 +314,10 @@ export class SubagentPanel {
         if (shown.length === 0) lines.push(style.dim('      (no tool calls yet)'));
         for (const entry of shown) lines.push(style.dim(fit(`      ${entry.text}`, width)));
       }
+    }
+    for (const shown of this.#live.values()) {
+      for (const line of shown)
+        lines.push(`    ${style.dim('│')} ${fit(line.replace(/\t/g, '    '), width - 6)}`);
     }
     return lines;
   }

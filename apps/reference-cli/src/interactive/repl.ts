@@ -150,6 +150,10 @@ class Repl {
         showReasoning: () => this.#showReasoning,
         // The panel shows subagents' progress, one live line per child.
         childProgress: false,
+        // On a terminal a running tool's last output lines live in the panel, redrawn in place.
+        ...(this.#out.isTTY
+          ? { liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines) }
+          : {}),
       },
     );
     active.agent.on('queued', ({ queue, item }) => {

@@ -151,7 +151,7 @@ describe('subagents in the REPL', () => {
       const cost = await terminal.waitFor(/output \d+ · cost \$[\d.]+\n›$/);
       const shown = (pattern: RegExp) => pattern.exec(cost)?.[1];
       expect(shown(/output \d+ · cost (\$[\d.]+)\n›$/)).toBe(
-        shown(/context .* · cost (\$[\d.]+) · workspace-write\n/),
+        shown(/context .* · cost (\$[\d.]+) this session · sandbox workspace-write\n/),
       );
 
       terminal.type('/quit');
@@ -202,7 +202,9 @@ describe('subagents in the REPL', () => {
       await waitFor(/ {6}\[waiter #1\] ✓ bash released one\n/);
       writeFileSync(join(workspace, 'go2'), '');
       await waitFor(/✓ \[waiter #2\] look two · completed · 3 steps · \d+s\n/);
-      await waitFor(/Both waited\.\n.*context .* · cost \$[\d.]+ · workspace-write\n/);
+      await waitFor(
+        /Both waited\.\n.*context .* · cost \$[\d.]+ this session · sandbox workspace-write\n/,
+      );
       // The second child was not watched: its results are not printed line by line.
       expect(out).not.toMatch(/\[waiter #2\] ✓ bash/);
       // Reopened, the session's earlier children are found in its log by their numbers.

@@ -21,6 +21,7 @@ export {
   parseElicitationAnswer,
 } from './elicitation.js';
 export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
+export { formatCount, OutputTail, outputLine, outputText } from './live-text.js';
 export { type MarkdownOptions, renderMarkdown } from './markdown/render.js';
 export { createMarkdownStream, type MarkdownStream } from './markdown/stream.js';
 export { displayWidth } from './markdown/width.js';
@@ -40,7 +41,13 @@ export {
   writeEventsNdjson,
   writeTranscript,
 } from './session-stream.js';
-export { contextReport, contextTokens, formatTokens, statusLine } from './status.js';
+export {
+  contextReport,
+  contextTokens,
+  formatTokens,
+  lastRequestUsage,
+  statusLine,
+} from './status.js';
 export { formatBytes, formatCost, type Style, styleFor } from './style.js';
 export {
   TerminalTitle,

@@ -1,6 +1,7 @@
 import type { Agent, TurnResult } from '@spine/agent-loop';
 import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
+import { formatCount, OutputTail } from './live-text.js';
 import { createMarkdownStream } from './markdown/stream.js';
 import type { Style } from './style.js';
 
@@ -12,6 +13,9 @@ const STOP_NOTICES: Readonly<Record<string, string>> = {
 };
 
 const MULTI_LINE = { keepLineBreaks: true } as const;
+
+/** Lines of a running tool's output the live region shows. */
+const LIVE_LINES = 5;
 
 /** Where live output goes: the answer text, and everything else (tool lines, notices). */
 export interface LiveStreams {
@@ -32,6 +36,17 @@ export interface LiveOptions {
    * unset for pipes, which get the text as written). `width` is in columns.
    */
   markdown?: { width: number; hyperlinks?: boolean };
+  /**
+   * Lines of a running tool's output (a shell command's stdout and stderr) printed as they come;
+   * the rest is counted and folded into one line when the call ends (default 20, 0 prints none).
+   */
+  outputLines?: number;
+  /**
+   * A live region for running tools' output (a terminal): while a call runs, its last lines go
+   * here (`undefined` when it ended) instead of being printed; when it ends, its last
+   * `outputLines` lines are printed, after one line counting the earlier ones.
+   */
+  liveTail?: (toolCallId: string, lines: readonly string[] | undefined) => void;
 }
 
 /**
@@ -47,6 +62,41 @@ export function attachLiveOutput(
   options: LiveOptions = {},
 ): () => void {
   const showReasoning = options.showReasoning ?? (() => true);
+  const outputLines = Math.max(0, options.outputLines ?? 20);
+  const outputs = new Map<string, { tail: OutputTail; shown: number }>();
+  const printOutput = (entry: { shown: number }, lines: string[]): void => {
+    for (const line of lines) {
+      if (entry.shown >= outputLines) return;
+      entry.shown++;
+      newline();
+      write(streams.notices, `    ${style.dim('│')} ${line}\n`);
+    }
+  };
+  const fold = (count: number, which: string): void => {
+    if (count <= 0) return;
+    newline();
+    write(
+      streams.notices,
+      style.dim(
+        `    … ${formatCount(count)} ${which} line${count === 1 ? '' : 's'} (full output: spine show ${visibleText(agent.session.id)} --events)\n`,
+      ),
+    );
+  };
+  const endOutput = (toolCallId: string): void => {
+    const entry = outputs.get(toolCallId);
+    if (entry === undefined) return;
+    outputs.delete(toolCallId);
+    const last = entry.tail.finish();
+    if (options.liveTail === undefined) {
+      printOutput(entry, last);
+      fold(entry.tail.lineCount - entry.shown, 'more');
+      return;
+    }
+    options.liveTail(toolCallId, undefined);
+    const kept = outputLines === 0 ? [] : entry.tail.tail().slice(-outputLines);
+    fold(entry.tail.lineCount - kept.length, 'earlier');
+    printOutput(entry, kept);
+  };
   let inReasoning = false;
   let midLine = false;
   const write = (stream: NodeJS.WritableStream, text: string): void => {
@@ -93,8 +143,15 @@ export function attachLiveOutput(
   const onToolResult = ({
     result,
   }: {
-    result: { toolName: string; content: string; isError: boolean; outcome?: string };
+    result: {
+      toolCallId: string;
+      toolName: string;
+      content: string;
+      isError: boolean;
+      outcome?: string;
+    };
   }): void => {
+    endOutput(result.toolCallId);
     newline();
     const mark = result.isError ? style.red(`✗ ${result.outcome ?? 'error'}`) : style.green('✓');
     write(
@@ -137,14 +194,36 @@ export function attachLiveOutput(
     write(streams.notices, style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
   };
   // Progress a running tool reports, such as a subagent's current tool: one dim line each.
-  const onProgress = ({ message, data }: { message?: string; data?: unknown }): void => {
+  // A progress message without data is a chunk of the tool's output (bash streams its own so):
+  // shown as real lines, safe for the terminal, up to `outputLines`.
+  const onProgress = ({
+    toolCallId,
+    message,
+    data,
+  }: {
+    toolCallId: string;
+    message?: string;
+    data?: unknown;
+  }): void => {
     if (message === undefined) return;
+    if (data === undefined) {
+      let entry = outputs.get(toolCallId);
+      if (entry === undefined) {
+        entry = { tail: new OutputTail(Math.max(outputLines, LIVE_LINES)), shown: 0 };
+        outputs.set(toolCallId, entry);
+      }
+      const done = entry.tail.push(message);
+      if (options.liveTail) options.liveTail(toolCallId, entry.tail.tail().slice(-LIVE_LINES));
+      else printOutput(entry, done);
+      return;
+    }
     const fromChild = typeof data === 'object' && data !== null && 'childSessionId' in data;
     if (fromChild && options.childProgress === false) return;
     newline();
     write(streams.notices, style.dim(`    ↳ ${visibleText(message)}\n`));
   };
   const onTurnEnd = (): void => {
+    for (const id of [...outputs.keys()]) endOutput(id);
     inReasoning = false;
     newline();
   };

@@ -54,6 +54,21 @@ function columnsOf(char: string): number {
   return wide ? 2 : 1;
 }
 
+/** Start and end of a synchronized update (DEC mode 2026): the terminal shows the result at once. */
+const SYNC_START = '\x1b[?2026h';
+const SYNC_END = '\x1b[?2026l';
+
+/** `lift` then `text` as one synchronized update when anything is lifted or drawn in place. */
+function synchronized(lift: string, text: string): string {
+  return lift === '' && text === '' ? '' : `${SYNC_START}${lift}${text}${SYNC_END}`;
+}
+
+/** Terminal columns of a panel line (the panel's own SGR styles take none). */
+function visibleColumns(line: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the panel's own SGR sequences.
+  return [...line.replace(/\x1b\[[0-9;]*m/g, '')].reduce((sum, char) => sum + columnsOf(char), 0);
+}
+
 /**
  * Cuts `text` to at most `width` terminal columns, with an ellipsis when cut: a panel line that
  * wrapped would take two rows, and the next redraw would lift one row too few.
@@ -94,7 +109,10 @@ export class SubagentPanel {
   readonly #monitor: ChildMonitor;
   readonly #options: SubagentPanelOptions;
   readonly #unsubscribe: () => void;
-  #drawn = 0;
+  /** Columns of each drawn panel line (none when not drawn). */
+  #drawn: number[] = [];
+  /** Running tools' last output lines, by call. */
+  readonly #live = new Map<string, readonly string[]>();
   #atLineStart = true;
   #watched: number | undefined;
   #ticker: ReturnType<typeof setInterval> | undefined;
@@ -121,10 +139,29 @@ export class SubagentPanel {
       this.#held.push(text);
       return;
     }
-    this.#erase();
-    this.#raw(text);
+    // Lift the panel, write, draw it again: one write, in one synchronized update (no flicker).
+    const lift = this.#lift();
     this.#atLineStart = text.endsWith('\n');
-    this.#draw();
+    const drawn = this.#options.tty && this.#atLineStart ? this.#lines() : [];
+    const body = `${text}${drawn.map((line) => `${line}\n`).join('')}`;
+    this.#raw(lift === '' && drawn.length === 0 ? body : synchronized(lift, body));
+    this.#drawn = drawn.map(visibleColumns);
+    if (drawn.length > 0) this.#options.afterDraw?.();
+  }
+
+  /**
+   * Sets the live lines of `key` (a running tool's last output lines, already safe for the
+   * terminal), shown under the subagents on a terminal; `undefined` removes them.
+   */
+  setLive(key: string, lines: readonly string[] | undefined): void {
+    if (lines === undefined || lines.length === 0) this.#live.delete(key);
+    else this.#live.set(key, lines);
+    this.#redraw();
+  }
+
+  /** The terminal was resized: only the panel is redrawn (its old rows may have reflowed). */
+  resize(): void {
+    this.#redraw();
   }
 
   /** Writes `text` as a line of its own (after a newline when the cursor is mid-line). */
@@ -169,7 +206,7 @@ export class SubagentPanel {
 
   /** The person pressed Enter: the echoed line now sits below the panel and goes with it. */
   lineEntered(): void {
-    if (this.#drawn > 0) this.#drawn++;
+    if (this.#drawn.length > 0) this.#drawn.push(0);
     this.#atLineStart = true;
   }
 
@@ -278,34 +315,39 @@ export class SubagentPanel {
         for (const entry of shown) lines.push(style.dim(fit(`      ${entry.text}`, width)));
       }
     }
+    for (const shown of this.#live.values()) {
+      for (const line of shown)
+        lines.push(`    ${style.dim('│')} ${fit(line.replace(/\t/g, '    '), width - 6)}`);
+    }
     return lines;
-  }
-
-  #draw(): void {
-    if (!this.#options.tty || !this.#atLineStart || this.#drawn > 0) return;
-    const lines = this.#lines();
-    if (lines.length === 0) return;
-    this.#raw(`${lines.join('\n')}\n`);
-    this.#drawn = lines.length;
-    this.#options.afterDraw?.();
   }
 
   /** Replaces the drawn panel with the current one in a single write (no flicker). */
   #redraw(): void {
     if (!this.#options.tty || !this.#atLineStart || this.#held) return;
     const lines = this.#lines();
-    if (this.#drawn === 0 && lines.length === 0) return;
-    const lift = this.#drawn > 0 ? `\x1b[${this.#drawn}A\r\x1b[J` : '';
-    this.#raw(`${lift}${lines.map((line) => `${line}\n`).join('')}`);
-    this.#drawn = lines.length;
+    if (this.#drawn.length === 0 && lines.length === 0) return;
+    this.#raw(synchronized(this.#lift(), lines.map((line) => `${line}\n`).join('')));
+    this.#drawn = lines.map(visibleColumns);
     if (lines.length > 0) this.#options.afterDraw?.();
   }
 
+  /**
+   * The sequence that goes up to the panel's first row, column 0, and clears below it (never the
+   * screen or the scrollback); '' when nothing is drawn. Rows are counted at the present width: a
+   * terminal that reflows after narrowing has wrapped each line over several rows.
+   */
+  #lift(): string {
+    if (this.#drawn.length === 0) return '';
+    const columns = Math.max(1, this.#options.columns());
+    const rows = this.#drawn.reduce((sum, used) => sum + Math.max(1, Math.ceil(used / columns)), 0);
+    this.#drawn = [];
+    return `\x1b[${rows}A\r\x1b[J`;
+  }
+
   #erase(): void {
-    if (this.#drawn === 0) return;
-    // Up to the panel's first row, column 0, and clear everything below it.
-    this.#raw(`\x1b[${this.#drawn}A\r\x1b[J`);
-    this.#drawn = 0;
+    const lift = this.#lift();
+    if (lift) this.#raw(synchronized(lift, ''));
   }
 
   #startTicker(): void {

@@ -1,6 +1,12 @@
 import type { RUNTIME_CONTEXT_SOURCE } from '@spine/agent-loop';
-import { type AgentSession, sessionTotals, usageWithChildren } from '@spine/harness';
-import type { Usage } from '@spine/protocol';
+import {
+  type AgentSession,
+  childLabel,
+  childMonitorFor,
+  sessionTotals,
+  usageWithChildren,
+} from '@spine/harness';
+import { type AssistantMessageBody, promptTokensOf, type Usage } from '@spine/protocol';
 import { formatCost, type Style } from './style.js';
 
 /** Compact token figure: 950, 12.3k, 1.2M. */
@@ -22,20 +28,49 @@ export function contextTokens(active: AgentSession): number {
   }).tokens;
 }
 
-/** The status line: model, context use (tokens and % of window), cache-hit tokens, cost. */
+/** The usage the session's latest model request reported (in memory), if any. */
+export function lastRequestUsage(active: AgentSession): Usage | undefined {
+  const events = active.session.events();
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index];
+    if (event?.type !== 'assistant/message') continue;
+    const usage = (event.body as AssistantMessageBody).usage;
+    if (usage) return usage;
+  }
+  return undefined;
+}
+
+/** `cache hit of last request 83% (10.2k tokens)`: the share of its prompt read from the cache. */
+function cacheFigure(last: Usage | undefined): string {
+  if (last === undefined) return 'cache hit of last request: no request yet';
+  const prompt = promptTokensOf(last);
+  const percent = prompt === 0 ? 0 : Math.round((last.cacheReadTokens / prompt) * 100);
+  return `cache hit of last request ${percent}% (${formatTokens(last.cacheReadTokens)} tokens)`;
+}
+
+/**
+ * The status line; each figure names what it measures: the model, the context of the next
+ * request (tokens / window, %), the cache hits of the last request (% of its prompt, tokens), the
+ * session's cost (subagents included), the sandbox, and the subagents running, when any.
+ *
+ * @example
+ * `openai/gpt-5 · context of next request 12.3k/400k (3%) · cache hit of last request 83% (10.2k tokens) · cost $0.0123 this session · sandbox workspace-write`
+ */
 export function statusLine(active: AgentSession, style: Style): string {
   // Totals include the subagents' usage (their agent/child/end events).
   const usage: Usage = usageWithChildren(active.agent.usage, sessionTotals(active.session));
   const tokens = contextTokens(active);
   const window = active.model.contextWindow;
   const percent = Math.min(100, Math.round((tokens / window) * 100));
+  const running = childMonitorFor(active.session).running().map(childLabel);
   return style.dim(
     [
       `${active.model.provider}/${active.model.modelId}`,
-      `context ${formatTokens(tokens)}/${formatTokens(window)} (${percent}%)`,
-      `cache hit ${formatTokens(usage.cacheReadTokens)}`,
-      `cost ${formatCost(usage.costUsd ?? 0)}`,
-      `${active.runtime.sandbox}`,
+      `context of next request ${formatTokens(tokens)}/${formatTokens(window)} (${percent}%)`,
+      cacheFigure(lastRequestUsage(active)),
+      `cost ${formatCost(usage.costUsd ?? 0)} this session`,
+      `sandbox ${active.runtime.sandbox}`,
+      ...(running.length > 0 ? [`subagents running: ${running.join(', ')}`] : []),
     ].join(' · '),
   );
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { loadConfig, startAgentSession } from '@spine/harness';
+import { childMonitorFor, loadConfig, startAgentSession } from '@spine/harness';
 import { createScriptedModelServer } from '@spine/llm/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -41,7 +41,10 @@ describe('a live agent session on a terminal', () => {
           text: 'Reading the notes.',
           toolCalls: [{ name: 'read', arguments: JSON.stringify({ path: 'notes.md' }) }],
         },
-        { text: 'Run `npm run build`.\u001b[2J' },
+        {
+          text: 'Run `npm run build`.\u001b[2J',
+          usage: { promptTokens: 4000, cacheHitTokens: 3000, completionTokens: 10 },
+        },
       ],
     });
     const { config } = loadConfig({
@@ -76,8 +79,15 @@ describe('a live agent session on a terminal', () => {
         '  → read path=notes.md\n  ✓ read 1 Build with `npm run build`.\n',
       );
       expect(statusLine(active, plain)).toMatch(
-        /^openai-compatible\/deepseek-v4-flash · context \d+(\.\d)?k?\/\d+(\.\d)?[kM] \(\d+%\) · cache hit \d+ · cost \$\d\.\d{4} · workspace-write$/,
+        // The last request's prompt: 4,000 tokens, 3,000 from the cache; 10 output tokens.
+        /^openai-compatible\/deepseek-v4-flash · context of next request 4\.0k\/\d+(\.\d)?[kM] \(\d+%\) · cache hit of last request 75% \(3\.0k tokens\) · cost \$\d\.\d{4} this session · sandbox workspace-write$/,
       );
+      // A subagent running (as the task tool reports it to the session's monitor) is listed.
+      childMonitorFor(active.session).onProgress({
+        type: 'start',
+        child: { sessionId: 'child-1', profile: { name: 'finder' }, description: 'look' },
+      } as never);
+      expect(statusLine(active, plain)).toMatch(/ · subagents running: \[finder #1\]$/);
       const report = contextReport(active);
       expect(report).toContain(
         `context of ${active.session.id} (openai-compatible/deepseek-v4-flash):`,

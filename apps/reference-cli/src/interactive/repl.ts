@@ -89,6 +89,8 @@ class Repl {
       completer: (line: string) => this.#complete(line),
       history: [],
     });
+    // On a resize only the live region (the panel) is redrawn; finished lines stay as printed.
+    this.#out.on('resize', () => this.#panel?.resize());
     const exited = new Promise<number>((resolve) => {
       this.#exit = resolve;
     });
@@ -163,6 +165,10 @@ class Repl {
         showReasoning: () => this.#showReasoning,
         // The panel shows subagents' progress, one live line per child.
         childProgress: false,
+        // On a terminal a running tool's last output lines live in the panel, redrawn in place.
+        ...(this.#out.isTTY
+          ? { liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines) }
+          : {}),
       },
     );
     active.agent.on('queued', ({ queue, item }) => {

@@ -2,7 +2,21 @@ import { createInterface } from 'node:readline';
 import { summarizeArguments } from '@spine/harness';
 import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
 import { visibleText } from '@spine/protocol';
+import { type DiffPreview, moreLinesNote, renderDiff } from './diff/render.js';
 import type { Style } from './style.js';
+
+/** What an approval prompt can show besides the request: the diff a `write`/`edit` would make. */
+export interface ApprovalDetail {
+  /** The file before and after the call; shown as a unified diff instead of the raw arguments. */
+  diff?: DiffPreview;
+  /** Terminal columns (default 80). */
+  width?: number;
+  /** Diff lines shown before `N more lines — press v to view all` (default 40; `Infinity` for all). */
+  maxLines?: number;
+}
+
+/** Diff lines an approval shows before the rest is counted. */
+export const APPROVAL_DIFF_LINES = 40;
 
 /** Characters of one argument shown in an approval prompt before the rest is counted instead. */
 const MAX_SHOWN = 8000;
@@ -28,7 +42,13 @@ function shownArgument(name: string, value: unknown): string[] {
  * keep their lines, marked with │), the reason and the choices. Everything the model or a tool
  * supplied passes through {@link visibleText}, so escape sequences cannot repaint the prompt.
  */
-export function approvalQuestion(request: ApprovalRequest, style: Style, label?: string): string {
+export function approvalQuestion(
+  request: ApprovalRequest,
+  style: Style,
+  label?: string,
+  detail?: ApprovalDetail,
+): string {
+  if (detail?.diff) return diffQuestion(request, style, label, detail, detail.diff);
   const raw = JSON.stringify(request.args ?? {});
   const summary = summarizeArguments(raw, 160);
   const who = label ?? childLabelOf(request);
@@ -52,6 +72,39 @@ export function approvalQuestion(request: ApprovalRequest, style: Style, label?:
     );
   lines.push(`  [o]nce  [a]lways for this session  [d]eny › `);
   return lines.join('\n');
+}
+
+/** The question for a `write`/`edit` with its diff: header, capped diff, reason, choices (`[v]iew all` when capped). */
+function diffQuestion(
+  request: ApprovalRequest,
+  style: Style,
+  label: string | undefined,
+  detail: ApprovalDetail,
+  diff: DiffPreview,
+): string {
+  const shown = renderDiff(diff, {
+    style,
+    width: detail.width ?? 80,
+    maxLines: detail.maxLines ?? APPROVAL_DIFF_LINES,
+  });
+  const who = label ?? childLabelOf(request);
+  const lines = [
+    `${style.yellow('?')} ${who === undefined ? '' : `${style.cyan(who)} `}${shown.header}`,
+    ...shown.lines,
+  ];
+  if (shown.hidden > 0) lines.push(moreLinesNote(shown.hidden, style));
+  lines.push(`  ${style.dim(`reason: ${visibleText(request.reason)}`)}`);
+  lines.push(
+    `  [o]nce  [a]lways for this session  [d]eny${shown.hidden > 0 ? '  [v]iew all' : ''} › `,
+  );
+  return lines.join('\n');
+}
+
+/** The whole diff of `detail` (what `v` prints), uncapped; empty without a diff. */
+export function approvalDiffFull(detail: ApprovalDetail | undefined, style: Style): string {
+  if (!detail?.diff) return '';
+  const shown = renderDiff(detail.diff, { style, width: detail.width ?? 80 });
+  return [shown.header, ...shown.lines].join('\n');
 }
 
 /** `[explore]` for a subagent's request (a `ChildApprovalRequest` of @spine/subagents), else `undefined`. */

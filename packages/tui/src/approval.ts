@@ -147,10 +147,13 @@ export interface ApprovalPromptOptions {
   output: NodeJS.WritableStream;
   /** Styling of the questions. */
   style: Style;
+  /** The diff (and width) to show for a request, if any; the line `v` then prints it whole. */
+  detail?: (request: ApprovalRequest) => ApprovalDetail | undefined;
 }
 
 /**
- * Asks each approval on `output` and reads the answer from `input`. Questions asked at once
+ * Asks each approval on `output` and reads the answer from `input`; a line `v` prints the whole
+ * diff and asks again. Questions asked at once
  * (parallel subagents) are asked one after the other, each answered by its own line.
  */
 export function createLineApprover(options: ApprovalPromptOptions): LineApprover {
@@ -161,7 +164,15 @@ export function createLineApprover(options: ApprovalPromptOptions): LineApprover
     const reader = rl;
     return new Promise<ApprovalAnswer>((resolve) => {
       if (signal?.aborted) return resolve('deny');
+      const detail = options.detail?.(request);
       const onLine = (line: string): void => {
+        if (line.trim().toLowerCase() === 'v' && detail?.diff) {
+          options.output.write(
+            `${approvalDiffFull(detail, options.style)}\n${approvalQuestion(request, options.style, undefined, detail)}`,
+          );
+          reader.once('line', onLine);
+          return;
+        }
         signal?.removeEventListener('abort', onAbort);
         resolve(parseApprovalAnswer(line));
       };
@@ -170,7 +181,7 @@ export function createLineApprover(options: ApprovalPromptOptions): LineApprover
         resolve('deny');
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      options.output.write(approvalQuestion(request, options.style));
+      options.output.write(approvalQuestion(request, options.style, undefined, detail));
       reader.once('line', onLine);
     });
   };

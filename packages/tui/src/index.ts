@@ -18,6 +18,13 @@ export {
   parseApprovalAnswer,
 } from './approval.js';
 export {
+  type ApprovalKey,
+  approvalKey,
+  createKeyApprover,
+  type KeyApproverOptions,
+  type RawInput,
+} from './approval-keys.js';
+export {
   type DiffPreview,
   moreLinesNote,
   type RenderDiffOptions,

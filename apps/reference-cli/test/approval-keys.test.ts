@@ -37,9 +37,11 @@ const call = (id: string, name: string, args: object): ScriptedReply => ({
 describe('approvals on a terminal: one key, with the diff', () => {
   // One session (a CLI start costs seconds): `o` on an edit's diff, `a` on a write (the next
   // write is not asked), Esc on a command. No key is followed by Enter.
-  it('decides with o, a and Esc, and shows edits and writes as diffs', async () => {
+  it('refuses an unread edit unasked, decides with o, a and Esc, shows edits and writes as diffs', async () => {
     await onTerminal(
       [
+        // Refused without a prompt: the file has not been read yet.
+        call('c0', 'edit', { path: 'calc.js', edits: [{ oldText: 'a + b', newText: 'a * b' }] }),
         call('c1', 'read', { path: 'calc.js' }),
         call('c2', 'edit', { path: 'calc.js', edits: [{ oldText: 'a + b', newText: 'a - b' }] }),
         call('c3', 'write', { path: 'one.txt', content: 'one\n' }),
@@ -49,6 +51,7 @@ describe('approvals on a terminal: one key, with the diff', () => {
       ],
       async (terminal, workspace) => {
         const edit = await terminal.waitFor(/\[d\]eny ›/);
+        expect(edit.match(/\[d\]eny ›/g)).toHaveLength(1);
         expect(edit).toContain('Edit calc.js (+1 −1)');
         expect(edit).toMatch(/2 -\s+return a \+ b;/);
         expect(edit).toMatch(/2 \+\s+return a - b;/);

@@ -13,6 +13,8 @@ export interface ApprovalDetail {
   width?: number;
   /** Diff lines shown before `N more lines — press v to view all` (default 40; `Infinity` for all). */
   maxLines?: number;
+  /** For a `bash` call: the sandbox mode and the network its command gets, shown after the command. */
+  shell?: { sandbox: string; network: string };
 }
 
 /** Diff lines an approval shows before the rest is counted. */
@@ -54,8 +56,8 @@ export function approvalQuestion(
   const who = label ?? childLabelOf(request);
   const lines = [
     who === undefined
-      ? `${style.yellow('?')} ${style.bold(`allow ${visibleText(request.toolName)}`)} ${style.dim(summary)}`
-      : `${style.yellow('?')} ${style.cyan(who)} ${style.bold(`wants to run ${visibleText(request.toolName)}`)} ${style.dim(summary)}`,
+      ? `${style.yellow('?')} ${style.bold(`allow ${visibleText(request.toolName)}`)} ${style.dim(summary)}${shellNote(request, style, detail)}`
+      : `${style.yellow('?')} ${style.cyan(who)} ${style.bold(`wants to run ${visibleText(request.toolName)}`)} ${style.dim(summary)}${shellNote(request, style, detail)}`,
   ];
   if (!summaryIsComplete(request.args, summary)) {
     const args = request.args;
@@ -98,6 +100,17 @@ function diffQuestion(
     `  [o]nce  [a]lways for this session  [d]eny${shown.hidden > 0 ? '  [v]iew all' : ''} › `,
   );
   return lines.join('\n');
+}
+
+/** ` · sandbox: … · network: …` for a `bash` call with `shell` detail (full when it asks for it). */
+function shellNote(request: ApprovalRequest, style: Style, detail?: ApprovalDetail): string {
+  if (!detail?.shell || request.toolName !== 'bash') return '';
+  const args = request.args as { escalation?: { permissions?: { network?: unknown } } } | null;
+  const network =
+    args?.escalation?.permissions?.network === true
+      ? 'full, if you allow the extra permissions'
+      : detail.shell.network;
+  return ` ${style.dim(`· sandbox: ${visibleText(detail.shell.sandbox)} · network: ${visibleText(network)}`)}`;
 }
 
 /** The whole diff of `detail` (what `v` prints), uncapped; empty without a diff. */

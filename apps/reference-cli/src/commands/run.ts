@@ -12,7 +12,7 @@ import { attachLiveOutput, createKeyApprover, describeTurnEnd, styleFor } from '
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { isClosed } from '../closed-output.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { approvalDetailFor } from '../interactive/approval-preview.js';
+import { approvalDetailFor, networkText } from '../interactive/approval-preview.js';
 import { adviceFor, exitCodeForTurn, noteSession, reportError } from '../report-error.js';
 
 /**
@@ -63,7 +63,14 @@ async function runTask(options: {
         input: process.stdin,
         output: process.stderr,
         style,
-        detail: approvalDetailFor(cwd, () => process.stderr.columns),
+        detail: approvalDetailFor(
+          cwd,
+          () => process.stderr.columns,
+          () => ({
+            sandbox: loaded.config.sandbox,
+            network: networkText(loaded.config.shell.network),
+          }),
+        ),
       })
     : undefined;
   const started: AgentSession = await startAgentSession({

@@ -46,12 +46,24 @@ export function diffPreviewOf(root: string, request: ApprovalRequest): DiffPrevi
   return undefined;
 }
 
-/** The approval detail for requests in workspace `root`: the diff, at the terminal's width. */
+/** How a command's network is described: `off`, or `only example.com, *.example.test`. */
+export function networkText(network: 'off' | { domains: readonly string[] } | undefined): string {
+  return !network || network === 'off' || network.domains.length === 0
+    ? 'off'
+    : `only ${network.domains.join(', ')} (through a filtering proxy)`;
+}
+
+/**
+ * The approval detail for requests in workspace `root`: the diff of a write or edit, at the
+ * terminal's width; for `bash`, the sandbox and network from `shell()`.
+ */
 export function approvalDetailFor(
   root: string,
   columns: () => number | undefined,
+  shell?: () => { sandbox: string; network: string },
 ): (request: ApprovalRequest) => ApprovalDetail | undefined {
   return (request) => {
+    if (request.toolName === 'bash' && shell) return { shell: shell() };
     const diff = diffPreviewOf(root, request);
     return diff ? { diff, width: columns() ?? 80 } : undefined;
   };

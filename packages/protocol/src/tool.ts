@@ -64,6 +64,15 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   permissions?: ToolPermissions;
   /** Paths a call mutates, so the runtime can serialise calls on the same path. */
   mutatedPaths?: (args: Args) => string[];
+  /**
+   * Refuses arguments the tool would refuse anyway, before hooks run or anyone is asked to approve
+   * the call: an error output ends the call as if `execute` had returned it; `undefined` lets it
+   * go on. Runs once every earlier call of the batch is committed, with the call's context.
+   */
+  precheck?: (
+    args: Args,
+    context: ToolExecutionContext,
+  ) => Promise<ToolOutput | undefined> | ToolOutput | undefined;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface DefineToolOptions<Args> {
   permissions?: ToolPermissions;
   /** Paths a call mutates, so the runtime serialises calls on the same path. */
   mutatedPaths?: (args: Args) => string[];
+  /** Refuses arguments before approval is asked; see `ToolDefinition.precheck`. */
+  precheck?: ToolDefinition<Args>['precheck'];
 }
 
 function isZodSchema(value: unknown): value is ZodType {
@@ -137,5 +139,6 @@ export function defineTool<Args = Record<string, unknown>>(
   if (options.isConcurrencySafe !== undefined) tool.isConcurrencySafe = options.isConcurrencySafe;
   if (options.permissions !== undefined) tool.permissions = options.permissions;
   if (options.mutatedPaths !== undefined) tool.mutatedPaths = options.mutatedPaths;
+  if (options.precheck !== undefined) tool.precheck = options.precheck;
   return tool;
 }

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@spine/protocol';
+import type { ToolDefinition, ToolOutput } from '@spine/protocol';
 import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { StaleFileError } from './errors.js';
@@ -98,6 +98,16 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): EditApplic
   return { text, replacements, firstLine };
 }
 
+/** The refusal of an edit of a file that does not exist. */
+function notFound(path: string): ToolOutput {
+  return { content: `File not found: ${path}. Use write to create a new file.`, isError: true };
+}
+
+/** The refusal of an edit whose `problem` (from {@link applyEdits}) means nothing can be written. */
+function refused(path: string, problem: string): ToolOutput {
+  return { content: `Edit of ${path} refused, nothing written: ${problem}.`, isError: true };
+}
+
 /**
  * Creates the `edit` tool: exact-text replacements, several per call, applied atomically. The file
  * must have been read and not changed on disk since (compare-and-swap); calls on one file serialise.
@@ -111,15 +121,29 @@ export function createEditTool(options: WorkspaceToolOptions): ToolDefinition<Ed
     parameters: EditArguments as ZodType<EditToolArguments>,
     permissions: { writesFiles: true },
     mutatedPaths: (args) => [args.path],
+    // Refused before approval is asked, with the same messages `execute` gives: a path outside the
+    // workspace, a missing file, a file not read in this session (or changed since), an oldText
+    // that is not found (or not unique).
+    precheck: async (args, context) => {
+      if (context.sandbox === 'read-only') return readOnlyRefusal(args.path);
+      try {
+        const target = await support.resolve(args.path, 'file');
+        if (!target.exists) return notFound(args.path);
+        const current = await support.fs.readFile(target.absolute);
+        const state = support.tracker(context).check(target.absolute, current);
+        if (state !== 'ok')
+          throw new StaleFileError({ path: target.relative, neverRead: state === 'never-read' });
+        const applied = applyEdits(current.toString('utf8'), args.edits);
+        return 'problem' in applied ? refused(target.relative, applied.problem) : undefined;
+      } catch (error) {
+        return failureOutput(error);
+      }
+    },
     execute: async (args, context) => {
       if (context.sandbox === 'read-only') return readOnlyRefusal(args.path);
       try {
         const target = await support.resolve(args.path, 'file');
-        if (!target.exists)
-          return {
-            content: `File not found: ${args.path}. Use write to create a new file.`,
-            isError: true,
-          };
+        if (!target.exists) return notFound(args.path);
         const tracker = support.tracker(context);
         return await tracker.withLock(target.absolute, async () => {
           const current = await support.fs.readFile(target.absolute);
@@ -128,12 +152,7 @@ export function createEditTool(options: WorkspaceToolOptions): ToolDefinition<Ed
             throw new StaleFileError({ path: target.relative, neverRead: state === 'never-read' });
           const applied = applyEdits(current.toString('utf8'), args.edits);
           const meta = { sourcePath: target.relative, contentType: 'text/plain' };
-          if ('problem' in applied)
-            return {
-              content: `Edit of ${target.relative} refused, nothing written: ${applied.problem}.`,
-              isError: true,
-              meta,
-            };
+          if ('problem' in applied) return { ...refused(target.relative, applied.problem), meta };
           await writeAtomically(support.fs, target.absolute, applied.text);
           tracker.recordWrite(target.absolute, applied.text);
           return {

@@ -39,6 +39,23 @@ export function createWriteTool(options: WorkspaceToolOptions): ToolDefinition<W
     parameters: WriteArguments as ZodType<WriteToolArguments>,
     permissions: { writesFiles: true },
     mutatedPaths: (args) => [args.path],
+    // Refused before approval is asked: a path outside the workspace, a read-only sandbox, an
+    // existing file not read in this session (or changed since).
+    precheck: async (args, context) => {
+      if (context.sandbox === 'read-only') return readOnlyRefusal(args.path);
+      try {
+        const target = await support.resolve(args.path, 'file');
+        const current = await readIfExists(support.fs, target.absolute);
+        const state = support.tracker(context).check(target.absolute, current);
+        if (state !== 'ok')
+          return failureOutput(
+            new StaleFileError({ path: target.relative, neverRead: state === 'never-read' }),
+          );
+        return undefined;
+      } catch (error) {
+        return failureOutput(error);
+      }
+    },
     execute: async (args, context) => {
       if (context.sandbox === 'read-only') return readOnlyRefusal(args.path);
       try {

@@ -64,3 +64,27 @@ describe('approval questions', () => {
     approver.close();
   });
 });
+
+describe('approvalQuestion with detail', () => {
+  it('shows a bash command with its sandbox and network, and a write as its diff', () => {
+    const shell = { sandbox: 'workspace-write', network: 'off' };
+    expect(approvalQuestion(request('touch x'), plain, undefined, { shell }).split('\n')[0]).toBe(
+      '? allow bash command=touch x · sandbox: workspace-write · network: off',
+    );
+    const write: ApprovalRequest = {
+      toolCallId: 'w',
+      toolName: 'write',
+      args: { path: 'a.txt', content: 'new\n' },
+      reason: 'writes a file',
+    };
+    const diff = { kind: 'write' as const, path: 'a.txt', before: 'old\n', after: 'new\n' };
+    expect(approvalQuestion(write, plain, undefined, { diff }).split('\n')).toEqual([
+      '? Write a.txt (+1 −1)',
+      '@@ -1,1 +1,1 @@',
+      '1 - old',
+      '1 + new',
+      '  reason: writes a file',
+      '  [o]nce  [a]lways for this session  [d]eny › ',
+    ]);
+  });
+});

@@ -2,7 +2,23 @@ import { createInterface } from 'node:readline';
 import { summarizeArguments } from '@spine/harness';
 import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
 import { visibleText } from '@spine/protocol';
+import { type DiffPreview, moreLinesNote, renderDiff } from './diff/render.js';
 import type { Style } from './style.js';
+
+/** What an approval prompt can show besides the request: the diff a `write`/`edit` would make. */
+export interface ApprovalDetail {
+  /** The file before and after the call; shown as a unified diff instead of the raw arguments. */
+  diff?: DiffPreview;
+  /** Terminal columns (default 80). */
+  width?: number;
+  /** Diff lines shown before `N more lines — press v to view all` (default 40; `Infinity` for all). */
+  maxLines?: number;
+  /** For a `bash` call: the sandbox mode and the network its command gets, shown after the command. */
+  shell?: { sandbox: string; network: string };
+}
+
+/** Diff lines an approval shows before the rest is counted. */
+export const APPROVAL_DIFF_LINES = 40;
 
 /** Characters of one argument shown in an approval prompt before the rest is counted instead. */
 const MAX_SHOWN = 8000;
@@ -28,14 +44,20 @@ function shownArgument(name: string, value: unknown): string[] {
  * keep their lines, marked with │), the reason and the choices. Everything the model or a tool
  * supplied passes through {@link visibleText}, so escape sequences cannot repaint the prompt.
  */
-export function approvalQuestion(request: ApprovalRequest, style: Style, label?: string): string {
+export function approvalQuestion(
+  request: ApprovalRequest,
+  style: Style,
+  label?: string,
+  detail?: ApprovalDetail,
+): string {
+  if (detail?.diff) return diffQuestion(request, style, label, detail, detail.diff);
   const raw = JSON.stringify(request.args ?? {});
   const summary = summarizeArguments(raw, 160);
   const who = label ?? childLabelOf(request);
   const lines = [
     who === undefined
-      ? `${style.yellow('?')} ${style.bold(`allow ${visibleText(request.toolName)}`)} ${style.dim(summary)}`
-      : `${style.yellow('?')} ${style.cyan(who)} ${style.bold(`wants to run ${visibleText(request.toolName)}`)} ${style.dim(summary)}`,
+      ? `${style.yellow('?')} ${style.bold(`allow ${visibleText(request.toolName)}`)} ${style.dim(summary)}${shellNote(request, style, detail)}`
+      : `${style.yellow('?')} ${style.cyan(who)} ${style.bold(`wants to run ${visibleText(request.toolName)}`)} ${style.dim(summary)}${shellNote(request, style, detail)}`,
   ];
   if (!summaryIsComplete(request.args, summary)) {
     const args = request.args;
@@ -52,6 +74,50 @@ export function approvalQuestion(request: ApprovalRequest, style: Style, label?:
     );
   lines.push(`  [o]nce  [a]lways for this session  [d]eny › `);
   return lines.join('\n');
+}
+
+/** The question for a `write`/`edit` with its diff: header, capped diff, reason, choices (`[v]iew all` when capped). */
+function diffQuestion(
+  request: ApprovalRequest,
+  style: Style,
+  label: string | undefined,
+  detail: ApprovalDetail,
+  diff: DiffPreview,
+): string {
+  const shown = renderDiff(diff, {
+    style,
+    width: detail.width ?? 80,
+    maxLines: detail.maxLines ?? APPROVAL_DIFF_LINES,
+  });
+  const who = label ?? childLabelOf(request);
+  const lines = [
+    `${style.yellow('?')} ${who === undefined ? '' : `${style.cyan(who)} `}${shown.header}`,
+    ...shown.lines,
+  ];
+  if (shown.hidden > 0) lines.push(moreLinesNote(shown.hidden, style));
+  lines.push(`  ${style.dim(`reason: ${visibleText(request.reason)}`)}`);
+  lines.push(
+    `  [o]nce  [a]lways for this session  [d]eny${shown.hidden > 0 ? '  [v]iew all' : ''} › `,
+  );
+  return lines.join('\n');
+}
+
+/** ` · sandbox: … · network: …` for a `bash` call with `shell` detail (full when it asks for it). */
+function shellNote(request: ApprovalRequest, style: Style, detail?: ApprovalDetail): string {
+  if (!detail?.shell || request.toolName !== 'bash') return '';
+  const args = request.args as { escalation?: { permissions?: { network?: unknown } } } | null;
+  const network =
+    args?.escalation?.permissions?.network === true
+      ? 'full, if you allow the extra permissions'
+      : detail.shell.network;
+  return ` ${style.dim(`· sandbox: ${visibleText(detail.shell.sandbox)} · network: ${visibleText(network)}`)}`;
+}
+
+/** The whole diff of `detail` (what `v` prints), uncapped; empty without a diff. */
+export function approvalDiffFull(detail: ApprovalDetail | undefined, style: Style): string {
+  if (!detail?.diff) return '';
+  const shown = renderDiff(detail.diff, { style, width: detail.width ?? 80 });
+  return [shown.header, ...shown.lines].join('\n');
 }
 
 /** `[explore]` for a subagent's request (a `ChildApprovalRequest` of @spine/subagents), else `undefined`. */
@@ -94,10 +160,13 @@ export interface ApprovalPromptOptions {
   output: NodeJS.WritableStream;
   /** Styling of the questions. */
   style: Style;
+  /** The diff (and width) to show for a request, if any; the line `v` then prints it whole. */
+  detail?: (request: ApprovalRequest) => ApprovalDetail | undefined;
 }
 
 /**
- * Asks each approval on `output` and reads the answer from `input`. Questions asked at once
+ * Asks each approval on `output` and reads the answer from `input`; a line `v` prints the whole
+ * diff and asks again. Questions asked at once
  * (parallel subagents) are asked one after the other, each answered by its own line.
  */
 export function createLineApprover(options: ApprovalPromptOptions): LineApprover {
@@ -108,7 +177,15 @@ export function createLineApprover(options: ApprovalPromptOptions): LineApprover
     const reader = rl;
     return new Promise<ApprovalAnswer>((resolve) => {
       if (signal?.aborted) return resolve('deny');
+      const detail = options.detail?.(request);
       const onLine = (line: string): void => {
+        if (line.trim().toLowerCase() === 'v' && detail?.diff) {
+          options.output.write(
+            `${approvalDiffFull(detail, options.style)}\n${approvalQuestion(request, options.style, undefined, detail)}`,
+          );
+          reader.once('line', onLine);
+          return;
+        }
         signal?.removeEventListener('abort', onAbort);
         resolve(parseApprovalAnswer(line));
       };
@@ -117,7 +194,7 @@ export function createLineApprover(options: ApprovalPromptOptions): LineApprover
         resolve('deny');
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      options.output.write(approvalQuestion(request, options.style));
+      options.output.write(approvalQuestion(request, options.style, undefined, detail));
       reader.once('line', onLine);
     });
   };

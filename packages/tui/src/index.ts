@@ -8,12 +8,29 @@
  */
 
 export {
+  APPROVAL_DIFF_LINES,
+  type ApprovalDetail,
   type ApprovalPromptOptions,
+  approvalDiffFull,
   approvalQuestion,
   createLineApprover,
   type LineApprover,
   parseApprovalAnswer,
 } from './approval.js';
+export {
+  type ApprovalKey,
+  approvalKey,
+  createKeyApprover,
+  type KeyApproverOptions,
+  type RawInput,
+} from './approval-keys.js';
+export {
+  type DiffPreview,
+  moreLinesNote,
+  type RenderDiffOptions,
+  type RenderedDiff,
+  renderDiff,
+} from './diff/render.js';
 export {
   describeElicitation,
   type ElicitationRequest,

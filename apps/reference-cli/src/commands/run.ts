@@ -8,10 +8,11 @@ import {
 } from '@spine/harness';
 import { type SessionEvent, type SessionStore, visibleJson } from '@spine/protocol';
 import { readJsonlHeader, readLastJsonlEvent } from '@spine/session-log';
-import { attachLiveOutput, createLineApprover, describeTurnEnd, styleFor } from '@spine/tui';
+import { attachLiveOutput, createKeyApprover, describeTurnEnd, styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { isClosed } from '../closed-output.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { approvalDetailFor, networkText } from '../interactive/approval-preview.js';
 import { adviceFor, exitCodeForTurn, noteSession, reportError } from '../report-error.js';
 
 /**
@@ -58,7 +59,19 @@ async function runTask(options: {
     if (!isClosed(process.stdout)) process.stdout.write(`${visibleJson(JSON.stringify(event))}\n`);
   };
   const approver = interactiveApproval
-    ? createLineApprover({ input: process.stdin, output: process.stderr, style })
+    ? createKeyApprover({
+        input: process.stdin,
+        output: process.stderr,
+        style,
+        detail: approvalDetailFor(
+          cwd,
+          () => process.stderr.columns,
+          () => ({
+            sandbox: loaded.config.sandbox,
+            network: networkText(loaded.config.shell.network),
+          }),
+        ),
+      })
     : undefined;
   const started: AgentSession = await startAgentSession({
     config: loaded.config,

@@ -17,6 +17,8 @@ import {
   searchWorkspaceFiles,
 } from '@spine/tool-runtime';
 import {
+  type ApprovalDetail,
+  approvalDiffFull,
   approvalQuestion,
   attachLiveOutput,
   describeElicitation,
@@ -33,6 +35,7 @@ import {
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
+import { approvalDetailFor } from './approval-preview.js';
 import { completeSlash, runSlashCommand } from './slash-commands.js';
 
 const PROMPT = '› ';
@@ -57,7 +60,14 @@ class Repl {
   #active!: AgentSession;
   #detach: () => void = () => {};
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
-  #approval: { resolve: (answer: ApprovalAnswer) => void } | undefined;
+  #approval:
+    | {
+        resolve: (answer: ApprovalAnswer) => void;
+        request?: ApprovalRequest;
+        label?: string | undefined;
+        detail?: ApprovalDetail | undefined;
+      }
+    | undefined;
   /** Approval questions waiting their turn (parallel subagents may ask at once). */
   #approvals: { request: ApprovalRequest; resolve: (answer: ApprovalAnswer) => void }[] = [];
   /** Subagents' live lines; all output passes through it (@spine/tui's SubagentPanel). */
@@ -207,13 +217,14 @@ class Repl {
   #nextApproval(): void {
     const next = this.#approvals.shift();
     if (!next) return;
-    this.#approval = { resolve: next.resolve };
     const sessionId = (next.request as { child?: { sessionId?: string } }).child?.sessionId;
     const child = sessionId
       ? childMonitorFor(this.#active.session).bySession(sessionId)
       : undefined;
     const label = child ? childLabel(child) : undefined;
-    const question = `\n${approvalQuestion(next.request, this.#style, label)}`;
+    const detail = approvalDetailFor(this.#cwd, () => process.stdout.columns)(next.request);
+    this.#approval = { resolve: next.resolve, request: next.request, label, detail };
+    const question = `\n${approvalQuestion(next.request, this.#style, label, detail)}`;
     if (this.#panel) this.#panel.ask(question);
     else this.#out.write(question);
   }
@@ -237,7 +248,13 @@ class Repl {
       return;
     }
     if (this.#approval) {
-      const { resolve } = this.#approval;
+      const { resolve, request, label, detail } = this.#approval;
+      if (line.toLowerCase() === 'v' && detail && request) {
+        this.#write(
+          `${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`,
+        );
+        return;
+      }
       this.#approval = undefined;
       const answer = parseApprovalAnswer(line);
       const note = this.#style.dim(

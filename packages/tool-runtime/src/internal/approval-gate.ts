@@ -1,4 +1,10 @@
-import type { ApprovalAnswer, ApprovalRequest, JsonValue, ToolApprovalBody } from '@spine/protocol';
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  JsonValue,
+  ToolApprovalBody,
+  ToolOutput,
+} from '@spine/protocol';
 import type {
   ApprovalCheck,
   ApprovalPolicy,
@@ -42,7 +48,17 @@ export interface ApprovalGateOptions {
   timeoutMs: number | undefined;
 }
 
-type Decided = ToolApprovalBody | Promise<ToolApprovalBody>;
+/** A call its tool's precheck refused just before a person would have been asked. */
+export interface PrecheckRefusal {
+  /** The tool's error output. */
+  refused: ToolOutput;
+}
+
+type Decided =
+  | ToolApprovalBody
+  | PrecheckRefusal
+  | Promise<ToolApprovalBody>
+  | Promise<ToolApprovalBody | PrecheckRefusal>;
 
 /**
  * The approval layer: deny-all, rules, hook verdicts, decisions remembered for the session,
@@ -68,6 +84,7 @@ export class ApprovalGate {
     check: ApprovalCheck,
     approve: Approver | undefined,
     signal: AbortSignal | undefined,
+    precheck?: () => Promise<ToolOutput | undefined>,
   ): Decided {
     const policyBy = this.policyBy();
     if (this.policy.name === 'deny-all')
@@ -77,7 +94,7 @@ export class ApprovalGate {
       const parser = shellParserIfLoaded();
       if (!parser && check.permissions.executes)
         return loadShellParser().then(
-          () => this.decide(toolCallId, check, approve, signal),
+          () => this.decide(toolCallId, check, approve, signal, precheck),
           (error: unknown) =>
             done(
               toolCallId,
@@ -158,8 +175,38 @@ export class ApprovalGate {
     if (escalation) request.escalation = escalation;
     // A protected write is asked every time: an `always` answer is not remembered for it.
     const rememberable = guarded === undefined;
+    // Arguments the tool would refuse are refused before anyone is asked; a protected write is
+    // still put to a person every time, whatever its arguments.
+    if (precheck && guarded === undefined)
+      return precheck().then(
+        (refused): ToolApprovalBody | PrecheckRefusal | Promise<ToolApprovalBody> =>
+          refused
+            ? { refused }
+            : this.askPerson(toolCallId, check, request, approve, signal, {
+                key,
+                rememberable,
+                reason: verdict.reason,
+              }),
+      );
+    return this.askPerson(toolCallId, check, request, approve, signal, {
+      key,
+      rememberable,
+      reason: verdict.reason,
+    });
+  }
+
+  /** Asks the person and turns the answer into the `tool/approval` body, remembering `always`. */
+  private askPerson(
+    toolCallId: string,
+    check: ApprovalCheck,
+    request: ApprovalRequest,
+    approve: Approver,
+    signal: AbortSignal | undefined,
+    how: { key: string; rememberable: boolean; reason: string },
+  ): Promise<ToolApprovalBody> {
+    const { key, rememberable } = how;
     return this.ask(request, approve, signal).then((answer) => {
-      const reason = verdict.reason;
+      const reason = how.reason;
       if (answer.kind === 'denied')
         return done(toolCallId, check, false, 'user', 'once', answer.why(reason));
       if (answer.value === 'always' && rememberable) this.remembered.add(key);

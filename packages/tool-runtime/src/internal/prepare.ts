@@ -6,10 +6,11 @@ import type {
   ToolCallPart,
   ToolDefinition,
   ToolExecutionContext,
+  ToolOutput,
   ToolPermissions,
   ToolResultBody,
 } from '@spine/protocol';
-import { escalationOf } from './approval-gate.js';
+import { escalationOf, type PrecheckRefusal } from './approval-gate.js';
 import {
   type BatchContext,
   isPromise,
@@ -111,6 +112,23 @@ export function prepareCall(
     : runPreHooks(state, prepared, batch, hooks, 0, undefined);
 }
 
+/**
+ * The tool's precheck as the gate calls it just before asking a person: the refusal (the tool's
+ * own error output) or undefined. A precheck that throws refuses with its message.
+ */
+function precheckOf(prepared: PreparedCall): (() => Promise<ToolOutput | undefined>) | undefined {
+  const tool = prepared.tool as ToolDefinition<JsonValue>;
+  const precheck = tool.precheck;
+  if (!precheck) return undefined;
+  return async () => {
+    try {
+      const output = await precheck(prepared.args, prepared.context);
+      return output?.isError ? output : undefined;
+    } catch (error) {
+      return { content: messageOf(error), isError: true };
+    }
+  };
+}
 type Verdict = PreExecuteVerdict | undefined;
 const NO_PERMISSIONS: ToolPermissions = Object.freeze({});
 
@@ -192,7 +210,13 @@ function approveCall(
   hookVerdict: 'allow' | 'ask' | undefined,
 ): MaybePromise<PreparedCall | ToolResultBody> {
   if (hookVerdict) prepared.hookVerdict = hookVerdict;
-  const decided = state.gate.decide(prepared.toolCallId, prepared, batch.approve, batch.signal);
+  const decided = state.gate.decide(
+    prepared.toolCallId,
+    prepared,
+    batch.approve,
+    batch.signal,
+    precheckOf(prepared),
+  );
   return isPromise(decided)
     ? decided.then((body) => applyGate(prepared, batch, body))
     : applyGate(prepared, batch, decided);
@@ -201,8 +225,14 @@ function approveCall(
 function applyGate(
   prepared: PreparedCall,
   batch: BatchContext,
-  body: ToolApprovalBody,
+  body: ToolApprovalBody | PrecheckRefusal,
 ): PreparedCall | ToolResultBody {
+  // Refused by the tool's precheck before anyone was asked: the tool's error, as if it had run.
+  if ('refused' in body)
+    return errorResult(prepared.call, 'error', body.refused.content, {
+      ...body.refused.meta,
+      params: prepared.args,
+    });
   batch.emit({ type: 'approval', body });
   if (body.decision !== 'allow') {
     const reason = body.reason ?? 'no reason given';

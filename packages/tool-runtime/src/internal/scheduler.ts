@@ -136,6 +136,9 @@ class Batch implements ExecutionListener, BatchContext {
           this.settle(index, errorResult(call, 'not-started', NOT_STARTED));
           continue;
         }
+        // A call whose tool prechecks its arguments (against files earlier calls may change)
+        // waits until every earlier call is committed.
+        if (this.cursor !== index && this.state.tools.get(call.name)?.tool.precheck) break;
         let prepared: ReturnType<typeof prepareCall>;
         try {
           prepared = prepareCall(this.state, call, this);

@@ -107,11 +107,18 @@ function originalOutputOf(session: SessionLog, result: SessionEvent): string | u
 const VERBATIM_KINDS: ReadonlySet<string> = new Set(['pinned', 'request', 'constraint']);
 
 /**
+ * Fact kinds limited only as the last resort (`limitOpen`), like unfixed errors and open items:
+ * the files modified are the state the work left behind, each a short line, and a limited list
+ * drops the earliest ones first, which are those carried from earlier checkpoints.
+ */
+const LAST_RESORT_KINDS: ReadonlySet<string> = new Set(['file-modified']);
+
+/**
  * Renders facts as the markdown record of a checkpoint. With `limit`, sections other than pinned
- * content, requests, constraints, unfixed errors and open items show only their latest `limit`
- * entries and say how many earlier ones were left out (they stay in `compaction/summary` and in
- * the log); with `limitOpen` too, unfixed errors and open items are limited as well (the last
- * resort when nothing else fits).
+ * content, requests, constraints, files modified, unfixed errors and open items show only their
+ * latest `limit` entries and say how many earlier ones were left out (they stay in
+ * `compaction/summary` and in the log); with `limitOpen` too, files modified, unfixed errors and
+ * open items are limited as well (the last resort when nothing else fits).
  */
 export function renderFacts(
   facts: readonly CheckpointFact[],
@@ -125,9 +132,9 @@ export function renderFacts(
         (section.resolved === undefined || (fact.resolvedAt !== undefined) === section.resolved),
     );
     let omitted = 0;
+    const lastResort = section.resolved === false || LAST_RESORT_KINDS.has(section.kind);
     const limited =
-      !VERBATIM_KINDS.has(section.kind) &&
-      (section.resolved !== false || options.limitOpen === true);
+      !VERBATIM_KINDS.has(section.kind) && (!lastResort || options.limitOpen === true);
     if (options.limit !== undefined && limited && selected.length > options.limit) {
       omitted = selected.length - options.limit;
       selected = selected.slice(omitted);

@@ -314,6 +314,63 @@ describe('a checkpoint with many unfixed errors', () => {
   });
 });
 
+describe('files modified in a small window', () => {
+  it('keeps every modified file, carried from an earlier checkpoint, when long lists are limited', async () => {
+    // Found by retention-sessions.test.ts: writes of an early turn, carried by a checkpoint into a
+    // later one that only fitted with lists cut to their latest 3 entries, were left out of
+    // "Files modified" (the later writes were kept).
+    const session = await newSession();
+    say(session, 'Add the feature modules.', { turn: 1 });
+    const written = Array.from({ length: 5 }, (_, index) => `src/features/feature-${index}.ts`);
+    written.forEach((path, index) => {
+      toolStep(
+        session,
+        { id: `w${index}`, name: 'write', args: { path, content: 'x' } },
+        `Created ${path}.`,
+        {
+          turn: 1,
+          step: index + 1,
+        },
+      );
+    });
+    await compactAll(session);
+    say(session, 'Now make every package build.', { turn: 2 });
+    for (let index = 0; index < 12; index++) {
+      const detail = `${'y'.repeat(280)} in crate ${index}`;
+      const build = run(`b${index}`, `cargo build -p crate-${index}`);
+      const where = { turn: 2, step: 2 * index + 1 };
+      toolStep(
+        session,
+        build,
+        `error[E0425]: cannot find value in crate-${index}: ${detail}\nerror: could not compile crate-${index}: ${detail}\nnote: ${detail}`,
+        { exitCode: 101, ...where },
+      );
+      toolStep(session, { ...build, id: `ok${index}` }, 'Finished', {
+        exitCode: 0,
+        turn: 2,
+        step: where.step + 1,
+      });
+    }
+    const engine = createCompactionEngine({ meter: createTokenMeter() });
+    const outcome = await engine.compact({
+      session,
+      reason: 'manual',
+      contextWindow: 6000,
+      system: 'S',
+      tools: [],
+    });
+    expect(outcome.status).toBe('compacted');
+    const checkpoint = session.deriveMessages().messages[0];
+    const text = checkpoint?.role === 'user' ? checkpoint.content : '';
+    // The long lists were limited ...
+    expect(text).toMatch(/### Errors fixed\n- \(\d+ earlier entries left out/);
+    // ... but not the files modified.
+    const files = /### Files modified\n((?:- .*\n?)*)/.exec(text)?.[1] ?? '';
+    expect(files).not.toContain('left out');
+    for (const path of written) expect(files).toContain(path);
+  });
+});
+
 describe('facts recorded before resolutions had fields', () => {
   it('reads an old " — fixed:" error as fixed and drops the old "Unresolved:" duplicates', async () => {
     const session = await newSession();

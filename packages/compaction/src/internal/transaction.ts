@@ -186,8 +186,8 @@ function chooseText(
     );
   const dropped = 'the model summary did not fit below the low mark, so it was left out';
   // Shorter and shorter checkpoints: the model summary is given up before the record's
-  // quoted facts; long lists (files, commands, errors) keep only their latest entries.
-  // Unfixed errors and open items are limited only as the last resort.
+  // quoted facts; long lists (files read, commands, fixed errors) keep only their latest
+  // entries. Files modified, unfixed errors and open items are limited only as the last resort.
   const tries: { summary: boolean; limit?: number; limitOpen?: boolean }[] = [
     { summary: true },
     { summary: true, limit: 40 },

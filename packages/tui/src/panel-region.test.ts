@@ -2,7 +2,7 @@
 // (@xterm/headless): finished lines are appended once and never touched again, only the panel is
 // redrawn, each redraw one synchronized update (DEC mode 2026), never a screen or scrollback clear
 // nor a scroll region; resizing mid-stream (wider, narrower, twice) loses no line.
-import { type ChildInfo, childMonitorFor } from '@spine/harness';
+import { childMonitorFor } from '@spine/harness';
 import type { SessionLog } from '@spine/protocol';
 import { Terminal } from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
@@ -44,7 +44,8 @@ function newMonitor(): ReturnType<typeof childMonitorFor> {
   return childMonitorFor({ events: () => [], lastSeq: 0 } as unknown as SessionLog);
 }
 
-function child(n: number): ChildInfo {
+/** A started child as the monitor's progress event carries it. */
+function child(n: number): Record<string, unknown> {
   return {
     sessionId: `child-${n}`,
     toolCallId: `call-${n}`,
@@ -52,7 +53,7 @@ function child(n: number): ChildInfo {
     description: `look ${n} ${'x'.repeat(40)}`,
     depth: 1,
     sandbox: 'read-only',
-  } as unknown as ChildInfo;
+  };
 }
 
 describe('the live region on a terminal', () => {

@@ -213,7 +213,10 @@ export function completedCompactions(events: readonly SessionEvent[]): number {
 }
 
 /** Whether a recorded manual compaction runs before the turn numbered `turn` (any, when absent). */
-export function isBefore(compaction: RecordedManualCompaction, turn: number | undefined): boolean {
+export function isBefore(
+  compaction: { seq: number; beforeTurn?: number },
+  turn: number | undefined,
+): boolean {
   return (
     turn === undefined || (compaction.beforeTurn !== undefined && compaction.beforeTurn <= turn)
   );

@@ -11,6 +11,7 @@ import {
   recordedTurnInputs,
   type ToolResultDifference,
 } from './rerun-record.js';
+import { recordedTitles } from './rerun-titles.js';
 import type { TurnResult } from './types.js';
 
 /** Options of {@link rerun}. */
@@ -95,15 +96,23 @@ export async function rerun(
 ): Promise<RerunReport> {
   const { agent, model } = options;
   const inputs = recordedTurnInputs(recorded);
-  const manual = recordedManualCompactions(recorded);
+  const manual = options.compact ? recordedManualCompactions(recorded) : [];
+  const titles = recordedTitles(recorded);
   let issued = 0;
-  // Issues, in order, the recorded manual compactions placed before `turn` (all left: no turn).
+  let titled = 0;
+  // Issues, in recorded order, the manual compactions and titles placed before `turn` (all left:
+  // no turn), so the rerun's log keeps the recording's sequence numbers.
   const compactUpTo = async (turn?: number): Promise<void> => {
-    if (!options.compact) return;
-    while (issued < manual.length && isBefore(manual[issued]!, turn)) {
-      options.onCompact?.();
-      await options.compact();
-      issued++;
+    for (;;) {
+      const compaction = issued < manual.length && isBefore(manual[issued]!, turn);
+      const title = titled < titles.length && isBefore(titles[titled]!, turn);
+      if (title && (!compaction || titles[titled]!.seq < manual[issued]!.seq)) {
+        agent.session.append('session/title', titles[titled++]!.body);
+      } else if (compaction) {
+        options.onCompact?.();
+        await options.compact!();
+        issued++;
+      } else return;
     }
   };
   const runOptions = options.signal ? { signal: options.signal } : {};

@@ -25,7 +25,7 @@ export interface DomainProxyPolicy {
   checkAddress?: (address: string) => string | undefined;
   /** Resolves a host name to addresses. Default: the system resolver (every address). */
   lookup?: (host: string) => Promise<string[]>;
-  /** Milliseconds a connection may take to send its request head. Default {@link HEAD_TIMEOUT_MS}. */
+  /** Milliseconds a connection may take to send its request head. Default `HEAD_TIMEOUT_MS` (10 s). */
   headTimeoutMs?: number;
   /** Called once per request with the host and the outcome, for logs and tests. */
   onDecision?: (decision: {

@@ -26,7 +26,15 @@ export function approvalKey(chunk: string): ApprovalKey | undefined {
 }
 
 /** A terminal input that can switch raw mode (a TTY `process.stdin`). */
-export interface RawInput extends NodeJS.ReadableStream {
+export interface RawInput {
+  /** Listens for key data. */
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  /** Stops listening for key data. */
+  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  /** Resumes reading. */
+  resume(): unknown;
+  /** Pauses reading. */
+  pause(): unknown;
   /** Switches raw mode (one key at a time, no echo). */
   setRawMode?(mode: boolean): unknown;
   /** Whether raw mode is on now. */

@@ -9,7 +9,7 @@
 //  2. one consumer project with `@spine/session-log` alone (plus the `@spine/protocol` tarball it
 //     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
 //  3. the CLI alone, as `npm i @spine/cli` installs it (its optional peers absent): node_modules
-//     stays under 40 MB, `spine demo` runs, and `spine doctor` names the optional @spine/mcp with
+//     stays under 42 MB, `spine demo` runs, and `spine doctor` names the optional @spine/mcp with
 //     its install command (a failed check once `.mcp.json` configures a server, and `spine run`
 //     then exits 2 with that command);
 //  4. the loaders and sessions of 1 and 2, and `spine demo`, again under each pinned Node version
@@ -32,7 +32,8 @@ const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
 const problems = [];
 // The CLI's default install (node_modules of a project with only @spine/cli), in MB.
-const CLI_BUDGET_MB = 40;
+// 42 since the terminal renders Markdown and approval diffs (marked 0.8 MB, diff 0.9 MB; issue 35).
+const CLI_BUDGET_MB = 42;
 
 /** Runs a command; returns stdout, or records the failure and returns undefined. */
 function run(label, command, args, cwd) {

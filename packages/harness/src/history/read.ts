@@ -15,25 +15,3 @@ export async function streamSessionEvents(
   if (!(await store.exists(id))) throw new SessionNotFoundError({ sessionId: id, dir });
   return store.readRange(id, { fromSeq: 1 });
 }
-
-/**
- * True when the session started a subagent whose `agent/child/start` has no `agent/child/end`
- * (linked by child session id, as `childLinks` in @spine/subagents links them): only then has
- * a crash left a child to close. Streamed; nothing but one flag per child is held.
- */
-export async function hasOpenChildren(store: SessionStore, id: string): Promise<boolean> {
-  const ended: boolean[] = [];
-  const latest = new Map<string, number>();
-  const types = ['agent/child/start', 'agent/child/end'];
-  for await (const event of store.readRange(id, { fromSeq: 1, types })) {
-    const { sessionId } = event.body as { sessionId: string };
-    if (event.type === 'agent/child/start') {
-      latest.set(sessionId, ended.length);
-      ended.push(false);
-    } else {
-      const index = latest.get(sessionId);
-      if (index !== undefined) ended[index] = true;
-    }
-  }
-  return ended.includes(false);
-}

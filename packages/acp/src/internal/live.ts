@@ -38,7 +38,7 @@ export function attachLive(
   };
   const onProgress = (event: { toolCallId: string; message?: string }): void => {
     const call = calls.get(event.toolCallId);
-    if (!call || call.name !== 'bash' || event.message === undefined) return;
+    if (call?.name !== 'bash' || event.message === undefined) return;
     call.output = (call.output + event.message).slice(-MAX_LIVE_OUTPUT);
     const command = parseArguments(call.arguments).command;
     send({

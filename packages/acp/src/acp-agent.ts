@@ -132,6 +132,19 @@ export async function serveAcp(
     sessions.set(sessionId, session);
     return session;
   };
+  // A failure the client must act on says what happened (the SDK would send a bare "Internal error").
+  const explained =
+    <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await handler(...args);
+      } catch (error) {
+        if (error instanceof acp.RequestError) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        const code = (error as { code?: unknown }).code;
+        throw acp.RequestError.internalError(typeof code === 'string' ? { code } : {}, message);
+      }
+    };
   const find = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
     if (!session) throw acp.RequestError.sessionNotFound(sessionId);
@@ -154,59 +167,74 @@ export async function serveAcp(
         },
       }),
     )
-    .onRequest('session/new', async ({ params, client }) => {
-      const session = await open(client, params.cwd, undefined);
-      const sessionId = session.active.session.id;
-      session.attach();
-      // After the response: the client routes updates by an id it must know first.
-      setImmediate(() => sendTo(client, sessionId)(session.commandsUpdate()));
-      return { sessionId };
-    })
-    .onRequest('session/load', async ({ params, client }) => {
-      if (sessions.has(params.sessionId))
-        throw acp.RequestError.invalidRequest(
-          { sessionId: params.sessionId },
-          'session is already open',
-        );
-      const session = await open(client, params.cwd, params.sessionId);
-      const send = sendTo(client, params.sessionId);
-      const fold = new ReplayFold({
-        cwd: params.cwd,
-        contextWindow: session.active.model.contextWindow,
-      });
-      for await (const event of session.active.session.readEvents({ fromSeq: 1 }))
-        for (const update of fold.next(event)) send(update);
-      for (const update of fold.end()) send(update);
-      send(session.commandsUpdate());
-      await flushed();
-      session.attach();
-      return {};
-    })
-    .onRequest('session/resume', async ({ params, client }) => {
-      if (sessions.has(params.sessionId))
-        throw acp.RequestError.invalidRequest(
-          { sessionId: params.sessionId },
-          'session is already open',
-        );
-      const session = await open(client, params.cwd, params.sessionId);
-      session.attach();
-      setImmediate(() => sendTo(client, params.sessionId)(session.commandsUpdate()));
-      return {};
-    })
-    .onRequest('session/close', async ({ params }) => {
-      const session = find(params.sessionId);
-      sessions.delete(params.sessionId);
-      await session.close('closed by the client');
-      return {};
-    })
-    .onRequest('session/prompt', async ({ params }) => {
-      const session = find(params.sessionId);
-      const text = promptText(session.cwd, params.prompt);
-      if (typeof text === 'object') throw acp.RequestError.invalidParams({}, text.problem);
-      const response = await session.prompt(text);
-      await flushed();
-      return response;
-    })
+    .onRequest(
+      'session/new',
+      explained(async ({ params, client }) => {
+        const session = await open(client, params.cwd, undefined);
+        const sessionId = session.active.session.id;
+        session.attach();
+        // After the response: the client routes updates by an id it must know first.
+        setImmediate(() => sendTo(client, sessionId)(session.commandsUpdate()));
+        return { sessionId };
+      }),
+    )
+    .onRequest(
+      'session/load',
+      explained(async ({ params, client }) => {
+        if (sessions.has(params.sessionId))
+          throw acp.RequestError.invalidRequest(
+            { sessionId: params.sessionId },
+            'session is already open',
+          );
+        const session = await open(client, params.cwd, params.sessionId);
+        const send = sendTo(client, params.sessionId);
+        const fold = new ReplayFold({
+          cwd: params.cwd,
+          contextWindow: session.active.model.contextWindow,
+        });
+        for await (const event of session.active.session.readEvents({ fromSeq: 1 }))
+          for (const update of fold.next(event)) send(update);
+        for (const update of fold.end()) send(update);
+        send(session.commandsUpdate());
+        await flushed();
+        session.attach();
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/resume',
+      explained(async ({ params, client }) => {
+        if (sessions.has(params.sessionId))
+          throw acp.RequestError.invalidRequest(
+            { sessionId: params.sessionId },
+            'session is already open',
+          );
+        const session = await open(client, params.cwd, params.sessionId);
+        session.attach();
+        setImmediate(() => sendTo(client, params.sessionId)(session.commandsUpdate()));
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/close',
+      explained(async ({ params }) => {
+        const session = find(params.sessionId);
+        sessions.delete(params.sessionId);
+        await session.close('closed by the client');
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/prompt',
+      explained(async ({ params }) => {
+        const session = find(params.sessionId);
+        const text = promptText(session.cwd, params.prompt);
+        if (typeof text === 'object') throw acp.RequestError.invalidParams({}, text.problem);
+        const response = await session.prompt(text);
+        await flushed();
+        return response;
+      }),
+    )
     .onNotification('session/cancel', ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     });

@@ -80,7 +80,10 @@ export class MessageValidator {
       return;
     }
     const result = asked ? METHODS[asked]?.[1] : undefined;
-    if (!result) return report(`response to unknown request ${String(id)}`);
+    if (!result) {
+      report(`response to unknown request ${String(id)}`);
+      return;
+    }
     const problem = check(result, message.result);
     if (problem) report(problem);
   }

@@ -8,7 +8,7 @@ import type {
   ToolCallUpdate,
   ToolKind,
 } from '@agentclientprotocol/sdk';
-import type { ToolResultBody } from '@spine/protocol';
+import { outcomeUnknownText, type ToolResultBody } from '@spine/protocol';
 
 /** `_meta` key on a tool call whose outcome Spine cannot know (interrupted by a crash). */
 export const OUTCOME_UNKNOWN_META = 'spine.dev/outcomeUnknown';
@@ -134,7 +134,10 @@ export function toolResultUpdate(
 ): ToolCallUpdate {
   const args = call ? parseArguments(call.arguments) : {};
   const name = call?.name ?? result.toolName;
-  const unknown = result.outcome === 'unknown';
+  // Recovery answers a call the process died in with Spine's one wording (`outcomeUnknownText`);
+  // a verdict from workspace checkpoints keeps that wording with another outcome.
+  const unknown =
+    result.outcome === 'unknown' || result.content.startsWith(outcomeUnknownText('').slice(0, 17));
   // A successful write/edit keeps its diff; everything else shows the result text.
   const diff = !result.isError ? diffContent(cwd, name, args) : [];
   const content =

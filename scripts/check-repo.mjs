@@ -36,6 +36,8 @@ const ALLOWED = {
     '@spine/subagents',
   ],
   '@spine/tui': ['@spine/protocol', '@spine/agent-loop', '@spine/harness'],
+  // The ACP agent: a surface over the harness (and the agent-loop types it exposes).
+  '@spine/acp': ['@spine/protocol', '@spine/agent-loop', '@spine/harness'],
 };
 const problems = [];
 const notes = [];

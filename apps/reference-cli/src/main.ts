@@ -149,6 +149,10 @@ addStoreOptions(program.command('export').argument('<id>'))
   .option('-o, --output <file>', 'write to a file instead of stdout')
   .action(act<[string]>(async () => (await import('./commands/export.js')).exportCommand));
 
+addAgentOptions(program.command('acp'))
+  .description('Serve Spine to an editor over the Agent Client Protocol (stdio), e.g. Zed')
+  .action(act(async () => (await import('./acp/command.js')).acpCommand));
+
 addAgentOptions(program.command('doctor'))
   .description(
     'Check provider keys and reachability, sandbox, language servers, web providers, session store',

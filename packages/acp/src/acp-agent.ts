@@ -1,0 +1,258 @@
+import { isAbsolute } from 'node:path';
+import type {
+  AgentContext,
+  InitializeResponse,
+  SessionUpdate,
+  Stream,
+} from '@agentclientprotocol/sdk';
+import {
+  type AgentSession,
+  type ResolvedModel,
+  SessionNotFoundError,
+  type SpineConfig,
+  startAgentSession,
+} from '@spine/harness';
+import { AcpSession } from './internal/acp-session.js';
+import { createApprover, DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
+import { promptText } from './internal/prompt-content.js';
+import { ReplayFold } from './internal/replay.js';
+
+/** A JSON-RPC message as the SDK's message streams carry it. */
+export type AcpMessage = Record<string, unknown>;
+
+/** The connection to the client: NDJSON bytes (stdio) or already-parsed JSON-RPC messages. */
+export type AcpTransport =
+  | { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> }
+  | { readable: ReadableStream<AcpMessage>; writable: WritableStream<AcpMessage> };
+
+/** Options of {@link serveAcp}. */
+export interface AcpAgentOptions {
+  /** The effective configuration for a workspace (`session/new` and `session/load` name it). */
+  config: (cwd: string) => SpineConfig;
+  /** The model; default: resolved from the configuration. */
+  model?: ResolvedModel;
+  /** Version reported in `agentInfo`. */
+  version: string;
+  /** Load language-server tools (default: `config.lsp.enabled`). */
+  lsp?: boolean;
+  /** Load web tools (default: `config.web.enabled`). */
+  web?: boolean;
+  /** How long a permission request may wait for the client before it is a denial (default 10 min). */
+  permissionTimeoutMs?: number;
+  /** Reports non-fatal problems (never written to the protocol stream). */
+  onWarning?: (message: string) => void;
+}
+
+/** A served connection. */
+export interface AcpServer {
+  /** Resolves when the client disconnected and every session was closed. */
+  readonly closed: Promise<void>;
+  /** Ends every turn, closes the sessions and the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves Spine's agent to one ACP client (an editor) over `transport`: sessions created, loaded
+ * from the log or resumed, prompt turns streamed as updates, approvals asked through the client
+ * only when Spine's policy asks a person. Policy, sandbox and log stay Spine's.
+ *
+ * @throws {Error} when `@agentclientprotocol/sdk` cannot be loaded.
+ * @example
+ * ```ts
+ * import { Readable, Writable } from 'node:stream';
+ * import { serveAcp } from '@spine/acp';
+ * import { loadConfig } from '@spine/harness';
+ *
+ * const server = await serveAcp(
+ *   { input: Readable.toWeb(process.stdin), output: Writable.toWeb(process.stdout) },
+ *   { version: '1.0.0', config: (cwd) => loadConfig({ cwd }).config },
+ * );
+ * await server.closed;
+ * ```
+ */
+export async function serveAcp(
+  transport: AcpTransport,
+  options: AcpAgentOptions,
+): Promise<AcpServer> {
+  // ESM-only SDK: a real dynamic import, also from the CommonJS build.
+  const acp = await import('@agentclientprotocol/sdk');
+  const stream = (
+    'input' in transport ? acp.ndJsonStream(transport.output, transport.input) : transport
+  ) as Stream;
+  const sessions = new Map<string, AcpSession>();
+  const warn = options.onWarning ?? (() => {});
+  const connection = new AbortController();
+  // Updates go out in the order they were produced; a response waits for the ones before it.
+  let outbox: Promise<unknown> = Promise.resolve();
+  const sendTo =
+    (client: AgentContext, sessionId: string) =>
+    (update: SessionUpdate): void => {
+      outbox = outbox
+        .then(() => client.notify('session/update', { sessionId, update }))
+        .catch(() => undefined);
+    };
+  const flushed = (): Promise<unknown> => outbox;
+
+  const open = async (
+    client: AgentContext,
+    cwd: string,
+    resumeId: string | undefined,
+  ): Promise<AcpSession> => {
+    if (!isAbsolute(cwd))
+      throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+    const config = options.config(cwd);
+    let sessionId = '';
+    const approve = createApprover({
+      sessionId: '',
+      cwd,
+      timeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
+      connection: connection.signal,
+      send: (params, sendOptions) =>
+        client.request('session/request_permission', { ...params, sessionId }, sendOptions),
+    });
+    let active: AgentSession;
+    try {
+      active = await startAgentSession({
+        config,
+        cwd,
+        approve,
+        onWarning: warn,
+        ...(resumeId === undefined ? {} : { resumeId }),
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.lsp === undefined ? {} : { lsp: options.lsp }),
+        ...(options.web === undefined ? {} : { web: options.web }),
+      });
+    } catch (error) {
+      if (error instanceof SessionNotFoundError)
+        throw acp.RequestError.sessionNotFound(resumeId ?? '');
+      throw error;
+    }
+    sessionId = active.session.id;
+    const session = new AcpSession({ active, cwd, send: sendTo(client, sessionId) });
+    sessions.set(sessionId, session);
+    return session;
+  };
+  // A failure the client must act on says what happened (the SDK would send a bare "Internal error").
+  const explained =
+    <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await handler(...args);
+      } catch (error) {
+        if (error instanceof acp.RequestError) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        const code = (error as { code?: unknown }).code;
+        throw acp.RequestError.internalError(typeof code === 'string' ? { code } : {}, message);
+      }
+    };
+  const find = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw acp.RequestError.sessionNotFound(sessionId);
+    return session;
+  };
+
+  const app = acp
+    .agent({ name: 'spine' })
+    .onRequest(
+      'initialize',
+      (): InitializeResponse => ({
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentInfo: { name: 'spine', title: 'Spine', version: options.version },
+        authMethods: [],
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { embeddedContext: true, image: false, audio: false },
+          mcpCapabilities: { http: false, sse: false },
+          sessionCapabilities: { resume: {}, close: {} },
+        },
+      }),
+    )
+    .onRequest(
+      'session/new',
+      explained(async ({ params, client }) => {
+        const session = await open(client, params.cwd, undefined);
+        const sessionId = session.active.session.id;
+        session.attach();
+        // After the response: the client routes updates by an id it must know first.
+        setImmediate(() => sendTo(client, sessionId)(session.commandsUpdate()));
+        return { sessionId };
+      }),
+    )
+    .onRequest(
+      'session/load',
+      explained(async ({ params, client }) => {
+        if (sessions.has(params.sessionId))
+          throw acp.RequestError.invalidRequest(
+            { sessionId: params.sessionId },
+            'session is already open',
+          );
+        const session = await open(client, params.cwd, params.sessionId);
+        const send = sendTo(client, params.sessionId);
+        const fold = new ReplayFold({
+          cwd: params.cwd,
+          contextWindow: session.active.model.contextWindow,
+        });
+        for await (const event of session.active.session.readEvents({ fromSeq: 1 }))
+          for (const update of fold.next(event)) send(update);
+        for (const update of fold.end()) send(update);
+        send(session.commandsUpdate());
+        await flushed();
+        session.attach();
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/resume',
+      explained(async ({ params, client }) => {
+        if (sessions.has(params.sessionId))
+          throw acp.RequestError.invalidRequest(
+            { sessionId: params.sessionId },
+            'session is already open',
+          );
+        const session = await open(client, params.cwd, params.sessionId);
+        session.attach();
+        setImmediate(() => sendTo(client, params.sessionId)(session.commandsUpdate()));
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/close',
+      explained(async ({ params }) => {
+        const session = find(params.sessionId);
+        sessions.delete(params.sessionId);
+        await session.close('closed by the client');
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/prompt',
+      explained(async ({ params }) => {
+        const session = find(params.sessionId);
+        const text = promptText(session.cwd, params.prompt);
+        if (typeof text === 'object') throw acp.RequestError.invalidParams({}, text.problem);
+        const response = await session.prompt(text);
+        await flushed();
+        return response;
+      }),
+    )
+    .onNotification('session/cancel', ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    });
+
+  const connected = app.connect(stream);
+  const closeAll = async (reason: string): Promise<void> => {
+    connection.abort();
+    const open = [...sessions.values()];
+    sessions.clear();
+    await Promise.allSettled(open.map((session) => session.close(reason)));
+  };
+  const closed = connected.closed.then(() => closeAll('client disconnected'));
+  return {
+    closed,
+    async close() {
+      await closeAll('server closed');
+      connected.close();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// One ACP session: a Spine session with its agent, live updates to the client, and prompts run
+// one after another. `session/cancel` aborts the running turn (the agent kills running commands'
+// process groups and records `turn/end`, as Ctrl-C does) and every prompt queued behind it.
+import type { PromptResponse, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import type { TurnResult } from '@spine/agent-loop';
+import {
+  type AgentSession,
+  currentSessionTitle,
+  deriveSessionTitle,
+  personTitle,
+  recordSessionTitle,
+} from '@spine/harness';
+import { attachLive } from './live.js';
+
+/** Slash commands this agent runs itself (advertised with `available_commands_update`). */
+export const COMMANDS = [
+  { name: 'compact', description: 'Fold old history into a checkpoint now', hint: 'focus' },
+  { name: 'title', description: 'Set the title of this session', hint: 'text' },
+] as const;
+
+/** A live ACP session over a started Spine session. */
+export class AcpSession {
+  readonly active: AgentSession;
+  readonly cwd: string;
+  readonly #send: (update: SessionUpdate) => void;
+  #detach: (() => void) | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
+  #cancelled = new AbortController();
+  #closed = false;
+
+  constructor(options: {
+    active: AgentSession;
+    cwd: string;
+    send: (update: SessionUpdate) => void;
+  }) {
+    this.active = options.active;
+    this.cwd = options.cwd;
+    this.#send = options.send;
+  }
+
+  /** Starts forwarding live events (after a load has replayed the log). */
+  attach(): void {
+    this.#detach ??= attachLive(this.active, this.cwd, this.#send);
+  }
+
+  /** The commands update sent once a session is open. */
+  commandsUpdate(): SessionUpdate {
+    return {
+      sessionUpdate: 'available_commands_update',
+      availableCommands: COMMANDS.map((command) => ({
+        name: command.name,
+        description: command.description,
+        input: { hint: command.hint },
+      })),
+    };
+  }
+
+  /** Runs `text` as a turn after the prompts before it; resolves with the stop reason. */
+  prompt(text: string): Promise<PromptResponse> {
+    const signal = this.#cancelled.signal;
+    const run = this.#tail.then(() => this.#run(text, signal));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Cancels the running turn and every prompt queued behind it. */
+  cancel(): void {
+    this.#cancelled.abort();
+    this.#cancelled = new AbortController();
+  }
+
+  /** Cancels, waits for the turn to end, and closes the Spine session. */
+  async close(reason: string): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.cancel();
+    await this.#tail;
+    this.#detach?.();
+    await this.active.finish(reason);
+  }
+
+  async #run(text: string, signal: AbortSignal): Promise<PromptResponse> {
+    if (signal.aborted || this.#closed) return { stopReason: 'cancelled' };
+    const command = /^\/(compact|title)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (command) return this.#command(command[1] as 'compact' | 'title', command[2]?.trim() ?? '');
+    const { active } = this;
+    if (currentSessionTitle(active.config.sessionDir, active.session) === undefined)
+      recordSessionTitle(
+        active.session,
+        active.config.sessionDir,
+        deriveSessionTitle(text),
+        'auto',
+      );
+    const result = await active.agent.run(text, { signal });
+    // The turn is recorded as failed; the client is told why, as text, and the turn ends.
+    if (result.reason === 'error')
+      this.#say(`Spine stopped: ${result.error?.message ?? 'the turn failed'}`);
+    return { stopReason: signal.aborted ? 'cancelled' : stopReasonOf(result) };
+  }
+
+  async #command(name: 'compact' | 'title', argument: string): Promise<PromptResponse> {
+    const { active } = this;
+    if (name === 'compact') {
+      const outcome = await active.agent.compact(argument ? { focus: argument } : {});
+      this.#say(`compaction ${outcome.status}${outcome.message ? `: ${outcome.message}` : ''}`);
+    } else {
+      const title = personTitle(argument);
+      if (title) recordSessionTitle(active.session, active.config.sessionDir, title, 'person');
+      else this.#say('usage: /title <text>');
+    }
+    return { stopReason: 'end_turn' };
+  }
+
+  #say(text: string): void {
+    this.#send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+  }
+}
+
+/** The ACP stop reason of a turn's result. */
+export function stopReasonOf(result: Pick<TurnResult, 'reason'>): StopReason {
+  return result.reason === 'aborted'
+    ? 'cancelled'
+    : result.reason === 'max-steps'
+      ? 'max_turn_requests'
+      : 'end_turn';
+}

@@ -1,0 +1,73 @@
+// The client's prompt (text, embedded resources, resource links) as the one user message Spine
+// records. Paths are untrusted: a file URI outside the workspace is refused, never read.
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ContentBlock } from '@agentclientprotocol/sdk';
+
+/** Largest prompt accepted, in UTF-16 code units (about 1 MB of text). */
+export const MAX_PROMPT_CHARS = 1_000_000;
+
+/** Why a prompt was refused (becomes a JSON-RPC invalid-params error). */
+export interface PromptProblem {
+  problem: string;
+}
+
+/** The realpath of `path`, or `path` itself when it does not exist. */
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The workspace-relative path of a `file:` URI, or a problem when it leaves the workspace. */
+export function workspacePath(cwd: string, uri: string): string | PromptProblem | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  let path: string;
+  try {
+    path = fileURLToPath(uri);
+  } catch {
+    return { problem: `not a valid file URI: ${uri.slice(0, 200)}` };
+  }
+  const inside = relative(real(cwd), real(resolve(cwd, path)));
+  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) return inside || '.';
+  return {
+    problem: `resource ${uri.slice(0, 200)} is outside the workspace ${cwd}; attach files from the workspace only`,
+  };
+}
+
+/** The user message for `blocks`, or the problem that refuses it. */
+export function promptText(cwd: string, blocks: readonly ContentBlock[]): string | PromptProblem {
+  const parts: string[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text') {
+      parts.push(block.text);
+      continue;
+    }
+    if (block.type === 'resource' || block.type === 'resource_link') {
+      const uri = block.type === 'resource' ? block.resource.uri : block.uri;
+      const path = workspacePath(cwd, uri);
+      if (typeof path === 'object') return path;
+      const name = path ?? uri;
+      if (block.type === 'resource_link') {
+        parts.push(`[attached: ${name}]`);
+      } else if ('text' in block.resource) {
+        parts.push(`<attached path="${name}">\n${block.resource.text}\n</attached>`);
+      } else {
+        return { problem: `binary resource ${uri.slice(0, 200)} is not supported; attach text` };
+      }
+      continue;
+    }
+    // Not advertised (promptCapabilities): a client that sends them anyway is told so.
+    return { problem: `${block.type} content is not supported by Spine; send text or resources` };
+  }
+  const message = parts.join('\n\n');
+  if (message.length > MAX_PROMPT_CHARS)
+    return {
+      problem: `prompt of ${message.length} characters exceeds ${MAX_PROMPT_CHARS}; attach less`,
+    };
+  if (message.trim() === '') return { problem: 'empty prompt: send some text' };
+  return message;
+}

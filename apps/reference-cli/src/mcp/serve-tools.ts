@@ -24,6 +24,12 @@ export async function toolDefinitions(
         ...(web.createWebTools(web.createWebRuntime({ providers: [] })) as AnyToolDefinition[]),
       );
   }
+  if (config.lsp.enabled) {
+    // A manager that is never used starts no language server: the tools are read for their hints.
+    const lsp = await import('@spine/lsp-tools').catch(() => undefined);
+    if (lsp)
+      tools.push(...(lsp.createLspTools(lsp.createLspManager({ cwd })) as AnyToolDefinition[]));
+  }
   return tools;
 }
 

@@ -183,9 +183,12 @@ describe('createMcpToolServer', () => {
     expect(text(missing)).toBe(
       'Invalid arguments for tool `read`: missing required field `path`. Fix the arguments and call the tool again.',
     );
-    const escape = await client.callTool({ name: 'read', arguments: { path: '../../etc/passwd' } });
-    expect(escape.isError).toBe(true);
-    expect(text(escape)).toMatch(/^Path refused: .*climbs out of the workspace/);
+    const escaped = await client.callTool({
+      name: 'read',
+      arguments: { path: '../../etc/passwd' },
+    });
+    expect(escaped.isError).toBe(true);
+    expect(text(escaped)).toMatch(/^Path refused: .*climbs out of the workspace/);
     expect(events.filter((event) => event.type === 'result')).toHaveLength(2);
     await close();
   });

@@ -1,11 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AnyToolDefinition } from '@spine/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, isolatedEnv, runCli, tempFolder } from './run-cli.js';
+import { insideSpine, processesWith, serveWorkspace, until } from './mcp-serve-helpers.js';
+import { BIN, isolatedEnv, runCli } from './run-cli.js';
 
 // `spine mcp serve` over stdio, driven by the official SDK client spawning the real CLI (from
 // sources, so start-up under load is slow: generous timeouts). Commands run in bubblewrap.
@@ -15,61 +15,6 @@ type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
 const text = (result: CallResult): string =>
   (result.content as { type: string; text: string }[]).map((part) => part.text).join('');
-
-/** Processes on this machine whose command line contains `marker`. */
-export function processesWith(marker: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(pid);
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return found;
-}
-
-export async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The result text of one call made in-process through Spine's own tool runtime (no MCP). */
-async function insideSpine(
-  cwd: string,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<string> {
-  const [toolRuntime, web] = await Promise.all([
-    import('@spine/tool-runtime'),
-    import('@spine/web-tools'),
-  ]);
-  const tools = [
-    ...toolRuntime.createWorkspaceTools({ cwd }),
-    ...web.createWebTools(web.createWebRuntime({ providers: web.webProvidersFromEnv({}) })),
-  ] as AnyToolDefinition[];
-  const runtime = toolRuntime.createToolRuntime({ cwd, tools, approval: 'never-ask' });
-  const [result] = await runtime.run([
-    { type: 'tool-call', id: 'inside', name, arguments: JSON.stringify(args) },
-  ]);
-  return result?.content ?? '';
-}
-
-/** A workspace with a text file, a TypeScript file and a symlink that points out of it. */
-export function serveWorkspace(): string {
-  const cwd = join(tempFolder('spine-mcp-serve-'), 'workspace');
-  mkdirSync(join(cwd, 'src'), { recursive: true });
-  writeFileSync(join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-  writeFileSync(
-    join(cwd, 'src', 'greet.ts'),
-    'export function greetVisitor(name: string): string {\n  return `hi ${name}`;\n}\n',
-  );
-  symlinkSync('/etc', join(cwd, 'outside'));
-  return cwd;
-}
 
 describe('spine mcp serve over stdio', { timeout: 180_000 }, () => {
   const cwd = serveWorkspace();
@@ -136,9 +81,9 @@ describe('spine mcp serve over stdio', { timeout: 180_000 }, () => {
     expect(
       text(await client.callTool({ name: 'grep', arguments: { pattern: 'gam+a' } })),
     ).toContain('notes.txt');
-    expect(text(await client.callTool({ name: 'glob', arguments: { pattern: '**/*.ts' } }))).toContain(
-      'src/greet.ts',
-    );
+    expect(
+      text(await client.callTool({ name: 'glob', arguments: { pattern: '**/*.ts' } })),
+    ).toContain('src/greet.ts');
     expect(text(await client.callTool({ name: 'list', arguments: {} }))).toContain('notes.txt');
     expect(asked).toEqual([]);
     const wrote = await client.callTool({
@@ -219,7 +164,11 @@ describe('spine mcp serve over stdio', { timeout: 180_000 }, () => {
       { signal: abort.signal },
     );
     call.catch(() => {});
-    await until(() => processesWith(`sleep\0${marker}`).length >= 2, 'the commands to start', 60_000);
+    await until(
+      () => processesWith(`sleep\0${marker}`).length >= 2,
+      'the commands to start',
+      60_000,
+    );
     abort.abort('cancelled by the test');
     await expect(call).rejects.toThrow();
     await until(() => processesWith(`sleep\0${marker}`).length === 0, 'the process group to end');

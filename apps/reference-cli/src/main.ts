@@ -173,7 +173,9 @@ const more = (value: string, previous: string[] = []): string[] => [...previous,
 addStoreOptions(
   program.command('mcp').argument('<action>').argument('[name]').argument('[rest...]'),
 )
-  .description('MCP servers: list | get <name> | add <name> <command|url> [args…] | remove <name>')
+  .description(
+    "MCP servers: list | get <name> | add <name> <command|url> [args…] | remove <name> | serve (Spine's tools as an MCP server)",
+  )
   .option('--scope <scope>', 'add/remove in project (.mcp.json, default) or user config')
   .option('--transport <kind>', 'add: stdio (default), http or sse')
   .option('--env <KEY=VALUE>', 'add: a stdio server variable ($VAR allowed; repeatable)', more)
@@ -183,6 +185,12 @@ addStoreOptions(
     more,
   )
   .option('--json', 'list/get as JSON')
+  .option('--tools <names>', 'serve: comma-separated tools (default: all but task, recall, memory)')
+  .option('--http', 'serve: Streamable HTTP on 127.0.0.1 with a bearer token (default: stdio)')
+  .option('--port <n>', 'serve --http: the port (default: a free one)')
+  .option('--host <address>', 'serve --http: 127.0.0.1 (default) or ::1; nothing else')
+  .option('--sandbox <mode>', 'serve: read-only | workspace-write | danger-full-access')
+  .option('--approval <policy>', 'serve: ask | auto-edit | never-ask | deny-all')
   .action(
     act<[string, string | undefined, string[]]>(
       async () => (await import('./mcp/command.js')).mcpCommand,

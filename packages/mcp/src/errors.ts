@@ -49,3 +49,17 @@ export class McpServerUnavailableError extends SpineError {
     this.reason = options.reason;
   }
 }
+
+/** Thrown when `spine mcp serve --http` is asked to listen on an address that is not loopback. */
+export class McpServeAddressError extends SpineError {
+  /** The address that was refused. */
+  readonly host: string;
+
+  constructor(options: { host: string }) {
+    super({
+      code: 'INVALID_CONFIG',
+      message: `Refused to serve MCP over HTTP on ${JSON.stringify(options.host)}: only loopback (127.0.0.1 or ::1) is allowed, since the tools run commands and write files. Use 127.0.0.1 and reach it through an SSH tunnel if you need it elsewhere`,
+    });
+    this.host = options.host;
+  }
+}

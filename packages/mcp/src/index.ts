@@ -24,7 +24,12 @@ export {
   parseMcpConfig,
   parseMcpServerConfig,
 } from './config.js';
-export { McpConfigError, McpServerUnavailableError, McpUrlRefusedError } from './errors.js';
+export {
+  McpConfigError,
+  McpServeAddressError,
+  McpServerUnavailableError,
+  McpUrlRefusedError,
+} from './errors.js';
 export type {
   McpDiagnostic,
   McpManager,
@@ -45,6 +50,14 @@ export { DEFAULT_MAX_RESULT_CHARS, renderToolResult } from './render.js';
 export type { McpElicitationHandler, McpSamplingHandler } from './requests.js';
 export type { ModelSamplingHandlerOptions } from './sampling-model.js';
 export { createModelSamplingHandler } from './sampling-model.js';
+export type { ServedToolAnnotations } from './server/annotations.js';
+export { annotationsFor } from './server/annotations.js';
+export type { McpHttpServer, McpHttpServerOptions } from './server/serve-http.js';
+export { startMcpHttpServer } from './server/serve-http.js';
+export type { McpStdioServer, McpStdioServerOptions } from './server/serve-stdio.js';
+export { startMcpStdioServer } from './server/serve-stdio.js';
+export type { McpToolServerOptions } from './server/tool-server.js';
+export { createMcpToolServer } from './server/tool-server.js';
 export { recordedMcpTools } from './tools-recorded.js';
 
 /** The package's version. */

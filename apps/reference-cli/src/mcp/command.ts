@@ -15,6 +15,14 @@ export interface McpCommandFlags extends AgentFlags {
   env?: string[];
   /** `Name: value` headers for a remote server. */
   header?: string[];
+  /** `serve`: comma-separated tool names. */
+  tools?: string;
+  /** `serve`: Streamable HTTP instead of stdio. */
+  http?: boolean;
+  /** `serve --http`: the port. */
+  port?: string;
+  /** `serve --http`: the loopback address. */
+  host?: string;
 }
 
 function masked(entry: Record<string, unknown>): Record<string, unknown> {
@@ -93,6 +101,11 @@ export async function mcpCommand(
   rest: string[],
   flags: McpCommandFlags,
 ): Promise<number> {
+  if (action === 'serve') {
+    if (name !== undefined)
+      throw new UsageError({ message: 'spine mcp serve takes no name; choose tools with --tools' });
+    return (await import('./serve.js')).mcpServeCommand(flags);
+  }
   const { loaded, cwd } = configForFlags(flags);
   const servers = loaded.config.mcp.servers;
   const origin = (server: string): string => {
@@ -198,6 +211,6 @@ export async function mcpCommand(
     return EXIT_CODES.ok;
   }
   throw new UsageError({
-    message: `unknown action ${JSON.stringify(action)}; use list, get, add or remove`,
+    message: `unknown action ${JSON.stringify(action)}; use list, get, add, remove or serve`,
   });
 }

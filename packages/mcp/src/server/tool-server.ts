@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  AnyToolDefinition,
+  ToolResultBody,
+  ToolRunEvent,
+  ToolRunOptions,
+  ToolScheduler,
+  ToolSpec,
+} from '@spine/protocol';
+import { annotationsFor, type ServedToolAnnotations } from './annotations.js';
+import { type ElicitationSender, elicitationApprover } from './approval-elicitation.js';
+
+/** Options of {@link createMcpToolServer}. */
+export interface McpToolServerOptions {
+  /**
+   * Runs every call: argument validation against the tool's schema, hooks, the approval policy,
+   * the sandbox and the path guard, exactly as inside Spine (`@spine/tool-runtime`'s runtime).
+   */
+  scheduler: ToolScheduler;
+  /** The tools to serve, by name, in this order (default: every tool the scheduler has). */
+  expose?: readonly string[];
+  /** The definitions of the served tools, whose permissions give the annotations. */
+  tools?: readonly AnyToolDefinition[];
+  /** Hints that replace the derived ones for a tool, by name (e.g. `bash` with network on). */
+  annotations?: { readonly [name: string]: Partial<ServedToolAnnotations> };
+  /** Receives every approval, start and result of every call, in order: record them here. */
+  onEvent?: (event: ToolRunEvent) => void;
+  /** The id of the next call (default: `mcp_` and a random UUID). */
+  callId?: () => string;
+  /** How long a person may take to answer an elicitation, in ms. Default 10 minutes. */
+  elicitationTimeoutMs?: number;
+  /** Name and version the server reports in `initialize`. Default `spine` and `0.1.0`. */
+  serverInfo?: { name: string; version: string };
+  /** Instructions for the client's model, sent in `initialize`. */
+  instructions?: string;
+}
+
+const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
+
+/** The specs served, in the order asked for; a name the scheduler does not have is refused. */
+function servedSpecs(scheduler: ToolScheduler, expose: readonly string[] | undefined): ToolSpec[] {
+  const all = scheduler.specs();
+  if (!expose) return all;
+  const byName = new Map(all.map((spec) => [spec.name, spec]));
+  return expose.map((name) => {
+    const spec = byName.get(name);
+    if (!spec)
+      throw new TypeError(
+        `cannot serve tool ${JSON.stringify(name)}: the tool runtime has ${all.map((s) => s.name).join(', ')}`,
+      );
+    return spec;
+  });
+}
+
+/** The MCP content of a Spine tool result: its text exactly as a model inside Spine sees it. */
+function toCallToolResult(body: ToolResultBody): CallToolResult {
+  return { content: [{ type: 'text', text: body.content }], isError: body.isError };
+}
+
+/**
+ * Creates an MCP server (the official SDK's `Server`) serving Spine's tools: `tools/list` gives each
+ * tool's own input schema and honest annotations, `tools/call` runs the call through the injected
+ * scheduler, so validation errors, approval decisions, sandbox and path-guard refusals read as
+ * they do inside Spine. Where the policy asks a person, the server asks through elicitation when
+ * the client declared it; otherwise the call is denied by the policy, never run silently.
+ * Cancelling a request aborts its call (a command's process group is killed); output of a running
+ * command is sent as progress notifications when the client asked for progress. Connect the
+ * returned server to a transport (stdio, Streamable HTTP); one server serves one client.
+ *
+ * @throws {TypeError} when `expose` names a tool the scheduler does not have.
+ * @example
+ * ```ts
+ * const server = createMcpToolServer({ scheduler: runtime, expose: ['read', 'grep'] });
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createMcpToolServer(options: McpToolServerOptions): Server {
+  const specs = servedSpecs(options.scheduler, options.expose);
+  const served = new Set(specs.map((spec) => spec.name));
+  const definitions = new Map((options.tools ?? []).map((tool) => [tool.spec.name, tool]));
+  const listed: Tool[] = specs.map((spec) => ({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.parameters as Tool['inputSchema'],
+    annotations: {
+      ...annotationsFor(definitions.get(spec.name)),
+      ...options.annotations?.[spec.name],
+    },
+  }));
+  const nextId = options.callId ?? (() => `mcp_${randomUUID()}`);
+  const server = new Server(options.serverInfo ?? { name: 'spine', version: '0.1.0' }, {
+    capabilities: { tools: { listChanged: false } },
+    ...(options.instructions ? { instructions: options.instructions } : {}),
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const toolCallId = nextId();
+    if (!served.has(name)) {
+      // Recorded like the runtime's own answer to a tool it does not have.
+      const body: ToolResultBody = {
+        toolCallId,
+        toolName: name,
+        content: `Unknown tool \`${name}\`. Available tools: ${[...served].join(', ') || '(none)'}.`,
+        isError: true,
+        outcome: 'not-found',
+      };
+      options.onEvent?.({ type: 'result', body });
+      return toCallToolResult(body);
+    }
+    const capabilities = server.getClientCapabilities()?.elicitation;
+    const canElicit =
+      capabilities !== undefined &&
+      (capabilities.form !== undefined || capabilities.url === undefined);
+    const send: ElicitationSender = (params, sendOptions) =>
+      extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
+        timeout: options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
+        ...(sendOptions.signal ? { signal: sendOptions.signal } : {}),
+      }) as ReturnType<ElicitationSender>;
+    const progressToken = extra._meta?.progressToken;
+    let progress = 0;
+    const run: ToolRunOptions = {
+      signal: extra.signal,
+      onEvent: (event) => {
+        if (event.type === 'progress') {
+          if (progressToken === undefined || event.toolCallId !== toolCallId) return;
+          progress += 1;
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: {
+                progressToken,
+                progress,
+                ...(event.message !== undefined ? { message: event.message } : {}),
+              },
+            })
+            .catch(() => {});
+          return;
+        }
+        options.onEvent?.(event);
+      },
+      // Without elicitation nobody can be asked: the runtime denies by the policy, saying so.
+      ...(canElicit ? { approve: elicitationApprover(send) } : {}),
+    };
+    const args = request.params.arguments ?? {};
+    const [body] = await options.scheduler.run(
+      [{ type: 'tool-call', id: toolCallId, name, arguments: JSON.stringify(args) }],
+      run,
+    );
+    if (!body) throw new Error(`the tool runtime returned no result for ${toolCallId}`);
+    return toCallToolResult(body);
+  });
+  return server;
+}

@@ -25,7 +25,14 @@ afterEach(async () => {
 const agentReplies = () => [
   {
     toolCalls: [
-      { id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo sandboxed > out.txt && (touch /usr/spine-escape 2>/dev/null && echo escaped || echo confined) && cat out.txt' }) },
+      {
+        id: 'call_1',
+        name: 'bash',
+        arguments: JSON.stringify({
+          command:
+            'echo sandboxed > out.txt && (touch /usr/spine-escape 2>/dev/null && echo escaped || echo confined) && cat out.txt',
+        }),
+      },
     ],
   },
   { toolCalls: [{ id: 'call_2', name: 'read', arguments: JSON.stringify({ path: 'out.txt' }) }] },
@@ -61,7 +68,10 @@ describe('a multi-step AI SDK agent with spineTools and the recorder', () => {
     expect(asked).toEqual(['bash']); // read needs no approval under `ask`
     expect(readFileSync(join(workspace, 'out.txt'), 'utf8')).toBe('sandboxed\n');
     // The command ran in the sandbox: the system outside the workspace is read-only, even for root.
-    const bashResult = result.steps[0]?.toolResults[0]?.output as { content: string; meta?: { sandbox?: string } };
+    const bashResult = result.steps[0]?.toolResults[0]?.output as {
+      content: string;
+      meta?: { sandbox?: string };
+    };
     expect(bashResult.meta?.sandbox).toBe('bwrap');
     expect(bashResult.content).toBe('confined\nsandboxed\n');
     expect(existsSync('/usr/spine-escape')).toBe(false);
@@ -75,12 +85,21 @@ describe('a multi-step AI SDK agent with spineTools and the recorder', () => {
     expect(responses).toHaveLength(3);
     expect(events.filter((event) => event.type === 'ai-sdk/tools')).toHaveLength(1);
     // Incremental: later calls store only the messages after the shared prefix.
-    const bodies = calls.map((event) => event.body as { messages: unknown[]; base?: { keep: number } });
+    const bodies = calls.map(
+      (event) => event.body as { messages: unknown[]; base?: { keep: number } },
+    );
     expect(bodies.map((body) => body.messages.length)).toEqual([2, 2, 2]);
     expect(bodies.map((body) => body.base?.keep)).toEqual([undefined, 2, 4]);
-    expect(responses[2]?.body).toMatchObject({ content: [{ type: 'text', text: 'The file says sandboxed.' }] });
+    expect(responses[2]?.body).toMatchObject({
+      content: [{ type: 'text', text: 'The file says sandboxed.' }],
+    });
 
-    expect(await verifyRecording(log.session)).toMatchObject({ ok: true, calls: 3, responses: 3, unanswered: [] });
+    expect(await verifyRecording(log.session)).toMatchObject({
+      ok: true,
+      calls: 3,
+      responses: 3,
+      unanswered: [],
+    });
     await log.session.close();
     expect(await verifyRecording(log.path)).toMatchObject({ ok: true, calls: 3, responses: 3 });
   }, 60_000);
@@ -100,12 +119,18 @@ describe('a multi-step AI SDK agent with spineTools and the recorder', () => {
     expect(await result.text).toBe('The file says sandboxed.');
     const events = log.session.events();
     const calls = events.filter((event) => event.type === 'ai-sdk/call');
-    expect(calls.map((event) => (event.body as { mode: string }).mode)).toEqual(['stream', 'stream', 'stream']);
+    expect(calls.map((event) => (event.body as { mode: string }).mode)).toEqual([
+      'stream',
+      'stream',
+      'stream',
+    ]);
     const responses = events.filter((event) => event.type === 'ai-sdk/response');
     expect(responses[0]?.body).toMatchObject({
       content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'bash' }],
     });
-    expect(responses[2]?.body).toMatchObject({ content: [{ type: 'text', text: 'The file says sandboxed.' }] });
+    expect(responses[2]?.body).toMatchObject({
+      content: [{ type: 'text', text: 'The file says sandboxed.' }],
+    });
     expect((responses[2]?.body as { usage?: unknown }).usage).toBeDefined();
     await log.session.close();
     expect(await verifyRecording(log.path)).toMatchObject({ ok: true, calls: 3, responses: 3 });
@@ -168,7 +193,9 @@ describe('verifyRecording', () => {
     // The second call stores the first tool result: alter the text the model saw.
     const seq = seqOfLineWith(log.path, '"call_1"');
     const lines = readFileSync(log.path, 'utf8').split('\n');
-    const callSeqs = lines.filter((line) => line.includes('"ai-sdk/call"')).map((line) => JSON.parse(line).seq as number);
+    const callSeqs = lines
+      .filter((line) => line.includes('"ai-sdk/call"'))
+      .map((line) => JSON.parse(line).seq as number);
     flipByteAt(log.path, 'sandboxed\\n');
     const result = await verifyRecording(log.path);
     expect(result.ok).toBe(false);

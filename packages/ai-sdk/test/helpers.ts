@@ -20,7 +20,11 @@ export function loopbackModel(baseUrl: string, modelId = 'deepseek-v4-flash') {
 export async function recordingSession(options: { chain?: boolean } = {}) {
   const dir = tmpDir('spine-ai-sdk-log-');
   const store = createJsonlStore({ dir, ...(options.chain === false ? { chain: false } : {}) });
-  const session = await Session.create({ store, title: 'ai-sdk test', eventTypes: AI_SDK_EVENT_TYPES });
+  const session = await Session.create({
+    store,
+    title: 'ai-sdk test',
+    eventTypes: AI_SDK_EVENT_TYPES,
+  });
   return {
     session,
     path: join(dir, `${session.id}.jsonl`),

@@ -35,7 +35,16 @@ export function toJson(value: unknown): JsonValue | undefined {
       const out: JsonObject = {};
       for (const key of Object.keys(value).sort()) {
         const converted = toJson((value as Record<string, unknown>)[key]);
-        if (converted !== undefined) out[key] = converted;
+        if (converted === undefined) continue;
+        // `__proto__` from JSON.parse is an own member: keep it one (assignment would set the prototype).
+        if (key === '__proto__')
+          Object.defineProperty(out, key, {
+            value: converted,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else out[key] = converted;
       }
       return out;
     }
@@ -50,8 +59,8 @@ export function toJson(value: unknown): JsonValue | undefined {
  */
 export function sameAsJson(raw: unknown, json: JsonValue | undefined): boolean {
   if (raw === json) return true;
-  if (typeof raw !== 'object' || raw === null) return toJson(raw) === json;
-  if (typeof json !== 'object' || json === null) return toJson(raw) === json;
+  if (typeof raw !== 'object' || raw === null) return (toJson(raw) ?? null) === json;
+  if (typeof json !== 'object' || json === null) return (toJson(raw) ?? null) === json;
   if (Array.isArray(raw)) {
     if (!Array.isArray(json) || raw.length !== json.length) return false;
     for (let i = 0; i < raw.length; i++) if (!sameAsJson(raw[i], json[i] ?? null)) return false;

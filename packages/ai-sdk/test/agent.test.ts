@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectSandbox } from '@spine/tool-runtime';
 import { createScriptedModelServer, type ScriptedModelServer, tmpDir } from '@spine/test-utils';
+import { detectSandbox } from '@spine/tool-runtime';
 import { generateText, stepCountIs, streamText, wrapLanguageModel } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spineRecorder, spineTools, verifyRecording } from '../src/index.js';
@@ -131,7 +131,7 @@ describe('a multi-step AI SDK agent with spineTools and the recorder', () => {
     expect(responses[2]?.body).toMatchObject({
       content: [{ type: 'text', text: 'The file says sandboxed.' }],
     });
-    expect((responses[2]?.body as { usage?: unknown }).usage).toBeDefined();
+    expect(responses[2]?.body).toHaveProperty('usage');
     await log.session.close();
     expect(await verifyRecording(log.path)).toMatchObject({ ok: true, calls: 3, responses: 3 });
   }, 60_000);

@@ -68,15 +68,27 @@ export function sameAsJson(raw: unknown, json: JsonValue | undefined): boolean {
   }
   if (Array.isArray(json)) return false;
   if (!isPlainObject(raw)) return canonicalJson(toJson(raw) ?? null) === canonicalJson(json);
+  return sameMembers(raw as Record<string, unknown>, json);
+}
+
+function sameMembers(raw: Record<string, unknown>, json: JsonObject): boolean {
+  const keys = Object.keys(raw);
   let count = 0;
-  for (const key in raw) {
-    const member = (raw as Record<string, unknown>)[key];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const member = raw[key];
     if (member === undefined || typeof member === 'function' || typeof member === 'symbol')
       continue;
     count++;
-    if (!Object.hasOwn(json, key) || !sameAsJson(member, json[key])) return false;
+    // Converted objects have no undefined members: an absent key reads undefined, except
+    // `__proto__`, which reads the prototype unless it is an own member.
+    const other = json[key];
+    if (other === undefined || (key === '__proto__' && !Object.hasOwn(json, key))) return false;
+    if (!sameAsJson(member, other)) return false;
   }
-  return count === Object.keys(json).length;
+  let jsonCount = 0;
+  for (const _ in json) jsonCount++;
+  return count === jsonCount;
 }
 
 /** SHA-256 (hex) of a text. */

@@ -38,6 +38,13 @@ const ALLOWED = {
   '@spine/tui': ['@spine/protocol', '@spine/agent-loop', '@spine/harness'],
   // The ACP agent: a surface over the harness (and the agent-loop types it exposes).
   '@spine/acp': ['@spine/protocol', '@spine/agent-loop', '@spine/harness'],
+  // Spine's tools and log recording for Vercel AI SDK apps (`ai` is a peer dependency).
+  '@spine/ai-sdk': [
+    '@spine/protocol',
+    '@spine/session-log',
+    '@spine/tool-runtime',
+    '@spine/compaction',
+  ],
 };
 const problems = [];
 const notes = [];

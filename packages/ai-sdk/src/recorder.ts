@@ -1,0 +1,273 @@
+import type { JsonObject, JsonValue, SessionLog } from '@spine/protocol';
+import type { LanguageModelMiddleware } from 'ai';
+import { AiSdkOptionsError, RecordingFailedError } from './errors.js';
+import {
+  AI_SDK_EVENT_TYPES,
+  type AiSdkCallBody,
+  type AiSdkResponseBody,
+  type AiSdkToolsBody,
+} from './event-types.js';
+import {
+  canonicalJson,
+  chainMessage,
+  EMPTY_CHAIN,
+  requestHashOf,
+  sameAsJson,
+  sha256,
+  toJson,
+} from './internal/canonical.js';
+import { errorOf, StreamCollector } from './internal/stream-collector.js';
+
+/** Options of {@link spineRecorder}. */
+export interface SpineRecorderOptions {
+  /** The session log every call is appended to (a `Session` of `@spine/session-log`). */
+  session: SessionLog;
+  /**
+   * Header names whose values are replaced by `[redacted]` in the recorded settings (lower case).
+   * Default: `authorization`, `proxy-authorization`, `cookie`, `x-api-key`, `api-key`.
+   */
+  redactHeaders?: readonly string[];
+}
+
+/** Headers whose values never enter the log by default. */
+export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'api-key',
+];
+
+type WrapGenerate = NonNullable<LanguageModelMiddleware['wrapGenerate']>;
+type CallOptions = Parameters<WrapGenerate>[0]['params'];
+type Model = Parameters<WrapGenerate>[0]['model'];
+
+/** The previous call's prompt: its converted messages and chain values, owned by the recorder. */
+interface PromptState {
+  seq: number;
+  messages: JsonValue[];
+  chain: string[];
+}
+
+interface SessionWithTypes {
+  registerEventType?: (definition: (typeof AI_SDK_EVENT_TYPES)[number]) => void;
+}
+
+function registerTypes(session: SessionLog): void {
+  const register = (session as SessionLog & SessionWithTypes).registerEventType;
+  if (typeof register !== 'function') return;
+  for (const definition of AI_SDK_EVENT_TYPES) {
+    try {
+      register.call(session, definition);
+    } catch (error) {
+      throw new AiSdkOptionsError({
+        reason: `the session cannot record ${definition.type} (${(error as Error).message}); create or open it with eventTypes: AI_SDK_EVENT_TYPES`,
+      });
+    }
+  }
+}
+
+function settingsOf(params: CallOptions, redact: ReadonlySet<string>): JsonObject {
+  const settings: JsonObject = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (key === 'prompt' || key === 'tools' || key === 'abortSignal' || value === undefined)
+      continue;
+    if (key === 'headers' && typeof value === 'object' && value !== null) {
+      const headers: JsonObject = {};
+      for (const [name, header] of Object.entries(value as Record<string, unknown>)) {
+        if (header === undefined) continue;
+        headers[name] = redact.has(name.toLowerCase()) ? '[redacted]' : String(header);
+      }
+      settings.headers = headers;
+      continue;
+    }
+    const converted = toJson(value);
+    if (converted !== undefined) settings[key] = converted;
+  }
+  return settings;
+}
+
+/**
+ * Creates a language-model middleware that records every call of an AI SDK app into a Spine
+ * session log: `ai-sdk/call` (the prompt's new messages, settings, tool-list hash and the canonical
+ * request hash) before the model is called, and `ai-sdk/response` (content, finish reason, usage,
+ * or the error) when it answers, for `doGenerate` and `doStream` alike. Recording is incremental:
+ * a call stores only the messages after the prefix it shares with the previous call, and tool
+ * lists once per hash. {@link verifyRecording} rebuilds every prompt and checks its hash.
+ *
+ * Contract: a call that cannot be recorded is not made (`RecordingFailedError`); model errors are
+ * recorded, then rethrown unchanged. Flush or close the session to make the log durable.
+ *
+ * @throws {AiSdkOptionsError} when the session has a conflicting definition of an `ai-sdk/*` type.
+ * @example
+ * ```ts
+ * const session = await Session.create({ store: createJsonlStore({ dir: '.spine/sessions' }) });
+ * const model = wrapLanguageModel({ model: provider('some-model'), middleware: spineRecorder({ session }) });
+ * ```
+ */
+export function spineRecorder(options: SpineRecorderOptions): LanguageModelMiddleware {
+  const session = options.session;
+  if (typeof session?.append !== 'function')
+    throw new AiSdkOptionsError({
+      reason: 'spineRecorder needs { session } (a Session of @spine/session-log)',
+    });
+  registerTypes(session);
+  const redact = new Set(
+    (options.redactHeaders ?? DEFAULT_REDACTED_HEADERS).map((h) => h.toLowerCase()),
+  );
+  const recordedTools = new Set<string>();
+  let previous: PromptState | undefined;
+
+  const append = (type: string, body: unknown): number => {
+    try {
+      return session.append(type, body).seq;
+    } catch (error) {
+      throw new RecordingFailedError({ cause: error });
+    }
+  };
+
+  const toolsHashOf = (params: CallOptions): string | null => {
+    if (!params.tools || params.tools.length === 0) return null;
+    const tools = toJson(params.tools) as JsonValue[];
+    const hash = sha256(canonicalJson(tools));
+    if (!recordedTools.has(hash)) {
+      append('ai-sdk/tools', { hash, tools } satisfies AiSdkToolsBody);
+      recordedTools.add(hash);
+    }
+    return hash;
+  };
+
+  const recordCall = (mode: 'generate' | 'stream', params: CallOptions, model: Model): number => {
+    const prompt = params.prompt as readonly unknown[];
+    const state = previous;
+    let keep = 0;
+    if (state) {
+      const limit = Math.min(prompt.length, state.messages.length);
+      while (keep < limit && sameAsJson(prompt[keep], state.messages[keep])) keep++;
+    }
+    const messages: JsonValue[] = [];
+    const kept = state && keep > 0 ? state : undefined;
+    const all = kept ? kept.messages : [];
+    const chain = kept ? kept.chain : [];
+    all.length = keep;
+    chain.length = keep;
+    let hash = keep > 0 ? (chain[keep - 1] as string) : EMPTY_CHAIN;
+    for (let i = keep; i < prompt.length; i++) {
+      const message = toJson(prompt[i]) ?? null;
+      hash = chainMessage(hash, message);
+      messages.push(message);
+      all.push(message);
+      chain.push(hash);
+    }
+    const settings = settingsOf(params, redact);
+    const toolsHash = toolsHashOf(params);
+    const provider = model.provider;
+    const modelId = model.modelId;
+    const requestHash = requestHashOf({
+      mode,
+      provider,
+      modelId,
+      settings,
+      toolsHash,
+      messagesHash: hash,
+    });
+    const body: AiSdkCallBody = {
+      mode,
+      provider,
+      modelId,
+      ...(kept ? { base: { seq: kept.seq, keep } } : {}),
+      messages,
+      settings,
+      toolsHash,
+      messagesHash: hash,
+      requestHash,
+    };
+    let seq: number;
+    try {
+      seq = append('ai-sdk/call', body);
+    } catch (error) {
+      previous = undefined; // the state no longer matches a recorded call
+      throw error;
+    }
+    previous = { seq, messages: all, chain };
+    return seq;
+  };
+
+  const respond = (body: AiSdkResponseBody): void => {
+    append('ai-sdk/response', body);
+  };
+
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: async ({ doGenerate, params, model }) => {
+      const call = recordCall('generate', params, model);
+      let result: Awaited<ReturnType<typeof doGenerate>>;
+      try {
+        result = await doGenerate();
+      } catch (error) {
+        respond({ call, error: errorOf(error) });
+        throw error;
+      }
+      const response: AiSdkResponseBody = { call, content: toJson(result.content) as JsonValue[] };
+      const fields = {
+        finishReason: toJson(result.finishReason),
+        usage: toJson(result.usage),
+        warnings: toJson(result.warnings),
+        providerMetadata: toJson(result.providerMetadata),
+        response: toJson(
+          result.response
+            ? {
+                id: result.response.id,
+                modelId: result.response.modelId,
+                timestamp: result.response.timestamp,
+              }
+            : undefined,
+        ),
+      };
+      for (const [key, value] of Object.entries(fields))
+        if (value !== undefined) (response as unknown as JsonObject)[key] = value;
+      respond(response);
+      return result;
+    },
+    wrapStream: async ({ doStream, params, model }) => {
+      const call = recordCall('stream', params, model);
+      let result: Awaited<ReturnType<typeof doStream>>;
+      try {
+        result = await doStream();
+      } catch (error) {
+        respond({ call, error: errorOf(error) });
+        throw error;
+      }
+      const collector = new StreamCollector();
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        respond(collector.body(call));
+      };
+      type Part = typeof result.stream extends ReadableStream<infer P> ? P : never;
+      type PartTransformer = NonNullable<
+        ConstructorParameters<typeof TransformStream<Part, Part>>[0]
+      >;
+      const transformer: PartTransformer & { cancel?: (reason: unknown) => void } = {
+        transform(part, controller) {
+          collector.add(part as unknown as Parameters<StreamCollector['add']>[0]);
+          controller.enqueue(part);
+        },
+        flush() {
+          finish();
+        },
+        // Called when the consumer cancels (Node ≥ 21; older versions never call it).
+        cancel(reason: unknown) {
+          collector.error ??= {
+            name: 'StreamCancelled',
+            message: `the consumer cancelled the stream: ${String(reason)}`,
+          };
+          finish();
+        },
+      };
+      const stream = result.stream.pipeThrough(new TransformStream<Part, Part>(transformer));
+      return { ...result, stream };
+    },
+  };
+}

@@ -9,6 +9,7 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import type { ResolvedModel } from './model-config.js';
+import { syncPlanModePrompt } from './plan-mode.js';
 
 /** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
 export const BASE_PROMPT = `You are Spine, a careful coding agent working in the user's workspace.
@@ -225,6 +226,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ? agentLoop.createInstructionsContribution({ cwd, userFile: config.instructions.userFile })
     : undefined;
   if (instructions) prompt.register(instructions);
+  syncPlanModePrompt(prompt, config.approval);
   if (memory?.section)
     prompt.register({
       id: 'memory',

@@ -60,7 +60,7 @@ export {
   type PlanModeTarget,
   planModesBefore,
   syncPlanModePrompt,
-} from './plan-mode.js';
+} from './plan/plan-mode.js';
 export {
   InvalidConfigError,
   MissingKeyError,

@@ -6,7 +6,7 @@
 
 import type { PlanModeBody, SessionEvent } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
-import type { SpineConfig } from './config/schema.js';
+import type { SpineConfig } from '../config/schema.js';
 
 /** The approval policies of the configuration, `plan` included. */
 export type ApprovalName = SpineConfig['approval'];

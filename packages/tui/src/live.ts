@@ -157,8 +157,7 @@ export function attachLiveOutput(
     const mark = result.isError ? style.red(`✗ ${result.outcome ?? 'error'}`) : style.green('✓');
     // The agent's plan is shown whole, as a compact checklist.
     if (result.toolName === 'update_plan' && !result.isError) {
-      const lines = planChecklistLines(result.content, style);
-      write(streams.notices, `  ${mark} update_plan\n${lines.join('\n')}\n`);
+      write(streams.notices, `${planChecklistLines(result.content, mark, style).join('\n')}\n`);
       return;
     }
     write(

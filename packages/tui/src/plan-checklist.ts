@@ -8,16 +8,21 @@ const COMPLETED = '[x] ';
 const IN_PROGRESS = '[>] ';
 
 /**
- * The checklist lines of an `update_plan` result's content (its first line, "Plan updated.", is
- * left out), styled and indented for the live output.
+ * An `update_plan` result's content as terminal lines: `✓ update_plan plan (1/3 done)`, then one
+ * indented, styled line per step (the content's first line, "Plan updated.", is left out).
  */
-export function planChecklistLines(content: string, style: Style): string[] {
-  const lines = content.split('\n').slice(1);
-  return lines.map((raw) => {
-    const line = visibleText(raw);
-    if (line.startsWith(COMPLETED)) return `    ${style.green('✔')} ${style.dim(line.slice(4))}`;
-    if (line.startsWith(IN_PROGRESS)) return `    ${style.cyan('▸')} ${style.bold(line.slice(4))}`;
-    if (line.startsWith('[ ] ')) return `    ☐ ${line.slice(4)}`;
-    return `  ${style.dim(line)}`;
-  });
+export function planChecklistLines(content: string, mark: string, style: Style): string[] {
+  const [, title = '', ...lines] = content.split('\n');
+  const head = `  ${mark} update_plan ${style.dim(visibleText(title))}`;
+  return [
+    head,
+    ...lines.map((raw) => {
+      const line = visibleText(raw);
+      if (line.startsWith(COMPLETED)) return `    ${style.green('✔')} ${style.dim(line.slice(4))}`;
+      if (line.startsWith(IN_PROGRESS))
+        return `    ${style.cyan('▸')} ${style.bold(line.slice(4))}`;
+      if (line.startsWith('[ ] ')) return `    ☐ ${line.slice(4)}`;
+      return `    ${style.dim(line)}`;
+    }),
+  ];
 }

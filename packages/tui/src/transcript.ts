@@ -114,7 +114,7 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
       const body = event.body as ToolResultBody;
       const mark = body.isError ? style.red('✗') : style.green('✓');
       if (body.toolName === 'update_plan' && !body.isError) {
-        lines.push(`  ${mark} update_plan`, ...planChecklistLines(body.content, style));
+        lines.push(...planChecklistLines(body.content, mark, style));
         break;
       }
       lines.push(

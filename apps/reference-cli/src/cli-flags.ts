@@ -51,7 +51,7 @@ export function addAgentOptions(command: Command): Command {
     )
     .option('--api-key-env <NAME>', 'variable holding the key')
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access')
-    .option('--approval <policy>', 'ask | auto-edit | never-ask | deny-all')
+    .option('--approval <policy>', 'ask | auto-edit | never-ask | deny-all | plan (read, search and fetch only)')
     .option('--max-steps <n>', 'step limit per turn')
     .option('--json', 'session events as NDJSON on stdout, one per line, as appended');
 }

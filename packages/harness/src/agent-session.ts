@@ -105,6 +105,9 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     await session.close();
     throw error;
   }
+  // A session started in plan mode says so in its log (a switch later is recorded by `/plan`).
+  if (config.approval === 'plan')
+    session.append('plan/mode', { mode: 'plan', approval: 'plan', by: 'config' });
   await wired.hooks.fire('session-start', {
     resumed: options.resumeId !== undefined,
     model: config.model,

@@ -52,6 +52,16 @@ export {
   type SpineConfig,
 } from './config/schema.js';
 export {
+  type ApprovalName,
+  applyPlanMode,
+  enterPlanMode,
+  leavePlanMode,
+  PLAN_MODE_PROMPT,
+  type PlanModeTarget,
+  planModesBefore,
+  syncPlanModePrompt,
+} from './plan/plan-mode.js';
+export {
   InvalidConfigError,
   MissingKeyError,
   SessionInUseError,

@@ -9,6 +9,9 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import type { ResolvedModel } from './model-config.js';
+import { syncPlanModePrompt } from './plan/plan-mode.js';
+import { planContext } from './plan/plan-state.js';
+import { createUpdatePlanTool } from './plan/plan-tool.js';
 
 /** The base system rules of the reference agent. Stable text: it is the cached prompt prefix. */
 export const BASE_PROMPT = `You are Spine, a careful coding agent working in the user's workspace.
@@ -175,6 +178,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,
       ];
       if (memory) tools.push(memory.tool as unknown as AnyToolDefinition);
+      if (!config.tools.exclude.includes('update_plan'))
+        tools.push(createUpdatePlanTool(toolRuntime.defineTool));
       const built = toolRuntime.createToolRuntime({
         cwd,
         tools,
@@ -225,6 +230,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ? agentLoop.createInstructionsContribution({ cwd, userFile: config.instructions.userFile })
     : undefined;
   if (instructions) prompt.register(instructions);
+  syncPlanModePrompt(prompt, config.approval);
+  // The current plan, as a runtime context once a compaction folded its tool result away.
+  prompt.register({ id: 'plan', contexts: planContext(session) });
   if (memory?.section)
     prompt.register({
       id: 'memory',

@@ -55,6 +55,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'sampling/answered': 'none',
   'lease/takeover': 'none',
   'session/title': 'none',
+  'plan/mode': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */

@@ -57,6 +57,7 @@ import { AssistantPartSchema } from './messages.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
+import { type PlanModeBody, PlanModeBodySchema } from './plan-bodies.js';
 import { type SessionTitleBody, SessionTitleBodySchema } from './title-bodies.js';
 import type { SamplingAnsweredBody, ToolsChangedBody } from './tools-bodies.js';
 import { SamplingAnsweredBodySchema, ToolsChangedBodySchema } from './tools-bodies.js';
@@ -266,6 +267,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'sampling/answered': { surface: 'none', body: SamplingAnsweredBodySchema },
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
   'session/title': { surface: 'none', body: SessionTitleBodySchema },
+  'plan/mode': { surface: 'none', body: PlanModeBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -300,6 +302,7 @@ export interface EventBodies {
   'sampling/answered': SamplingAnsweredBody;
   'lease/takeover': LeaseTakeoverBody;
   'session/title': SessionTitleBody;
+  'plan/mode': PlanModeBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -177,6 +177,13 @@ export {
 export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
 export type { VisibleTextOptions } from './terminal-text.js';
 export { visibleJson, visibleText } from './terminal-text.js';
+export type { PlanModeBody, PlanStep, UpdatePlanArguments } from './plan-bodies.js';
+export {
+  PlanModeBodySchema,
+  PlanStepSchema,
+  PlanStepStatusSchema,
+  UpdatePlanArgumentsSchema,
+} from './plan-bodies.js';
 export type { SessionTitleBody } from './title-bodies.js';
 export { SessionTitleBodySchema } from './title-bodies.js';
 export type { TokenMeasure, TokenMeter } from './token-meter.js';

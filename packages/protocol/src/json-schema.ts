@@ -50,6 +50,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     'A writer took over the session from one whose lease expired or whose process exited.',
   'session/title':
     'The session was (re)titled: from its first request (`auto`) or by a person; the latest wins.',
+  'plan/mode':
+    'Plan mode was entered, or left to implement the plan under the previous policy; the latest wins.',
 };
 
 /** `request/header` → `RequestHeaderBody`: the `$defs` name of a type's body. */

@@ -4,7 +4,7 @@ import { InvalidRuntimeOptionsError } from './errors.js';
 import { shellParserIfLoaded } from './shell-command-parse.js';
 
 /** Names of the built-in approval policies. */
-export type ApprovalPolicyName = 'ask' | 'auto-edit' | 'never-ask' | 'deny-all';
+export type ApprovalPolicyName = 'ask' | 'auto-edit' | 'never-ask' | 'deny-all' | 'plan';
 
 /** Extra sandbox permissions a call asks for, with its justification. */
 export interface EscalationRequest {
@@ -89,7 +89,9 @@ function isSideEffecting(permissions: ToolPermissions): boolean {
 /**
  * Returns a built-in approval policy: `ask` (asks before anything that writes, executes or
  * reaches the network), `auto-edit` (file edits allowed, commands and network ask), `never-ask`
- * (runs everything inside the sandbox, never prompts, refuses escalations), `deny-all`.
+ * (runs everything inside the sandbox, never prompts, refuses escalations), `deny-all`, and `plan`
+ * (plan mode: reads, searches and network reads run; anything that changes files or runs a command
+ * is refused, whatever rules, hooks or earlier answers say).
  *
  * @throws {InvalidRuntimeOptionsError} for an unknown name.
  */
@@ -97,7 +99,7 @@ export function createApprovalPolicy(name: ApprovalPolicyName): ApprovalPolicy {
   const decide = POLICIES[name];
   if (!decide) {
     throw new InvalidRuntimeOptionsError({
-      reason: `unknown approval policy ${JSON.stringify(name)}; use ask, auto-edit, never-ask or deny-all`,
+      reason: `unknown approval policy ${JSON.stringify(name)}; use ask, auto-edit, never-ask, deny-all or plan`,
     });
   }
   return { specificationVersion: 1, name, decide };
@@ -117,7 +119,42 @@ const READ_ONLY_ALLOW: ApprovalVerdict = Object.freeze({
   reason: 'read-only tool',
 });
 
+const PLAN_ALLOW: ApprovalVerdict = Object.freeze({
+  decision: 'allow',
+  reason: 'plan mode allows reading, searching and fetching',
+});
+
+/**
+ * The verdict of plan mode alone: `deny` for a call that changes files, runs a command (shell,
+ * MCP tools not known to be read-only) or asks for extra permissions, else `allow`. The approval
+ * layer applies it before rules, hooks and remembered answers, so nothing lets such a call through
+ * while the `plan` policy is in force (also when the policy is wrapped, as user memory does).
+ */
+export function isPlanModeRefusal(check: ApprovalCheck): ApprovalVerdict | undefined {
+  if (check.escalation)
+    return { decision: 'deny', reason: 'plan mode refuses extra permissions; propose a plan instead' };
+  if (check.permissions.writesFiles)
+    return {
+      decision: 'deny',
+      reason: 'plan mode refuses changes to files; propose the change in your plan instead',
+    };
+  if (check.permissions.executes)
+    return {
+      decision: 'deny',
+      reason:
+        'plan mode refuses commands and tools with effects; read, search or fetch instead, and propose the rest in your plan',
+    };
+  return undefined;
+}
+
 const POLICIES: Record<ApprovalPolicyName, (check: ApprovalCheck) => ApprovalVerdict> = {
+  plan: (check) => {
+    const refusal = isPlanModeRefusal(check);
+    if (refusal) return refusal;
+    if (check.hookVerdict === 'ask')
+      return { decision: 'ask', reason: 'a hook asked for approval' };
+    return PLAN_ALLOW;
+  },
   'deny-all': () => ({
     decision: 'deny',
     reason: 'the deny-all approval policy refuses every tool call',

@@ -3,6 +3,7 @@ import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
 import { formatCount, OutputTail } from './live-text.js';
 import { createMarkdownStream } from './markdown/stream.js';
+import { planChecklistLines } from './plan-checklist.js';
 import type { Style } from './style.js';
 
 /** Notices for steps that ended without a complete answer; the turn itself still completes. */
@@ -154,6 +155,11 @@ export function attachLiveOutput(
     endOutput(result.toolCallId);
     newline();
     const mark = result.isError ? style.red(`✗ ${result.outcome ?? 'error'}`) : style.green('✓');
+    // The agent's plan is shown whole, as a compact checklist.
+    if (result.toolName === 'update_plan' && !result.isError) {
+      write(streams.notices, `${planChecklistLines(result.content, mark, style).join('\n')}\n`);
+      return;
+    }
     write(
       streams.notices,
       `  ${mark} ${visibleText(result.toolName)} ${style.dim(preview(result.content, 100))}\n`,

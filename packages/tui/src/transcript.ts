@@ -2,6 +2,7 @@ import { preview, summarizeArguments } from '@spine/harness';
 import {
   type AssistantMessageBody,
   addUsage,
+  type PlanModeBody,
   type SessionEvent,
   type SessionHeaderBody,
   type ToolApprovalBody,
@@ -11,6 +12,7 @@ import {
   visibleText,
   type WorkspaceRestoredBody,
 } from '@spine/protocol';
+import { planChecklistLines } from './plan-checklist.js';
 import { formatCost, type Style, styleFor } from './style.js';
 
 const MULTI_LINE = { keepLineBreaks: true } as const;
@@ -111,6 +113,10 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
     case 'tool/result': {
       const body = event.body as ToolResultBody;
       const mark = body.isError ? style.red('✗') : style.green('✓');
+      if (body.toolName === 'update_plan' && !body.isError) {
+        lines.push(...planChecklistLines(body.content, mark, style));
+        break;
+      }
       lines.push(
         `  ${mark} ${visibleText(body.toolName)} ${style.dim(preview(body.content, max))}`,
       );
@@ -128,6 +134,17 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
       lines.push(
         style.yellow(
           `[workspace ${body.reason === 'rewind' ? 'rewound' : `restored (${body.reason})`} to checkpoint ${visibleText(body.target.slice(0, 12))}: ${files} file(s)${body.overwritten?.length ? `, ${body.overwritten.length} changed outside Spine overwritten` : ''}]`,
+        ),
+      );
+      break;
+    }
+    case 'plan/mode': {
+      const body = event.body as PlanModeBody;
+      lines.push(
+        style.cyan(
+          body.mode === 'plan'
+            ? '[plan mode: reads, searches and fetches only]'
+            : `[plan mode off: implementing under ${visibleText(body.approval)}]`,
         ),
       );
       break;

@@ -144,9 +144,10 @@ export async function rerunSession(
       },
       workspaces: { ...(header.cwd ? { recorded: header.cwd } : {}), rerun: options.cwd },
       onCompact: () => out.write(style.dim('rerun: /compact (recorded manual compaction)\n')),
-      // Rewinds recorded between turns are repeated before the turn that followed them.
-      beforeTurn: (await import('@spine/harness')).createRerunRestores({
-        ...{ recorded, config: options.config, cwd: options.cwd },
+      // Rewinds and plan-mode switches recorded between turns are repeated before the turn
+      // that followed them.
+      beforeTurn: await rerunBeforeTurn(recorded, { ...wired, session }, {
+        ...{ config: options.config, cwd: options.cwd },
         warn: (message) => out.write(style.yellow(`warning: ${message}\n`)),
       }),
       onTurn: (input) => out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`),
@@ -230,4 +231,22 @@ async function recordedContextWindow(
     name.slice(slash + 1),
   );
   return config.contextWindow ?? info?.contextWindow ?? 128_000;
+}
+
+/** The rerun's `beforeTurn`: the recorded rewinds, then the recorded `plan/mode` switches. */
+async function rerunBeforeTurn(
+  recorded: readonly SessionEvent[],
+  wired: import('@spine/harness').WiredAgent & { session: Session },
+  options: { config: import('@spine/harness').SpineConfig; cwd: string; warn: (m: string) => void },
+): Promise<(input: { turn: number }) => Promise<void>> {
+  const harness = await import('@spine/harness');
+  const restores = harness.createRerunRestores({ recorded, ...options });
+  return async (input) => {
+    await restores(input);
+    for (const body of harness.planModesBefore(recorded, input.turn))
+      harness.applyPlanMode(
+        { session: wired.session, runtime: wired.runtime, prompt: wired.prompt },
+        body,
+      );
+  };
 }

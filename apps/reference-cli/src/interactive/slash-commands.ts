@@ -1,6 +1,8 @@
 import {
   type AgentSession,
   currentSessionTitle,
+  enterPlanMode,
+  leavePlanMode,
   personTitle,
   preview,
   recordSessionTitle,
@@ -27,6 +29,8 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/model': '[provider/model] show or switch the model',
   '/sandbox': '[read-only|workspace-write|danger-full-access] show or set isolation',
   '/approval': '[ask|auto-edit|never-ask|deny-all] show or set the approval policy',
+  '/plan': 'plan mode: the agent reads, searches and fetches only, and proposes a plan',
+  '/implement': 'leave plan mode for the policy before it, to carry out the plan',
   '/title': '[text] show or set the title of this session',
   '/sessions': 'recent sessions',
   '/resume': '<id> continue another session',
@@ -145,8 +149,13 @@ export async function runSlashCommand(
       }
       return { kind: 'done' };
     }
+    case '/plan':
+    case '/implement':
+      return planCommand(name, active, { print, style });
     case '/approval': {
       if (!argument) print(`approval policy ${active.approval} (one of ${APPROVALS.join(', ')})`);
+      else if (argument === 'plan' || active.approval === 'plan')
+        print(style.yellow('plan mode is switched with /plan and left with /implement'));
       else if (!(APPROVALS as readonly string[]).includes(argument))
         print(style.red(`unknown approval policy; use ${APPROVALS.join(', ')}`));
       else {
@@ -228,4 +237,33 @@ export async function runSlashCommand(
 /** Completes slash command names. */
 export function completeSlash(line: string): string[] {
   return Object.keys(SLASH_COMMANDS).filter((command) => command.startsWith(line));
+}
+
+/** `/plan` enters plan mode, `/implement` leaves it; both are recorded as `plan/mode`. */
+function planCommand(
+  name: string,
+  active: AgentSession,
+  context: { print: (text: string) => void; style: Style },
+): SlashOutcome {
+  const { print, style } = context;
+  const target = { session: active.session, runtime: active.runtime, prompt: active.prompt };
+  if (name === '/plan') {
+    if (!enterPlanMode(target, active.approval)) print('plan mode is already on');
+    else {
+      print(
+        style.cyan(
+          `plan mode: reads, searches and fetches only; writes and commands are refused (was ${active.approval}). /implement to carry out the plan`,
+        ),
+      );
+      active.approval = 'plan';
+    }
+    return { kind: 'done' };
+  }
+  const left = leavePlanMode(target, active.approval, 'ask');
+  if (!left) print('plan mode is not on (/plan starts it)');
+  else {
+    active.approval = left.approval as ApprovalPolicyName;
+    print(style.cyan(`plan mode off: approval policy ${left.approval}; carry out the plan`));
+  }
+  return { kind: 'done' };
 }

@@ -28,7 +28,7 @@ export const PROJECT_LIMITS: readonly ProjectLimit[] = Object.freeze([
   {
     key: 'approval',
     refused: (value) => value === 'never-ask',
-    why: 'a repository cannot stop Spine from asking (ask, auto-edit and deny-all are accepted)',
+    why: 'a repository cannot stop Spine from asking (ask, auto-edit, deny-all and plan are accepted)',
   },
   {
     key: 'baseUrl',

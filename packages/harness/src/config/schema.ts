@@ -94,8 +94,8 @@ const layerFields = {
   sessionDir: z.string().min(1).optional(),
   /** What commands may touch: `read-only`, `workspace-write` (default), `danger-full-access`. */
   sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
-  /** When a person is asked before a tool runs. */
-  approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all']).optional(),
+  /** When a person is asked before a tool runs (`plan`: plan mode, nothing with effects runs). */
+  approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all', 'plan']).optional(),
   /** Steps per turn before it stops. */
   maxSteps: z.number().int().positive().optional(),
   /** When the JSONL store syncs to disk. */
@@ -318,8 +318,8 @@ export interface SpineConfig {
   sessionDir: string;
   /** OS isolation of shell commands. */
   sandbox: 'read-only' | 'workspace-write' | 'danger-full-access';
-  /** Approval policy. */
-  approval: 'ask' | 'auto-edit' | 'never-ask' | 'deny-all';
+  /** Approval policy (`plan`: plan mode). */
+  approval: 'ask' | 'auto-edit' | 'never-ask' | 'deny-all' | 'plan';
   /** Step limit per turn. */
   maxSteps: number;
   /** Durability of the JSONL store. */

@@ -12,6 +12,7 @@ import type {
   ApprovalVerdict,
   EscalationRequest,
 } from '../approval.js';
+import { isPlanModeRefusal } from '../approval.js';
 import { evaluateApprovalRules, type RuleOutcome } from '../command-rules.js';
 import { isProtectedPath } from '../protected-paths.js';
 import { loadShellParser, shellParserIfLoaded } from '../shell-command-parse.js';
@@ -89,6 +90,9 @@ export class ApprovalGate {
     const policyBy = this.policyBy();
     if (this.policy.name === 'deny-all')
       return done(toolCallId, check, false, policyBy, 'policy', this.verdict(check).reason);
+    // Plan mode is a ceiling: no rule, hook, remembered answer or wrapper may lift it.
+    const planRefusal = this.policy.name === 'plan' ? isPlanModeRefusal(check) : undefined;
+    if (planRefusal) return done(toolCallId, check, false, policyBy, 'policy', planRefusal.reason);
     let outcome: RuleOutcome | undefined;
     if (this.rules.length > 0) {
       const parser = shellParserIfLoaded();

@@ -55,6 +55,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'sampling/answered': 'none',
   'lease/takeover': 'none',
   'session/title': 'none',
+  'loop/detected': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */
@@ -90,4 +91,5 @@ export const TURN_END_REASONS = [
   'aborted',
   'error',
   'interrupted',
+  'stuck',
 ] as const;

@@ -53,6 +53,7 @@ import {
   TurnEndBodySchema,
   TurnStartBodySchema,
 } from './loop-bodies.js';
+import { type LoopDetectedBody, LoopDetectedBodySchema } from './loop-bodies-detect.js';
 import { AssistantPartSchema } from './messages.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
@@ -266,6 +267,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'sampling/answered': { surface: 'none', body: SamplingAnsweredBodySchema },
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
   'session/title': { surface: 'none', body: SessionTitleBodySchema },
+  'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -300,6 +302,7 @@ export interface EventBodies {
   'sampling/answered': SamplingAnsweredBody;
   'lease/takeover': LeaseTakeoverBody;
   'session/title': SessionTitleBody;
+  'loop/detected': LoopDetectedBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

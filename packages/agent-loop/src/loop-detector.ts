@@ -183,7 +183,8 @@ export class LoopDetector {
     let text = '';
     for (const part of event.body.content) {
       if (part.type === 'text') text += part.text;
-      else if (part.type === 'tool-call') this.#call(signatureOf(part.name, part.arguments), part.id, event.seq);
+      else if (part.type === 'tool-call')
+        this.#call(signatureOf(part.name, part.arguments), part.id, event.seq);
     }
     if (text.length > 0) this.#text(text, event.seq);
   }
@@ -232,7 +233,7 @@ export class LoopDetector {
       return;
     }
     if (words.length < MIN_ANSWER_WORDS) return;
-    const key = textKey(words.join(' '));
+    const key = `${within.whole.toString(36)}.${words.length}`;
     const seen = this.#answers.get(key) ?? { count: 0, seqs: [] };
     seen.count++;
     push(seen.seqs, seq);

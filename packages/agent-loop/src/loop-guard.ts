@@ -5,7 +5,7 @@
 // derived from the log's own events, so replay and rerun see the same notes at the same steps.
 
 import type { LoopDetectedBody, SessionLog, UserMessageBody } from '@spine/protocol';
-import { type LoopFinding, LoopDetector, type LoopThresholds } from './loop-detector.js';
+import { LoopDetector, type LoopFinding, type LoopThresholds } from './loop-detector.js';
 
 /** The `user/message` source of the note that tells the model it is looping. */
 export const LOOP_NOTE_SOURCE = 'loop-detector';

@@ -122,6 +122,8 @@ export {
   TurnErrorSchema,
   TurnStartBodySchema,
 } from './loop-bodies.js';
+export type { LoopDetectedBody, LoopKind } from './loop-bodies-detect.js';
+export { LoopDetectedBodySchema, LoopKindSchema } from './loop-bodies-detect.js';
 export type {
   AssistantMessage,
   AssistantPart,
@@ -166,8 +168,6 @@ export type {
   SessionSummary,
   StoredSnapshot,
 } from './session-store.js';
-export type { LoopDetectedBody, LoopKind } from './loop-bodies-detect.js';
-export { LoopDetectedBodySchema, LoopKindSchema } from './loop-bodies-detect.js';
 export type { LeaseTakeoverBody } from './store-bodies.js';
 export { LeaseTakeoverBodySchema } from './store-bodies.js';
 export type { ChildEndBody, ChildEndReason, ChildStartBody } from './subagent-bodies.js';

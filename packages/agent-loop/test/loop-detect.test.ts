@@ -41,8 +41,9 @@ describe('loop detection in the agent loop, against a loopback model server', ()
     const note = harness
       .events('user/message')
       .find((event) => (event.body as UserMessageBody).source === LOOP_NOTE_SOURCE);
-    expect(note?.step).toBe(3);
-    expect((note?.body as UserMessageBody).meta).toEqual({ loopSeq: loops[0]?.seq });
+    if (!note) throw new Error('no loop note in the log');
+    expect(note.step).toBe(3);
+    expect((note.body as UserMessageBody).meta).toEqual({ loopSeq: loops[0]?.seq });
     const fourth = wireMessages(harness.server.requests[3] as { body: unknown });
     expect(fourth.at(-1)).toMatchObject({ role: 'user' });
     expect(fourth.at(-1)?.content).toContain('<loop-detector kind="repeated-call">');

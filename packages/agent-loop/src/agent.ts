@@ -13,6 +13,7 @@ import {
 import { EventEmitter } from 'eventemitter3';
 import { AgentBusyError } from './errors.js';
 import { Inbox } from './inbox.js';
+import { DEFAULT_LOOP_THRESHOLDS } from './loop-detector.js';
 import { type OpenTurn, restoreLoopState } from './recovery.js';
 import { RequestBuilder } from './request-builder.js';
 import { createFallbackRetryPolicy } from './retry.js';
@@ -72,6 +73,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     if (options.maxOutputTokens !== undefined) context.maxOutputTokens = options.maxOutputTokens;
     if (options.compaction) context.compaction = options.compaction;
     if (options.meter) context.meter = options.meter;
+    if (options.loops) context.loops = { ...DEFAULT_LOOP_THRESHOLDS, ...options.loops };
     if (options.approve) context.approve = options.approve;
     if (options.reasoning) context.reasoning = options.reasoning;
     if (options.agentName) context.agentName = options.agentName;

@@ -1,4 +1,5 @@
 import { SpineError } from '@spine/protocol';
+import type { LoopFinding } from './loop-detector.js';
 import { describeOverflow, type OverflowDiagnosis } from './overflow.js';
 
 /** Thrown when `run` is called while a turn is already running on the same agent. */
@@ -102,5 +103,24 @@ export class PartialHistoryError extends SpineError {
       code: 'INVALID_CONFIG',
       message: `session ${options.sessionId} was opened lazily (it holds only its surface and recent events) and ${what}`,
     });
+  }
+}
+
+/**
+ * The model went on repeating itself after it was told it was in a loop, so the turn ended with
+ * reason `stuck`. `finding` is the loop (kind, what repeats, the seqs of the evidence), as the
+ * `loop/detected` event before `turn/end` records it.
+ */
+export class LoopDetectedError extends SpineError {
+  /** The loop that ended the turn. */
+  readonly finding: LoopFinding;
+
+  constructor(options: { finding: LoopFinding }) {
+    const { finding } = options;
+    super({
+      code: 'LOOP_DETECTED',
+      message: `the model is stuck in a loop (${finding.kind}: ${finding.detail}; evidence: seqs ${finding.evidence.join(', ')}); rephrase the task, give the missing information, or raise the thresholds under "loops" in the configuration`,
+    });
+    this.finding = finding;
   }
 }

@@ -27,6 +27,7 @@ export {
   CompactionFailedError,
   CompactionUnavailableError,
   ContextOverflowError,
+  LoopDetectedError,
   ModelRequestFailedError,
   PartialHistoryError,
   ReplayInputMissingError,
@@ -40,6 +41,9 @@ export {
   MAX_INSTRUCTION_BYTES,
   renderInstructions,
 } from './instructions.js';
+export type { LoopFinding, LoopThresholds } from './loop-detector.js';
+export { DEFAULT_LOOP_THRESHOLDS, detectLoops, LoopDetector } from './loop-detector.js';
+export { LOOP_NOTE_SOURCE } from './loop-guard.js';
 export type { OverflowDiagnosis } from './overflow.js';
 export { DEFAULT_RESERVED_OUTPUT, describeOverflow, diagnoseOverflow } from './overflow.js';
 export type { LoopProjection } from './projections.js';

@@ -27,6 +27,7 @@ import {
   type Usage,
 } from '@spine/protocol';
 import type { Inbox } from './inbox.js';
+import type { LoopThresholds } from './loop-detector.js';
 import { type ModelAnswer, readModelStream } from './model-stream.js';
 import { diagnoseOverflow } from './overflow.js';
 import type { BuildRequestInput, RequestBuilder } from './request-builder.js';
@@ -52,6 +53,8 @@ export interface StepContext {
   retryPolicy: RetryPolicy;
   meter?: TokenMeter;
   maxSteps: number;
+  /** Loop detection thresholds; absent: no detection. */
+  loops?: LoopThresholds;
   approve?: ToolRunOptions['approve'];
   reasoning?: ModelRequest['reasoning'];
   agentName?: string;

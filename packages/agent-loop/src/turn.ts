@@ -9,7 +9,8 @@ import {
   SpineError,
   type Usage,
 } from '@spine/protocol';
-import { TurnAbortedError } from './errors.js';
+import { LoopDetectedError, TurnAbortedError } from './errors.js';
+import { createLoopGuard } from './loop-guard.js';
 import { foldedState, startedCallsFold } from './projections.js';
 import { callsOf, runStep, type StepContext, type StepStart } from './step.js';
 import type { TurnResult } from './types.js';
@@ -50,6 +51,8 @@ export async function runTurnLoop(
     deniedTools: [],
   };
   let next = start;
+  // Loop detection (issue 38): off unless thresholds are configured.
+  const loops = context.loops ? createLoopGuard(context.session, context.loops) : undefined;
   try {
     for (;;) {
       const result = await runStep(context, next, signal);
@@ -69,6 +72,14 @@ export async function runTurnLoop(
       if (signal?.aborted) {
         if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
         return aborted(context, state, 'tools', signal);
+      }
+      const stuck = loops?.afterStep(
+        state,
+        result.toolCalls > 0 || context.inbox.size('next-step') > 0,
+      );
+      if (stuck) {
+        if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
+        return endTurn(context, state, 'stuck', new LoopDetectedError({ finding: stuck }));
       }
       if (result.toolCalls === 0 && context.inbox.size('next-step') === 0) {
         if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
@@ -99,6 +110,8 @@ export async function runTurnLoop(
     } catch {
       throw error;
     }
+  } finally {
+    loops?.close();
   }
 }
 

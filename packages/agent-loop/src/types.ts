@@ -15,6 +15,7 @@ import type {
   ToolScheduler,
   Usage,
 } from '@spine/protocol';
+import type { LoopThresholds } from './loop-detector.js';
 import type { SystemPrompt } from './system-prompt.js';
 
 /** Options of {@link createAgent}. */
@@ -41,6 +42,12 @@ export interface AgentOptions {
   meter?: TokenMeter;
   /** Steps per turn before the turn ends with `max-steps`. Default 100. */
   maxSteps?: number;
+  /**
+   * Loop detection: thresholds (missing ones take `DEFAULT_LOOP_THRESHOLDS`), or `false` / absent
+   * for none. The first loop of a turn is recorded (`loop/detected`) and the model told; a loop
+   * that goes on ends the turn with reason `stuck`.
+   */
+  loops?: Partial<LoopThresholds> | false;
   /** Answers tool approval questions. */
   approve?: ToolRunOptions['approve'];
   /** Reasoning / thinking control passed to the model. */
@@ -76,8 +83,12 @@ export interface BeforeToolsInput {
   signal?: AbortSignal;
 }
 
-/** Why a turn ended, as the CLI maps it to exit codes. */
-export type TurnReason = 'completed' | 'max-steps' | 'aborted' | 'error';
+/**
+ * Why a turn ended, as the CLI maps it to exit codes. `stuck`: the loop detector found the model
+ * repeating itself and the loop went on after the model was told (the error is a
+ * `LoopDetectedError` with the evidence).
+ */
+export type TurnReason = 'completed' | 'max-steps' | 'aborted' | 'error' | 'stuck';
 
 /** What one turn came to. */
 export interface TurnResult {
@@ -85,7 +96,7 @@ export interface TurnResult {
   reason: TurnReason;
   /** The turn number. */
   turn: number;
-  /** The error that ended it, for `error` and `aborted`. */
+  /** The error that ended it, for `error`, `aborted` and `stuck`. */
   error?: SpineError;
   /** Steps run in this turn (by this process). */
   steps: number;

@@ -60,6 +60,7 @@ export interface HarnessOptions {
   approve?: AgentOptions['approve'];
   beforeTools?: AgentOptions['beforeTools'];
   beforeTurnEnd?: AgentOptions['beforeTurnEnd'];
+  loops?: AgentOptions['loops'];
 }
 
 /** A concurrency-safe tool that waits `ms` (honouring abort) and echoes `text`. */
@@ -129,6 +130,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.approve ? { approve: options.approve } : {}),
     ...(options.beforeTools ? { beforeTools: options.beforeTools } : {}),
     ...(options.beforeTurnEnd ? { beforeTurnEnd: options.beforeTurnEnd } : {}),
+    ...(options.loops ? { loops: options.loops } : {}),
   });
   return {
     workspace,

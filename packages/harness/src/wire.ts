@@ -290,6 +290,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     retryPolicy: llm.createRetryPolicy(),
     meter,
     maxSteps: config.maxSteps,
+    loops: config.loops.enabled ? config.loops : false,
     ...(config.reasoning
       ? {
           reasoning: {

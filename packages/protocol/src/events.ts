@@ -53,6 +53,7 @@ import {
   TurnEndBodySchema,
   TurnStartBodySchema,
 } from './loop-bodies.js';
+import { type LoopDetectedBody, LoopDetectedBodySchema } from './loop-bodies-detect.js';
 import { AssistantPartSchema } from './messages.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
@@ -268,6 +269,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
   'session/title': { surface: 'none', body: SessionTitleBodySchema },
   'plan/mode': { surface: 'none', body: PlanModeBodySchema },
+  'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -303,6 +305,7 @@ export interface EventBodies {
   'lease/takeover': LeaseTakeoverBody;
   'session/title': SessionTitleBody;
   'plan/mode': PlanModeBody;
+  'loop/detected': LoopDetectedBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

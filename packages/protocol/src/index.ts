@@ -122,6 +122,8 @@ export {
   TurnErrorSchema,
   TurnStartBodySchema,
 } from './loop-bodies.js';
+export type { LoopDetectedBody, LoopKind } from './loop-bodies-detect.js';
+export { LoopDetectedBodySchema, LoopKindSchema } from './loop-bodies-detect.js';
 export type {
   AssistantMessage,
   AssistantPart,

@@ -27,6 +27,7 @@ export const ChildEndReasonSchema = z.literal([
   'error',
   'interrupted',
   'unknown',
+  'stuck',
 ]);
 /** How a child session ended. `unknown`: the process stopped while the child ran. */
 export type ChildEndReason = z.infer<typeof ChildEndReasonSchema>;

@@ -264,6 +264,8 @@ export function describeTurnEnd(result: TurnResult): string {
         : `completed in ${result.steps} step${result.steps === 1 ? '' : 's'}`;
     case 'max-steps':
       return `stopped at the step limit (${result.steps} steps); raise --max-steps or continue with spine resume`;
+    case 'stuck':
+      return `stopped: ${visibleText(result.error?.message ?? 'the model was stuck in a loop')}`;
     case 'aborted':
       return 'aborted';
     default:

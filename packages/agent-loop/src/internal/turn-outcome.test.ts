@@ -18,5 +18,6 @@ describe('turnOutcome', () => {
     expect(turnOutcome({ ...base, reason: 'error' })).toBe('model-failure');
     expect(turnOutcome({ ...base, reason: 'aborted' })).toBe('aborted');
     expect(turnOutcome({ ...base, reason: 'max-steps' })).toBe('max-steps');
+    expect(turnOutcome({ ...base, reason: 'stuck' })).toBe('stuck');
   });
 });

@@ -138,6 +138,25 @@ const layerFields = {
       enabled: z.boolean().optional(),
     })
     .optional(),
+  /** Loop detection: thresholds, or `enabled: false` for none (see {@link SpineConfig.loops}). */
+  loops: z
+    .strictObject({
+      /** Whether the model's loops are detected. */
+      enabled: z.boolean().optional(),
+      /** The same tool call this many times in a row. */
+      repeatedCall: z.number().int().min(2).optional(),
+      /** The same failing tool result this many times in a turn. */
+      repeatedError: z.number().int().min(2).optional(),
+      /** Two calls alternating for this many A/B cycles. */
+      alternatingCycles: z.number().int().min(2).optional(),
+      /** The same text this many times (within an answer, or across answers). */
+      repeatedText: z.number().int().min(2).optional(),
+      /** This many steps in a row without a tool result the turn had not seen. */
+      noProgressSteps: z.number().int().min(1).optional(),
+      /** Steps the loop may go on after the model was told, before the turn ends `stuck`. */
+      stopAfter: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
   /** The language-server tools. */
   lsp: z
     .strictObject({
@@ -348,6 +367,26 @@ export interface SpineConfig {
     /** Whether `web_search` and `web_fetch` are offered. */
     enabled: boolean;
   };
+  /**
+   * Loop detection (on by default): the first loop of a turn is recorded (`loop/detected`) and the
+   * model told; a loop that goes on `stopAfter` more steps ends the turn `stuck` (`spine run` exits 9).
+   */
+  loops: {
+    /** Whether loops are detected. */
+    enabled: boolean;
+    /** The same tool call (name and canonical arguments) this many times in a row. */
+    repeatedCall: number;
+    /** The same failing tool result (tool and content) this many times in a turn. */
+    repeatedError: number;
+    /** Two different calls alternating (A B A B …) for this many cycles. */
+    alternatingCycles: number;
+    /** An 8-word phrase this many times in one answer, or the same answer this many times in a turn. */
+    repeatedText: number;
+    /** This many steps in a row whose tool results were all seen before in the turn. */
+    noProgressSteps: number;
+    /** Steps the loop may go on after the model was told, before the turn ends `stuck`. */
+    stopAfter: number;
+  };
   /** Language-server tools on or off. */
   lsp: {
     /** Whether they are offered. */
@@ -446,6 +485,15 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
     compaction: { auto: true, threshold: 0.8, background: false },
     tools: { exclude: ['node_modules/**', '.git/**', 'dist/**'] },
     web: { enabled: true },
+    loops: {
+      enabled: true,
+      repeatedCall: 3,
+      repeatedError: 3,
+      alternatingCycles: 3,
+      repeatedText: 3,
+      noProgressSteps: 3,
+      stopAfter: 2,
+    },
     lsp: { enabled: true },
     terminal: { title: true },
     instructions: { enabled: true, userFile: join(configHome(env), 'AGENTS.md') },

@@ -144,8 +144,8 @@ addStoreOptions(program.command('verify').argument('<id>'))
   .action(act<[string]>(async () => (await import('./verify/command.js')).verifyCommand));
 
 addStoreOptions(program.command('export').argument('<id>'))
-  .description('Export a session as Markdown or JSON')
-  .option('--format <format>', 'md | json', 'md')
+  .description('Export a session as Markdown, JSON or a self-contained HTML audit page')
+  .option('--format <format>', 'md | json | html', 'md')
   .option('-o, --output <file>', 'write to a file instead of stdout')
   .action(act<[string]>(async () => (await import('./commands/export.js')).exportCommand));
 

@@ -149,6 +149,11 @@ addStoreOptions(program.command('export').argument('<id>'))
   .option('-o, --output <file>', 'write to a file instead of stdout')
   .action(act<[string]>(async () => (await import('./commands/export.js')).exportCommand));
 
+addStoreOptions(program.command('serve'))
+  .description('Serve the session list and audit pages on 127.0.0.1 (read-only, token in the URL)')
+  .option('--port <n>', 'port to listen on (default: a free one)')
+  .action(act(async () => (await import('./serve/command.js')).serveCommand));
+
 addAgentOptions(program.command('doctor'))
   .description(
     'Check provider keys and reachability, sandbox, language servers, web providers, session store',

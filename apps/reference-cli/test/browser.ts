@@ -49,7 +49,13 @@ export async function launchBrowser(): Promise<TestBrowser> {
     context,
     async open(url) {
       const page = await context.newPage();
-      const watch: PageWatch = { page, requests: [], dialogs: [], consoleErrors: [], pageErrors: [] };
+      const watch: PageWatch = {
+        page,
+        requests: [],
+        dialogs: [],
+        consoleErrors: [],
+        pageErrors: [],
+      };
       page.on('request', (request) => watch.requests.push(request.url()));
       page.on('dialog', (dialog) => {
         watch.dialogs.push(dialog.message());

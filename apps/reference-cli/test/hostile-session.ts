@@ -17,7 +17,8 @@ export const HOSTILE_MARKUP = [
 ].join(' ');
 
 /** ANSI, C1 and bidi controls. */
-export const HOSTILE_CONTROLS = 'red:\u001b[31mRED\u001b[0m c1:\u009b2J bidi:\u202eevil\u202c zw:\u200b bell:\u0007';
+export const HOSTILE_CONTROLS =
+  'red:\u001b[31mRED\u001b[0m c1:\u009b2J bidi:\u202eevil\u202c zw:\u200b bell:\u0007';
 
 /** Markdown whose links and images must not become live (except the http one). */
 export const HOSTILE_MARKDOWN = [
@@ -34,8 +35,14 @@ export const BIG_OUTPUT_BYTES = 10 * 1024 * 1024;
 
 /** Writes the example session plus the hostile turn as `<dir>/<id>.jsonl`; returns the path. */
 export function writeHostileSession(dir: string, id: string): string {
-  const example = readFileSync(join(APP_DIR, 'examples', 'sessions', 'example-fix-add.jsonl'), 'utf8');
-  const lines = example.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const example = readFileSync(
+    join(APP_DIR, 'examples', 'sessions', 'example-fix-add.jsonl'),
+    'utf8',
+  );
+  const lines = example
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const header = lines[0] as { body: Record<string, unknown> };
   header.body.sessionId = id;
   header.body.title = `title ${HOSTILE_MARKUP} ${HOSTILE_CONTROLS}`;
@@ -54,18 +61,74 @@ export function writeHostileSession(dir: string, id: string): string {
       content: [
         { type: 'reasoning', text: HOSTILE_MARKUP },
         { type: 'text', text: HOSTILE_MARKDOWN },
-        { type: 'tool-call', id: 'hostile_1', name, arguments: JSON.stringify({ path: HOSTILE_MARKUP, content: HOSTILE_CONTROLS }) },
-        { type: 'tool-call', id: 'hostile_2', name: 'write', arguments: JSON.stringify({ path: `a.html${HOSTILE_CONTROLS}`, content: `${HOSTILE_MARKUP}\nline` }) },
-        { type: 'tool-call', id: 'hostile_3', name: 'bash', arguments: '{"command":"yes | head -c 10485760"}' },
+        {
+          type: 'tool-call',
+          id: 'hostile_1',
+          name,
+          arguments: JSON.stringify({ path: HOSTILE_MARKUP, content: HOSTILE_CONTROLS }),
+        },
+        {
+          type: 'tool-call',
+          id: 'hostile_2',
+          name: 'write',
+          arguments: JSON.stringify({
+            path: `a.html${HOSTILE_CONTROLS}`,
+            content: `${HOSTILE_MARKUP}\nline`,
+          }),
+        },
+        {
+          type: 'tool-call',
+          id: 'hostile_3',
+          name: 'bash',
+          arguments: '{"command":"yes | head -c 10485760"}',
+        },
       ],
       finishReason: 'tool-calls',
     },
     append,
   );
-  add('tool/approval', { toolCallId: 'hostile_1', toolName: name, decision: 'deny', by: HOSTILE_MARKUP, reason: HOSTILE_CONTROLS, scope: 'rule' });
-  add('tool/result', { toolCallId: 'hostile_1', toolName: name, content: HOSTILE_MARKUP, isError: true, outcome: 'denied', meta: { sandbox: HOSTILE_CONTROLS } }, append);
-  add('tool/result', { toolCallId: 'hostile_2', toolName: 'write', content: `wrote ${HOSTILE_CONTROLS}`, isError: false, outcome: 'unknown' }, append);
-  add('tool/result', { toolCallId: 'hostile_3', toolName: 'bash', content: `<script>alert(12)</script>${'y'.repeat(BIG_OUTPUT_BYTES)}`, isError: false, meta: { sandbox: 'workspace-write' } }, append);
+  add('tool/approval', {
+    toolCallId: 'hostile_1',
+    toolName: name,
+    decision: 'deny',
+    by: HOSTILE_MARKUP,
+    reason: HOSTILE_CONTROLS,
+    scope: 'rule',
+  });
+  add(
+    'tool/result',
+    {
+      toolCallId: 'hostile_1',
+      toolName: name,
+      content: HOSTILE_MARKUP,
+      isError: true,
+      outcome: 'denied',
+      meta: { sandbox: HOSTILE_CONTROLS },
+    },
+    append,
+  );
+  add(
+    'tool/result',
+    {
+      toolCallId: 'hostile_2',
+      toolName: 'write',
+      content: `wrote ${HOSTILE_CONTROLS}`,
+      isError: false,
+      outcome: 'unknown',
+    },
+    append,
+  );
+  add(
+    'tool/result',
+    {
+      toolCallId: 'hostile_3',
+      toolName: 'bash',
+      content: `<script>alert(12)</script>${'y'.repeat(BIG_OUTPUT_BYTES)}`,
+      isError: false,
+      meta: { sandbox: 'workspace-write' },
+    },
+    append,
+  );
   add('turn/end', { reason: 'completed', steps: 1 });
   const path = join(dir, `${id}.jsonl`);
   writeFileSync(path, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);

@@ -34,8 +34,7 @@ export async function exportCommand(
       const writer = createChunkWriter(sink);
       await writeSessionHtml(storeFor(config), id, writer);
       await writer.end();
-    }
-    else {
+    } else {
       const writer = createChunkWriter(sink);
       await writer.write(`{\n  "sessionId": ${JSON.stringify(id)},\n  "events": `);
       await writeJsonArray(events, writer, { indent: 2 });

@@ -50,9 +50,12 @@ export class TimelineRenderer {
   #headerAt = new Map<number, number>();
   readonly #written = new Map<string, string>();
   readonly #childLink: ChildLink;
+  readonly #unverified: string | undefined;
 
-  constructor(childLink: ChildLink) {
+  /** `unverified`: shown instead of a verdict when requests are not replayed (paged views). */
+  constructor(childLink: ChildLink, unverified?: string) {
     this.#childLink = childLink;
+    this.#unverified = unverified;
   }
 
   /** The HTML of `event`; `rebuilt` is replay's rebuilt request when `event` is its header. */
@@ -217,9 +220,11 @@ export class TimelineRenderer {
     const header = event.body;
     this.requests++;
     this.#headerAt.set(event.seq, Date.parse(event.at));
-    const view = requestViewHtml(header, rebuilt, this.#previous);
+    const unverified = rebuilt === undefined ? this.#unverified : undefined;
+    const view = unverified ?? requestViewHtml(header, rebuilt, this.#previous);
     if (rebuilt) this.#previous = rebuilt.request;
-    const title = `request ${this.requests} · turn ${header.turn} step ${header.step} attempt ${header.attempt} · ${inertLine(`${header.provider}/${header.model}`)} · ${verdictBadge(rebuilt?.verdict)}`;
+    const badge = unverified === undefined ? verdictBadge(rebuilt?.verdict) : 'not replayed here';
+    const title = `request ${this.requests} · turn ${header.turn} step ${header.step} attempt ${header.attempt} · ${inertLine(`${header.provider}/${header.model}`)} · ${badge}`;
     return ev(
       event,
       'request',

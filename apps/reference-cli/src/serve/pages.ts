@@ -10,7 +10,7 @@ import { LIVE_SCRIPT } from './live.js';
 /** Sessions per list page. */
 export const LIST_PAGE = 50;
 /** Events per session page. */
-export const EVENT_PAGE = 500;
+export const EVENT_PAGE = 200;
 
 /** What the list shows of one session. */
 export interface SessionRow {

@@ -145,14 +145,19 @@ addStoreOptions(program.command('verify').argument('<id>'))
   .action(act<[string]>(async () => (await import('./verify/command.js')).verifyCommand));
 
 addStoreOptions(program.command('export').argument('<id>'))
-  .description('Export a session as Markdown or JSON')
-  .option('--format <format>', 'md | json', 'md')
+  .description('Export a session as Markdown, JSON or a self-contained HTML audit page')
+  .option('--format <format>', 'md | json | html', 'md')
   .option('-o, --output <file>', 'write to a file instead of stdout')
   .action(act<[string]>(async () => (await import('./commands/export.js')).exportCommand));
 
 addAgentOptions(program.command('acp'))
   .description('Serve Spine to an editor over the Agent Client Protocol (stdio), e.g. Zed')
   .action(act(async () => (await import('./acp/command.js')).acpCommand));
+
+addStoreOptions(program.command('serve'))
+  .description('Serve the session list and audit pages on 127.0.0.1 (read-only, token in the URL)')
+  .option('--port <n>', 'port to listen on (default: a free one)')
+  .action(act(async () => (await import('./serve/command.js')).serveCommand));
 
 addAgentOptions(program.command('doctor'))
   .description(

@@ -1,0 +1,100 @@
+// A session as one self-contained HTML page, written while the log streams: replay rebuilds and
+// verifies each request as its header passes, and the timeline renders each event right after
+// replay has seen it. Held: the surface replay needs, the previous rebuilt request, one verdict
+// per request (for the verification table) and the subagent list.
+import { type ReplayedRequest, replayStream } from '@spine/agent-loop';
+import type { SessionEvent, SessionRange, SessionStore } from '@spine/protocol';
+import { Session } from '@spine/session-log';
+import type { ChunkWriter } from '@spine/tui';
+
+import { pageFoot, pageHead } from './page.js';
+import { type RebuiltEntry, verdictBadge } from './request-view.js';
+import { type ChildLink, childrenHtml, TimelineRenderer } from './timeline.js';
+import { TotalsFold } from './totals.js';
+
+/** Options of {@link writeSessionHtml}. */
+export interface SessionHtmlOptions {
+  /** How a subagent's session is linked; default `<id>.html` (exported beside this one). */
+  childLink?: ChildLink;
+  /** The one inline script of the page and what it may connect to (`spine serve`). */
+  script?: { source: string; connect: string };
+  /** HTML placed right after the header (paging links under `spine serve`). */
+  banner?: string;
+}
+
+type Streamable = Session & { readEvents(range: SessionRange): AsyncIterable<SessionEvent> };
+
+/** Writes the page of session `id` in `store` to `writer` (not ended: the caller ends it). */
+export async function writeSessionHtml(
+  store: SessionStore,
+  id: string,
+  writer: ChunkWriter,
+  options: SessionHtmlOptions = {},
+): Promise<void> {
+  const childLink = options.childLink ?? ((child: string) => `${encodeURIComponent(child)}.html`);
+  const timeline = new TimelineRenderer(childLink);
+  const totals = new TotalsFold();
+  await writer.write(pageHead({ title: `Spine session ${id}`, ...scriptOf(options) }));
+  const session = (await Session.open({
+    store,
+    id,
+    readOnly: true,
+    history: 'lazy',
+  })) as Streamable;
+  let rebuilt: RebuiltEntry | undefined;
+  let opened = false;
+  // The events replay reads pass through here: once replay has taken an event (and called
+  // onRequest for a header), the generator resumes and the timeline renders it.
+  const readEvents = async function* (range: SessionRange): AsyncIterable<SessionEvent> {
+    for await (const event of session.readEvents(range)) {
+      yield event;
+      totals.add(event);
+      const entry = rebuilt?.verdict.seq === event.seq ? rebuilt : undefined;
+      rebuilt = undefined;
+      await writer.write(timeline.render(event, entry));
+      if (event.type === 'session/header' && !opened) {
+        opened = true;
+        await writer.write(`${options.banner ?? ''}<section id="timeline">\n`);
+      }
+    }
+    await writer.write(`${timeline.finish()}${opened ? '</section>' : ''}\n`);
+  };
+  const streamed = new Proxy(session, {
+    get(target, property) {
+      if (property === 'readEvents') return readEvents;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  try {
+    const report = await replayStream(streamed, {
+      onRequest: (request, verdict) => {
+        rebuilt = { request, verdict };
+      },
+    });
+    await writer.write(totals.html());
+    await writer.write(verificationHtml(report.requests, report.ok));
+    await writer.write(childrenHtml(timeline.children, childLink));
+  } finally {
+    await session.close();
+  }
+  await writer.write(pageFoot(options.script?.source));
+}
+
+function scriptOf(options: SessionHtmlOptions): { script?: string; connect?: string } {
+  return options.script ? { script: options.script.source, connect: options.script.connect } : {};
+}
+
+/** The verdict of every request, linking each to its place in the timeline. */
+function verificationHtml(requests: readonly ReplayedRequest[], ok: boolean): string {
+  const verdict = ok
+    ? `<p class="ok" id="verdict">verified: all ${requests.length} requests rebuilt from the log match their recorded hashes</p>`
+    : `<p class="bad" id="verdict">MISMATCH: at least one request rebuilt from the log does not match its recorded hash</p>`;
+  const rows = requests
+    .map(
+      (request, index) =>
+        `<tr data-seq="${request.seq}"><td><a href="#seq-${request.seq}">request ${index + 1}</a></td><td>${request.turn}.${request.step} attempt ${request.attempt}</td><td>${verdictBadge(request)}</td></tr>`,
+    )
+    .join('');
+  return `<section id="verification"><h2>Verification</h2>${verdict}<table><tr><th>request</th><th>turn.step</th><th>verdict</th></tr>${rows}</table></section>\n`;
+}

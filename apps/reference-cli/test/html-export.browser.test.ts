@@ -1,0 +1,186 @@
+// `spine export --format html` opened in a real browser (chromium through playwright-core): the
+// page makes no request, runs nothing from the hostile corpus, shows the log's totals, lands deep
+// links, and shows a verification mismatch on the request whose input was altered.
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, launchBrowser, type PageWatch, type TestBrowser } from './browser.js';
+import { BIG_OUTPUT_BYTES, writeHostileSession } from './hostile-session.js';
+import { APP_DIR, isolatedEnv, runCli, tempFolder } from './run-cli.js';
+
+const EXAMPLE = 'example-fix-add';
+
+/** A copy of the example sessions in a temp folder. */
+function sessionsCopy(): string {
+  const sessions = join(tempFolder('spine-html-'), 'sessions');
+  cpSync(join(APP_DIR, 'examples', 'sessions'), sessions, { recursive: true });
+  return sessions;
+}
+
+/** Runs `spine export <id> --format html -o <file>` and returns the file. */
+async function exportHtml(sessions: string, id: string): Promise<string> {
+  const out = join(sessions, `${id}.html`);
+  const { env } = isolatedEnv();
+  const result = await runCli(
+    ['export', id, '--format', 'html', '-o', out, '--session-dir', sessions],
+    { env, timeoutMs: 240_000 },
+  );
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return out;
+}
+
+/** Sums the usage of every `assistant/message` in a JSONL log, read straight from the file. */
+function usageFromLog(file: string): {
+  input: number;
+  cacheRead: number;
+  output: number;
+  cost: number;
+  requests: number;
+} {
+  const sums = { input: 0, cacheRead: 0, output: 0, cost: 0, requests: 0 };
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const event = JSON.parse(line) as { type: string; body: { usage?: Record<string, number> } };
+    if (event.type === 'request/header') sums.requests++;
+    const usage = event.type === 'assistant/message' ? event.body.usage : undefined;
+    if (!usage) continue;
+    sums.input += usage.inputTokens ?? 0;
+    sums.cacheRead += usage.cacheReadTokens ?? 0;
+    sums.output += usage.outputTokens ?? 0;
+    sums.cost += usage.costUsd ?? 0;
+  }
+  return sums;
+}
+
+const shown = async (watch: PageWatch, name: string): Promise<string> =>
+  (await watch.page.locator(`[data-total="${name}"]`).textContent()) ?? '';
+
+function expectQuiet(watch: PageWatch, file: string): void {
+  expect(watch.requests).toEqual([pathToFileURL(file).href]);
+  expect(watch.dialogs).toEqual([]);
+  expect(watch.consoleErrors).toEqual([]);
+  expect(watch.pageErrors).toEqual([]);
+}
+
+describe('spine export --format html in a real browser', { timeout: 300_000 }, () => {
+  let browser: TestBrowser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('makes no request, shows the totals of the log, verifies every request and lands #seq-N', async () => {
+    const sessions = sessionsCopy();
+    const file = await exportHtml(sessions, EXAMPLE);
+    const watch = await browser.open(pathToFileURL(file).href);
+    expectQuiet(watch, file);
+    const { page } = watch;
+    const log = usageFromLog(join(sessions, `${EXAMPLE}.jsonl`));
+    const number = (text: string) => Number(text.replace(/[^0-9.]/g, ''));
+    expect(number(await shown(watch, 'input'))).toBe(log.input);
+    expect(number(await shown(watch, 'cacheRead'))).toBe(log.cacheRead);
+    expect(number(await shown(watch, 'output'))).toBe(log.output);
+    expect(number(await shown(watch, 'cost'))).toBeCloseTo(log.cost, 6);
+    expect(number(await shown(watch, 'requests'))).toBe(log.requests);
+    const verdicts = page.locator('#timeline summary .verdict');
+    expect(await verdicts.count()).toBe(log.requests);
+    expect(await page.locator('#timeline summary .verdict[data-ok="true"]').count()).toBe(
+      log.requests,
+    );
+    await expect(page.locator('#verdict').textContent()).resolves.toContain('verified');
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'export-timeline.png') });
+    const request = page.locator('details.req[data-request="2"]');
+    await request.locator('summary').first().click();
+    await expect(request.locator('.cut').textContent()).resolves.toContain(
+      'cached prefix ends here',
+    );
+    await request.screenshot({ path: join(ARTIFACTS, 'export-request-view.png') });
+
+    const deep = await browser.open(`${pathToFileURL(file).href}#seq-40`);
+    // Evaluated in the page (a string: the tests' tsconfig has no DOM types).
+    const target = await deep.page.evaluate<{ id?: string; top?: number; height: number }>(`(() => {
+      const element = document.querySelector(':target');
+      const box = element?.getBoundingClientRect();
+      return { id: element?.id, top: box?.top, height: window.innerHeight };
+    })()`);
+    expect(target.id).toBe('seq-40');
+    expect(target.top).toBeGreaterThanOrEqual(0);
+    expect(target.top ?? Number.POSITIVE_INFINITY).toBeLessThan(target.height);
+    await deep.page.close();
+    await page.close();
+  });
+
+  it('shows a mismatch on the request built from a byte flipped in the log, naming the event', async () => {
+    const sessions = sessionsCopy();
+    const log = join(sessions, `${EXAMPLE}.jsonl`);
+    const lines = readFileSync(log, 'utf8').split('\n');
+    // The first tool result (seq 14): flip one byte of its content.
+    const index = lines.findIndex((line) => line.startsWith('{"seq":14,'));
+    const event = JSON.parse(lines[index] as string) as { body: { content: string } };
+    event.body.content = `X${event.body.content.slice(1)}`;
+    lines[index] = JSON.stringify(event);
+    writeFileSync(log, lines.join('\n'));
+    const file = await exportHtml(sessions, EXAMPLE);
+    const watch = await browser.open(pathToFileURL(file).href);
+    expectQuiet(watch, file);
+    const { page } = watch;
+    // Request 1 (seq 8) was built before seq 14 existed; request 2 (seq 17) carries it.
+    await expect(page.locator('#seq-8 summary .verdict').getAttribute('data-ok')).resolves.toBe(
+      'true',
+    );
+    const bad = page.locator('#seq-17 summary .verdict');
+    await expect(bad.getAttribute('data-ok')).resolves.toBe('false');
+    await expect(bad.textContent()).resolves.toContain('event seq 14');
+    await expect(page.locator('#verdict').textContent()).resolves.toContain('MISMATCH');
+    await page.close();
+  });
+
+  it('runs nothing from a hostile corpus and folds a 10 MB single-line output', async () => {
+    const sessions = sessionsCopy();
+    writeHostileSession(sessions, 'hostile');
+    const file = await exportHtml(sessions, 'hostile');
+    const watch = await browser.open(pathToFileURL(file).href);
+    expectQuiet(watch, file);
+    const { page } = watch;
+    // Let anything that could fire (onload, onerror, timers) have its chance.
+    await page.waitForTimeout(500);
+    const found = await page.evaluate<{
+      pwned?: string;
+      scripts: number;
+      handlers: number;
+      active: number;
+      hrefs: string[];
+      text: string;
+    }>(`({
+      pwned: window.__pwned,
+      scripts: document.scripts.length,
+      handlers: [...document.querySelectorAll('*')].filter((element) =>
+        [...element.attributes].some((attribute) => attribute.name.startsWith('on')),
+      ).length,
+      active: document.querySelectorAll('img, svg, iframe, object, embed, form, input').length,
+      hrefs: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href') ?? ''),
+      text: document.body.textContent ?? '',
+    })`);
+    expect(found.pwned).toBeUndefined();
+    expect(found.scripts).toBe(0);
+    expect(found.handlers).toBe(0);
+    expect(found.active).toBe(0);
+    for (const href of found.hrefs) expect(href).toMatch(/^(#|https?:\/\/|mailto:|[\w.-]+\.html$)/);
+    expect(found.hrefs).toContain('https://example.com/docs');
+    // The markup is shown as text, and the controls as visible marks.
+    expect(found.text).toContain('<script>window.__pwned');
+    expect(found.text).toContain('\\x1b[31m');
+    expect(found.text).toContain('\\u202e');
+    for (const control of ['\u202e', '\u009b', '\u001b']) expect(found.text).not.toContain(control);
+    // The 10 MB line is folded with its byte count.
+    expect(found.text).toContain(`${BIG_OUTPUT_BYTES + '<script>alert(12)</script>'.length} bytes`);
+    expect(readFileSync(file).length).toBeLessThan(2 * 1024 * 1024);
+    await page.close();
+  });
+});

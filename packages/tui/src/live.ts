@@ -37,6 +37,12 @@ export interface LiveOptions {
    */
   markdown?: { width: number; hyperlinks?: boolean };
   /**
+   * With `markdown`: called with the block still being streamed (as the model wrote it, NOT
+   * terminal-safe; `''` once nothing is pending), for a live region's preview such as
+   * {@link SubagentPanel.preview}. Without it the block shows only once finished.
+   */
+  pending?: (text: string) => void;
+  /**
    * Lines of a running tool's output (a shell command's stdout and stderr) printed as they come;
    * the rest is counted and folded into one line when the call ends (default 20, 0 prints none).
    */
@@ -109,8 +115,20 @@ export function attachLiveOutput(
   const writeLines = (lines: string[]): void => {
     if (lines.length > 0) write(streams.text, `${lines.join('\n')}\n`);
   };
+  let previewing = false;
+  const showPending = (): void => {
+    if (!markdown || !options.pending) return;
+    const text = markdown.pending();
+    if (text === '' && !previewing) return;
+    previewing = text !== '';
+    options.pending(text);
+  };
   const newline = (): void => {
-    if (markdown) writeLines(markdown.end());
+    if (markdown) {
+      const rest = markdown.end();
+      showPending();
+      writeLines(rest);
+    }
     if (midLine) write(streams.text, '\n');
   };
   const onReasoning = ({ text }: { text: string }): void => {
@@ -129,8 +147,12 @@ export function attachLiveOutput(
       write(streams.text, '\n');
       inReasoning = false;
     }
-    if (markdown) writeLines(markdown.push(text));
-    else write(streams.text, visibleText(text, MULTI_LINE));
+    if (markdown) {
+      const done = markdown.push(text);
+      // The preview changes first, so a finished block is never shown twice for a moment.
+      showPending();
+      writeLines(done);
+    } else write(streams.text, visibleText(text, MULTI_LINE));
   };
   const onToolCall = ({ call }: { call: { name: string; arguments: string } }): void => {
     inReasoning = false;

@@ -1,6 +1,8 @@
 import type { TurnResult } from '@spine/agent-loop';
 import {
   type AgentSession,
+  deriveSessionTitle,
+  recordSessionTitle,
   startAgentSession,
   storeFor,
   storeUrlOf,
@@ -82,6 +84,14 @@ async function runTask(options: {
     onWarning: (message) => process.stderr.write(style.yellow(`warning: ${message}\n`)),
   });
   noteSession(started.session.id, loaded.config.sessionDir);
+  // The task titles a new session at once, recorded like a REPL session's first request.
+  if (options.resumeId === undefined)
+    recordSessionTitle(
+      started.session,
+      loaded.config.sessionDir,
+      deriveSessionTitle(options.task),
+      'auto',
+    );
   if (!json) {
     // On a terminal the answer is rendered as Markdown; piped, it stays the text as written.
     const markdown = process.stdout.isTTY

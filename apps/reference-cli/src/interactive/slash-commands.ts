@@ -9,6 +9,7 @@ import {
 } from '@spine/harness';
 import type { ApprovalPolicyName } from '@spine/tool-runtime';
 import { contextReport, formatBytes, formatCost, type Style } from '@spine/tui';
+import { titleFork } from './fork-title.js';
 
 /** What a slash command asks the REPL to do next. */
 export type SlashOutcome =
@@ -194,6 +195,8 @@ export async function runSlashCommand(
       await active.session.flush();
       const { newSessionId } = await import('@spine/harness');
       const fork = await active.session.fork(at, { id: newSessionId() });
+      // The fork carries the title the session has now.
+      titleFork(fork, active.session, active.config.sessionDir);
       const id = fork.id;
       await fork.close();
       return {

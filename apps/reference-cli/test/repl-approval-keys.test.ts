@@ -1,11 +1,12 @@
 // Approvals in the interactive REPL: on a terminal (tmux) one key decides, without Enter and
 // without the key landing in the input line; the bash question shows the exact command, the
 // sandbox mode and the network. Piped, answers are still lines.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer, type ScriptedReply } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 const call = (id: string, name: string, args: object): ScriptedReply => ({
@@ -74,16 +75,39 @@ describe('REPL approvals', () => {
     });
     const workspace = exampleWorkspace('spine-repl-keys-pipe-');
     const { env } = isolatedEnv();
-    try {
-      const piped = await runCli([...modelArgs(server.baseUrl), '--approval', 'ask'], {
-        env,
-        cwd: workspace,
-        input: 'write the file\no\n',
+    const child = spawn(
+      process.execPath,
+      [BIN, ...modelArgs(server.baseUrl), '--approval', 'ask'],
+      { cwd: workspace, env, stdio: 'pipe' },
+    );
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const seen = (pattern: RegExp): Promise<void> =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (pattern.test(stdout)) {
+            child.stdout.off('data', check);
+            resolve();
+          }
+        };
+        child.stdout.on('data', check);
+        check();
       });
-      expect(piped.code).toBe(0);
-      expect(piped.stdout).toContain('allowed once');
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    try {
+      child.stdin.write('write the file\n');
+      await seen(/\[d\]eny ›/);
+      // Off a terminal the answer is a line.
+      child.stdin.write('o\n');
+      await seen(/Ok\./);
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      expect(stdout).toContain('allowed once');
       expect(readFileSync(join(workspace, 'piped.txt'), 'utf8')).toBe('piped\n');
     } finally {
+      child.kill();
       await server.close();
     }
   }, 120_000);

@@ -40,6 +40,7 @@ export {
 export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
 export { formatCount, OutputTail, outputLine, outputText } from './live-text.js';
 export { type MarkdownOptions, renderMarkdown } from './markdown/render.js';
+export { markdownPreview, PREVIEW_ROWS } from './markdown/preview.js';
 export { createMarkdownStream, type MarkdownStream } from './markdown/stream.js';
 export { displayWidth } from './markdown/width.js';
 export {
@@ -51,6 +52,7 @@ export {
   streamSink,
   writeJsonArray,
 } from './output.js';
+export { Pager, type PagerOptions, type PagerState, wrapRows } from './pager.js';
 export { SubagentPanel, type SubagentPanelOptions } from './panel.js';
 export {
   type StreamedPass,

@@ -205,9 +205,11 @@ export class SubagentPanel {
    * the last thing on the screen.
    */
   ask(question: string): void {
+    // Asked again (the whole diff, then the question): what was held back stays held.
+    const held = this.#held ?? [];
     this.#held = undefined;
     this.write(question);
-    this.#held = [];
+    this.#held = held;
   }
 
   /** The question was answered: writes `text` (the answer's note), then the held-back output. */

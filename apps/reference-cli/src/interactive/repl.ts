@@ -38,6 +38,7 @@ import { EXIT_CODES } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 import { approvalDetailFor, networkText } from './approval-preview.js';
 import { KeyGate } from './key-gate.js';
+import { openTranscriptPager } from './transcript-pager.js';
 import { completeSlash, runSlashCommand } from './slash-commands.js';
 
 const PROMPT = '› ';
@@ -317,6 +318,8 @@ class Repl {
       style: this.#style,
     });
     if (outcome.kind === 'watch') this.#panel?.watch(outcome.child);
+    // The pager takes the keys until q; the prompt comes back on the normal screen after it.
+    if (outcome.kind === 'transcript' && this.#pager()) return;
     if (outcome.kind === 'title') {
       this.#title = outcome.title;
       this.#terminal.set(outcome.title);
@@ -335,14 +338,26 @@ class Repl {
     this.#prompt();
   }
 
+  /** Opens `/transcript` (on a terminal); returns whether it opened. */
+  #pager(): boolean {
+    return openTranscriptPager({
+      gate: this.#gate,
+      out: this.#out,
+      session: this.#active.session,
+      style: this.#style,
+      print: (text) => this.#print(text),
+      done: () => this.#prompt(),
+    });
+  }
+
   /** Answers the open approval question (`view` shows the whole diff and asks again). */
   #decide(answer: ApprovalAnswer | 'view'): void {
     if (!this.#approval) return;
     const { resolve, request, label, detail } = this.#approval;
     if (answer === 'view' && detail && request) {
-      this.#write(
-        `${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`,
-      );
+      const again = `\n${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`;
+      if (this.#panel) this.#panel.ask(again);
+      else this.#out.write(again);
       return;
     }
     const decided = answer === 'view' ? parseApprovalAnswer('v') : answer;

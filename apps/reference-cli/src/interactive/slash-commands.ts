@@ -19,7 +19,8 @@ export type SlashOutcome =
   | { kind: 'toggle-reasoning' }
   | { kind: 'watch'; child?: number }
   | { kind: 'send'; text: string }
-  | { kind: 'title'; title: string };
+  | { kind: 'title'; title: string }
+  | { kind: 'transcript' };
 
 /** The slash commands, with their one-line help. */
 export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
@@ -29,6 +30,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/sandbox': '[read-only|workspace-write|danger-full-access] show or set isolation',
   '/approval': '[ask|auto-edit|never-ask|deny-all] show or set the approval policy',
   '/title': '[text] show or set the title of this session',
+  '/transcript': 'browse the whole session in a pager (q returns; needs a terminal)',
   '/sessions': 'recent sessions',
   '/resume': '<id> continue another session',
   '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
@@ -180,6 +182,8 @@ export async function runSlashCommand(
       }
       return { kind: 'done' };
     }
+    case '/transcript':
+      return { kind: 'transcript' };
     case '/resume':
       if (!argument) {
         print(style.red('usage: /resume <id> (see /sessions)'));

@@ -7,7 +7,8 @@ import { migratePostgresStore } from '@spine/store-postgres';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../packages/store-postgres/test/server.js';
-import { exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
+import { spineCommand, TmuxTerminal } from './tmux.js';
 
 interface Row {
   id: string;
@@ -101,20 +102,25 @@ describe('titles of run, fork and store sessions', () => {
     const server = await createScriptedModelServer({ replies: [{ text: 'One.' }] });
     const workspace = exampleWorkspace('spine-titles-fork-');
     const { env } = isolatedEnv();
+    const terminal = new TmuxTerminal(spineCommand(BIN, env, modelArgs(server.baseUrl)), {
+      cwd: workspace,
+    });
     try {
-      const repl = await runCli(modelArgs(server.baseUrl), {
-        env,
-        cwd: workspace,
-        input: 'Name this session please\n/fork\n/sessions\n',
-      });
-      expect(repl.code, repl.stderr).toBe(0);
-      const listed = rows((await runCli(['sessions', '--json'], { env })).stdout);
-      expect(listed).toHaveLength(2);
-      for (const entry of listed) expect(entry.title).toBe('Name this session please');
-      expect(listed.filter((entry) => entry.parent !== undefined)).toHaveLength(1);
+      await terminal.waitFor(/›$/);
+      terminal.type('Name this session please');
+      await terminal.waitFor(/One\.[\s\S]*\n›$/);
+      terminal.type('/fork');
+      await terminal.waitFor(/forked \S+ at seq \d+ into \S+; now in \S+/);
+      terminal.type('/quit');
+      await terminal.waitFor(/EXITED:0/);
     } finally {
+      terminal.close();
       await server.close();
     }
+    const listed = rows((await runCli(['sessions', '--json'], { env })).stdout);
+    expect(listed).toHaveLength(2);
+    for (const entry of listed) expect(entry.title).toBe('Name this session please');
+    expect(listed.filter((entry) => entry.parent !== undefined)).toHaveLength(1);
   }, 120_000);
 
   it('spine sessions --store shows the latest recorded title', async () => {

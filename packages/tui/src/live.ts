@@ -2,6 +2,7 @@ import type { Agent, TurnResult } from '@spine/agent-loop';
 import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
 import { formatCount, OutputTail } from './live-text.js';
+import type { CodeHighlighter } from './markdown/highlight.js';
 import { createMarkdownStream } from './markdown/stream.js';
 import type { Style } from './style.js';
 
@@ -35,7 +36,7 @@ export interface LiveOptions {
    * Render the answer text as Markdown, block by block as each finishes (for a terminal; leave
    * unset for pipes, which get the text as written). `width` is in columns.
    */
-  markdown?: { width: number; hyperlinks?: boolean };
+  markdown?: { width: number; hyperlinks?: boolean; highlight?: CodeHighlighter };
   /**
    * With `markdown`: called with the block still being streamed (as the model wrote it, NOT
    * terminal-safe; `''` once nothing is pending), for a live region's preview such as

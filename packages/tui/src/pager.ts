@@ -3,7 +3,7 @@
 // Each screenful is drawn in one synchronized update (DEC mode 2026); the normal screen is never
 // written to while the pager is open.
 
-import { ANSI, graphemes, graphemeWidth } from './markdown/width.js';
+import { wrapRows } from './markdown/wrap.js';
 
 const ENTER_ALTERNATE = '\u001b[?1049h\u001b[?25l';
 const LEAVE_ALTERNATE = '\u001b[?25h\u001b[?1049l';
@@ -25,40 +25,6 @@ export interface PagerOptions {
 
 /** What a key did: the pager is still open, or it was closed. */
 export type PagerState = 'open' | 'closed';
-
-/**
- * Cuts a line with SGR styles into rows of at most `width` columns, by graphemes; styles open at
- * a cut are closed at the row's end and reopened on the next row.
- */
-export function wrapRows(line: string, width: number): string[] {
-  const max = Math.max(1, width);
-  const rows: string[] = [];
-  let row = '';
-  let used = 0;
-  let active: string[] = [];
-  let last = 0;
-  const text = (part: string): void => {
-    for (const g of graphemes(part)) {
-      const w = graphemeWidth(g);
-      if (used + w > max && used > 0) {
-        rows.push(active.length > 0 ? `${row}${RESET}` : row);
-        row = active.join('');
-        used = 0;
-      }
-      row += g;
-      used += w;
-    }
-  };
-  for (const match of line.matchAll(ANSI)) {
-    text(line.slice(last, match.index));
-    row += match[0];
-    active = match[0] === RESET || match[0] === '\u001b[m' ? [] : [...active, match[0]];
-    last = match.index + match[0].length;
-  }
-  text(line.slice(last));
-  rows.push(row);
-  return rows;
-}
 
 /**
  * A pager on the alternate screen. `open()` switches to it and draws the first screenful; feed it

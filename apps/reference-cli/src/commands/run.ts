@@ -15,6 +15,7 @@ import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { isClosed } from '../closed-output.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { approvalDetailFor, networkText } from '../interactive/approval-preview.js';
+import { terminalHighlighter } from '../interactive/code-highlight.js';
 import { adviceFor, exitCodeForTurn, noteSession, reportError } from '../report-error.js';
 
 /**
@@ -94,8 +95,15 @@ async function runTask(options: {
     );
   if (!json) {
     // On a terminal the answer is rendered as Markdown; piped, it stays the text as written.
+    const highlight = await terminalHighlighter(process.stdout);
     const markdown = process.stdout.isTTY
-      ? { markdown: { width: process.stdout.columns || 80, hyperlinks: true } }
+      ? {
+          markdown: {
+            width: process.stdout.columns || 80,
+            hyperlinks: true,
+            ...(highlight ? { highlight } : {}),
+          },
+        }
       : {};
     attachLiveOutput(
       started.agent,

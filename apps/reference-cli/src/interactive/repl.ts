@@ -19,6 +19,7 @@ import {
 import {
   type ApprovalDetail,
   approvalDiffFull,
+  type CodeHighlighter,
   approvalKey,
   approvalQuestion,
   attachLiveOutput,
@@ -37,6 +38,7 @@ import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 import { approvalDetailFor, networkText } from './approval-preview.js';
+import { terminalHighlighter } from './code-highlight.js';
 import { KeyGate } from './key-gate.js';
 import { openTranscriptPager } from './transcript-pager.js';
 import { completeSlash, runSlashCommand } from './slash-commands.js';
@@ -62,6 +64,8 @@ class Repl {
   #rl!: Interface;
   /** On a terminal: the keys readline gets, except at an approval, decided by one key. */
   #gate: KeyGate | undefined;
+  /** Highlights fenced code on a terminal (highlight.js, when installed). */
+  #highlight: CodeHighlighter | undefined;
   #active!: AgentSession;
   #detach: () => void = () => {};
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
@@ -98,6 +102,7 @@ class Repl {
   }
 
   async start(): Promise<number> {
+    this.#highlight = await terminalHighlighter(this.#out);
     this.#active = await this.#open();
     if (process.stdin.isTTY) this.#gate = new KeyGate(process.stdin);
     this.#rl = createInterface({
@@ -188,7 +193,11 @@ class Repl {
         ...(this.#out.isTTY
           ? {
               liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines),
-              markdown: { width: this.#out.columns || 80, hyperlinks: true },
+              markdown: {
+                width: this.#out.columns || 80,
+                hyperlinks: true,
+                ...(this.#highlight ? { highlight: this.#highlight } : {}),
+              },
               pending: (text: string) => panel.preview(text),
             }
           : {}),

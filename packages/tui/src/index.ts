@@ -40,8 +40,11 @@ export {
 export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
 export { formatCount, OutputTail, outputLine, outputText } from './live-text.js';
 export { type MarkdownOptions, renderMarkdown } from './markdown/render.js';
+export { type CodeHighlighter, loadCodeHighlighter } from './markdown/highlight.js';
+export { markdownPreview, PREVIEW_ROWS } from './markdown/preview.js';
 export { createMarkdownStream, type MarkdownStream } from './markdown/stream.js';
 export { displayWidth } from './markdown/width.js';
+export { wrapRows } from './markdown/wrap.js';
 export {
   type ChunkSink,
   type ChunkWriter,
@@ -51,6 +54,16 @@ export {
   streamSink,
   writeJsonArray,
 } from './output.js';
+export { Pager, type PagerOptions, type PagerState } from './pager.js';
+export {
+  type Background,
+  type CodePalette,
+  type CodeTokenKind,
+  type ColorLevel,
+  codePalette,
+  colorLevel,
+  terminalBackground,
+} from './palette.js';
 export { SubagentPanel, type SubagentPanelOptions } from './panel.js';
 export {
   type StreamedPass,

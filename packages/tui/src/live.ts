@@ -2,6 +2,7 @@ import type { Agent, TurnResult } from '@spine/agent-loop';
 import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
 import { formatCount, OutputTail } from './live-text.js';
+import type { CodeHighlighter } from './markdown/highlight.js';
 import { createMarkdownStream } from './markdown/stream.js';
 import { planChecklistLines } from './plan-checklist.js';
 import type { Style } from './style.js';
@@ -36,7 +37,13 @@ export interface LiveOptions {
    * Render the answer text as Markdown, block by block as each finishes (for a terminal; leave
    * unset for pipes, which get the text as written). `width` is in columns.
    */
-  markdown?: { width: number; hyperlinks?: boolean };
+  markdown?: { width: number; hyperlinks?: boolean; highlight?: CodeHighlighter };
+  /**
+   * With `markdown`: called with the block still being streamed (as the model wrote it, NOT
+   * terminal-safe; `''` once nothing is pending), for a live region's preview such as
+   * {@link SubagentPanel.preview}. Without it the block shows only once finished.
+   */
+  pending?: (text: string) => void;
   /**
    * Lines of a running tool's output (a shell command's stdout and stderr) printed as they come;
    * the rest is counted and folded into one line when the call ends (default 20, 0 prints none).
@@ -110,8 +117,20 @@ export function attachLiveOutput(
   const writeLines = (lines: string[]): void => {
     if (lines.length > 0) write(streams.text, `${lines.join('\n')}\n`);
   };
+  let previewing = false;
+  const showPending = (): void => {
+    if (!markdown || !options.pending) return;
+    const text = markdown.pending();
+    if (text === '' && !previewing) return;
+    previewing = text !== '';
+    options.pending(text);
+  };
   const newline = (): void => {
-    if (markdown) writeLines(markdown.end());
+    if (markdown) {
+      const rest = markdown.end();
+      showPending();
+      writeLines(rest);
+    }
     if (midLine) write(streams.text, '\n');
   };
   const onReasoning = ({ text }: { text: string }): void => {
@@ -130,8 +149,12 @@ export function attachLiveOutput(
       write(streams.text, '\n');
       inReasoning = false;
     }
-    if (markdown) writeLines(markdown.push(text));
-    else write(streams.text, visibleText(text, MULTI_LINE));
+    if (markdown) {
+      const done = markdown.push(text);
+      // The preview changes first, so a finished block is never shown twice for a moment.
+      showPending();
+      writeLines(done);
+    } else write(streams.text, visibleText(text, MULTI_LINE));
   };
   const onToolCall = ({ call }: { call: { name: string; arguments: string } }): void => {
     inReasoning = false;

@@ -14,6 +14,7 @@ import {
   type MonitorEvent,
 } from '@spine/harness';
 import { type SessionLog, visibleText } from '@spine/protocol';
+import { markdownPreview } from './markdown/preview.js';
 import type { Style } from './style.js';
 
 /** Transcript lines shown under an expanded child on a terminal. */
@@ -113,6 +114,8 @@ export class SubagentPanel {
   #drawn: number[] = [];
   /** Running tools' last output lines, by call. */
   readonly #live = new Map<string, readonly string[]>();
+  /** The Markdown block being streamed, shown at the top of the live region until it is finished. */
+  #preview = '';
   #atLineStart = true;
   #watched: number | undefined;
   #ticker: ReturnType<typeof setInterval> | undefined;
@@ -159,6 +162,17 @@ export class SubagentPanel {
     this.#redraw();
   }
 
+  /**
+   * Sets the block of the answer still being streamed (raw model text; made terminal-safe here),
+   * shown as its last few rows at the top of the live region on a terminal; `''` removes it.
+   * Rows are wrapped at the present width, so a resize rewraps the preview too.
+   */
+  preview(pending: string): void {
+    if (pending === this.#preview) return;
+    this.#preview = pending;
+    this.#redraw();
+  }
+
   /** The terminal was resized: only the panel is redrawn (its old rows may have reflowed). */
   resize(): void {
     this.#redraw();
@@ -191,9 +205,11 @@ export class SubagentPanel {
    * the last thing on the screen.
    */
   ask(question: string): void {
+    // Asked again (the whole diff, then the question): what was held back stays held.
+    const held = this.#held ?? [];
     this.#held = undefined;
     this.write(question);
-    this.#held = [];
+    this.#held = held;
   }
 
   /** The question was answered: writes `text` (the answer's note), then the held-back output. */
@@ -298,7 +314,7 @@ export class SubagentPanel {
     const style = this.#style;
     const width = Math.max(20, this.#options.columns() - 1);
     const now = Date.now();
-    const lines: string[] = [];
+    const lines: string[] = this.#preview === '' ? [] : markdownPreview(this.#preview, width);
     for (const child of this.#monitor.running()) {
       const label = childLabel(child);
       const doing = child.current

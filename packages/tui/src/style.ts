@@ -1,3 +1,5 @@
+import { colorLevel } from './palette.js';
+
 /** ANSI styling that switches itself off when the stream is not a terminal or NO_COLOR is set. */
 export interface Style {
   /** Faint text (secondary detail). */
@@ -18,9 +20,12 @@ const wrap = (open: number, close: number) => (text: string) =>
   `\u001b[${open}m${text}\u001b[${close}m`;
 const plain = (text: string): string => text;
 
-/** A style for `stream`: colours only on a terminal without `NO_COLOR`. */
+/**
+ * A style for `stream`: colours on a terminal (not `TERM=dumb`), never with `NO_COLOR`, and off a
+ * terminal too with `FORCE_COLOR` (see {@link colorLevel}).
+ */
 export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Style {
-  const on = Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  const on = colorLevel(stream, env) > 0;
   if (!on) return { dim: plain, bold: plain, red: plain, green: plain, yellow: plain, cyan: plain };
   return {
     dim: wrap(2, 22),

@@ -2,6 +2,7 @@ import { newSessionId, SessionNotFoundError, storeFor, UsageError } from '@spine
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { titleFork } from '../interactive/fork-title.js';
 
 /** `spine fork <id> --at <seq>`: a new session sharing the parent's history up to `seq`. */
 export async function forkCommand(
@@ -25,6 +26,8 @@ export async function forkCommand(
       });
     }
     const child = await parent.fork(Number(flags.at), { store, id: newSessionId() });
+    // The fork carries the parent's title.
+    titleFork(child, parent, config.sessionDir);
     await child.close();
     if (flags.json)
       process.stdout.write(`${JSON.stringify({ id: child.id, header: child.header })}\n`);

@@ -1,6 +1,8 @@
 import type { TurnResult } from '@spine/agent-loop';
 import {
   type AgentSession,
+  deriveSessionTitle,
+  recordSessionTitle,
   startAgentSession,
   storeFor,
   storeUrlOf,
@@ -13,6 +15,7 @@ import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { isClosed } from '../closed-output.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { approvalDetailFor, networkText } from '../interactive/approval-preview.js';
+import { terminalHighlighter } from '../interactive/code-highlight.js';
 import { adviceFor, exitCodeForTurn, noteSession, reportError } from '../report-error.js';
 
 /**
@@ -82,10 +85,25 @@ async function runTask(options: {
     onWarning: (message) => process.stderr.write(style.yellow(`warning: ${message}\n`)),
   });
   noteSession(started.session.id, loaded.config.sessionDir);
+  // The task titles a new session at once, recorded like a REPL session's first request.
+  if (options.resumeId === undefined)
+    recordSessionTitle(
+      started.session,
+      loaded.config.sessionDir,
+      deriveSessionTitle(options.task),
+      'auto',
+    );
   if (!json) {
     // On a terminal the answer is rendered as Markdown; piped, it stays the text as written.
+    const highlight = await terminalHighlighter(process.stdout);
     const markdown = process.stdout.isTTY
-      ? { markdown: { width: process.stdout.columns || 80, hyperlinks: true } }
+      ? {
+          markdown: {
+            width: process.stdout.columns || 80,
+            hyperlinks: true,
+            ...(highlight ? { highlight } : {}),
+          },
+        }
       : {};
     attachLiveOutput(
       started.agent,

@@ -19,6 +19,8 @@ import {
 import {
   type ApprovalDetail,
   approvalDiffFull,
+  type CodeHighlighter,
+  approvalKey,
   approvalQuestion,
   attachLiveOutput,
   describeElicitation,
@@ -35,7 +37,10 @@ import {
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
-import { approvalDetailFor } from './approval-preview.js';
+import { approvalDetailFor, networkText } from './approval-preview.js';
+import { terminalHighlighter } from './code-highlight.js';
+import { KeyGate } from './key-gate.js';
+import { openTranscriptPager } from './transcript-pager.js';
 import { completeSlash, runSlashCommand } from './slash-commands.js';
 
 const PROMPT = '› ';
@@ -57,6 +62,10 @@ class Repl {
   readonly #style: Style = styleFor(process.stdout);
   readonly #out = process.stdout;
   #rl!: Interface;
+  /** On a terminal: the keys readline gets, except at an approval, decided by one key. */
+  #gate: KeyGate | undefined;
+  /** Highlights fenced code on a terminal (highlight.js, when installed). */
+  #highlight: CodeHighlighter | undefined;
   #active!: AgentSession;
   #detach: () => void = () => {};
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
@@ -75,6 +84,8 @@ class Repl {
   /** An MCP server's question (elicitation) waiting for the person's next line. */
   #elicitation: { resolve: (line: string) => void } | undefined;
   #interrupts = 0;
+  /** Slash commands typed during a turn that run at its end (`/title text`). */
+  #afterTurn: string[] = [];
   #showReasoning = true;
   #quitting = false;
   #exit!: (code: number) => void;
@@ -91,9 +102,11 @@ class Repl {
   }
 
   async start(): Promise<number> {
+    this.#highlight = await terminalHighlighter(this.#out);
     this.#active = await this.#open();
+    if (process.stdin.isTTY) this.#gate = new KeyGate(process.stdin);
     this.#rl = createInterface({
-      input: process.stdin,
+      input: this.#gate ?? process.stdin,
       output: this.#out,
       terminal: Boolean(process.stdin.isTTY),
       completer: (line: string) => this.#complete(line),
@@ -175,9 +188,18 @@ class Repl {
         showReasoning: () => this.#showReasoning,
         // The panel shows subagents' progress, one live line per child.
         childProgress: false,
-        // On a terminal a running tool's last output lines live in the panel, redrawn in place.
+        // On a terminal: Markdown rendered block by block, the unfinished block previewed in the
+        // panel, and a running tool's last output lines there too, all redrawn in place.
         ...(this.#out.isTTY
-          ? { liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines) }
+          ? {
+              liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines),
+              markdown: {
+                width: this.#out.columns || 80,
+                hyperlinks: true,
+                ...(this.#highlight ? { highlight: this.#highlight } : {}),
+              },
+              pending: (text: string) => panel.preview(text),
+            }
           : {}),
       },
     );
@@ -222,15 +244,29 @@ class Repl {
       ? childMonitorFor(this.#active.session).bySession(sessionId)
       : undefined;
     const label = child ? childLabel(child) : undefined;
-    const detail = approvalDetailFor(this.#cwd, () => process.stdout.columns)(next.request);
+    const detail = approvalDetailFor(
+      this.#cwd,
+      () => process.stdout.columns,
+      () => ({
+        sandbox: this.#active.runtime.sandbox,
+        network: networkText(this.#config.shell.network),
+      }),
+    )(next.request);
     this.#approval = { resolve: next.resolve, request: next.request, label, detail };
     const question = `\n${approvalQuestion(next.request, this.#style, label, detail)}`;
     if (this.#panel) this.#panel.ask(question);
     else this.#out.write(question);
+    // On a terminal one key decides (o, a, d or Esc, v views the whole diff); no Enter.
+    this.#gate?.capture((chunk) => {
+      const key = approvalKey(chunk);
+      if (key === 'interrupt') this.#onInterrupt();
+      else if (key !== undefined) this.#decide(key);
+    });
   }
 
   /** Denies every open and waiting approval question (Ctrl-C, end of the turn). */
   #denyApprovals(): void {
+    this.#gate?.release();
     this.#approval?.resolve('deny');
     this.#approval = undefined;
     for (const waiting of this.#approvals.splice(0)) waiting.resolve('deny');
@@ -248,27 +284,7 @@ class Repl {
       return;
     }
     if (this.#approval) {
-      const { resolve, request, label, detail } = this.#approval;
-      if (line.toLowerCase() === 'v' && detail && request) {
-        this.#write(
-          `${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`,
-        );
-        return;
-      }
-      this.#approval = undefined;
-      const answer = parseApprovalAnswer(line);
-      const note = this.#style.dim(
-        answer === 'deny'
-          ? 'denied'
-          : answer === 'always'
-            ? 'allowed for this session'
-            : 'allowed once',
-      );
-      // The note, then whatever was held back while the question waited.
-      if (this.#panel) this.#panel.release(`${note}\n`);
-      else this.#print(note);
-      resolve(answer);
-      this.#nextApproval();
+      this.#decide(line.toLowerCase() === 'v' ? 'view' : parseApprovalAnswer(line));
       return;
     }
     if (!line) {
@@ -287,27 +303,13 @@ class Repl {
         );
         return;
       }
-      const outcome = await runSlashCommand(line, this.#active, {
-        out: this.#panel?.stream() ?? this.#out,
-        style: this.#style,
-      });
-      if (outcome.kind === 'watch') this.#panel?.watch(outcome.child);
-      if (outcome.kind === 'title') {
-        this.#title = outcome.title;
-        this.#terminal.set(outcome.title);
-      }
-      if (outcome.kind === 'quit') return this.#quit();
-      if (outcome.kind === 'switch') await this.#switch(outcome.sessionId, outcome.note);
-      if (outcome.kind === 'send') {
-        // An MCP prompt's text becomes the turn's input, recorded like typed input.
-        this.#startTurn(outcome.text);
+      // A title set mid-turn is recorded at the turn's end, where a rerun reproduces it.
+      if (this.#turn && /^\/title\s+\S/.test(line)) {
+        this.#afterTurn.push(line);
+        this.#print(this.#style.dim('the title is set when this turn ends'));
         return;
       }
-      if (outcome.kind === 'toggle-reasoning') {
-        this.#showReasoning = !this.#showReasoning;
-        this.#print(`reasoning ${this.#showReasoning ? 'shown (dimmed)' : 'collapsed'}`);
-      }
-      this.#prompt();
+      await this.#slash(line);
       return;
     }
     if (this.#turn) {
@@ -316,6 +318,72 @@ class Repl {
     }
     this.#checkReferences(line);
     this.#startTurn(line);
+  }
+
+  /** Runs a slash command and acts on its outcome. */
+  async #slash(line: string): Promise<void> {
+    const outcome = await runSlashCommand(line, this.#active, {
+      out: this.#panel?.stream() ?? this.#out,
+      style: this.#style,
+    });
+    if (outcome.kind === 'watch') this.#panel?.watch(outcome.child);
+    // The pager takes the keys until q; the prompt comes back on the normal screen after it.
+    if (outcome.kind === 'transcript' && this.#pager()) return;
+    if (outcome.kind === 'title') {
+      this.#title = outcome.title;
+      this.#terminal.set(outcome.title);
+    }
+    if (outcome.kind === 'quit') return this.#quit();
+    if (outcome.kind === 'switch') await this.#switch(outcome.sessionId, outcome.note);
+    if (outcome.kind === 'send') {
+      // An MCP prompt's text becomes the turn's input, recorded like typed input.
+      this.#startTurn(outcome.text);
+      return;
+    }
+    if (outcome.kind === 'toggle-reasoning') {
+      this.#showReasoning = !this.#showReasoning;
+      this.#print(`reasoning ${this.#showReasoning ? 'shown (dimmed)' : 'collapsed'}`);
+    }
+    this.#prompt();
+  }
+
+  /** Opens `/transcript` (on a terminal); returns whether it opened. */
+  #pager(): boolean {
+    return openTranscriptPager({
+      gate: this.#gate,
+      out: this.#out,
+      session: this.#active.session,
+      style: this.#style,
+      print: (text) => this.#print(text),
+      done: () => this.#prompt(),
+    });
+  }
+
+  /** Answers the open approval question (`view` shows the whole diff and asks again). */
+  #decide(answer: ApprovalAnswer | 'view'): void {
+    if (!this.#approval) return;
+    const { resolve, request, label, detail } = this.#approval;
+    if (answer === 'view' && detail && request) {
+      const again = `\n${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`;
+      if (this.#panel) this.#panel.ask(again);
+      else this.#out.write(again);
+      return;
+    }
+    const decided = answer === 'view' ? parseApprovalAnswer('v') : answer;
+    this.#gate?.release();
+    this.#approval = undefined;
+    const note = this.#style.dim(
+      decided === 'deny'
+        ? 'denied'
+        : decided === 'always'
+          ? 'allowed for this session'
+          : 'allowed once',
+    );
+    // The note, then whatever was held back while the question waited.
+    if (this.#panel) this.#panel.release(`${note}\n`);
+    else this.#print(note);
+    resolve(decided);
+    this.#nextApproval();
   }
 
   #startTurn(input: string): void {
@@ -347,6 +415,8 @@ class Repl {
         this.#interrupts = 0;
         this.#print(statusLine(active, this.#style));
         this.#prompt();
+        for (const line of this.#afterTurn.splice(0))
+          this.#slash(line).catch((error: unknown) => reportError(error));
       });
     this.#turn = { controller, done };
     this.#prompt();
@@ -453,6 +523,7 @@ class Repl {
     await this.#active.finish('exit');
     this.#terminal.restore();
     this.#rl.close();
+    this.#gate?.close();
     this.#exit(EXIT_CODES.ok);
   }
 }

@@ -11,6 +11,7 @@ import {
 } from '@spine/harness';
 import type { ApprovalPolicyName } from '@spine/tool-runtime';
 import { contextReport, formatBytes, formatCost, type Style } from '@spine/tui';
+import { titleFork } from './fork-title.js';
 
 /** What a slash command asks the REPL to do next. */
 export type SlashOutcome =
@@ -20,7 +21,8 @@ export type SlashOutcome =
   | { kind: 'toggle-reasoning' }
   | { kind: 'watch'; child?: number }
   | { kind: 'send'; text: string }
-  | { kind: 'title'; title: string };
+  | { kind: 'title'; title: string }
+  | { kind: 'transcript' };
 
 /** The slash commands, with their one-line help. */
 export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
@@ -32,6 +34,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/plan': 'plan mode: the agent reads, searches and fetches only, and proposes a plan',
   '/implement': 'leave plan mode for the policy before it, to carry out the plan',
   '/title': '[text] show or set the title of this session',
+  '/transcript': 'browse the whole session in a pager (q returns; needs a terminal)',
   '/sessions': 'recent sessions',
   '/resume': '<id> continue another session',
   '/fork': '[seq] fork this session (at seq, default: now) and continue in the fork',
@@ -188,6 +191,8 @@ export async function runSlashCommand(
       }
       return { kind: 'done' };
     }
+    case '/transcript':
+      return { kind: 'transcript' };
     case '/resume':
       if (!argument) {
         print(style.red('usage: /resume <id> (see /sessions)'));
@@ -203,6 +208,8 @@ export async function runSlashCommand(
       await active.session.flush();
       const { newSessionId } = await import('@spine/harness');
       const fork = await active.session.fork(at, { id: newSessionId() });
+      // The fork carries the title the session has now.
+      titleFork(fork, active.session, active.config.sessionDir);
       const id = fork.id;
       await fork.close();
       return {

@@ -1,5 +1,5 @@
 import { connectionOf, postgresStoreFor, preview } from '@spine/harness';
-import { visibleText } from '@spine/protocol';
+import { type SessionStore, visibleText } from '@spine/protocol';
 import { createPostgresTaskQueue, type TaskRecord } from '@spine/store-postgres';
 import type { AgentFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -24,6 +24,16 @@ function statusOf(task: TaskRecord | undefined, leasedBy: string | undefined): s
   return leasedBy ? `open by ${leasedBy}` : 'idle';
 }
 
+/** The title the latest `session/title` event of session `id` set, if any. */
+async function latestTitle(store: SessionStore, id: string): Promise<string | undefined> {
+  let title: string | undefined;
+  for await (const event of store.readRange(id, { fromSeq: 1, types: ['session/title'] })) {
+    const value = (event.body as { title?: unknown }).title;
+    if (typeof value === 'string' && value !== '') title = value;
+  }
+  return title;
+}
+
 /** `spine sessions --store <url>`: sessions and queued tasks across machines, with their status. */
 export async function listStoreSessions(
   url: string,
@@ -38,6 +48,12 @@ export async function listStoreSessions(
       queue.list(limit === undefined ? {} : { limit }),
     ]);
     const bySession = new Map(tasks.map((task) => [task.sessionId, task]));
+    // The latest `session/title` of each session (a PostgreSQL store keeps no local index).
+    const titles = new Map(
+      await Promise.all(
+        sessions.map(async (summary) => [summary.id, await latestTitle(store, summary.id)] as const),
+      ),
+    );
     const rows: StoreSessionRow[] = sessions.map((summary) => {
       const task = bySession.get(summary.id);
       bySession.delete(summary.id);
@@ -46,7 +62,7 @@ export async function listStoreSessions(
         status: statusOf(task, summary.leasedBy),
         ...(task ? { task: task.id } : {}),
         updatedAt: summary.updatedAt ?? summary.header.createdAt,
-        title: summary.header.title ?? task?.spec.prompt ?? '',
+        title: titles.get(summary.id) ?? summary.header.title ?? task?.spec.prompt ?? '',
       };
     });
     // Tasks no worker has started yet have no session row.

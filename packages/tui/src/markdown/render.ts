@@ -11,7 +11,8 @@ import {
   safe,
 } from './inline.js';
 import { renderTable } from './table.js';
-import { hardWrap, wrapStyled } from './wrap.js';
+import type { CodeHighlighter } from './highlight.js';
+import { hardWrap, wrapRows, wrapStyled } from './wrap.js';
 
 /** Options of {@link renderMarkdown}. */
 export interface MarkdownOptions {
@@ -21,16 +22,27 @@ export interface MarkdownOptions {
   style: Style;
   /** Links as OSC 8 hyperlinks (when colour is on); otherwise `text (url)`. Default false. */
   hyperlinks?: boolean;
+  /**
+   * Highlights fenced code with a language (from {@link loadCodeHighlighter}); without it, or for
+   * a language it does not know, code is shown plain. Only used when colour is on.
+   */
+  highlight?: CodeHighlighter;
 }
 
 /** Internal rendering context. */
 export interface RenderContext extends InlineContext {
   style: MarkdownStyle;
+  highlight?: CodeHighlighter | undefined;
 }
 
 /** The rendering context for `options`. */
 export function renderContext(options: MarkdownOptions): RenderContext {
-  return { style: markdownStyle(options.style), hyperlinks: options.hyperlinks === true };
+  const style = markdownStyle(options.style);
+  return {
+    style,
+    hyperlinks: options.hyperlinks === true,
+    highlight: style.on ? options.highlight : undefined,
+  };
 }
 
 /** The width actually used for `options`. */
@@ -45,6 +57,14 @@ function prefixed(lines: string[], first: string, rest: string): string[] {
 }
 
 function codeBlock(token: Tokens.Code, width: number, ctx: RenderContext): string[] {
+  const highlighted = token.lang ? ctx.highlight?.(token.text, token.lang) : undefined;
+  if (highlighted) {
+    const rows = highlighted.flatMap((line) => wrapRows(line, width - 4));
+    return [
+      ctx.style.dim(`  ${safe(token.lang ?? '')}`),
+      ...rows.map((row) => (row === '' ? '' : `    ${row}`)),
+    ];
+  }
   const text = visibleText(token.text, { keepLineBreaks: true }).replace(/\t/g, '    ');
   const lines = text.split('\n').flatMap((line) => hardWrap(line, width - 4));
   const label = token.lang ? [ctx.style.dim(`  ${safe(token.lang)}`)] : [];

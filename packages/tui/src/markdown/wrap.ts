@@ -159,3 +159,37 @@ export function hardWrap(line: string, width: number): string[] {
   out.long(line);
   return out.finish();
 }
+
+/**
+ * Cuts a line with SGR styles into rows of at most `width` columns, by graphemes; styles open at
+ * a cut are closed at the row's end and reopened on the next row.
+ */
+export function wrapRows(line: string, width: number): string[] {
+  const max = Math.max(1, width);
+  const rows: string[] = [];
+  let row = '';
+  let used = 0;
+  let active: string[] = [];
+  let last = 0;
+  const text = (part: string): void => {
+    for (const g of graphemes(part)) {
+      const w = graphemeWidth(g);
+      if (used + w > max && used > 0) {
+        rows.push(active.length > 0 ? `${row}${RESET}` : row);
+        row = active.join('');
+        used = 0;
+      }
+      row += g;
+      used += w;
+    }
+  };
+  for (const match of line.matchAll(ANSI)) {
+    text(line.slice(last, match.index));
+    row += match[0];
+    active = match[0] === RESET || match[0] === '\u001b[m' ? [] : [...active, match[0]];
+    last = match.index + match[0].length;
+  }
+  text(line.slice(last));
+  rows.push(row);
+  return rows;
+}

@@ -32,6 +32,8 @@ const METHODS: Record<string, [params: string, result?: string]> = {
   'session/resume': ['ResumeSessionRequest', 'ResumeSessionResponse'],
   'session/close': ['CloseSessionRequest', 'CloseSessionResponse'],
   'session/prompt': ['PromptRequest', 'PromptResponse'],
+  'session/set_config_option': ['SetSessionConfigOptionRequest', 'SetSessionConfigOptionResponse'],
+  'session/set_mode': ['SetSessionModeRequest', 'SetSessionModeResponse'],
   'session/cancel': ['CancelNotification'],
   '$/cancel_request': ['CancelRequestNotification'],
   'session/request_permission': ['RequestPermissionRequest', 'RequestPermissionResponse'],

@@ -203,8 +203,12 @@ export async function serveAcp(
           cwd: params.cwd,
           contextWindow: session.active.model.contextWindow,
         });
-        for await (const event of session.active.session.readEvents({ fromSeq: 1 }))
+        let read = 0;
+        for await (const event of session.active.session.readEvents({ fromSeq: 1 })) {
           for (const update of fold.next(event)) send(update);
+          // Backpressure: a long log is not queued whole in memory ahead of the client.
+          if (++read % 256 === 0) await flushed();
+        }
         for (const update of fold.end()) send(update);
         send(session.commandsUpdate());
         await flushed();

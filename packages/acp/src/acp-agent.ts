@@ -14,6 +14,13 @@ import {
 } from '@spine/harness';
 import { AcpSession } from './internal/acp-session.js';
 import { createApprover, DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
+import {
+  applyPreset,
+  configOptions,
+  isPreset,
+  modeState,
+  PRESET_OPTION,
+} from './internal/presets.js';
 import { promptText } from './internal/prompt-content.js';
 import { ReplayFold } from './internal/replay.js';
 
@@ -175,7 +182,11 @@ export async function serveAcp(
         session.attach();
         // After the response: the client routes updates by an id it must know first.
         setImmediate(() => sendTo(client, sessionId)(session.commandsUpdate()));
-        return { sessionId };
+        return {
+          sessionId,
+          configOptions: configOptions(session.active),
+          modes: modeState(session.active),
+        };
       }),
     )
     .onRequest(
@@ -192,13 +203,17 @@ export async function serveAcp(
           cwd: params.cwd,
           contextWindow: session.active.model.contextWindow,
         });
-        for await (const event of session.active.session.readEvents({ fromSeq: 1 }))
+        let read = 0;
+        for await (const event of session.active.session.readEvents({ fromSeq: 1 })) {
           for (const update of fold.next(event)) send(update);
+          // Backpressure: a long log is not queued whole in memory ahead of the client.
+          if (++read % 256 === 0) await flushed();
+        }
         for (const update of fold.end()) send(update);
         send(session.commandsUpdate());
         await flushed();
         session.attach();
-        return {};
+        return { configOptions: configOptions(session.active), modes: modeState(session.active) };
       }),
     )
     .onRequest(
@@ -212,7 +227,7 @@ export async function serveAcp(
         const session = await open(client, params.cwd, params.sessionId);
         session.attach();
         setImmediate(() => sendTo(client, params.sessionId)(session.commandsUpdate()));
-        return {};
+        return { configOptions: configOptions(session.active), modes: modeState(session.active) };
       }),
     )
     .onRequest(
@@ -235,6 +250,26 @@ export async function serveAcp(
         return response;
       }),
     )
+    .onRequest('session/set_config_option', ({ params }) => {
+      const session = find(params.sessionId);
+      if (params.configId !== PRESET_OPTION || !isPreset(params.value))
+        throw acp.RequestError.invalidParams(
+          { configId: params.configId },
+          `unknown option or value; ${PRESET_OPTION} is one of read-only, ask, auto-edit, never-ask`,
+        );
+      applyPreset(session.active, params.value);
+      return { configOptions: configOptions(session.active) };
+    })
+    .onRequest('session/set_mode', ({ params }) => {
+      const session = find(params.sessionId);
+      if (!isPreset(params.modeId))
+        throw acp.RequestError.invalidParams(
+          { modeId: params.modeId },
+          'unknown mode; one of read-only, ask, auto-edit, never-ask',
+        );
+      applyPreset(session.active, params.modeId);
+      return {};
+    })
     .onNotification('session/cancel', ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     });

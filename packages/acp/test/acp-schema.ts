@@ -3,7 +3,7 @@
 // protocol's root schema, and its params or result against the type its method names.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 const require = createRequire(import.meta.url);
 const schemaPath = require.resolve('@agentclientprotocol/sdk/schema/v1/schema.json');
@@ -32,6 +32,8 @@ const METHODS: Record<string, [params: string, result?: string]> = {
   'session/resume': ['ResumeSessionRequest', 'ResumeSessionResponse'],
   'session/close': ['CloseSessionRequest', 'CloseSessionResponse'],
   'session/prompt': ['PromptRequest', 'PromptResponse'],
+  'session/set_config_option': ['SetSessionConfigOptionRequest', 'SetSessionConfigOptionResponse'],
+  'session/set_mode': ['SetSessionModeRequest', 'SetSessionModeResponse'],
   'session/cancel': ['CancelNotification'],
   '$/cancel_request': ['CancelRequestNotification'],
   'session/request_permission': ['RequestPermissionRequest', 'RequestPermissionResponse'],

@@ -88,7 +88,7 @@ describe('a prompt turn over ACP', () => {
       availableCommands: [{ name: 'compact' }, { name: 'title' }],
     });
     expect(peer.validator.problems).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('shows a write as a diff and streams a command with its output, each after a granted permission', async () => {
     fx = await fixture([
@@ -148,7 +148,7 @@ describe('a prompt turn over ACP', () => {
     const approvals = logEvents(fx.sessionDir, sessionId).filter((e) => e.type === 'tool/approval');
     expect(approvals.map((e) => e.body.decision)).toEqual(['allow', 'allow']);
     expect(peer!.validator.problems).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('records a denial for a rejected, a cancelled and an unanswered permission request', async () => {
     const call = (id: string) => ({
@@ -178,7 +178,7 @@ describe('a prompt turn over ACP', () => {
       .filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed');
     expect(failed).toHaveLength(3);
     expect(peer!.validator.problems).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('asks nobody when the policy does not ask a person', async () => {
     fx = await fixture([
@@ -197,5 +197,53 @@ describe('a prompt turn over ACP', () => {
     });
     expect(peer.permissions).toEqual([]);
     expect(peer.validator.problems).toEqual([]);
-  }, 60_000);
+  }, 120_000);
+});
+
+describe('approval presets over ACP', () => {
+  it('offers the presets, and a change is Spine policy: never-ask runs without asking, read-only puts commands in a read-only sandbox', async () => {
+    fx = await fixture([
+      { toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'echo free' }) }] },
+      { text: 'Ok.' },
+      {
+        toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'touch made.txt' }) }],
+      },
+      { text: 'Tried.' },
+    ]);
+    peer = await connect(fx.config(), { answer: () => 'allow-always' });
+    await peer.agent.request('initialize', { protocolVersion: 1 });
+    const created = await peer.agent.request('session/new', { cwd: fx.workspace, mcpServers: [] });
+    const { sessionId } = created;
+    expect(created.modes?.currentModeId).toBe('ask');
+    expect(created.configOptions?.[0]).toMatchObject({ id: 'approval', currentValue: 'ask' });
+    const changed = await peer.agent.request('session/set_config_option', {
+      sessionId,
+      configId: 'approval',
+      value: 'never-ask',
+    });
+    expect(changed.configOptions[0]).toMatchObject({ currentValue: 'never-ask' });
+    await peer.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Go' }],
+    });
+    expect(peer.permissions).toEqual([]);
+    await peer.agent.request('session/set_mode', { sessionId, modeId: 'read-only' });
+    await peer.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Touch' }],
+    });
+    // Allowed by the person ("always"), refused by the read-only sandbox: policy stays Spine's.
+    expect(peer.permissions).toHaveLength(1);
+    const events = logEvents(fx.sessionDir, sessionId);
+    const approvals = events.filter((e) => e.type === 'tool/approval');
+    expect(approvals.at(-1)?.body).toMatchObject({ decision: 'allow', scope: 'session' });
+    const context = events.filter(
+      (e) => e.type === 'user/message' && e.body.source === 'runtime-context',
+    );
+    expect(JSON.stringify(context.at(-1)?.body)).toContain('sandbox: read-only');
+    await expect(
+      peer.agent.request('session/set_mode', { sessionId, modeId: 'yolo' }),
+    ).rejects.toMatchObject({ code: -32602 });
+    expect(peer.validator.problems).toEqual([]);
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 // The client's prompt (text, embedded resources, resource links) as the one user message Spine
 // records. Paths are untrusted: a file URI outside the workspace is refused, never read.
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 
@@ -13,12 +13,13 @@ export interface PromptProblem {
   problem: string;
 }
 
-/** The realpath of `path`, or `path` itself when it does not exist. */
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
 function real(path: string): string {
   try {
     return realpathSync(path);
   } catch {
-    return path;
+    const parent = dirname(path);
+    return parent === path ? path : join(real(parent), basename(path));
   }
 }
 

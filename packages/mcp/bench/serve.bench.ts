@@ -57,7 +57,12 @@ const stdioClient = new Client({ name: 'bench', version: '1' });
 await stdioClient.connect(
   new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', fileURLToPath(new URL('serve-fixture.ts', import.meta.url)), cwd],
+    args: [
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('../test/servers/serve-workspace.ts', import.meta.url)),
+      cwd,
+    ],
     stderr: 'inherit',
   }),
 );

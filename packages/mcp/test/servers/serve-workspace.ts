@@ -1,11 +1,12 @@
-// The server of serve.bench.ts: Spine's workspace tools served over stdio from the folder given
-// as the first argument (the `never-ask` policy: the figure is the serving, not a person).
+// Spine's workspace tools served over stdio from the folder given as the first argument, under
+// the `never-ask` policy: for serve.bench.ts (the figure is the serving, not a person) and
+// tool-server-stdio.test.ts (hostile bytes on the wire).
 import type { AnyToolDefinition } from '@spine/protocol';
 import { createToolRuntime, createWorkspaceTools } from '@spine/tool-runtime';
-import { createMcpToolServer, startMcpStdioServer } from '../src/index.js';
+import { createMcpToolServer, startMcpStdioServer } from '../../src/index.js';
 
 const cwd = process.argv[2];
-if (!cwd) throw new Error('usage: serve-fixture.ts <workspace>');
+if (!cwd) throw new Error('usage: serve-workspace.ts <workspace>');
 const tools = createWorkspaceTools({ cwd }) as AnyToolDefinition[];
 const runtime = createToolRuntime({ cwd, tools, approval: 'never-ask' });
 const events: unknown[] = [];

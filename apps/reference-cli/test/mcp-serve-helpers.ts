@@ -54,7 +54,7 @@ export function serveWorkspace(): string {
   writeFileSync(join(cwd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
   writeFileSync(
     join(cwd, 'src', 'greet.ts'),
-    'export function greetVisitor(name: string): string {\n  return `hi ${name}`;\n}\n',
+    'export function greetVisitor(name: string): string {\n  return "hi " + name;\n}\n',
   );
   symlinkSync('/etc', join(cwd, 'outside'));
   return cwd;

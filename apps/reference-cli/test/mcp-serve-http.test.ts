@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serveWorkspace } from './mcp-serve-helpers.js';
+import { processesWith, serveWorkspace, until } from './mcp-serve-helpers.js';
 import { BIN, isolatedEnv, runCli } from './run-cli.js';
 
 // `spine mcp serve --http`: Streamable HTTP on 127.0.0.1 with a bearer token, driven by the
@@ -84,6 +84,32 @@ describe('spine mcp serve --http', { timeout: 180_000 }, () => {
     expect(log).toContain('"by":"policy:ask"');
     const verified = await runCli(['verify', served.session], { env });
     expect(verified.code, verified.stdout).toBe(0);
+  });
+
+  it('stopped with a command running: kills its process group and records its result', async () => {
+    const served = await serveHttp(['--cwd', cwd, '--approval', 'never-ask'], env);
+    running.push(served);
+    const client = await connectTo(served, served.token);
+    const marker = `${3000 + Math.floor(Math.random() * 6000)}.2468`;
+    const call = client.callTool({
+      name: 'bash',
+      arguments: { command: `sleep ${marker} & sleep ${marker}; wait` },
+    });
+    call.catch(() => {});
+    await until(() => processesWith(`sleep\0${marker}`).length >= 2, 'the commands', 60_000);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    expect(processesWith(`sleep\0${marker}`)).toEqual([]);
+    const events = readFileSync(join(sessionDir, `${served.session}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; body: { toolName?: string } });
+    const started = events.filter((event) => event.type === 'tool/started');
+    const results = events.filter((event) => event.type === 'tool/result');
+    expect(started.map((event) => event.body.toolName)).toEqual(['bash']);
+    expect(results).toHaveLength(1);
+    expect(results[0]?.body).toMatchObject({ toolName: 'bash', isError: true });
+    expect((await runCli(['verify', served.session], { env })).code).toBe(0);
   });
 
   it('refuses to listen on an address that is not loopback (exit 2)', async () => {

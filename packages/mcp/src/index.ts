@@ -51,7 +51,6 @@ export type { McpElicitationHandler, McpSamplingHandler } from './requests.js';
 export type { ModelSamplingHandlerOptions } from './sampling-model.js';
 export { createModelSamplingHandler } from './sampling-model.js';
 export type { ServedToolAnnotations } from './server/annotations.js';
-export { annotationsFor } from './server/annotations.js';
 export type { McpHttpServer, McpHttpServerOptions } from './server/serve-http.js';
 export { startMcpHttpServer } from './server/serve-http.js';
 export type { McpStdioServer, McpStdioServerOptions } from './server/serve-stdio.js';

@@ -112,6 +112,22 @@ describe('createMcpToolServer', () => {
     await close();
   });
 
+  it('puts the question with escape sequences from the arguments made visible', async () => {
+    const { client, asked, close } = await connect({ elicit: () => 'decline' });
+    await client.callTool({
+      name: 'write',
+      arguments: { path: 'a\u001b[2J\u001b]0;owned\u0007.txt', content: '\u001b[31mred' },
+    });
+    expect(asked).toHaveLength(1);
+    const controls = [...(asked[0] ?? '')].filter((char) => {
+      const code = char.charCodeAt(0);
+      return (code < 0x20 && char !== '\n') || code === 0x7f;
+    });
+    expect(controls).toEqual([]);
+    expect(asked[0]).toContain('write');
+    await close();
+  });
+
   it('remembers an accepted "always" for the rest of the run', async () => {
     const { client, asked, close } = await connect({ elicit: () => 'always' });
     for (const name of ['a.txt', 'a.txt'])

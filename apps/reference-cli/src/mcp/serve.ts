@@ -1,7 +1,7 @@
 // `spine mcp serve`: Spine's tools as an MCP server (stdio, or Streamable HTTP on loopback).
 // The session is the harness's, with a model that is never called; every call is recorded in it.
 import type { AgentSession } from '@spine/harness';
-import type { ModelClient, ToolRunEvent } from '@spine/protocol';
+import type { ModelClient, ToolRunEvent, ToolScheduler } from '@spine/protocol';
 import { visibleText } from '@spine/protocol';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -59,10 +59,23 @@ async function serve(
   const expose = await chooseTools(runtime.specs(), flags.tools);
   const tools = await toolDefinitions(config, cwd);
   const record = recorder(session);
+  // Calls still running when the server stops are aborted by the SDK; their results are awaited
+  // before the session closes, so no call is left without one.
+  const running = new Set<Promise<unknown>>();
+  const scheduler: ToolScheduler = {
+    specificationVersion: 1,
+    specs: (agent) => runtime.specs(agent),
+    run(calls, options) {
+      const run = runtime.run(calls, options);
+      running.add(run);
+      void run.finally(() => running.delete(run)).catch(() => {});
+      return run;
+    },
+  };
   let calls = 0;
   const createServer = () =>
     mcp.createMcpToolServer({
-      scheduler: runtime,
+      scheduler,
       expose,
       tools,
       annotations: { bash: { openWorldHint: config.shell.network !== 'off' } },
@@ -98,6 +111,7 @@ async function serve(
   }
   const reason = await stopped;
   await close().catch(() => {});
+  await Promise.allSettled([...running]);
   return reason;
 }
 

@@ -2,8 +2,6 @@ import type { AnyToolDefinition, ToolPermissions } from '@spine/protocol';
 
 /** The hints the server publishes for one of Spine's tools (MCP `ToolAnnotations`). */
 export interface ServedToolAnnotations {
-  /** A short human title. */
-  title?: string;
   /** The tool does not change its environment. */
   readOnlyHint: boolean;
   /** The tool may overwrite or delete (meaningful when not read-only). */

@@ -15,6 +15,7 @@ import type {
   ToolScheduler,
   ToolSpec,
 } from '@spine/protocol';
+import { z } from 'zod';
 import { annotationsFor, type ServedToolAnnotations } from './annotations.js';
 import { type ElicitationSender, elicitationApprover } from './approval-elicitation.js';
 
@@ -44,6 +45,13 @@ export interface McpToolServerOptions {
 }
 
 const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
+
+/**
+ * `tools/call` matched by method only: the SDK then checks the parameters itself and answers a
+ * malformed call with "Invalid params" (-32602), where its strict schema would answer with an
+ * internal error (-32603).
+ */
+const CallToolByMethodSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
 /** The specs served, in the order asked for; a name the scheduler does not have is refused. */
 function servedSpecs(scheduler: ToolScheduler, expose: readonly string[] | undefined): ToolSpec[] {
@@ -101,7 +109,8 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(CallToolByMethodSchema, async (loose, extra) => {
+    const request = CallToolRequestSchema.parse(loose);
     const name = request.params.name;
     const toolCallId = nextId();
     if (!served.has(name)) {

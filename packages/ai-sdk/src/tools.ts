@@ -15,8 +15,9 @@ import {
   type SandboxBackend,
   type ToolRuntime,
 } from '@spine/tool-runtime';
-import { jsonSchema, type Tool } from 'ai';
+import type { Tool } from 'ai';
 import { AiSdkOptionsError } from './errors.js';
+import { aiJsonSchema } from './internal/ai-schema.js';
 
 /** Names of the workspace tools {@link spineTools} can expose. */
 export type SpineToolName = 'read' | 'write' | 'edit' | 'grep' | 'glob' | 'list' | 'bash';
@@ -137,7 +138,7 @@ export function spineTools(options: SpineToolsOptions): SpineToolSet {
     set[name] = {
       type: 'function',
       description: spec.description,
-      inputSchema: jsonSchema<JsonObject>(spec.parameters as Parameters<typeof jsonSchema>[0]),
+      inputSchema: aiJsonSchema(spec.parameters as JsonObject),
       execute: async (input, { toolCallId, abortSignal }) => {
         const call = {
           type: 'tool-call' as const,

@@ -328,7 +328,7 @@ for (const { version, binary } of nodes) {
 {
   const name = 'ai-sdk-ai7';
   const node22 = nodes.find((n) => n.version.startsWith('22.'));
-  const wanted = ['ai-sdk', 'protocol', 'session-log', 'tool-runtime', 'compaction', 'llm'];
+  const wanted = ['ai-sdk', 'protocol', 'session-log', 'tool-runtime', 'llm'];
   const dir = consumer(
     name,
     published.filter((p) => wanted.includes(p.name.slice('@spine/'.length))),

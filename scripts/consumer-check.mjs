@@ -14,12 +14,15 @@
 //     then exits 2 with that command);
 //  4. the loaders and sessions of 1 and 2, and `spine demo`, again under each pinned Node version
 //     of scripts/lib/node-versions.mjs (the oldest `engines` allows and the newest 22.x; official
-//     binaries from the npm registry, cached outside the repository; a failed download fails).
+//     binaries from the npm registry, cached outside the repository; a failed download fails);
+//  5. `@spine/ai-sdk` with `ai` 7 (ES modules only, Node >= 22; the repository tests `ai` 6): its
+//     types against `ai` 7's, its CommonJS build, and a multi-step agent on the loopback model server
+//     under the pinned Node 22 (packages/ai-sdk/test/fixtures/ai7).
 // (`npm publish --dry-run` of every tarball, after `changeset version`, is scripts/release-check.mjs.)
 // Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
 // removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { installNode, NODE_VERSIONS } from './lib/node-versions.mjs';
@@ -317,6 +320,52 @@ for (const { version, binary } of nodes) {
   console.log(
     `consumer-check: Node ${tag}: ESM, CJS${requireModule ? '' : ' (without require(esm))'}, sessions and spine demo in ${((performance.now() - versionStarted) / 1000).toFixed(1)} s`,
   );
+}
+
+// 5. @spine/ai-sdk with ai 7, which needs Node 22 and ships ES modules only. The type check uses
+// `dom` and skipLibCheck: what is checked is that Spine's tools and middleware fit ai 7's types
+// (ai's own declarations need the DOM library; 1 checks that @spine/ai-sdk's do not load them).
+{
+  const name = 'ai-sdk-ai7';
+  const node22 = nodes.find((n) => n.version.startsWith('22.'));
+  const wanted = ['ai-sdk', 'protocol', 'session-log', 'tool-runtime', 'llm'];
+  const dir = consumer(
+    name,
+    published.filter((p) => wanted.includes(p.name.slice('@spine/'.length))),
+    ['ai@7', '@ai-sdk/openai-compatible@3', 'typescript@5.9.3'],
+  );
+  const fixtures = join(repo, 'packages', 'ai-sdk', 'test', 'fixtures', 'ai7');
+  for (const file of ['agent.mjs', 'check.mts'])
+    copyFileSync(join(fixtures, file), join(dir, file));
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2023', 'dom'],
+    skipLibCheck: true,
+  };
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions, files: ['check.mts'] }),
+  );
+  run(`${name}: tsc against ai 7`, 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], dir);
+  writeFileSync(
+    join(dir, 'load.cjs'),
+    "if (typeof require('@spine/ai-sdk').spineTools !== 'function') throw new Error('no spineTools');\nconsole.log('cjs ok', process.version);\n",
+  );
+  if (!node22) problems.push(`${name}: no pinned Node 22 in scripts/lib/node-versions.mjs`);
+  for (const [file, marker] of [
+    ['load.cjs', 'cjs ok'],
+    ['agent.mjs', 'ai7 agent ok'],
+  ]) {
+    const out =
+      node22 && run(`${name}: node ${node22.version} ${file}`, node22.binary, [file], dir);
+    if (node22 && out !== undefined && !out.includes(`${marker} v${node22.version}`))
+      problems.push(`${name}: node ${node22.version} ${file} printed ${JSON.stringify(out)}`);
+  }
+  console.log(`consumer-check: ${name}: types, CommonJS and an agent on ai 7 under Node 22`);
 }
 
 if (keep) console.log(`consumer-check: kept ${work}`);

@@ -1,4 +1,4 @@
-import { SpineError } from '@spine/protocol';
+import { SpineError } from '@spine/protocol/core';
 
 /** Thrown for options of `spineTools` or `spineRecorder` that cannot work. */
 export class AiSdkOptionsError extends SpineError {

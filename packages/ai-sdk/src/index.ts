@@ -3,9 +3,22 @@
 export { AiSdkOptionsError, RecordingFailedError } from './errors.js';
 export type { AiSdkCallBody, AiSdkResponseBody, AiSdkToolsBody } from './event-types.js';
 export { AI_SDK_EVENT_TYPES } from './event-types.js';
-export type { SpineRecorderOptions } from './recorder.js';
+export type {
+  RecordedCallOptions,
+  RecordedModel,
+  SpineRecorderMiddleware,
+  SpineRecorderOptions,
+} from './recorder.js';
 export { DEFAULT_REDACTED_HEADERS, spineRecorder } from './recorder.js';
-export type { SpineToolName, SpineToolOutput, SpineToolSet, SpineToolsOptions } from './tools.js';
+export type {
+  SpineTool,
+  SpineToolInputSchema,
+  SpineToolModelOutput,
+  SpineToolName,
+  SpineToolOutput,
+  SpineToolSet,
+  SpineToolsOptions,
+} from './tools.js';
 export { SPINE_TOOL_NAMES, spineTools } from './tools.js';
 export type {
   RecordedEvents,

@@ -1,5 +1,4 @@
 import type { JsonObject, JsonValue, SessionLog } from '@spine/protocol';
-import type { LanguageModelMiddleware } from 'ai';
 import { AiSdkOptionsError, RecordingFailedError } from './errors.js';
 import {
   AI_SDK_EVENT_TYPES,
@@ -38,9 +37,55 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   'api-key',
 ];
 
-type WrapGenerate = NonNullable<LanguageModelMiddleware['wrapGenerate']>;
-type CallOptions = Parameters<WrapGenerate>[0]['params'];
-type Model = Parameters<WrapGenerate>[0]['model'];
+/** What the recorder reads of a model call's options (the AI SDK's `LanguageModelV3CallOptions`). */
+export interface RecordedCallOptions {
+  /** The prompt: system, user, assistant and tool messages. */
+  readonly prompt: readonly unknown[];
+  /** The function and provider tools offered to the model. */
+  readonly tools?: readonly unknown[] | undefined;
+}
+
+/** What the recorder reads of the model: its provider and id. */
+export interface RecordedModel {
+  /** Provider name, e.g. `openai.chat`. */
+  readonly provider: string;
+  /** The model id. */
+  readonly modelId: string;
+}
+
+/**
+ * The middleware {@link spineRecorder} returns: a language-model middleware of the AI SDK
+ * (`LanguageModelMiddleware`, specification `v3`, which `ai` 6 and 7 accept), typed without
+ * importing `ai` so that this package's types load whichever major is installed.
+ */
+export interface SpineRecorderMiddleware {
+  /** The AI SDK middleware specification this implements. */
+  readonly specificationVersion: 'v3';
+  /** Records a `doGenerate` call and its result (or error). */
+  wrapGenerate<Result>(options: {
+    doGenerate: () => PromiseLike<Result>;
+    params: RecordedCallOptions;
+    model: RecordedModel;
+  }): Promise<Result>;
+  /** Records a `doStream` call; its response is recorded when the stream ends. */
+  wrapStream<Result extends { stream: ReadableStream<unknown> }>(options: {
+    doStream: () => PromiseLike<Result>;
+    params: RecordedCallOptions;
+    model: RecordedModel;
+  }): Promise<Result>;
+}
+
+type CallOptions = RecordedCallOptions;
+type Model = RecordedModel;
+
+interface GenerateResultFields {
+  content?: unknown;
+  finishReason?: unknown;
+  usage?: unknown;
+  warnings?: unknown;
+  providerMetadata?: unknown;
+  response?: { id?: unknown; modelId?: unknown; timestamp?: unknown };
+}
 
 /** The previous call's prompt: its converted messages and chain values, owned by the recorder. */
 interface PromptState {
@@ -105,7 +150,7 @@ function settingsOf(params: CallOptions, redact: ReadonlySet<string>): JsonObjec
  * const model = wrapLanguageModel({ model: provider('some-model'), middleware: spineRecorder({ session }) });
  * ```
  */
-export function spineRecorder(options: SpineRecorderOptions): LanguageModelMiddleware {
+export function spineRecorder(options: SpineRecorderOptions): SpineRecorderMiddleware {
   const session = options.session;
   if (typeof session?.append !== 'function')
     throw new AiSdkOptionsError({
@@ -199,15 +244,24 @@ export function spineRecorder(options: SpineRecorderOptions): LanguageModelMiddl
 
   return {
     specificationVersion: 'v3',
-    wrapGenerate: async ({ doGenerate, params, model }) => {
+    async wrapGenerate<Result>({
+      doGenerate,
+      params,
+      model,
+    }: {
+      doGenerate: () => PromiseLike<Result>;
+      params: RecordedCallOptions;
+      model: RecordedModel;
+    }): Promise<Result> {
       const call = recordCall('generate', params, model);
-      let result: Awaited<ReturnType<typeof doGenerate>>;
+      let generated: Result;
       try {
-        result = await doGenerate();
+        generated = await doGenerate();
       } catch (error) {
         respond({ call, error: errorOf(error) });
         throw error;
       }
+      const result = generated as GenerateResultFields;
       const response: AiSdkResponseBody = { call, content: toJson(result.content) as JsonValue[] };
       const fields = {
         finishReason: toJson(result.finishReason),
@@ -227,11 +281,19 @@ export function spineRecorder(options: SpineRecorderOptions): LanguageModelMiddl
       for (const [key, value] of Object.entries(fields))
         if (value !== undefined) (response as unknown as JsonObject)[key] = value;
       respond(response);
-      return result;
+      return generated;
     },
-    wrapStream: async ({ doStream, params, model }) => {
+    async wrapStream<Result extends { stream: ReadableStream<unknown> }>({
+      doStream,
+      params,
+      model,
+    }: {
+      doStream: () => PromiseLike<Result>;
+      params: RecordedCallOptions;
+      model: RecordedModel;
+    }): Promise<Result> {
       const call = recordCall('stream', params, model);
-      let result: Awaited<ReturnType<typeof doStream>>;
+      let result: Result;
       try {
         result = await doStream();
       } catch (error) {
@@ -245,7 +307,7 @@ export function spineRecorder(options: SpineRecorderOptions): LanguageModelMiddl
         done = true;
         respond(collector.body(call));
       };
-      type Part = typeof result.stream extends ReadableStream<infer P> ? P : never;
+      type Part = unknown;
       type PartTransformer = NonNullable<
         ConstructorParameters<typeof TransformStream<Part, Part>>[0]
       >;

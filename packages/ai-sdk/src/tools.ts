@@ -15,8 +15,8 @@ import {
   type SandboxBackend,
   type ToolRuntime,
 } from '@spine/tool-runtime';
-import { jsonSchema, type Tool } from 'ai';
 import { AiSdkOptionsError } from './errors.js';
+import { aiJsonSchema } from './internal/ai-schema.js';
 
 /** Names of the workspace tools {@link spineTools} can expose. */
 export type SpineToolName = 'read' | 'write' | 'edit' | 'grep' | 'glob' | 'list' | 'bash';
@@ -80,8 +80,58 @@ export interface SpineToolOutput {
   meta?: ToolResultBody['meta'];
 }
 
+/**
+ * A tool's input schema: the tool's JSON Schema as a Standard Schema v1 with the Standard JSON
+ * Schema converter, which the AI SDK (`ai` 6 and 7) accepts as `inputSchema`. Arguments are
+ * validated by Spine's runtime when the tool runs.
+ */
+export interface SpineToolInputSchema {
+  /** The Standard Schema interface (standardschema.dev). */
+  readonly '~standard': {
+    /** Standard Schema version. */
+    readonly version: 1;
+    /** `spine`. */
+    readonly vendor: string;
+    /** Accepts any value: the tool runtime validates (and names each bad field) when it runs. */
+    readonly validate: (value: unknown) => {
+      readonly value: JsonObject;
+      readonly issues?: undefined;
+    };
+    /** The tool's JSON Schema, for input and output alike. */
+    readonly jsonSchema: {
+      readonly input: (options: { readonly target: string }) => JsonObject;
+      readonly output: (options: { readonly target: string }) => JsonObject;
+    };
+  };
+}
+
+/** What the model sees of a tool's result: its text, as an error when the call failed. */
+export type SpineToolModelOutput =
+  | { readonly type: 'text'; readonly value: string }
+  | { readonly type: 'error-text'; readonly value: string };
+
+/**
+ * One AI SDK tool backed by Spine's runtime: assignable to the AI SDK's `Tool` (and a `ToolSet`
+ * entry) in `ai` 6 and 7, typed without importing `ai`.
+ */
+export interface SpineTool {
+  /** A function tool. */
+  readonly type: 'function';
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** The tool's parameters. */
+  readonly inputSchema: SpineToolInputSchema;
+  /** Runs the call through Spine's tool runtime. Never rejects for the model's sake. */
+  execute(
+    input: JsonObject,
+    options: { readonly toolCallId: string; readonly abortSignal?: AbortSignal | undefined },
+  ): Promise<SpineToolOutput>;
+  /** The result as the model sees it. */
+  toModelOutput(options: { readonly output: SpineToolOutput }): SpineToolModelOutput;
+}
+
 /** The AI SDK tools {@link spineTools} returns, by name. */
-export type SpineToolSet = Record<string, Tool<JsonObject, SpineToolOutput>>;
+export type SpineToolSet = Record<string, SpineTool>;
 
 function runtimeOf(options: SpineToolsOptions): ToolRuntime {
   if (options.runtime) return options.runtime;
@@ -137,8 +187,11 @@ export function spineTools(options: SpineToolsOptions): SpineToolSet {
     set[name] = {
       type: 'function',
       description: spec.description,
-      inputSchema: jsonSchema<JsonObject>(spec.parameters as Parameters<typeof jsonSchema>[0]),
-      execute: async (input, { toolCallId, abortSignal }) => {
+      inputSchema: aiJsonSchema(spec.parameters as JsonObject),
+      execute: async (
+        input: JsonObject,
+        { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal | undefined },
+      ): Promise<SpineToolOutput> => {
         const call = {
           type: 'tool-call' as const,
           id: toolCallId,
@@ -158,7 +211,7 @@ export function spineTools(options: SpineToolsOptions): SpineToolSet {
           ...(result.meta ? { meta: result.meta } : {}),
         };
       },
-      toModelOutput: ({ output }) =>
+      toModelOutput: ({ output }: { readonly output: SpineToolOutput }): SpineToolModelOutput =>
         output.isError
           ? { type: 'error-text', value: output.content }
           : { type: 'text', value: output.content },

@@ -98,6 +98,39 @@ describe('spineRecorder', () => {
     expect(await verifyRecording(log.session)).toMatchObject({ ok: true, unanswered: [] });
   }, 60_000);
 
+  it('records a stream the app aborted mid-answer', async () => {
+    server = await createScriptedModelServer({
+      replies: [{ stallAfterChunks: 2, text: 'a long answer that stalls' }],
+    });
+    const model = wrapLanguageModel({
+      model: loopbackModel(server.baseUrl),
+      middleware: spineRecorder({ session: log.session }),
+    });
+    const controller = new AbortController();
+    const result = streamText({
+      model,
+      prompt: 'hi',
+      maxRetries: 0,
+      abortSignal: controller.signal,
+      onError: () => undefined,
+    });
+    for await (const _ of result.textStream) {
+      controller.abort();
+      break;
+    }
+    await result.consumeStream().catch(() => undefined);
+    for (let i = 0; i < 500 && recorded('ai-sdk/response').length === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const [response] = recorded('ai-sdk/response');
+    expect(response?.body).toHaveProperty('error.message');
+    expect(await verifyRecording(log.session)).toMatchObject({
+      ok: true,
+      calls: 1,
+      responses: 1,
+      unanswered: [],
+    });
+  }, 60_000);
+
   it('does not call the model when the call cannot be recorded', async () => {
     server = await createScriptedModelServer({ replies: () => ({ text: 'ok' }) });
     const model = wrapLanguageModel({

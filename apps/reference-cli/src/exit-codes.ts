@@ -11,6 +11,7 @@
  * | 5 | replay or rerun mismatch (a hash or a tool result differs from the record) |
  * | 6 | the step limit was reached before the task finished |
  * | 7 | `spine doctor` found a check that failed |
+ * | 8 | a cost or token budget was reached (`--max-cost`, `--max-tokens`); raise it and continue |
  * | 130 | aborted (Ctrl-C / SIGINT) |
  */
 export const EXIT_CODES = {
@@ -30,6 +31,8 @@ export const EXIT_CODES = {
   stepLimit: 6,
   /** `spine doctor` found a check that failed (a missing key, an unreachable provider, no sandbox …). */
   doctorFailed: 7,
+  /** A cost or token budget was reached before the task finished. */
+  budget: 8,
   /** Aborted with Ctrl-C. */
   aborted: 130,
 } as const;

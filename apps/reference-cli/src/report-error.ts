@@ -36,6 +36,8 @@ export function exitCodeForTurn(result: TurnResult | undefined): ExitCode {
       return result.deniedTools.length ? EXIT_CODES.toolDenied : EXIT_CODES.ok;
     case 'max-steps':
       return EXIT_CODES.stepLimit;
+    case 'budget':
+      return EXIT_CODES.budget;
     case 'aborted':
       return EXIT_CODES.aborted;
     default:

@@ -92,3 +92,4 @@ export type {
   TurnReason,
   TurnResult,
 } from './types.js';
+export type { BudgetCheck, BudgetPosition } from './budget.js';

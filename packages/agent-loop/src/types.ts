@@ -60,6 +60,11 @@ export interface AgentOptions {
    * belong to the turn. A rejection is ignored (the hook reports its own failures).
    */
   beforeTurnEnd?: (input: { session: SessionLog; turn: number; step: number }) => Promise<void>;
+  /**
+   * Checked before each model request: a limit it reports ends the turn with reason `budget`
+   * (recorded as `budget/exceeded`) instead of sending the request.
+   */
+  budget?: import('./budget.js').BudgetCheck;
 }
 
 /** What {@link AgentOptions.beforeTools} is told. */
@@ -77,7 +82,7 @@ export interface BeforeToolsInput {
 }
 
 /** Why a turn ended, as the CLI maps it to exit codes. */
-export type TurnReason = 'completed' | 'max-steps' | 'aborted' | 'error';
+export type TurnReason = 'completed' | 'max-steps' | 'aborted' | 'error' | 'budget';
 
 /** What one turn came to. */
 export interface TurnResult {
@@ -87,6 +92,8 @@ export interface TurnResult {
   turn: number;
   /** The error that ended it, for `error` and `aborted`. */
   error?: SpineError;
+  /** The limit that ended it, for `budget` (also recorded as `budget/exceeded`). */
+  budget?: import('@spine/protocol').BudgetExceededBody;
   /** Steps run in this turn (by this process). */
   steps: number;
   /** Tokens used by this turn's requests. */

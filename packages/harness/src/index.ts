@@ -52,6 +52,13 @@ export {
   type SpineConfig,
 } from './config/schema.js';
 export {
+  assertBudgetCheckable,
+  type BudgetLimits,
+  budgetExceeded,
+  createBudgetCheck,
+  recordedBudgetCheck,
+} from './plan/budget.js';
+export {
   type ApprovalName,
   applyPlanMode,
   enterPlanMode,
@@ -61,6 +68,14 @@ export {
   planModesBefore,
   syncPlanModePrompt,
 } from './plan/plan-mode.js';
+export {
+  latestPlan,
+  PLAN_STATE,
+  type PlanState,
+  planContext,
+  renderPlan,
+  UPDATE_PLAN_TOOL,
+} from './plan/plan-state.js';
 export {
   InvalidConfigError,
   MissingKeyError,

@@ -56,6 +56,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'lease/takeover': 'none',
   'session/title': 'none',
   'plan/mode': 'none',
+  'budget/exceeded': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */
@@ -91,4 +92,5 @@ export const TURN_END_REASONS = [
   'aborted',
   'error',
   'interrupted',
+  'budget',
 ] as const;

@@ -57,7 +57,12 @@ import { AssistantPartSchema } from './messages.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
-import { type PlanModeBody, PlanModeBodySchema } from './plan-bodies.js';
+import {
+  type BudgetExceededBody,
+  BudgetExceededBodySchema,
+  type PlanModeBody,
+  PlanModeBodySchema,
+} from './plan-bodies.js';
 import { type SessionTitleBody, SessionTitleBodySchema } from './title-bodies.js';
 import type { SamplingAnsweredBody, ToolsChangedBody } from './tools-bodies.js';
 import { SamplingAnsweredBodySchema, ToolsChangedBodySchema } from './tools-bodies.js';
@@ -268,6 +273,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
   'session/title': { surface: 'none', body: SessionTitleBodySchema },
   'plan/mode': { surface: 'none', body: PlanModeBodySchema },
+  'budget/exceeded': { surface: 'none', body: BudgetExceededBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -303,6 +309,7 @@ export interface EventBodies {
   'lease/takeover': LeaseTakeoverBody;
   'session/title': SessionTitleBody;
   'plan/mode': PlanModeBody;
+  'budget/exceeded': BudgetExceededBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -177,8 +177,14 @@ export {
 export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
 export type { VisibleTextOptions } from './terminal-text.js';
 export { visibleJson, visibleText } from './terminal-text.js';
-export type { PlanModeBody, PlanStep, UpdatePlanArguments } from './plan-bodies.js';
+export type {
+  BudgetExceededBody,
+  PlanModeBody,
+  PlanStep,
+  UpdatePlanArguments,
+} from './plan-bodies.js';
 export {
+  BudgetExceededBodySchema,
   PlanModeBodySchema,
   PlanStepSchema,
   PlanStepStatusSchema,

@@ -52,6 +52,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     'The session was (re)titled: from its first request (`auto`) or by a person; the latest wins.',
   'plan/mode':
     'Plan mode was entered, or left to implement the plan under the previous policy; the latest wins.',
+  'budget/exceeded':
+    'A cost or token budget was reached before a model request; the turn ends with reason `budget`.',
 };
 
 /** `request/header` → `RequestHeaderBody`: the `$defs` name of a type's body. */

@@ -266,6 +266,8 @@ export function describeTurnEnd(result: TurnResult): string {
       return `stopped at the step limit (${result.steps} steps); raise --max-steps or continue with spine resume`;
     case 'aborted':
       return 'aborted';
+    case 'budget':
+      return `stopped: ${visibleText(result.budget?.message ?? 'a budget is reached')}`;
     default:
       return `failed: ${visibleText(result.error?.message ?? 'unknown error')}`;
   }

@@ -125,6 +125,8 @@ export async function rerunSession(
     // defined MCP tools loads @spine/mcp (an optional part: a rerun without MCP needs none).
     ...(definedTools.some((name) => name.startsWith('mcp__')) ? { mcpRecorded: recorded } : {}),
     approve: async (request) => answers.get(request.toolCallId) ?? 'once',
+    // Turns end where the recording's budget ended them, whatever the limits now.
+    budget: (await import('@spine/harness')).recordedBudgetCheck(recorded),
     ...(children ? { childRecordings: children } : {}),
     onWarning: (message) => out.write(style.yellow(`warning: ${message}\n`)),
   });

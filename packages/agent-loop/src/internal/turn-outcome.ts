@@ -6,9 +6,15 @@ import type { TurnResult } from '../types.js';
 /**
  * The distinctions a CLI turns into exit codes: the turn succeeded, the model or provider
  * failed (including a context overflow nothing could compact), a tool was denied, the step
- * limit was hit, or the user aborted.
+ * limit or a budget was hit, or the user aborted.
  */
-export type TurnOutcome = 'success' | 'model-failure' | 'tool-denied' | 'max-steps' | 'aborted';
+export type TurnOutcome =
+  | 'success'
+  | 'model-failure'
+  | 'tool-denied'
+  | 'max-steps'
+  | 'budget'
+  | 'aborted';
 
 /**
  * Classifies a turn result for exit codes. A completed turn in which a tool was denied counts
@@ -28,6 +34,8 @@ export function turnOutcome(result: TurnResult): TurnOutcome {
       return 'model-failure';
     case 'max-steps':
       return 'max-steps';
+    case 'budget':
+      return 'budget';
     case 'completed':
       return result.deniedTools.length > 0 ? 'tool-denied' : 'success';
   }

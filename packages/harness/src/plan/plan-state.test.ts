@@ -4,7 +4,7 @@ import { createToolRuntime, defineTool } from '@spine/tool-runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { agentProjections } from '../history/projections.js';
-import { latestPlan, PLAN_STATE, planContext, renderPlan } from './plan-state.js';
+import { latestPlan, PLAN_STATE, type PlanState, planContext, renderPlan } from './plan-state.js';
 import { createUpdatePlanTool } from './plan-tool.js';
 
 const STATUS = fc.constantFrom('pending', 'in_progress', 'completed') as fc.Arbitrary<
@@ -85,7 +85,7 @@ describe('update_plan and the current plan', () => {
       ],
     });
     expect(refused.isError).toBe(true);
-    const state = session.projection<{ steps: unknown[]; seq: number }>(PLAN_STATE.name);
+    const state = session.projection<PlanState>(PLAN_STATE.name);
     expect(state.steps).toEqual(first);
     expect(latestPlan(session.events()).steps).toEqual(first);
     // On the surface: the model sees the result itself, no context.

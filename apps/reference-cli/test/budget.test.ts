@@ -126,7 +126,9 @@ describe('budgets through the CLI', { timeout: 240_000 }, () => {
       const unpriced = ['--model', 'openai-compatible/mystery-model', ...base];
       const refused = await runCli(['run', ...unpriced, '--max-cost', '1', 'read'], { env });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain('openai-compatible/mystery-model has none in the model table');
+      expect(refused.stderr).toContain(
+        'openai-compatible/mystery-model has none in the model table',
+      );
       const bounded = await runCli(
         ['run', ...unpriced, '--max-cost', '1', '--max-tokens', '1000000', 'read'],
         { env },

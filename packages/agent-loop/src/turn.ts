@@ -53,7 +53,11 @@ export async function runTurnLoop(
   try {
     for (;;) {
       // Before each request: a budget reached ends the turn without sending it (budget.ts).
-      const exceeded = context.budget?.({ session: context.session, turn: state.turn, step: state.step });
+      const exceeded = context.budget?.({
+        session: context.session,
+        turn: state.turn,
+        step: state.step,
+      });
       if (exceeded) {
         context.session.append('budget/exceeded', exceeded, { turn: state.turn, step: state.step });
         if (context.beforeTurnEnd) await beforeTurnEnd(context, state);

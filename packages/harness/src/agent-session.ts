@@ -6,9 +6,9 @@ import { agentProjections } from './history/projections.js';
 import { openToResume } from './history/resume.js';
 import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
+import { assertBudgetCheckable } from './plan/budget.js';
 import { newSessionId, readSessionIndex, writeSessionIndex } from './session-index.js';
 import { storeFor } from './store.js';
-import { assertBudgetCheckable } from './plan/budget.js';
 import { type WiredAgent, wireAgent } from './wire.js';
 
 /** Options of {@link startAgentSession}. */

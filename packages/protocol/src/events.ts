@@ -54,15 +54,15 @@ import {
   TurnStartBodySchema,
 } from './loop-bodies.js';
 import { AssistantPartSchema } from './messages.js';
-import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
-import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
-import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
 import {
   type BudgetExceededBody,
   BudgetExceededBodySchema,
   type PlanModeBody,
   PlanModeBodySchema,
 } from './plan-bodies.js';
+import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
+import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
+import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
 import { type SessionTitleBody, SessionTitleBodySchema } from './title-bodies.js';
 import type { SamplingAnsweredBody, ToolsChangedBody } from './tools-bodies.js';
 import { SamplingAnsweredBodySchema, ToolsChangedBodySchema } from './tools-bodies.js';

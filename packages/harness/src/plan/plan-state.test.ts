@@ -10,10 +10,13 @@ import { createUpdatePlanTool } from './plan-tool.js';
 const STATUS = fc.constantFrom('pending', 'in_progress', 'completed') as fc.Arbitrary<
   'pending' | 'in_progress' | 'completed'
 >;
-const STEPS = fc.array(fc.record({ step: fc.string({ minLength: 1, maxLength: 40 }), status: STATUS }), {
-  minLength: 0,
-  maxLength: 8,
-});
+const STEPS = fc.array(
+  fc.record({ step: fc.string({ minLength: 1, maxLength: 40 }), status: STATUS }),
+  {
+    minLength: 0,
+    maxLength: 8,
+  },
+);
 
 /** Runs `update_plan` through a real tool runtime and records its call and result in `session`. */
 async function updatePlan(session: Session, id: string, args: unknown) {
@@ -22,8 +25,17 @@ async function updatePlan(session: Session, id: string, args: unknown) {
     tools: [createUpdatePlanTool(defineTool)],
     approval: 'plan',
   });
-  session.append('turn/start', {}, { turn: session.events().filter((e) => e.type === 'turn/start').length + 1 });
-  const call = { type: 'tool-call' as const, id, name: 'update_plan', arguments: JSON.stringify(args) };
+  session.append(
+    'turn/start',
+    {},
+    { turn: session.events().filter((e) => e.type === 'turn/start').length + 1 },
+  );
+  const call = {
+    type: 'tool-call' as const,
+    id,
+    name: 'update_plan',
+    arguments: JSON.stringify(args),
+  };
   session.append(
     'assistant/message',
     { content: [call], finishReason: 'tool-calls' },
@@ -98,6 +110,8 @@ describe('update_plan and the current plan', () => {
     );
     const text = context().plan;
     expect(text).toBe(renderPlan(first as never));
-    expect(text).toBe('plan (1/3 done)\n[x] Read src/add.js\n[>] Fix the operator\n[ ] Run the tests');
+    expect(text).toBe(
+      'plan (1/3 done)\n[x] Read src/add.js\n[>] Fix the operator\n[ ] Run the tests',
+    );
   });
 });

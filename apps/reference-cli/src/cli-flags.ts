@@ -12,6 +12,8 @@ export interface AgentFlags {
   sandbox?: string;
   approval?: string;
   maxSteps?: string;
+  maxCost?: string;
+  maxTokens?: string;
   profile?: string;
   json?: boolean;
   store?: string;
@@ -26,6 +28,8 @@ export const FLAG_NAMES: Record<string, string> = {
   sandbox: '--sandbox',
   approval: '--approval',
   maxSteps: '--max-steps',
+  maxCost: '--max-cost',
+  maxTokens: '--max-tokens',
   profile: '--profile',
 };
 
@@ -51,7 +55,18 @@ export function addAgentOptions(command: Command): Command {
     )
     .option('--api-key-env <NAME>', 'variable holding the key')
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access')
-    .option('--approval <policy>', 'ask | auto-edit | never-ask | deny-all | plan (read, search and fetch only)')
+    .option(
+      '--approval <policy>',
+      'ask | auto-edit | never-ask | deny-all | plan (read, search and fetch only)',
+    )
     .option('--max-steps <n>', 'step limit per turn')
+    .option(
+      '--max-cost <USD>',
+      'stop when the session (subagents included) has spent this (exit 8)',
+    )
+    .option(
+      '--max-tokens <n>',
+      'stop when the session (subagents included) has used this many tokens',
+    )
     .option('--json', 'session events as NDJSON on stdout, one per line, as appended');
 }

@@ -32,6 +32,18 @@ export function configForFlags(flags: AgentFlags): { loaded: LoadedConfig; cwd: 
         });
       }
       layer[key] = Number(value);
+    } else if (key === 'maxCost') {
+      if (!/^\d+(\.\d+)?$/.test(String(value)))
+        throw new UsageError({
+          message: `--max-cost expects an amount in USD such as 0.50, got "${String(value)}"`,
+        });
+      layer[key] = Number(value);
+    } else if (key === 'maxTokens') {
+      if (!/^[1-9]\d*$/.test(String(value)))
+        throw new UsageError({
+          message: `--max-tokens expects a positive integer, got "${String(value)}"`,
+        });
+      layer[key] = Number(value);
     } else if (key === 'sessionDir') {
       layer[key] = resolve(String(value));
     } else layer[key] = value;

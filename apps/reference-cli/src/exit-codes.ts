@@ -11,6 +11,7 @@
  * | 5 | replay or rerun mismatch (a hash or a tool result differs from the record) |
  * | 6 | the step limit was reached before the task finished |
  * | 7 | `spine doctor` found a check that failed |
+ * | 8 | a cost or token budget was reached (`--max-cost`, `--max-tokens`); raise it and continue |
  * | 9 | the model was stuck in a loop: it went on repeating itself after it was told (`turn/end` reason `stuck`) |
  * | 130 | aborted (Ctrl-C / SIGINT) |
  */
@@ -31,6 +32,8 @@ export const EXIT_CODES = {
   stepLimit: 6,
   /** `spine doctor` found a check that failed (a missing key, an unreachable provider, no sandbox …). */
   doctorFailed: 7,
+  /** A cost or token budget was reached before the task finished. */
+  budget: 8,
   /** The model was stuck in a loop (turn reason `stuck`; the `loop/detected` event has the evidence). */
   stuck: 9,
   /** Aborted with Ctrl-C. */

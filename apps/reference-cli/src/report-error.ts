@@ -38,6 +38,8 @@ export function exitCodeForTurn(result: TurnResult | undefined): ExitCode {
       return EXIT_CODES.stepLimit;
     case 'stuck':
       return EXIT_CODES.stuck;
+    case 'budget':
+      return EXIT_CODES.budget;
     case 'aborted':
       return EXIT_CODES.aborted;
     default:

@@ -63,7 +63,7 @@ describe('/plan and /implement in the interactive session', () => {
       { toolCallId: 'w_go', decision: 'allow', by: 'policy:never-ask' },
     ]);
     const systemOf = (index: number) =>
-      (server.requests[index]?.body?.messages as { content: string }[])[0]?.content ?? '';
+      ((server.requests[index]?.body?.messages ?? []) as { content: string }[])[0]?.content ?? '';
     expect(systemOf(0)).toContain('Plan mode is on.');
     expect(systemOf(2)).not.toContain('Plan mode is on.');
 
@@ -72,10 +72,11 @@ describe('/plan and /implement in the interactive session', () => {
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
     // The rerun starts in a fresh copy of the workspace and repeats both switches.
     const fresh = exampleWorkspace('spine-plan-rerun-');
-    const rerun = await runCli(
-      ['rerun', sessionId, '--cwd', fresh, '--approval', 'never-ask'],
-      { env, cwd: fresh, timeoutMs: 120_000 },
-    );
+    const rerun = await runCli(['rerun', sessionId, '--cwd', fresh, '--approval', 'never-ask'], {
+      env,
+      cwd: fresh,
+      timeoutMs: 120_000,
+    });
     expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
     expect(rerun.stdout).toMatch(/tool results identical: 2\/2/);
     expect(readFileSync(join(fresh, 'plan.txt'), 'utf8')).toBe('w_go');

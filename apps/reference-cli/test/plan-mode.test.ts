@@ -56,10 +56,7 @@ const SCRIPTS: Record<string, ScriptedReply[]> = {
     },
     { text: 'Plan:\n1. In src/add.js replace `a - b` with `a + b`.\n2. Run `node test.js`.' },
   ],
-  kid: [
-    { toolCalls: writes('k') },
-    { text: 'I could not change anything: plan mode.' },
-  ],
+  kid: [{ toolCalls: writes('k') }, { text: 'I could not change anything: plan mode.' }],
 };
 
 describe('spine in plan mode', { timeout: 240_000 }, () => {
@@ -106,7 +103,9 @@ describe('spine in plan mode', { timeout: 240_000 }, () => {
         by: 'config',
       });
       // The system prompt says so.
-      const system = (server.requests[0]?.body?.messages as { role: string; content: string }[])[0];
+      const system = (
+        (server.requests[0]?.body?.messages ?? []) as { role: string; content: string }[]
+      )[0];
       expect(system?.content).toContain('Plan mode is on.');
 
       const approvals = new Map(

@@ -43,9 +43,9 @@ describe('update_plan through the CLI', { timeout: 180_000 }, () => {
       expect(live).toMatch(/✗ error update_plan .*at most one step may be in_progress/);
       const sessionId = /session (\d{8}-\d{6}-[0-9a-f]{6})/.exec(run.stderr)?.[1] as string;
       expect(sessionId).toBeDefined();
-      const tools = (server.requests[0]?.body?.tools as { function: { name: string } }[]).map(
-        (tool) => tool.function.name,
-      );
+      const tools = (
+        (server.requests[0]?.body?.tools ?? []) as { function: { name: string } }[]
+      ).map((tool) => tool.function.name);
       expect(tools).toContain('update_plan');
 
       const show = await runCli(['show', sessionId], { env, cwd: workspace });

@@ -79,6 +79,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     if (options.agentName) context.agentName = options.agentName;
     if (options.beforeTools) context.beforeTools = options.beforeTools;
     if (options.beforeTurnEnd) context.beforeTurnEnd = options.beforeTurnEnd;
+    if (options.budget) context.budget = options.budget;
     this.#context = context;
   }
 

@@ -20,6 +20,7 @@ export type {
   TurnError,
 } from '@spine/protocol';
 export { Agent, createAgent } from './agent.js';
+export type { BudgetCheck, BudgetPosition } from './budget.js';
 export type { EnvironmentContributionOptions } from './environment.js';
 export { createEnvironmentContribution } from './environment.js';
 export {

@@ -60,6 +60,7 @@ export interface StepContext {
   agentName?: string;
   beforeTools?: AgentOptions['beforeTools'];
   beforeTurnEnd?: AgentOptions['beforeTurnEnd'];
+  budget?: AgentOptions['budget'];
   builder: RequestBuilder;
   projection: RuntimeContextProjection;
   inbox: Inbox;

@@ -1,7 +1,7 @@
 // The turn loop: runs steps (step.ts) until the model stops calling tools, the step limit, an
 // abort or an error, and always ends the turn with `turn/end`.
 
-import type { AbortedBody, TurnEndBody } from '@spine/protocol';
+import type { AbortedBody, BudgetExceededBody, TurnEndBody } from '@spine/protocol';
 import {
   addUsage,
   notStartedText,
@@ -55,6 +55,17 @@ export async function runTurnLoop(
   const loops = context.loops ? createLoopGuard(context.session, context.loops) : undefined;
   try {
     for (;;) {
+      // Before each request: a budget reached ends the turn without sending it (budget.ts).
+      const exceeded = context.budget?.({
+        session: context.session,
+        turn: state.turn,
+        step: state.step,
+      });
+      if (exceeded) {
+        context.session.append('budget/exceeded', exceeded, { turn: state.turn, step: state.step });
+        if (context.beforeTurnEnd) await beforeTurnEnd(context, state);
+        return endTurn(context, state, 'budget', undefined, exceeded);
+      }
       const result = await runStep(context, next, signal);
       if (result.usage) state.usage = addUsage(state.usage, result.usage);
       if (result.text) state.text = result.text;
@@ -187,6 +198,7 @@ function endTurn(
   state: TurnState,
   reason: TurnResult['reason'],
   error?: SpineError,
+  budget?: BudgetExceededBody,
 ): TurnResult {
   const { turn, step, steps, usage, text, deniedTools } = state;
   const body: TurnEndBody = { reason, steps, usage };
@@ -195,6 +207,7 @@ function endTurn(
   context.session.append('turn/end', body, { turn, step });
   const result: TurnResult = { reason, turn, steps, usage, text, deniedTools };
   if (error) result.error = error;
+  if (budget) result.budget = budget;
   context.emit('turn-end', result);
   return result;
 }

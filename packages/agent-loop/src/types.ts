@@ -67,6 +67,11 @@ export interface AgentOptions {
    * belong to the turn. A rejection is ignored (the hook reports its own failures).
    */
   beforeTurnEnd?: (input: { session: SessionLog; turn: number; step: number }) => Promise<void>;
+  /**
+   * Checked before each model request: a limit it reports ends the turn with reason `budget`
+   * (recorded as `budget/exceeded`) instead of sending the request.
+   */
+  budget?: import('./budget.js').BudgetCheck;
 }
 
 /** What {@link AgentOptions.beforeTools} is told. */
@@ -84,11 +89,12 @@ export interface BeforeToolsInput {
 }
 
 /**
- * Why a turn ended, as the CLI maps it to exit codes. `stuck`: the loop detector found the model
+ * Why a turn ended, as the CLI maps it to exit codes. `budget`: a cost or token budget was
+ * reached before a request (`budget` names it). `stuck`: the loop detector found the model
  * repeating itself and the loop went on after the model was told (the error is a
  * `LoopDetectedError` with the evidence).
  */
-export type TurnReason = 'completed' | 'max-steps' | 'aborted' | 'error' | 'stuck';
+export type TurnReason = 'completed' | 'max-steps' | 'aborted' | 'error' | 'budget' | 'stuck';
 
 /** What one turn came to. */
 export interface TurnResult {
@@ -98,6 +104,8 @@ export interface TurnResult {
   turn: number;
   /** The error that ended it, for `error`, `aborted` and `stuck`. */
   error?: SpineError;
+  /** The limit that ended it, for `budget` (also recorded as `budget/exceeded`). */
+  budget?: import('@spine/protocol').BudgetExceededBody;
   /** Steps run in this turn (by this process). */
   steps: number;
   /** Tokens used by this turn's requests. */

@@ -6,6 +6,7 @@ import { agentProjections } from './history/projections.js';
 import { openToResume } from './history/resume.js';
 import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
+import { assertBudgetCheckable } from './plan/budget.js';
 import { newSessionId, readSessionIndex, writeSessionIndex } from './session-index.js';
 import { storeFor } from './store.js';
 import { type WiredAgent, wireAgent } from './wire.js';
@@ -61,6 +62,8 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
   const { config, cwd } = options;
   const store = storeFor(config);
   const model = options.model ?? (await resolveModel(config, { requireKey: true }));
+  // A cost limit the price table cannot check is refused before anything is written.
+  await assertBudgetCheckable(config, model);
   let session: Session;
   if (options.resumeId !== undefined) {
     if (!(await store.exists(options.resumeId))) {

@@ -52,16 +52,6 @@ export {
   type SpineConfig,
 } from './config/schema.js';
 export {
-  type ApprovalName,
-  applyPlanMode,
-  enterPlanMode,
-  leavePlanMode,
-  PLAN_MODE_PROMPT,
-  type PlanModeTarget,
-  planModesBefore,
-  syncPlanModePrompt,
-} from './plan/plan-mode.js';
-export {
   InvalidConfigError,
   MissingKeyError,
   SessionInUseError,
@@ -97,6 +87,31 @@ export {
   type OptionalPart,
   OptionalPartMissingError,
 } from './optional/parts.js';
+export {
+  assertBudgetCheckable,
+  type BudgetLimits,
+  budgetExceeded,
+  createBudgetCheck,
+  recordedBudgetCheck,
+} from './plan/budget.js';
+export {
+  type ApprovalName,
+  applyPlanMode,
+  enterPlanMode,
+  leavePlanMode,
+  PLAN_MODE_PROMPT,
+  type PlanModeTarget,
+  planModesBefore,
+  syncPlanModePrompt,
+} from './plan/plan-mode.js';
+export {
+  latestPlan,
+  PLAN_STATE,
+  type PlanState,
+  planContext,
+  renderPlan,
+  UPDATE_PLAN_TOOL,
+} from './plan/plan-state.js';
 export { checkpointDirFor, checkpointStoreFor } from './rewind/checkpoint-store.js';
 export { answerInterruptedCalls } from './rewind/recovery.js';
 export { createRerunRestores } from './rewind/rerun-restores.js';

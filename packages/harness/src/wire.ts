@@ -9,6 +9,7 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import type { ResolvedModel } from './model-config.js';
+import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
 import { planContext } from './plan/plan-state.js';
 import { createUpdatePlanTool } from './plan/plan-tool.js';
@@ -43,6 +44,8 @@ export interface WireOptions {
   web?: boolean;
   /** A recording whose MCP tools answer with their recorded results (rerun): no server starts. */
   mcpRecorded?: readonly import('@spine/protocol').SessionEvent[];
+  /** The budget check (default: from the configuration's limits; a rerun's repeats the record). */
+  budget?: import('@spine/agent-loop').BudgetCheck;
 }
 
 /** Everything a front end drives: the agent and the parts slash commands reach into. */
@@ -178,8 +181,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,
       ];
       if (memory) tools.push(memory.tool as unknown as AnyToolDefinition);
-      if (!config.tools.exclude.includes('update_plan'))
-        tools.push(createUpdatePlanTool(toolRuntime.defineTool));
+      tools.push(createUpdatePlanTool(toolRuntime.defineTool));
       const built = toolRuntime.createToolRuntime({
         cwd,
         tools,
@@ -300,6 +302,11 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         }
       : {}),
     ...(options.approve ? { approve: options.approve } : {}),
+    ...(options.budget
+      ? { budget: options.budget }
+      : hasBudget(config)
+        ? { budget: createBudgetCheck(session, config) }
+        : {}),
     ...(checkpoints
       ? { beforeTools: checkpoints.beforeTools, beforeTurnEnd: checkpoints.beforeTurnEnd }
       : {}),

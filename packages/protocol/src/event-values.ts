@@ -57,6 +57,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'session/title': 'none',
   'plan/mode': 'none',
   'loop/detected': 'none',
+  'budget/exceeded': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */
@@ -93,4 +94,5 @@ export const TURN_END_REASONS = [
   'error',
   'interrupted',
   'stuck',
+  'budget',
 ] as const;

@@ -55,10 +55,15 @@ import {
 } from './loop-bodies.js';
 import { type LoopDetectedBody, LoopDetectedBodySchema } from './loop-bodies-detect.js';
 import { AssistantPartSchema } from './messages.js';
+import {
+  type BudgetExceededBody,
+  BudgetExceededBodySchema,
+  type PlanModeBody,
+  PlanModeBodySchema,
+} from './plan-bodies.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
-import { type PlanModeBody, PlanModeBodySchema } from './plan-bodies.js';
 import { type SessionTitleBody, SessionTitleBodySchema } from './title-bodies.js';
 import type { SamplingAnsweredBody, ToolsChangedBody } from './tools-bodies.js';
 import { SamplingAnsweredBodySchema, ToolsChangedBodySchema } from './tools-bodies.js';
@@ -270,6 +275,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'session/title': { surface: 'none', body: SessionTitleBodySchema },
   'plan/mode': { surface: 'none', body: PlanModeBodySchema },
   'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
+  'budget/exceeded': { surface: 'none', body: BudgetExceededBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -306,6 +312,7 @@ export interface EventBodies {
   'session/title': SessionTitleBody;
   'plan/mode': PlanModeBody;
   'loop/detected': LoopDetectedBody;
+  'budget/exceeded': BudgetExceededBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -157,6 +157,19 @@ export type {
   RetryPolicy,
 } from './model-client.js';
 export { isModelError, ModelError } from './model-client.js';
+export type {
+  BudgetExceededBody,
+  PlanModeBody,
+  PlanStep,
+  UpdatePlanArguments,
+} from './plan-bodies.js';
+export {
+  BudgetExceededBodySchema,
+  PlanModeBodySchema,
+  PlanStepSchema,
+  PlanStepStatusSchema,
+  UpdatePlanArgumentsSchema,
+} from './plan-bodies.js';
 export type { EventTypeDefinition, Projector } from './projector.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
@@ -179,13 +192,6 @@ export {
 export type { SummarizationInput, SummarizationResult, Summarizer } from './summarizer.js';
 export type { VisibleTextOptions } from './terminal-text.js';
 export { visibleJson, visibleText } from './terminal-text.js';
-export type { PlanModeBody, PlanStep, UpdatePlanArguments } from './plan-bodies.js';
-export {
-  PlanModeBodySchema,
-  PlanStepSchema,
-  PlanStepStatusSchema,
-  UpdatePlanArgumentsSchema,
-} from './plan-bodies.js';
 export type { SessionTitleBody } from './title-bodies.js';
 export { SessionTitleBodySchema } from './title-bodies.js';
 export type { TokenMeasure, TokenMeter } from './token-meter.js';

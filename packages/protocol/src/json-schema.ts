@@ -54,6 +54,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     'Plan mode was entered, or left to implement the plan under the previous policy; the latest wins.',
   'loop/detected':
     'The loop detector found the model repeating itself: first told (`noted`), then the turn ended `stuck` (`stopped`).',
+  'budget/exceeded':
+    'A cost or token budget was reached before a model request; the turn ends with reason `budget`.',
 };
 
 /** `request/header` → `RequestHeaderBody`: the `$defs` name of a type's body. */

@@ -67,3 +67,18 @@ export const UpdatePlanArgumentsSchema = z
   });
 /** Arguments of the `update_plan` tool. */
 export type UpdatePlanArguments = z.infer<typeof UpdatePlanArgumentsSchema>;
+
+/**
+ * Body of `budget/exceeded`: a cost or token budget was reached before a model request, so the
+ * turn ended (`turn/end` with reason `budget`) without sending it. Spent figures include the
+ * subagents' usage; raise the limit and continue the session to go on.
+ */
+export const BudgetExceededBodySchema = z.object({
+  scope: z.literal(['turn', 'session']).describe('Whether the limit is per turn or per session.'),
+  limit: z.literal(['cost', 'tokens']).describe('`cost` (USD) or `tokens` (all usage buckets).'),
+  spent: z.number().nonnegative().describe('What was spent in that scope, in USD or tokens.'),
+  max: z.number().nonnegative().describe('The limit in force.'),
+  message: z.string().describe('What was spent, for people.'),
+});
+/** Body of `budget/exceeded`. */
+export type BudgetExceededBody = z.infer<typeof BudgetExceededBodySchema>;

@@ -51,7 +51,8 @@ type StopCause = { kind: 'timeout'; ms: number } | { kind: 'tokens'; limit: numb
 
 function endReason(result: TurnResult, stop: StopCause | undefined): ChildEndReason {
   if (stop) return 'error';
-  return result.reason;
+  // A child runs without a budget check of its own (its usage counts toward the parent's).
+  return result.reason === 'budget' ? 'error' : result.reason;
 }
 
 function stopMessage(stop: StopCause): string {

@@ -45,6 +45,7 @@ const ASKING_CALL: Record<ApprovalPolicyName, () => ReturnType<typeof call>> = {
       escalation: { justification: 'needs the network', permissions: { network: true } },
     }),
   'deny-all': () => call('change'),
+  plan: () => call('change'),
 };
 
 const alwaysAsk: ApprovalPolicy = {
@@ -80,6 +81,7 @@ const POLICIES: (ApprovalPolicyName | ApprovalPolicy)[] = [
   'ask',
   'auto-edit',
   'never-ask',
+  'plan',
   'deny-all',
   alwaysAsk,
 ];

@@ -39,10 +39,9 @@ describe('the plan approval policy', () => {
     runtime.hooks.preExecute.push(() => ({ decision: 'allow' }));
     runtime.setApproval('plan');
     ran.length = 0;
-    const results = await runtime.run(
-      [call('change'), call('shell', { command: 'git status' })],
-      { approve: recorder('always').approve },
-    );
+    const results = await runtime.run([call('change'), call('shell', { command: 'git status' })], {
+      approve: recorder('always').approve,
+    });
     expect(results.map((result) => result.outcome)).toEqual(['denied', 'denied']);
     expect(ran).toEqual([]);
     runtime.setApproval('ask');

@@ -132,7 +132,10 @@ const PLAN_ALLOW: ApprovalVerdict = Object.freeze({
  */
 export function isPlanModeRefusal(check: ApprovalCheck): ApprovalVerdict | undefined {
   if (check.escalation)
-    return { decision: 'deny', reason: 'plan mode refuses extra permissions; propose a plan instead' };
+    return {
+      decision: 'deny',
+      reason: 'plan mode refuses extra permissions; propose a plan instead',
+    };
   if (check.permissions.writesFiles)
     return {
       decision: 'deny',

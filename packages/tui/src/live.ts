@@ -291,6 +291,8 @@ export function describeTurnEnd(result: TurnResult): string {
       return `stopped: ${visibleText(result.error?.message ?? 'the model was stuck in a loop')}`;
     case 'aborted':
       return 'aborted';
+    case 'budget':
+      return `stopped: ${visibleText(result.budget?.message ?? 'a budget is reached')}`;
     default:
       return `failed: ${visibleText(result.error?.message ?? 'unknown error')}`;
   }

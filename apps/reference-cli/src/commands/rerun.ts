@@ -125,6 +125,8 @@ export async function rerunSession(
     // defined MCP tools loads @spine/mcp (an optional part: a rerun without MCP needs none).
     ...(definedTools.some((name) => name.startsWith('mcp__')) ? { mcpRecorded: recorded } : {}),
     approve: async (request) => answers.get(request.toolCallId) ?? 'once',
+    // Turns end where the recording's budget ended them, whatever the limits now.
+    budget: (await import('@spine/harness')).recordedBudgetCheck(recorded),
     ...(children ? { childRecordings: children } : {}),
     onWarning: (message) => out.write(style.yellow(`warning: ${message}\n`)),
   });
@@ -146,10 +148,14 @@ export async function rerunSession(
       onCompact: () => out.write(style.dim('rerun: /compact (recorded manual compaction)\n')),
       // Rewinds and plan-mode switches recorded between turns are repeated before the turn
       // that followed them.
-      beforeTurn: await rerunBeforeTurn(recorded, { ...wired, session }, {
-        ...{ config: options.config, cwd: options.cwd },
-        warn: (message) => out.write(style.yellow(`warning: ${message}\n`)),
-      }),
+      beforeTurn: await rerunBeforeTurn(
+        recorded,
+        { ...wired, session },
+        {
+          ...{ config: options.config, cwd: options.cwd },
+          warn: (message) => out.write(style.yellow(`warning: ${message}\n`)),
+        },
+      ),
       onTurn: (input) => out.write(`${style.cyan('you ›')} ${preview(input.content, 200)}\n`),
       onTurnEnd: (result) => {
         if (result.reason === 'error')

@@ -6,7 +6,7 @@ import type { TurnResult } from '../types.js';
 /**
  * The distinctions a CLI turns into exit codes: the turn succeeded, the model or provider
  * failed (including a context overflow nothing could compact), a tool was denied, the step
- * limit was hit, the model was stuck in a loop, or the user aborted.
+ * limit or a budget was hit, the model was stuck in a loop, or the user aborted.
  */
 export type TurnOutcome =
   | 'success'
@@ -14,6 +14,7 @@ export type TurnOutcome =
   | 'tool-denied'
   | 'max-steps'
   | 'stuck'
+  | 'budget'
   | 'aborted';
 
 /**
@@ -36,6 +37,8 @@ export function turnOutcome(result: TurnResult): TurnOutcome {
       return 'max-steps';
     case 'stuck':
       return 'stuck';
+    case 'budget':
+      return 'budget';
     case 'completed':
       return result.deniedTools.length > 0 ? 'tool-denied' : 'success';
   }

@@ -98,6 +98,14 @@ const layerFields = {
   approval: z.enum(['ask', 'auto-edit', 'never-ask', 'deny-all', 'plan']).optional(),
   /** Steps per turn before it stops. */
   maxSteps: z.number().int().positive().optional(),
+  /** USD the session (with its subagents) may spend; checked before each model request. */
+  maxCost: z.number().nonnegative().optional(),
+  /** Tokens (all usage buckets) the session (with its subagents) may use. */
+  maxTokens: z.number().int().positive().optional(),
+  /** USD one turn (with its subagents) may spend. */
+  maxTurnCost: z.number().nonnegative().optional(),
+  /** Tokens one turn (with its subagents) may use. */
+  maxTurnTokens: z.number().int().positive().optional(),
   /** When the JSONL store syncs to disk. */
   fsync: z.enum(['always', 'per-turn', 'never']).optional(),
   /** A PostgreSQL session store instead of JSONL files; the password belongs in PGPASSWORD. */
@@ -341,6 +349,14 @@ export interface SpineConfig {
   approval: 'ask' | 'auto-edit' | 'never-ask' | 'deny-all' | 'plan';
   /** Step limit per turn. */
   maxSteps: number;
+  /** USD limit of the session, subagents included (`--max-cost`); absent: none. */
+  maxCost?: number;
+  /** Token limit of the session, subagents included (`--max-tokens`); absent: none. */
+  maxTokens?: number;
+  /** USD limit of one turn, subagents included; absent: none. */
+  maxTurnCost?: number;
+  /** Token limit of one turn, subagents included; absent: none. */
+  maxTurnTokens?: number;
   /** Durability of the JSONL store. */
   fsync: 'always' | 'per-turn' | 'never';
   /** A PostgreSQL store (`--store`, SPINE_STORE_URL); absent: JSONL files in `sessionDir`. */

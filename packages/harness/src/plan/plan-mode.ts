@@ -83,7 +83,12 @@ export function leavePlanMode(
 ): PlanModeBody | undefined {
   if (current !== 'plan') return undefined;
   const back = beforePlan.get(target.session) ?? fallback;
-  return applyPlanMode(target, { mode: 'implement', approval: back, previous: 'plan', by: 'person' });
+  return applyPlanMode(target, {
+    mode: 'implement',
+    approval: back,
+    previous: 'plan',
+    by: 'person',
+  });
 }
 
 /**

@@ -4,16 +4,19 @@ import { createToolRuntime, defineTool } from '@spine/tool-runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { agentProjections } from '../history/projections.js';
-import { latestPlan, PLAN_STATE, planContext, renderPlan } from './plan-state.js';
+import { latestPlan, PLAN_STATE, type PlanState, planContext, renderPlan } from './plan-state.js';
 import { createUpdatePlanTool } from './plan-tool.js';
 
 const STATUS = fc.constantFrom('pending', 'in_progress', 'completed') as fc.Arbitrary<
   'pending' | 'in_progress' | 'completed'
 >;
-const STEPS = fc.array(fc.record({ step: fc.string({ minLength: 1, maxLength: 40 }), status: STATUS }), {
-  minLength: 0,
-  maxLength: 8,
-});
+const STEPS = fc.array(
+  fc.record({ step: fc.string({ minLength: 1, maxLength: 40 }), status: STATUS }),
+  {
+    minLength: 0,
+    maxLength: 8,
+  },
+);
 
 /** Runs `update_plan` through a real tool runtime and records its call and result in `session`. */
 async function updatePlan(session: Session, id: string, args: unknown) {
@@ -22,8 +25,17 @@ async function updatePlan(session: Session, id: string, args: unknown) {
     tools: [createUpdatePlanTool(defineTool)],
     approval: 'plan',
   });
-  session.append('turn/start', {}, { turn: session.events().filter((e) => e.type === 'turn/start').length + 1 });
-  const call = { type: 'tool-call' as const, id, name: 'update_plan', arguments: JSON.stringify(args) };
+  session.append(
+    'turn/start',
+    {},
+    { turn: session.events().filter((e) => e.type === 'turn/start').length + 1 },
+  );
+  const call = {
+    type: 'tool-call' as const,
+    id,
+    name: 'update_plan',
+    arguments: JSON.stringify(args),
+  };
   session.append(
     'assistant/message',
     { content: [call], finishReason: 'tool-calls' },
@@ -85,7 +97,7 @@ describe('update_plan and the current plan', () => {
       ],
     });
     expect(refused.isError).toBe(true);
-    const state = session.projection<{ steps: unknown[]; seq: number }>(PLAN_STATE.name);
+    const state = session.projection<PlanState>(PLAN_STATE.name);
     expect(state.steps).toEqual(first);
     expect(latestPlan(session.events()).steps).toEqual(first);
     // On the surface: the model sees the result itself, no context.
@@ -98,6 +110,8 @@ describe('update_plan and the current plan', () => {
     );
     const text = context().plan;
     expect(text).toBe(renderPlan(first as never));
-    expect(text).toBe('plan (1/3 done)\n[x] Read src/add.js\n[>] Fix the operator\n[ ] Run the tests');
+    expect(text).toBe(
+      'plan (1/3 done)\n[x] Read src/add.js\n[>] Fix the operator\n[ ] Run the tests',
+    );
   });
 });

@@ -56,6 +56,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'lease/takeover': 'none',
   'session/title': 'none',
   'loop/detected': 'none',
+  'hook/run': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */

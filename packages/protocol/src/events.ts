@@ -16,6 +16,7 @@ import {
   CompactionSummaryBodySchema,
 } from './compaction-bodies.js';
 import { type EventSurfaceRole, TOOL_RESULT_OUTCOMES } from './event-values.js';
+import { type HookRunBody, HookRunBodySchema } from './hook-bodies.js';
 import { JsonValueSchema } from './json.js';
 import type {
   AbortedBody,
@@ -268,6 +269,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
   'session/title': { surface: 'none', body: SessionTitleBodySchema },
   'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
+  'hook/run': { surface: 'none', body: HookRunBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -303,6 +305,7 @@ export interface EventBodies {
   'lease/takeover': LeaseTakeoverBody;
   'session/title': SessionTitleBody;
   'loop/detected': LoopDetectedBody;
+  'hook/run': HookRunBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -50,6 +50,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     'A writer took over the session from one whose lease expired or whose process exited.',
   'session/title':
     'The session was (re)titled: from its first request (`auto`) or by a person; the latest wins.',
+  'hook/run':
+    'A user hook command ran: its event, command, exit code, duration, decision and (cut) output.',
   'loop/detected':
     'The loop detector found the model repeating itself: first told (`noted`), then the turn ended `stuck` (`stopped`).',
 };

@@ -24,9 +24,10 @@ export function recordHookRuns(
 }
 
 /**
- * Wraps `approve` with the `permission-request` hooks (when configured): a hook's allow or deny
- * answers without asking; otherwise `notification` fires and the person is asked (or, with no
- * person, the call is denied).
+ * Wraps `approve` with the `permission-request` hooks (when configured): a hook's deny answers
+ * without asking, and so does its allow, except for escalations and protected writes (a person's
+ * answer only); otherwise `notification` fires and the person is asked (or, with no person, the
+ * call is denied).
  */
 export function approveWithHooks(
   hooks: ShellHooks,
@@ -42,7 +43,10 @@ export function approveWithHooks(
         reason: request.reason,
       };
       const decision = await hooks.decide('permission-request', payload);
-      if (decision) return decision.decision === 'allow' ? 'once' : 'deny';
+      if (decision?.decision === 'deny') return 'deny';
+      // Escalations and protected writes need a person's answer: a hook's allow does not count.
+      const personOnly = request.personOnly === true || request.escalation !== undefined;
+      if (decision?.decision === 'allow' && !personOnly) return 'once';
     }
     if (!approve) return 'deny';
     await hooks.fire('notification', {

@@ -19,7 +19,8 @@ export function exitCodeOf(thrown: unknown): ExitCode {
   if (SpineError.isInstance(error)) {
     if (error.code === 'ABORTED') return EXIT_CODES.aborted;
     if (error.code === 'REPLAY_MISMATCH') return EXIT_CODES.mismatch;
-    if (error.code === 'TOOL_DENIED') return EXIT_CODES.toolDenied;
+    if (error.code === 'TOOL_DENIED' || error.code === 'PROMPT_BLOCKED')
+      return EXIT_CODES.toolDenied;
     if (USAGE_CODES.has(error.code)) return EXIT_CODES.usage;
   }
   // The file system refused (a session directory that is a file, no permission, disk full):

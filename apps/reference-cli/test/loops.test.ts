@@ -108,13 +108,13 @@ describe('loop detection through spine run', { timeout: 300_000 }, () => {
         expect(ran.code, ran.stderr).toBe(9);
         const log = sessionLog(sessionDir);
         const loops = log.filter((event) => event.type === 'loop/detected');
-        expect(
-          loops.map((event) => [(event.body as LoopDetectedBody).action, event.step]),
-        ).toEqual([
-          ['noted', loop.noted],
-          ['stopped', loop.stopped],
-        ]);
-        expect((loops[0]?.body as LoopDetectedBody).kind).toBe(loop.kind);
+        expect(loops.map((event) => [(event.body as LoopDetectedBody).action, event.step])).toEqual(
+          [
+            ['noted', loop.noted],
+            ['stopped', loop.stopped],
+          ],
+        );
+        expect((loops[0]?.body as LoopDetectedBody | undefined)?.kind).toBe(loop.kind);
         // The model read the note in the request after the detection.
         const request = server.requests[loop.noted]?.body as {
           messages: { role: string; content?: string }[];
@@ -123,12 +123,14 @@ describe('loop detection through spine run', { timeout: 300_000 }, () => {
         const note = log.find(
           (event) => (event.body as UserMessageBody).source === 'loop-detector',
         );
-        expect((note?.body as UserMessageBody).meta).toEqual({ loopSeq: loops[0]?.seq });
+        expect((note?.body as UserMessageBody | undefined)?.meta).toEqual({
+          loopSeq: loops[0]?.seq,
+        });
         const end = log.findLast((event) => event.type === 'turn/end');
         expect(end?.body).toMatchObject({ reason: 'stuck', error: { code: 'LOOP_DETECTED' } });
         expect(server.requests).toHaveLength(loop.stopped);
 
-        const id = (log[0]?.body as { sessionId: string }).sessionId;
+        const id = (log[0]?.body as { sessionId?: string } | undefined)?.sessionId ?? '';
         const verified = await runCli(['replay', id, '--verify'], { env, timeoutMs: 120_000 });
         expect(verified.code, verified.stderr).toBe(0);
         const fresh = exampleWorkspace('spine-loops-rerun-');

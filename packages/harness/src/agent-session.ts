@@ -128,6 +128,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
         await wired.hooks.fire('stop', { reason });
         // From the totals projection: no pass over the history.
         const totals = sessionTotals(session);
+        await wired.hooks.fire('session-end', { reason, turns: totals.turns });
         const usage = usageWithChildren(totals.own, totals);
         const { turns } = totals;
         const model = totals.model ?? undefined;

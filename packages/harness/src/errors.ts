@@ -83,3 +83,16 @@ export class SessionInUseError extends SpineError {
     this.pid = options.pid;
   }
 }
+
+/**
+ * A `user-prompt-submit` hook blocked the prompt: no turn ran. The message carries the hook's
+ * reason; `spine run` exits 4 (denied).
+ */
+export class PromptBlockedError extends SpineError {
+  constructor(options: { reason: string }) {
+    super({
+      code: 'PROMPT_BLOCKED',
+      message: `a user-prompt-submit hook blocked the prompt: ${options.reason}; change the prompt or the hook`,
+    });
+  }
+}

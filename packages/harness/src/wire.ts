@@ -8,6 +8,7 @@ import type {
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
+import * as hookWiring from './hooks-wiring.js';
 import type { ResolvedModel } from './model-config.js';
 import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
@@ -132,7 +133,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     onWarning: warn,
     // Hooks run under the same OS sandbox and mode as the agent's shell commands.
     run: toolRuntime.createSandboxedHookRunner({ backend, mode: () => runtime.sandbox }),
+    onRun: hookWiring.recordHookRuns(session),
   });
+  // `permission-request` hooks answer before a person is asked (hooks-wiring.ts).
+  const approve = hookWiring.approveWithHooks(hooks, options.approve);
 
   // Tool families load now (module imports); their objects are built on first use.
   const families: string[] = ['workspace', 'recall'];
@@ -263,7 +267,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   // Subagents: the task tool, registered when the runtime is built (agents/wiring.ts).
   taskTool = await (await import('./agents/wiring.js')).wireSubagents({
     ...{ config, cwd, session, runtime, model, warn, shellEnv, network, backend, hooks },
-    ...{ toolRuntime, compactionPkg, agentLoop, instructions, meter, approve: options.approve },
+    ...{ toolRuntime, compactionPkg, agentLoop, instructions, meter, approve },
     ...(options.summarizer ? { summarizer: options.summarizer } : {}),
     ...(options.childRecordings ? { recorded: options.childRecordings } : {}),
     // The parent's web and language-server tools, for children whose profile names them.
@@ -301,7 +305,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
           },
         }
       : {}),
-    ...(options.approve ? { approve: options.approve } : {}),
+    ...(approve ? { approve } : {}),
     ...(options.budget
       ? { budget: options.budget }
       : hasBudget(config)
@@ -311,6 +315,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
       ? { beforeTools: checkpoints.beforeTools, beforeTurnEnd: checkpoints.beforeTurnEnd }
       : {}),
   });
+
+  hookWiring.wireAgentHooks(agent, hooks);
 
   // MCP loads only when servers are configured (the SDK is heavy) or a rerun replays their results.
   const mcp =

@@ -58,6 +58,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'plan/mode': 'none',
   'loop/detected': 'none',
   'budget/exceeded': 'none',
+  'hook/run': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */

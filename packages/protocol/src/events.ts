@@ -16,6 +16,7 @@ import {
   CompactionSummaryBodySchema,
 } from './compaction-bodies.js';
 import { type EventSurfaceRole, TOOL_RESULT_OUTCOMES } from './event-values.js';
+import { type HookRunBody, HookRunBodySchema } from './hook-bodies.js';
 import { JsonValueSchema } from './json.js';
 import type {
   AbortedBody,
@@ -276,6 +277,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'plan/mode': { surface: 'none', body: PlanModeBodySchema },
   'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
   'budget/exceeded': { surface: 'none', body: BudgetExceededBodySchema },
+  'hook/run': { surface: 'none', body: HookRunBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -313,6 +315,7 @@ export interface EventBodies {
   'plan/mode': PlanModeBody;
   'loop/detected': LoopDetectedBody;
   'budget/exceeded': BudgetExceededBody;
+  'hook/run': HookRunBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

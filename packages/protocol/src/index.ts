@@ -69,6 +69,8 @@ export {
   ToolStartedBodySchema,
   UserMessageBodySchema,
 } from './events.js';
+export type { HookEventName, HookInput, HookRunBody } from './hook-bodies.js';
+export { HookEventSchema, HookInputSchema, HookRunBodySchema } from './hook-bodies.js';
 export type { JsonObject, JsonSchema, JsonValue } from './json.js';
 export { canonicalJson, findNonJson, JsonValueSchema } from './json.js';
 export { bodyDefinitionName, sessionEventJsonSchema } from './json-schema.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SurfaceRegionSchema } from './compaction-bodies.js';
 import { BUILTIN_EVENT_TYPES, FORMAT_VERSION, SurfaceOpSchema } from './events.js';
+import { HookInputSchema } from './hook-bodies.js';
 import { type JsonObject, JsonValueSchema } from './json.js';
 import { AssistantPartSchema } from './messages.js';
 import { ToolSpecSchema } from './tool-spec.js';
@@ -52,6 +53,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     'The session was (re)titled: from its first request (`auto`) or by a person; the latest wins.',
   'plan/mode':
     'Plan mode was entered, or left to implement the plan under the previous policy; the latest wins.',
+  'hook/run':
+    'A user hook command ran: its event, command, exit code, duration, decision and (cut) output.',
   'loop/detected':
     'The loop detector found the model repeating itself: first told (`noted`), then the turn ended `stuck` (`stopped`).',
   'budget/exceeded':
@@ -91,6 +94,8 @@ export function sessionEventJsonSchema(): JsonObject {
   registry.add(AssistantPartSchema, { id: 'AssistantPart' });
   registry.add(ToolSpecSchema, { id: 'ToolSpec' });
   registry.add(SurfaceOpSchema, { id: 'SurfaceOp' });
+  // Not an event body: what a user hook command reads on stdin, published with the log format.
+  registry.add(HookInputSchema, { id: 'HookInput' });
   const types = Object.keys(BUILTIN_EVENT_TYPES);
   for (const type of types) {
     const entry = BUILTIN_EVENT_TYPES[type];
@@ -104,6 +109,10 @@ export function sessionEventJsonSchema(): JsonObject {
   }).schemas;
   const defs: Record<string, JsonObject> = {};
   for (const [id, schema] of Object.entries(generated)) defs[id] = strip(schema as JsonObject);
+  if (defs.HookInput) {
+    defs.HookInput.description =
+      'What a user hook command reads on stdin (one JSON object per run), by `event`; not a log line.';
+  }
   for (const type of types) {
     const def = defs[bodyDefinitionName(type)];
     if (def) def.description = `Body of \`${type}\`: ${SUMMARIES[type] ?? 'a built-in event.'}`;

@@ -20,6 +20,11 @@ export interface ApprovalRequest {
   reason: string;
   /** Extra sandbox permissions the tool asks for, with its justification. */
   escalation?: { justification: string; permissions: { [key: string]: JsonValue } };
+  /**
+   * True when only a person may allow this call (a write to a protected path): an automated
+   * answerer such as a `permission-request` hook may deny it but must not allow it.
+   */
+  personOnly?: boolean;
 }
 
 /** The person's answer to an {@link ApprovalRequest}. */

@@ -1,10 +1,18 @@
 import type {
+  HookRunBody,
   JsonValue,
   PostExecuteHook,
   PreExecuteHook,
-  PreExecuteVerdict,
   ToolHooks,
 } from '@spine/protocol';
+import {
+  hookRunRecord,
+  type PermissionHookDecision,
+  type PromptHookDecision,
+  permissionDecisionOf,
+  promptDecisionOf,
+  toolVerdictOf,
+} from './hooks-shell-decide.js';
 import { type HookCommandRunner, type HookRunResult, runShellCommand } from './hooks-shell-run.js';
 
 /** The events a person can attach shell commands to. */
@@ -13,7 +21,23 @@ export type ShellHookEvent =
   | 'pre-tool-use'
   | 'post-tool-use'
   | 'pre-compact'
-  | 'stop';
+  | 'stop'
+  | 'user-prompt-submit'
+  | 'permission-request'
+  | 'post-compact'
+  | 'subagent-start'
+  | 'subagent-stop'
+  | 'session-end'
+  | 'notification';
+
+/** The events whose commands decide something (see {@link ShellHooks.decide}). */
+export type DecidingHookEvent = 'user-prompt-submit' | 'permission-request';
+
+/** Events fired for their side effects only (see {@link ShellHooks.fire}). */
+export type LifecycleHookEvent = Exclude<
+  ShellHookEvent,
+  'pre-tool-use' | 'post-tool-use' | DecidingHookEvent
+>;
 
 /**
  * A hook command: a shell command line, or an object with a per-hook timeout (default 30 s) and,
@@ -30,8 +54,10 @@ export type ShellHookCommand =
       matcher?: string | undefined;
     };
 
-/** Hook commands per event, run in order. */
-export type ShellHookConfig = { readonly [E in ShellHookEvent]: readonly ShellHookCommand[] };
+/** Hook commands per event, run in order (an event left out has none). */
+export type ShellHookConfig = {
+  readonly [E in ShellHookEvent]?: readonly ShellHookCommand[] | undefined;
+};
 
 /** Options of {@link createShellHooks}. */
 export interface ShellHooksOptions {
@@ -53,17 +79,32 @@ export interface ShellHooksOptions {
    * only), so a hook never sees the model key or other credentials.
    */
   env?: NodeJS.ProcessEnv;
+  /** Told of every command run (the harness records it as `hook/run`). */
+  onRun?: (record: HookRunBody) => void;
 }
 
 /** Shell hooks as tool-runtime hook chains plus the lifecycle events. */
 export interface ShellHooks {
   /** `pre-tool-use` and `post-tool-use` as hook chains for `createToolRuntime({ hooks })`. */
   toolHooks: ToolHooks;
-  /** Fires `session-start`, `pre-compact` or `stop` with the payload on stdin. */
-  fire(
-    event: Exclude<ShellHookEvent, 'pre-tool-use' | 'post-tool-use'>,
+  /** True when commands are attached to `event`. */
+  has(event: ShellHookEvent): boolean;
+  /** Fires a lifecycle event with the payload on stdin; failures are warnings. */
+  fire(event: LifecycleHookEvent, payload: Record<string, JsonValue>): Promise<void>;
+  /**
+   * Runs the commands of a deciding event. `user-prompt-submit`: the first block wins, rewrites
+   * chain (each command sees the prompt the previous one produced). `permission-request`: the
+   * first deny wins (a failing or hanging command denies), else allow when one allowed, else
+   * `undefined` (ask the person).
+   */
+  decide(
+    event: 'user-prompt-submit',
+    payload: { prompt: string },
+  ): Promise<PromptHookDecision | undefined>;
+  decide(
+    event: 'permission-request',
     payload: Record<string, JsonValue>,
-  ): Promise<void>;
+  ): Promise<PermissionHookDecision | undefined>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -91,13 +132,18 @@ function matches(matcher: string, toolName: string): boolean {
  * `sessionId`, `cwd` and the event's payload). Contract of a `pre-tool-use` command: exit 0
  * allows (no opinion), exit 2 blocks the call with stderr (or stdout) as the reason the model
  * sees, and stdout `{"decision":"deny"|"ask"|"allow","reason":"…"}` decides explicitly. A
- * `post-tool-use` command that exits 2 appends its stderr to the result as feedback.
+ * `post-tool-use` command that exits 2 appends its stderr to the result as feedback. A
+ * `user-prompt-submit` command blocks the prompt with exit 2 (or `{"decision":"block"}`) and
+ * replaces it with `{"prompt":"…"}`; a `permission-request` command allows or denies with
+ * `{"decision":"allow"|"deny"}` before a person is asked, denies with exit 2, and denies when it
+ * fails or times out (fails closed). The schema of each event's stdin is `HookInputSchema` in
+ * `@spine/protocol`; every run is reported to `onRun`.
  *
  * @example
  * ```ts
  * const shell = createShellHooks({
  *   cwd,
- *   hooks: { 'session-start': [], 'pre-tool-use': ['./check.sh'], 'post-tool-use': [], 'pre-compact': [], stop: [] },
+ *   hooks: { 'pre-tool-use': ['./check.sh'], 'permission-request': ['./policy.sh'] },
  *   sessionId: () => session.id,
  * });
  * const runtime = createToolRuntime({ cwd, tools, hooks: shell.toolHooks });
@@ -106,6 +152,25 @@ function matches(matcher: string, toolName: string): boolean {
 export function createShellHooks(options: ShellHooksOptions): ShellHooks {
   const run = options.run ?? runShellCommand;
   const warn = options.onWarning ?? (() => {});
+  const durations = new WeakMap<HookRunResult, number>();
+  const listOf = (event: ShellHookEvent): readonly ShellHookCommand[] => options.hooks[event] ?? [];
+  const report = (
+    event: ShellHookEvent,
+    hook: ShellHookCommand,
+    result: HookRunResult,
+    decision: HookRunBody['decision'],
+    reason?: string,
+  ): void => {
+    if (!options.onRun) return;
+    const { command } = normalize(hook);
+    const durationMs = durations.get(result) ?? 0;
+    options.onRun(
+      hookRunRecord(
+        { event, command, durationMs, decision, ...(reason === undefined ? {} : { reason }) },
+        result,
+      ),
+    );
+  };
   const invoke = async (
     event: ShellHookEvent,
     hook: ShellHookCommand,
@@ -119,12 +184,21 @@ export function createShellHooks(options: ShellHooksOptions): ShellHooks {
       cwd: options.cwd,
       ...payload,
     });
+    const started = performance.now();
     const result = await run(command, input, {
       cwd: options.cwd,
       timeoutMs,
       ...(signal ? { signal } : {}),
       ...(options.env ? { env: options.env } : {}),
-    });
+    }).catch(
+      (error: unknown): HookRunResult => ({
+        exitCode: 127,
+        stdout: '',
+        stderr: String(error),
+        timedOut: false,
+      }),
+    );
+    durations.set(result, performance.now() - started);
     if (result.timedOut) warn(`${event} hook "${command}" timed out after ${timeoutMs} ms`);
     else if (result.exitCode !== 0 && result.exitCode !== 2) {
       warn(`${event} hook "${command}" exited ${result.exitCode}: ${result.stderr.trim()}`);
@@ -133,11 +207,12 @@ export function createShellHooks(options: ShellHooksOptions): ShellHooks {
   };
 
   const preExecute: PreExecuteHook = async (call, context) => {
-    for (const hook of options.hooks['pre-tool-use']) {
+    for (const hook of listOf('pre-tool-use')) {
       if (!matches(normalize(hook).matcher, call.toolName)) continue;
       const payload = { toolName: call.toolName, toolCallId: call.toolCallId, args: call.args };
       const result = await invoke('pre-tool-use', hook, payload, context.signal);
-      const verdict = verdictOf(result);
+      const verdict = toolVerdictOf(result);
+      report('pre-tool-use', hook, result, verdict?.decision ?? 'none', verdict?.reason);
       if (verdict && verdict.decision !== 'allow') return verdict;
     }
     return undefined;
@@ -145,7 +220,7 @@ export function createShellHooks(options: ShellHooksOptions): ShellHooks {
 
   const postExecute: PostExecuteHook = async (call, output, context) => {
     let current = output;
-    for (const hook of options.hooks['post-tool-use']) {
+    for (const hook of listOf('post-tool-use')) {
       if (!matches(normalize(hook).matcher, call.toolName)) continue;
       const payload = {
         toolName: call.toolName,
@@ -154,7 +229,9 @@ export function createShellHooks(options: ShellHooksOptions): ShellHooks {
         result: { content: current.content, isError: current.isError ?? false },
       };
       const result = await invoke('post-tool-use', hook, payload, context.signal);
-      if (result.exitCode === 2 && result.stderr.trim()) {
+      const feedback = result.exitCode === 2 && result.stderr.trim() !== '';
+      report('post-tool-use', hook, result, feedback ? 'feedback' : 'none');
+      if (feedback) {
         current = {
           ...current,
           content: `${current.content}\n\n[post-tool-use hook] ${result.stderr.trim()}`,
@@ -164,35 +241,53 @@ export function createShellHooks(options: ShellHooksOptions): ShellHooks {
     return current === output ? undefined : current;
   };
 
+  const decidePrompt = async (prompt: string): Promise<PromptHookDecision | undefined> => {
+    let current = prompt;
+    for (const hook of listOf('user-prompt-submit')) {
+      const result = await invoke('user-prompt-submit', hook, { prompt: current });
+      const decision = promptDecisionOf(result);
+      report(
+        'user-prompt-submit',
+        hook,
+        result,
+        decision?.decision ?? 'none',
+        decision?.decision === 'block' ? decision.reason : undefined,
+      );
+      if (decision?.decision === 'block') return decision;
+      if (decision?.decision === 'rewrite') current = decision.prompt;
+    }
+    return current === prompt ? undefined : { decision: 'rewrite', prompt: current };
+  };
+
+  const decidePermission = async (
+    payload: Record<string, JsonValue>,
+  ): Promise<PermissionHookDecision | undefined> => {
+    let allowed: PermissionHookDecision | undefined;
+    for (const hook of listOf('permission-request')) {
+      const result = await invoke('permission-request', hook, payload);
+      const decision = permissionDecisionOf(result);
+      report('permission-request', hook, result, decision?.decision ?? 'none', decision?.reason);
+      if (decision?.decision === 'deny') return decision;
+      if (decision) allowed = decision;
+    }
+    return allowed;
+  };
+
   return {
     toolHooks: {
-      preExecute: options.hooks['pre-tool-use'].length ? [preExecute] : [],
-      postExecute: options.hooks['post-tool-use'].length ? [postExecute] : [],
+      preExecute: listOf('pre-tool-use').length ? [preExecute] : [],
+      postExecute: listOf('post-tool-use').length ? [postExecute] : [],
     },
+    has: (event) => listOf(event).length > 0,
     async fire(event, payload) {
-      for (const hook of options.hooks[event]) await invoke(event, hook, payload);
+      for (const hook of listOf(event)) {
+        const result = await invoke(event, hook, payload);
+        report(event, hook, result, 'none');
+      }
     },
+    decide: ((event: DecidingHookEvent, payload: Record<string, JsonValue>) =>
+      event === 'user-prompt-submit'
+        ? decidePrompt(String(payload.prompt ?? ''))
+        : decidePermission(payload)) as ShellHooks['decide'],
   };
-}
-
-function verdictOf(result: HookRunResult): PreExecuteVerdict | undefined {
-  const stdout = result.stdout.trim();
-  if (stdout.startsWith('{')) {
-    try {
-      const parsed = JSON.parse(stdout) as { decision?: string; reason?: string };
-      const reason = parsed.reason ?? 'blocked by a pre-tool-use hook';
-      if (parsed.decision === 'deny' || parsed.decision === 'ask')
-        return { decision: parsed.decision, reason };
-      if (parsed.decision === 'allow') return { decision: 'allow', reason };
-    } catch {
-      // Not JSON: fall through to the exit code.
-    }
-  }
-  if (result.exitCode === 2) {
-    return {
-      decision: 'deny',
-      reason: result.stderr.trim() || stdout || 'blocked by a pre-tool-use hook',
-    };
-  }
-  return undefined;
 }

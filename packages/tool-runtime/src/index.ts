@@ -27,6 +27,8 @@ export {
   searchWorkspaceFiles,
 } from './file-search.js';
 export type {
+  DecidingHookEvent,
+  LifecycleHookEvent,
   ShellHookCommand,
   ShellHookConfig,
   ShellHookEvent,
@@ -34,6 +36,7 @@ export type {
   ShellHooksOptions,
 } from './hooks-shell.js';
 export { createShellHooks } from './hooks-shell.js';
+export type { PermissionHookDecision, PromptHookDecision } from './hooks-shell-decide.js';
 export type {
   HookCommandRunner,
   HookRunOptions,

@@ -113,7 +113,17 @@ export async function rerunSession(
       (event.body as { tools: { name: string }[] }).tools.map((tool) => tool.name),
     );
   const wired = await wireAgent({
-    config: scratch.config,
+    // The recorded prompts are already the ones the hooks let through (or rewrote), and recorded
+    // approvals answer every question: those hooks do not run again.
+    config: {
+      ...scratch.config,
+      hooks: {
+        ...scratch.config.hooks,
+        'user-prompt-submit': [],
+        'permission-request': [],
+        notification: [],
+      },
+    },
     cwd: options.cwd,
     session,
     model: fixedModel(model, modelId, await recordedContextWindow(options.config, header.model)),

@@ -139,6 +139,16 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
     resolveModel: (name) => models.get(name),
     limits: { maxSteps: config.maxSteps },
     onProgress: (event) => {
+      // `subagent-start` / `subagent-stop` hooks (fired in the background: a child never waits).
+      if (event.type === 'start' || event.type === 'end') {
+        const { child } = event;
+        const common = { childSessionId: child.sessionId, profile: child.profile.name };
+        void (
+          event.type === 'start'
+            ? wiring.hooks.fire('subagent-start', { ...common, description: child.description })
+            : wiring.hooks.fire('subagent-stop', { ...common, reason: event.reason })
+        ).catch(() => undefined);
+      }
       if (event.type === 'end') {
         live.delete(event.child.sessionId);
         // `spine sessions` shows a child's cost and model from the index, like any session's.

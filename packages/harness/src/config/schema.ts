@@ -27,6 +27,13 @@ export const HOOK_EVENTS = [
   'post-tool-use',
   'pre-compact',
   'stop',
+  'user-prompt-submit',
+  'permission-request',
+  'post-compact',
+  'subagent-start',
+  'subagent-stop',
+  'session-end',
+  'notification',
 ] as const;
 /** One of {@link HOOK_EVENTS}. */
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -295,6 +302,20 @@ const layerFields = {
       'pre-compact': hookList,
       /** When a session finishes. */
       stop: hookList,
+      /** Before a prompt starts its turn (may block or rewrite it). */
+      'user-prompt-submit': hookList,
+      /** Before a person is asked to approve a tool call (may allow or deny; fails closed). */
+      'permission-request': hookList,
+      /** After a compaction replaced part of the history. */
+      'post-compact': hookList,
+      /** When a subagent starts. */
+      'subagent-start': hookList,
+      /** When a subagent ends. */
+      'subagent-stop': hookList,
+      /** When a session ends, after `stop`. */
+      'session-end': hookList,
+      /** When the agent waits for a person (an approval prompt). */
+      notification: hookList,
     })
     .optional(),
 };
@@ -528,6 +549,13 @@ export function defaultConfig(env: NodeJS.ProcessEnv): SpineConfig {
       'post-tool-use': [],
       'pre-compact': [],
       stop: [],
+      'user-prompt-submit': [],
+      'permission-request': [],
+      'post-compact': [],
+      'subagent-start': [],
+      'subagent-stop': [],
+      'session-end': [],
+      notification: [],
     },
   };
 }

@@ -177,6 +177,7 @@ export class ApprovalGate {
       reason: verdict.reason,
     };
     if (escalation) request.escalation = escalation;
+    if (guarded !== undefined) request.personOnly = true;
     // A protected write is asked every time: an `always` answer is not remembered for it.
     const rememberable = guarded === undefined;
     // Arguments the tool would refuse are refused before anyone is asked; a protected write is

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchBrowser, type PageWatch, type TestBrowser } from './browser.js';
+import { writeHostileSession } from './hostile-session.js';
 import { APP_DIR, BIN, isolatedEnv, tempFolder } from './run-cli.js';
 
 /** Starts `spine serve` and resolves with its printed URL. */
@@ -77,6 +78,7 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
 
   beforeAll(async () => {
     cpSync(join(APP_DIR, 'examples', 'sessions'), sessions, { recursive: true });
+    writeHostileSession(sessions, 'hostile');
     // A running session: its writer holds the lock while the test appends to it.
     live = await Session.create({
       store: createJsonlStore({ dir: sessions, fsync: 'never' }),
@@ -142,6 +144,29 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
     await expect(page.locator('#verdict').textContent()).resolves.toContain('verified');
     onlyServer(watch, serve.url);
     await page.close();
+  });
+
+  it('runs nothing from a hostile session in the list or on its page', async () => {
+    const watch = await browser.open(serve.url.href);
+    await watch.page.waitForSelector('tr[data-id="hostile"]');
+    await watch.page.locator('tr[data-id="hostile"] a').first().click();
+    await watch.page.waitForSelector('#live', { state: 'attached' });
+    await watch.page.waitForTimeout(500);
+    const found = await watch.page.evaluate<{
+      pwned?: string;
+      scripts: number;
+      handlers: number;
+    }>(`({
+      pwned: window.__pwned,
+      scripts: document.scripts.length,
+      handlers: [...document.querySelectorAll('*')].filter((element) =>
+        [...element.attributes].some((attribute) => attribute.name.startsWith('on')),
+      ).length,
+    })`);
+    // The page's own live-follow script is the only one.
+    expect(found).toEqual({ scripts: 1, handlers: 0 });
+    onlyServer(watch, serve.url);
+    await watch.page.close();
   });
 
   it('follows a running session to its end', async () => {

@@ -74,6 +74,7 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
   let browser: TestBrowser;
   let serve: { child: ChildProcess; url: URL };
   let live: Session;
+  let liveClosed = false;
   const sessions = join(tempFolder('spine-serve-'), 'sessions');
 
   beforeAll(async () => {
@@ -98,7 +99,7 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
   afterAll(async () => {
     serve?.child.kill('SIGTERM');
     await browser?.close();
-    if (live?.state === 'open') await live.close();
+    if (live && !liveClosed) await live.close();
   });
 
   it('refuses without the token, with a wrong one, for another Host, and anything but GET', async () => {
@@ -186,6 +187,7 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
     }
     live.append('turn/end', { reason: 'completed', steps: 0 }, { turn: 1 });
     await live.close();
+    liveClosed = true;
     await page.waitForSelector('#live[data-ended="true"]', { state: 'attached', timeout: 60_000 });
     await expect(page.locator('#seq-7').textContent()).resolves.toContain('turn ended: completed');
     onlyServer(watch, serve.url);

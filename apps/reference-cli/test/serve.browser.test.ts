@@ -94,6 +94,14 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
       { turn: 1, surfaceOp: { op: 'append' } },
     );
     await live.flush();
+    // A long session: 450 events, three pages of 200.
+    const long = await Session.create({
+      store: createJsonlStore({ dir: sessions, fsync: 'never' }),
+      id: 'long-session',
+      title: 'a long session',
+    });
+    for (let step = 1; long.lastSeq < 450; step++) long.append('step/start', {}, { turn: 0, step });
+    await long.close();
     [serve, browser] = await Promise.all([startServe(sessions), launchBrowser()]);
   }, 240_000);
   afterAll(async () => {
@@ -168,6 +176,25 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
     expect(found).toEqual({ scripts: 1, handlers: 0 });
     onlyServer(watch, serve.url);
     await watch.page.close();
+  });
+
+  it('pages through a long session, 200 events a page', async () => {
+    const watch = await browser.open(new URL(`/s/long-session${serve.url.search}`, serve.url).href);
+    const { page } = watch;
+    await page.waitForSelector('#seq-200', { state: 'attached' });
+    expect(await page.locator('#seq-201').count()).toBe(0);
+    expect(await page.locator('#live').count()).toBe(0);
+    await page.locator('a[rel="next"]').click();
+    await page.waitForSelector('#seq-201', { state: 'attached' });
+    expect(await page.locator('#seq-2').count()).toBe(0);
+    await page.locator('a[rel="next"]').click();
+    await page.waitForSelector('#seq-450', { state: 'attached' });
+    // The last page follows the session (closed: it says so at once).
+    await page.waitForSelector('#live[data-ended="true"]', { state: 'attached', timeout: 60_000 });
+    await page.locator('.pager a', { hasText: 'earlier events' }).first().click();
+    await page.waitForSelector('#seq-201', { state: 'attached' });
+    onlyServer(watch, serve.url);
+    await page.close();
   });
 
   it('follows a running session to its end', async () => {

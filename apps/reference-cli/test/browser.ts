@@ -9,8 +9,9 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 /** The browser binary (`scripts/system-deps.sh` installs it). */
 export const CHROMIUM = process.env.SPINE_CHROMIUM ?? '/usr/bin/chromium';
 
-/** Where screenshots go: a CI artefact folder, never checked in. */
-export const ARTIFACTS = join(import.meta.dirname, '..', '..', '..', 'test-artifacts');
+/** Where screenshots go: a CI artefact folder, never checked in (`SPINE_TEST_ARTIFACTS` moves it). */
+export const ARTIFACTS =
+  process.env.SPINE_TEST_ARTIFACTS ?? join(import.meta.dirname, '..', '..', '..', 'test-artifacts');
 
 /** What a page did besides rendering. */
 export interface PageWatch {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchBrowser, type PageWatch, type TestBrowser } from './browser.js';
+import { writeHostileSession } from './hostile-session.js';
 import { APP_DIR, BIN, isolatedEnv, tempFolder } from './run-cli.js';
 
 /** Starts `spine serve` and resolves with its printed URL. */
@@ -73,10 +74,12 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
   let browser: TestBrowser;
   let serve: { child: ChildProcess; url: URL };
   let live: Session;
+  let liveClosed = false;
   const sessions = join(tempFolder('spine-serve-'), 'sessions');
 
   beforeAll(async () => {
     cpSync(join(APP_DIR, 'examples', 'sessions'), sessions, { recursive: true });
+    writeHostileSession(sessions, 'hostile');
     // A running session: its writer holds the lock while the test appends to it.
     live = await Session.create({
       store: createJsonlStore({ dir: sessions, fsync: 'never' }),
@@ -91,12 +94,20 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
       { turn: 1, surfaceOp: { op: 'append' } },
     );
     await live.flush();
+    // A long session: 450 events, three pages of 200.
+    const long = await Session.create({
+      store: createJsonlStore({ dir: sessions, fsync: 'never' }),
+      id: 'long-session',
+      title: 'a long session',
+    });
+    for (let step = 1; long.lastSeq < 450; step++) long.append('step/start', {}, { turn: 0, step });
+    await long.close();
     [serve, browser] = await Promise.all([startServe(sessions), launchBrowser()]);
   }, 240_000);
   afterAll(async () => {
     serve?.child.kill('SIGTERM');
     await browser?.close();
-    if (live?.state === 'open') await live.close();
+    if (live && !liveClosed) await live.close();
   });
 
   it('refuses without the token, with a wrong one, for another Host, and anything but GET', async () => {
@@ -144,6 +155,48 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
     await page.close();
   });
 
+  it('runs nothing from a hostile session in the list or on its page', async () => {
+    const watch = await browser.open(serve.url.href);
+    await watch.page.waitForSelector('tr[data-id="hostile"]');
+    await watch.page.locator('tr[data-id="hostile"] a').first().click();
+    await watch.page.waitForSelector('#live', { state: 'attached' });
+    await watch.page.waitForTimeout(500);
+    const found = await watch.page.evaluate<{
+      pwned?: string;
+      scripts: number;
+      handlers: number;
+    }>(`({
+      pwned: window.__pwned,
+      scripts: document.scripts.length,
+      handlers: [...document.querySelectorAll('*')].filter((element) =>
+        [...element.attributes].some((attribute) => attribute.name.startsWith('on')),
+      ).length,
+    })`);
+    // The page's own live-follow script is the only one.
+    expect(found).toEqual({ scripts: 1, handlers: 0 });
+    onlyServer(watch, serve.url);
+    await watch.page.close();
+  });
+
+  it('pages through a long session, 200 events a page', async () => {
+    const watch = await browser.open(new URL(`/s/long-session${serve.url.search}`, serve.url).href);
+    const { page } = watch;
+    await page.waitForSelector('#seq-200', { state: 'attached' });
+    expect(await page.locator('#seq-201').count()).toBe(0);
+    expect(await page.locator('#live').count()).toBe(0);
+    await page.locator('a[rel="next"]').click();
+    await page.waitForSelector('#seq-201', { state: 'attached' });
+    expect(await page.locator('#seq-2').count()).toBe(0);
+    await page.locator('a[rel="next"]').click();
+    await page.waitForSelector('#seq-450', { state: 'attached' });
+    // The last page follows the session (closed: it says so at once).
+    await page.waitForSelector('#live[data-ended="true"]', { state: 'attached', timeout: 60_000 });
+    await page.locator('.pager a', { hasText: 'earlier events' }).first().click();
+    await page.waitForSelector('#seq-201', { state: 'attached' });
+    onlyServer(watch, serve.url);
+    await page.close();
+  });
+
   it('follows a running session to its end', async () => {
     const pageUrl = new URL(`/s/live-session${serve.url.search}`, serve.url);
     const watch = await browser.open(pageUrl.href);
@@ -161,6 +214,7 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
     }
     live.append('turn/end', { reason: 'completed', steps: 0 }, { turn: 1 });
     await live.close();
+    liveClosed = true;
     await page.waitForSelector('#live[data-ended="true"]', { state: 'attached', timeout: 60_000 });
     await expect(page.locator('#seq-7').textContent()).resolves.toContain('turn ended: completed');
     onlyServer(watch, serve.url);

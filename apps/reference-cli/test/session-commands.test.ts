@@ -55,7 +55,7 @@ describe('session commands', { timeout: 180_000 }, () => {
     expect(JSON.parse(readFileSync(out, 'utf8')).events).toHaveLength(8);
     const bad = await runCli(['export', id, '--format', 'pdf'], { env });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--format expects md or json');
+    expect(bad.stderr).toContain('--format expects md, json or html');
   });
 
   it('forks a session at a seq and refuses a seq past the end', async () => {

@@ -12,8 +12,8 @@ const ALLOWED_TAGS = new Set(
   ),
 );
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const RAW_CONTROLS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
 
 /** Hostile text: markup fragments, link schemes, controls and plain characters, mixed. */

@@ -1,6 +1,7 @@
 // Model text as HTML, rendered in Node through marked: raw HTML in the source is escaped (shown,
 // never parsed), links keep only http(s), mailto and in-page targets, images become links (an
 // export makes no network request), and control characters are made visible before parsing.
+import { visibleText } from '@spine/protocol';
 import { Marked, type Tokens } from 'marked';
 import { escapeHtml, inert } from './escape.js';
 
@@ -35,11 +36,12 @@ const marked = new Marked({
 
 /** Renders Markdown from a model or a tool as safe HTML (see the module comment). */
 export function renderMarkdownHtml(source: string): string {
-  // Control characters become visible marks first, so none reaches the parser or the page raw.
-  const visible = source.replace(
+  // Control characters become visible marks first (as `visibleText` writes them everywhere else),
+  // so none reaches the parser or the page raw.
+  const visible = source.replace(/\r\n/g, '\n').replace(
     // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
     /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    (char) => visibleText(char),
   );
   return marked.parse(visible) as string;
 }

@@ -157,11 +157,25 @@ export class TimelineRenderer {
           `subagent <a href="${escapeHtml(this.#childLink(String(end.sessionId)))}">${inertLine(String(end.sessionId))}</a> ended: ${inertLine(String(end.reason))}${end.error ? ` — ${inertLine(end.error)}` : ''}`,
         );
       }
+      case 'request/context': {
+        const sources = Object.keys((body.contexts as Record<string, string> | undefined) ?? {});
+        return ev(
+          event,
+          'minor',
+          `<span class="mute">context of <a href="#seq-${Number(body.request)}">request #${Number(body.request)}</a> from: ${sources.length ? sources.map(inertLine).join(', ') : 'none'}</span>`,
+        );
+      }
+      case 'workspace/restored':
+      case 'session/forked':
+        return ev(
+          event,
+          'rewind',
+          `<strong>${event.type === 'session/forked' ? 'fork' : 'rewind'}</strong>${foldedPre(JSON.stringify(event.body, null, 2))}`,
+        );
       case 'step/start':
       case 'step/end':
       case 'prompt/system':
       case 'tools/defined':
-      case 'request/context':
       case 'llm/retry-started':
         return ev(
           event,
@@ -271,6 +285,9 @@ export class TimelineRenderer {
       meta.sandbox ? `sandbox ${inertLine(String(meta.sandbox))}` : '',
       meta.durationMs === undefined ? '' : `${formatInteger(meta.durationMs)} ms`,
       meta.exitCode === undefined ? '' : `exit ${meta.exitCode}`,
+      meta.provider ? `from ${inertLine(String(meta.provider))}` : '',
+      meta.sourcePath ? `path ${inertLine(String(meta.sourcePath))}` : '',
+      meta.sourceUrl ? `url ${inertLine(String(meta.sourceUrl))}` : '',
       meta.truncated ? `truncated from ${formatInteger(meta.originalLength ?? 0)} chars` : '',
       interrupted ? '<strong>interrupted call: verified outcome below</strong>' : '',
     ].filter(Boolean);

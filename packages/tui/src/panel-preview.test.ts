@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noControlCharactersInRegex: these tests look for raw control characters.
 // The streamed Markdown block's preview in the live region, replayed into a virtual terminal
 // (@xterm/headless): while a block is unfinished its last rows show (terminal-safe, wrapped at the
 // width); once finished it is printed rendered, and no preview row is ever left in the scrollback.
@@ -13,7 +14,11 @@ import { displayWidth } from './markdown/width.js';
 import { SubagentPanel } from './panel.js';
 import { styleFor } from './style.js';
 
-function sink(term: Terminal): { out: NodeJS.WriteStream; raw: string[]; flush: () => Promise<void> } {
+function sink(term: Terminal): {
+  out: NodeJS.WriteStream;
+  raw: string[];
+  flush: () => Promise<void>;
+} {
   const raw: string[] = [];
   let queue = Promise.resolve();
   const out = {

@@ -62,7 +62,9 @@ describe('/transcript', () => {
         input: '/transcript\n',
       });
       expect(piped.code).toBe(0);
-      expect(piped.stdout).toMatch(/the transcript pager needs a terminal; spine show \S+ prints it/);
+      expect(piped.stdout).toMatch(
+        /the transcript pager needs a terminal; spine show \S+ prints it/,
+      );
     } finally {
       await server.close();
     }

@@ -73,8 +73,9 @@ describe('titles of run, fork and store sessions', () => {
       expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
 
       // A fork at the end of the session carries the title, in its log and in the listing.
-      const lastSeq = readFileSync(join(sessionDir, `${id}.jsonl`), 'utf8').trim().split('\n')
-        .length;
+      const lastSeq = readFileSync(join(sessionDir, `${id}.jsonl`), 'utf8')
+        .trim()
+        .split('\n').length;
       const fork = await runCli(['fork', id, '--at', String(lastSeq)], { env });
       expect(fork.code, fork.stderr).toBe(0);
       const forkId = fork.stdout.trim();

@@ -39,9 +39,9 @@ export {
 } from './elicitation.js';
 export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
 export { formatCount, OutputTail, outputLine, outputText } from './live-text.js';
-export { type MarkdownOptions, renderMarkdown } from './markdown/render.js';
 export { type CodeHighlighter, loadCodeHighlighter } from './markdown/highlight.js';
 export { markdownPreview, PREVIEW_ROWS } from './markdown/preview.js';
+export { type MarkdownOptions, renderMarkdown } from './markdown/render.js';
 export { createMarkdownStream, type MarkdownStream } from './markdown/stream.js';
 export { displayWidth } from './markdown/width.js';
 export { wrapRows } from './markdown/wrap.js';

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noControlCharactersInRegex: these tests look for raw control characters.
 // The pager replayed into a virtual terminal (@xterm/headless): it draws on the alternate screen
 // only, pages and scrolls by key, rewraps on resize, and closing it returns the normal screen
 // and its scrollback exactly as they were.
@@ -8,7 +9,11 @@ import { displayWidth, stripAnsi } from './markdown/width.js';
 import { wrapRows } from './markdown/wrap.js';
 import { Pager } from './pager.js';
 
-function sink(term: Terminal): { out: NodeJS.WriteStream; raw: string[]; flush: () => Promise<void> } {
+function sink(term: Terminal): {
+  out: NodeJS.WriteStream;
+  raw: string[];
+  flush: () => Promise<void>;
+} {
   const raw: string[] = [];
   let queue = Promise.resolve();
   const out = {
@@ -63,9 +68,7 @@ describe('Pager', () => {
     pager.open();
     await flush();
     expect(term.buffer.active.type).toBe('alternate');
-    expect(screen(term).slice(0, 9)).toEqual(
-      Array.from({ length: 9 }, (_, i) => `entry ${i + 1}`),
-    );
+    expect(screen(term).slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `entry ${i + 1}`));
     expect(screen(term)[9]).toMatch(/^transcript · lines 1–9 of 52 · q returns/);
     expect(pager.key('j')).toBe('open');
     expect(pager.key(' ')).toBe('open');

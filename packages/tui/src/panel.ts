@@ -55,6 +55,9 @@ function columnsOf(char: string): number {
   return wide ? 2 : 1;
 }
 
+/** The shortest time between two redraws for the streamed block's preview alone. */
+const PREVIEW_MS = 50;
+
 /** Start and end of a synchronized update (DEC mode 2026): the terminal shows the result at once. */
 const SYNC_START = '\x1b[?2026h';
 const SYNC_END = '\x1b[?2026l';
@@ -116,6 +119,7 @@ export class SubagentPanel {
   readonly #live = new Map<string, readonly string[]>();
   /** The Markdown block being streamed, shown at the top of the live region until it is finished. */
   #preview = '';
+  #previewTimer: ReturnType<typeof setTimeout> | undefined;
   #atLineStart = true;
   #watched: number | undefined;
   #ticker: ReturnType<typeof setInterval> | undefined;
@@ -170,7 +174,14 @@ export class SubagentPanel {
   preview(pending: string): void {
     if (pending === this.#preview) return;
     this.#preview = pending;
-    this.#redraw();
+    // At most one redraw per PREVIEW_MS for the preview alone (a fast stream would otherwise
+    // redraw on every chunk); any other write in between draws the latest preview anyway.
+    if (this.#previewTimer) return;
+    this.#previewTimer = setTimeout(() => {
+      this.#previewTimer = undefined;
+      this.#redraw();
+    }, PREVIEW_MS);
+    this.#previewTimer.unref();
   }
 
   /** The terminal was resized: only the panel is redrawn (its old rows may have reflowed). */
@@ -269,6 +280,9 @@ export class SubagentPanel {
 
   /** Stops drawing and following. */
   dispose(): void {
+    if (this.#previewTimer) clearTimeout(this.#previewTimer);
+    this.#previewTimer = undefined;
+    this.#preview = '';
     this.release();
     this.#erase();
     this.#unsubscribe();

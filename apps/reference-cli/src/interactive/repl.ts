@@ -19,10 +19,10 @@ import {
 import {
   type ApprovalDetail,
   approvalDiffFull,
-  type CodeHighlighter,
   approvalKey,
   approvalQuestion,
   attachLiveOutput,
+  type CodeHighlighter,
   describeElicitation,
   describeTurnEnd,
   parseApprovalAnswer,
@@ -40,8 +40,8 @@ import { reportError } from '../report-error.js';
 import { approvalDetailFor, networkText } from './approval-preview.js';
 import { terminalHighlighter } from './code-highlight.js';
 import { KeyGate } from './key-gate.js';
-import { openTranscriptPager } from './transcript-pager.js';
 import { completeSlash, runSlashCommand } from './slash-commands.js';
+import { openTranscriptPager } from './transcript-pager.js';
 
 const PROMPT = '› ';
 

@@ -51,7 +51,9 @@ export async function listStoreSessions(
     // The latest `session/title` of each session (a PostgreSQL store keeps no local index).
     const titles = new Map(
       await Promise.all(
-        sessions.map(async (summary) => [summary.id, await latestTitle(store, summary.id)] as const),
+        sessions.map(
+          async (summary) => [summary.id, await latestTitle(store, summary.id)] as const,
+        ),
       ),
     );
     const rows: StoreSessionRow[] = sessions.map((summary) => {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noControlCharactersInRegex: these tests look for raw control characters.
 // Fenced code highlighted with highlight.js (installed here as a dev dependency) and plain when
 // it is absent; colour levels and backgrounds from the environment; a 20- and a 300-column sweep
 // of every Markdown element in every palette, replayed into a virtual terminal: no row wraps.
@@ -11,7 +12,8 @@ import { displayWidth, stripAnsi } from './width.js';
 
 const ON = styleFor({ isTTY: true }, {});
 const OFF = styleFor({ isTTY: false }, {});
-const CODE = '```js\nconst greeting = "hi"; // say it\nfunction add(a, b) {\n\treturn a + 42;\n}\n```';
+const CODE =
+  '```js\nconst greeting = "hi"; // say it\nfunction add(a, b) {\n\treturn a + 42;\n}\n```';
 
 describe('code highlighting', () => {
   it('colours known languages with the palette and keeps the code text', async () => {
@@ -32,16 +34,21 @@ describe('code highlighting', () => {
       '    }',
     ]);
     // An unknown language, or no language, stays plain (dim), as without highlight.js.
-    const unknown = renderMarkdown('```nosuchlang\nx = 1\n```', { style: ON, highlight: highlight! });
+    const unknown = renderMarkdown('```nosuchlang\nx = 1\n```', {
+      style: ON,
+      highlight: highlight!,
+    });
     expect(unknown.join('\n')).not.toContain('\u001b[38;5;');
   });
 
   it('falls back to plain code when highlight.js is not installed', async () => {
     const palette = codePalette(3, 'light');
     const missing = () =>
-      Promise.reject(Object.assign(new Error("Cannot find module 'highlight.js'"), {
-        code: 'ERR_MODULE_NOT_FOUND',
-      }));
+      Promise.reject(
+        Object.assign(new Error("Cannot find module 'highlight.js'"), {
+          code: 'ERR_MODULE_NOT_FOUND',
+        }),
+      );
     expect(await loadCodeHighlighter(palette, missing)).toBeUndefined();
     expect(await loadCodeHighlighter(palette, async () => ({ default: {} }))).toBeUndefined();
     const plain = renderMarkdown(CODE, { style: ON });
@@ -59,12 +66,10 @@ describe('code highlighting', () => {
     const highlight = await loadCodeHighlighter(codePalette(1, 'dark'));
     const hostile = '```js\nconst t = "\u001b]0;owned\u0007\u001b[2J\u009b31m";\n```';
     expect(renderMarkdown(hostile, { style: OFF, highlight: highlight! }).join('\n')).not.toMatch(
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for raw controls.
       /[\u001b\u0007\u009b]/,
     );
     const shown = renderMarkdown(hostile, { style: ON, highlight: highlight! }).join('\n');
     expect(stripAnsi(shown)).toContain('\\x1b]0;owned\\x07\\x1b[2J\\x9b31m');
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for raw controls.
     expect(stripAnsi(shown)).not.toMatch(/[\u0007\u009b]|\u001b(?!\[)/);
   });
 });
@@ -143,7 +148,10 @@ const CORPUS = [
 ].join('\n');
 
 /** Renders, replays into an xterm of `width` columns; returns the rows, and whether any wrapped. */
-async function replay(lines: string[], width: number): Promise<{ rows: string[]; wrapped: number }> {
+async function replay(
+  lines: string[],
+  width: number,
+): Promise<{ rows: string[]; wrapped: number }> {
   const term = new Terminal({ cols: width, rows: 10, allowProposedApi: true, scrollback: 5000 });
   await new Promise<void>((resolve) => term.write(`${lines.join('\r\n')}\r\n`, resolve));
   const buffer = term.buffer.active;

@@ -11,7 +11,10 @@ export type CodeHighlighter = (code: string, language: string) => string[] | und
 
 /** The part of highlight.js used here. */
 interface HighlightJs {
-  highlight(code: string, options: { language: string; ignoreIllegals?: boolean }): {
+  highlight(
+    code: string,
+    options: { language: string; ignoreIllegals?: boolean },
+  ): {
     value: string;
   };
   getLanguage(name: string): unknown;

@@ -3,6 +3,7 @@
 import { visibleText } from '@spine/protocol';
 import { Lexer, type Token, type Tokens, type TokensList } from 'marked';
 import type { Style } from '../style.js';
+import type { CodeHighlighter } from './highlight.js';
 import {
   type InlineContext,
   type MarkdownStyle,
@@ -11,7 +12,6 @@ import {
   safe,
 } from './inline.js';
 import { renderTable } from './table.js';
-import type { CodeHighlighter } from './highlight.js';
 import { hardWrap, wrapRows, wrapStyled } from './wrap.js';
 
 /** Options of {@link renderMarkdown}. */

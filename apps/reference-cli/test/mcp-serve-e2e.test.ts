@@ -21,7 +21,7 @@ function logOf(dir: string): { id: string; events: Event[] } {
   return { id: file.replace(/\.jsonl$/, ''), events };
 }
 
-describe('spine as the MCP client of spine mcp serve', { timeout: 240_000 }, () => {
+describe('spine as the MCP client of spine mcp serve', { timeout: 420_000 }, () => {
   it('reads a file through the served tool; both sessions record the call and verify', async () => {
     const model = await createScriptedModelServer({
       replies: [
@@ -49,7 +49,7 @@ describe('spine as the MCP client of spine mcp serve', { timeout: 240_000 }, () 
                 SPINE_SESSION_DIR: servedSessions,
                 SPINE_CONFIG_HOME: join(cwd, '.served-config'),
               },
-              startTimeoutMs: 150_000,
+              startTimeoutMs: 300_000,
               trust: true,
             },
           },
@@ -58,7 +58,7 @@ describe('spine as the MCP client of spine mcp serve', { timeout: 240_000 }, () 
       const { env, sessionDir } = isolatedEnv();
       const ran = await runCli(
         ['run', ...modelArgs(model.baseUrl), '--cwd', cwd, '--json', 'what do the notes say?'],
-        { env, timeoutMs: 200_000 },
+        { env, timeoutMs: 380_000 },
       );
       expect(ran.code, ran.stderr).toBe(0);
       const outer = logOf(sessionDir);

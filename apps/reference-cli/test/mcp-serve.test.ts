@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -205,5 +205,21 @@ describe('spine mcp serve over stdio', { timeout: 180_000 }, () => {
     expect(shown.stdout).toContain('denied bash');
     const replayed = await runCli(['replay', id, '--verify'], { env });
     expect(replayed.code, replayed.stdout + replayed.stderr).toBe(0);
+  });
+
+  it('ends its session when the client closes: lock released, index written', async () => {
+    const file = readdirSync(sessionDir).find((name) => name.endsWith('.jsonl'));
+    if (!file) throw new Error('no session');
+    const id = file.replace(/\.jsonl$/, '');
+    const lock = join(sessionDir, `${file}.lock`);
+    const index = join(sessionDir, '.spine-index');
+    expect(existsSync(lock)).toBe(true);
+    await client.close();
+    await until(() => !existsSync(lock), 'the lock to go', 60_000);
+    await until(
+      () => existsSync(index) && readdirSync(index).some((name) => name.includes(id)),
+      'the session index entry',
+      60_000,
+    );
   });
 });

@@ -17,16 +17,14 @@ describe('the stdio server under hostile input', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', fixture, cwd], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const responses = new Map<
-      number,
-      { result?: Record<string, unknown>; error?: { code: number } }
-    >();
+    type Response = { id?: number; result?: unknown; error?: unknown };
+    const responses = new Map<number, Response>();
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
       let end = buffer.indexOf('\n');
       while (end >= 0) {
-        const message = JSON.parse(buffer.slice(0, end)) as { id?: number };
+        const message = JSON.parse(buffer.slice(0, end)) as Response;
         if (typeof message.id === 'number') responses.set(message.id, message);
         buffer = buffer.slice(end + 1);
         end = buffer.indexOf('\n');

@@ -2,6 +2,7 @@ import { isAbsolute } from 'node:path';
 import type {
   AgentContext,
   InitializeResponse,
+  McpServer,
   SessionUpdate,
   Stream,
 } from '@agentclientprotocol/sdk';
@@ -13,6 +14,7 @@ import {
   startAgentSession,
 } from '@spine/harness';
 import { AcpSession } from './internal/acp-session.js';
+import { withClientServers } from './internal/mcp-servers.js';
 import { createApprover, DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
 import {
   applyPreset,
@@ -104,10 +106,11 @@ export async function serveAcp(
     client: AgentContext,
     cwd: string,
     resumeId: string | undefined,
+    mcpServers: readonly McpServer[] = [],
   ): Promise<AcpSession> => {
     if (!isAbsolute(cwd))
       throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
-    const config = options.config(cwd);
+    const config = withClientServers(options.config(cwd), mcpServers);
     let sessionId = '';
     const approve = createApprover({
       sessionId: '',
@@ -169,7 +172,7 @@ export async function serveAcp(
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { embeddedContext: true, image: false, audio: false },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { resume: {}, close: {} },
         },
       }),
@@ -177,7 +180,7 @@ export async function serveAcp(
     .onRequest(
       'session/new',
       explained(async ({ params, client }) => {
-        const session = await open(client, params.cwd, undefined);
+        const session = await open(client, params.cwd, undefined, params.mcpServers);
         const sessionId = session.active.session.id;
         session.attach();
         // After the response: the client routes updates by an id it must know first.
@@ -197,7 +200,7 @@ export async function serveAcp(
             { sessionId: params.sessionId },
             'session is already open',
           );
-        const session = await open(client, params.cwd, params.sessionId);
+        const session = await open(client, params.cwd, params.sessionId, params.mcpServers);
         const send = sendTo(client, params.sessionId);
         const fold = new ReplayFold({
           cwd: params.cwd,
@@ -224,7 +227,7 @@ export async function serveAcp(
             { sessionId: params.sessionId },
             'session is already open',
           );
-        const session = await open(client, params.cwd, params.sessionId);
+        const session = await open(client, params.cwd, params.sessionId, params.mcpServers);
         session.attach();
         setImmediate(() => sendTo(client, params.sessionId)(session.commandsUpdate()));
         return { configOptions: configOptions(session.active), modes: modeState(session.active) };

@@ -1,7 +1,7 @@
 // `spine acp` as an editor runs it: a subprocess speaking NDJSON JSON-RPC on stdio, driven by the
 // ACP SDK's own client against the loopback model server, every message validated against the
 // published schema. A session driven over ACP passes `spine replay --verify` and reruns offline;
-// after a SIGKILL mid-command, a new `spine acp` loads it with the command's outcome unknown.
+// after a SIGKILL mid-command, a new `spine acp` loads it with the recovery's verdict on the command.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -111,7 +111,7 @@ describe('spine acp over stdio', () => {
     }
   }, 240_000);
 
-  it('loads a session killed mid-command with the outcome unknown', async () => {
+  it('loads a session killed mid-command with the verdict of crash recovery', async () => {
     const server = await createScriptedModelServer({
       replies: [
         {
@@ -152,8 +152,13 @@ describe('spine acp over stdio', () => {
           (u) => u.update.sessionUpdate === 'tool_call_update' && u.update.toolCallId === 'slow',
         )
         .at(-1)?.update;
-      expect(last).toMatchObject({ status: 'failed', _meta: { 'spine.dev/outcomeUnknown': true } });
-      expect(JSON.stringify(last)).toContain('outcome unknown: ');
+      // The CLI keeps workspace checkpoints: recovery verified that the command changed no file,
+      // and the editor is shown that verdict (the in-process test covers "outcome unknown").
+      expect(last).toMatchObject({
+        status: 'failed',
+        _meta: { 'spine.dev/verifiedAfterCrash': 'files-changed' },
+      });
+      expect(JSON.stringify(last)).toContain('verified after the process stopped');
       second.child.stdin.end();
       expect(await second.exited).toBe(0);
       expect(second.validator.problems).toEqual([]);

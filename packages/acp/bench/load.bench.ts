@@ -73,7 +73,16 @@ async function generate(dir: string, id: string, cwd: string, events: number): P
   return session.lastSeq;
 }
 
-async function measure(events: number): Promise<Record<string, number>> {
+interface LoadFigures {
+  events: number;
+  loadMs: number;
+  updates: number;
+  updateBytes: number;
+  heapGrowthMb: number;
+  rssGrowthMb: number;
+}
+
+async function measure(events: number): Promise<LoadFigures> {
   const root = mkdtempSync(join(tmpdir(), 'spine-acp-bench-'));
   try {
     const dir = join(root, 'sessions');

@@ -1,19 +1,14 @@
-import { isAbsolute } from 'node:path';
 import type {
   AgentContext,
   InitializeResponse,
+  McpServer,
   SessionUpdate,
   Stream,
 } from '@agentclientprotocol/sdk';
-import {
-  type AgentSession,
-  type ResolvedModel,
-  SessionNotFoundError,
-  type SpineConfig,
-  startAgentSession,
-} from '@spine/harness';
-import { AcpSession } from './internal/acp-session.js';
-import { createApprover, DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
+import type { ResolvedModel, SpineConfig } from '@spine/harness';
+import type { AcpSession } from './internal/acp-session.js';
+import { type OpenContext, openSession } from './internal/open-session.js';
+import { DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
 import {
   applyPreset,
   configOptions,
@@ -100,43 +95,30 @@ export async function serveAcp(
     };
   const flushed = (): Promise<unknown> => outbox;
 
+  const context: OpenContext = {
+    sdk: acp,
+    config: options.config,
+    permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
+    warn,
+    connection: connection.signal,
+    sendTo,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.lsp === undefined ? {} : { lsp: options.lsp }),
+    ...(options.web === undefined ? {} : { web: options.web }),
+  };
   const open = async (
     client: AgentContext,
     cwd: string,
     resumeId: string | undefined,
+    mcpServers: readonly McpServer[] = [],
   ): Promise<AcpSession> => {
-    if (!isAbsolute(cwd))
-      throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
-    const config = options.config(cwd);
-    let sessionId = '';
-    const approve = createApprover({
-      sessionId: '',
+    const session = await openSession(context, {
+      client,
       cwd,
-      timeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
-      connection: connection.signal,
-      send: (params, sendOptions) =>
-        client.request('session/request_permission', { ...params, sessionId }, sendOptions),
+      mcpServers,
+      ...(resumeId === undefined ? {} : { resumeId }),
     });
-    let active: AgentSession;
-    try {
-      active = await startAgentSession({
-        config,
-        cwd,
-        approve,
-        onWarning: warn,
-        ...(resumeId === undefined ? {} : { resumeId }),
-        ...(options.model ? { model: options.model } : {}),
-        ...(options.lsp === undefined ? {} : { lsp: options.lsp }),
-        ...(options.web === undefined ? {} : { web: options.web }),
-      });
-    } catch (error) {
-      if (error instanceof SessionNotFoundError)
-        throw acp.RequestError.sessionNotFound(resumeId ?? '');
-      throw error;
-    }
-    sessionId = active.session.id;
-    const session = new AcpSession({ active, cwd, send: sendTo(client, sessionId) });
-    sessions.set(sessionId, session);
+    sessions.set(session.active.session.id, session);
     return session;
   };
   // A failure the client must act on says what happened (the SDK would send a bare "Internal error").
@@ -169,7 +151,7 @@ export async function serveAcp(
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { embeddedContext: true, image: false, audio: false },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { resume: {}, close: {} },
         },
       }),
@@ -177,7 +159,7 @@ export async function serveAcp(
     .onRequest(
       'session/new',
       explained(async ({ params, client }) => {
-        const session = await open(client, params.cwd, undefined);
+        const session = await open(client, params.cwd, undefined, params.mcpServers);
         const sessionId = session.active.session.id;
         session.attach();
         // After the response: the client routes updates by an id it must know first.
@@ -197,7 +179,7 @@ export async function serveAcp(
             { sessionId: params.sessionId },
             'session is already open',
           );
-        const session = await open(client, params.cwd, params.sessionId);
+        const session = await open(client, params.cwd, params.sessionId, params.mcpServers);
         const send = sendTo(client, params.sessionId);
         const fold = new ReplayFold({
           cwd: params.cwd,
@@ -224,7 +206,7 @@ export async function serveAcp(
             { sessionId: params.sessionId },
             'session is already open',
           );
-        const session = await open(client, params.cwd, params.sessionId);
+        const session = await open(client, params.cwd, params.sessionId, params.mcpServers);
         session.attach();
         setImmediate(() => sendTo(client, params.sessionId)(session.commandsUpdate()));
         return { configOptions: configOptions(session.active), modes: modeState(session.active) };

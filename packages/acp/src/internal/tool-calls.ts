@@ -8,10 +8,13 @@ import type {
   ToolCallUpdate,
   ToolKind,
 } from '@agentclientprotocol/sdk';
-import { outcomeUnknownText, type ToolResultBody } from '@spine/protocol';
+import type { ToolResultBody } from '@spine/protocol';
 
 /** `_meta` key on a tool call whose outcome Spine cannot know (interrupted by a crash). */
 export const OUTCOME_UNKNOWN_META = 'spine.dev/outcomeUnknown';
+
+/** `_meta` key on such a call whose effect the workspace checkpoints verified (the verdict). */
+export const VERIFIED_META = 'spine.dev/verifiedAfterCrash';
 
 const KINDS: Record<string, ToolKind> = {
   read: 'read',
@@ -134,10 +137,7 @@ export function toolResultUpdate(
 ): ToolCallUpdate {
   const args = call ? parseArguments(call.arguments) : {};
   const name = call?.name ?? result.toolName;
-  // Recovery answers a call the process died in with Spine's one wording (`outcomeUnknownText`);
-  // a verdict from workspace checkpoints keeps that wording with another outcome.
-  const unknown =
-    result.outcome === 'unknown' || result.content.startsWith(outcomeUnknownText('').slice(0, 17));
+  const marker = crashMarker(result);
   // A successful write/edit keeps its diff; everything else shows the result text.
   const diff = !result.isError ? diffContent(cwd, name, args) : [];
   const content =
@@ -151,8 +151,20 @@ export function toolResultUpdate(
     status: result.isError ? 'failed' : 'completed',
     content,
     rawOutput: { content: result.content, isError: result.isError, ...outcomeOf(result) },
-    ...(unknown ? { _meta: { [OUTCOME_UNKNOWN_META]: true } } : {}),
+    ...(marker ? { _meta: marker } : {}),
   };
+}
+
+/**
+ * The `_meta` of a call a crash interrupted: Spine's recovery answered it "outcome unknown", or the
+ * workspace checkpoints verified what it did (`meta.verdict`). Undefined for any other result.
+ */
+function crashMarker(result: ToolResultBody): Record<string, unknown> | undefined {
+  if (result.outcome === 'unknown') return { [OUTCOME_UNKNOWN_META]: true };
+  const meta = result.meta as { verifiedAfterCrash?: unknown; verdict?: unknown } | undefined;
+  if (meta?.verifiedAfterCrash === true && typeof meta.verdict === 'string')
+    return { [VERIFIED_META]: meta.verdict };
+  return undefined;
 }
 
 function outcomeOf(result: ToolResultBody): { outcome?: string } {

@@ -1,0 +1,76 @@
+// Starts (or opens, to load or resume) the Spine session behind an ACP session: the workspace's
+// configuration plus the client's MCP servers, approvals asked through the client, warnings to
+// the host. An unknown id is the client's error, never a new session.
+import { isAbsolute } from 'node:path';
+import type { AgentContext, McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  type AgentSession,
+  type ResolvedModel,
+  SessionNotFoundError,
+  type SpineConfig,
+  startAgentSession,
+} from '@spine/harness';
+import { AcpSession } from './acp-session.js';
+import { withClientServers } from './mcp-servers.js';
+import { createApprover } from './permissions.js';
+
+/** What {@link openSession} needs from the server. */
+export interface OpenContext {
+  sdk: typeof import('@agentclientprotocol/sdk');
+  config: (cwd: string) => SpineConfig;
+  model?: ResolvedModel;
+  lsp?: boolean;
+  web?: boolean;
+  permissionTimeoutMs: number;
+  warn: (message: string) => void;
+  /** Aborted when the connection closes. */
+  connection: AbortSignal;
+  /** The update sender of a session id. */
+  sendTo: (client: AgentContext, sessionId: string) => (update: SessionUpdate) => void;
+}
+
+/** Opens the Spine session for `cwd` (new, or `resumeId`) and wraps it. */
+export async function openSession(
+  context: OpenContext,
+  request: {
+    client: AgentContext;
+    cwd: string;
+    resumeId?: string;
+    mcpServers?: readonly McpServer[];
+  },
+): Promise<AcpSession> {
+  const { sdk } = context;
+  const { client, cwd, resumeId } = request;
+  if (!isAbsolute(cwd))
+    throw sdk.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  const config = withClientServers(context.config(cwd), request.mcpServers ?? []);
+  // The id is known once the session exists; no request is sent before then.
+  let sessionId = resumeId ?? '';
+  const approve = createApprover({
+    sessionId,
+    cwd,
+    timeoutMs: context.permissionTimeoutMs,
+    connection: context.connection,
+    send: (params, options) =>
+      client.request('session/request_permission', { ...params, sessionId }, options),
+  });
+  let active: AgentSession;
+  try {
+    active = await startAgentSession({
+      config,
+      cwd,
+      approve,
+      onWarning: context.warn,
+      ...(resumeId === undefined ? {} : { resumeId }),
+      ...(context.model ? { model: context.model } : {}),
+      ...(context.lsp === undefined ? {} : { lsp: context.lsp }),
+      ...(context.web === undefined ? {} : { web: context.web }),
+    });
+  } catch (error) {
+    if (error instanceof SessionNotFoundError)
+      throw sdk.RequestError.sessionNotFound(resumeId ?? '');
+    throw error;
+  }
+  sessionId = active.session.id;
+  return new AcpSession({ active, cwd, send: context.sendTo(client, sessionId) });
+}

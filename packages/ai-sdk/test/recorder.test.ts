@@ -118,7 +118,7 @@ describe('spineRecorder', () => {
       controller.abort();
       break;
     }
-    await result.consumeStream().catch(() => undefined);
+    await Promise.resolve(result.consumeStream()).catch(() => undefined);
     for (let i = 0; i < 500 && recorded('ai-sdk/response').length === 0; i++)
       await new Promise((r) => setTimeout(r, 20));
     const [response] = recorded('ai-sdk/response');

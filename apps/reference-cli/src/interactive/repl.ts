@@ -260,7 +260,8 @@ class Repl {
     this.#gate?.capture((chunk) => {
       const key = approvalKey(chunk);
       if (key === 'interrupt') this.#onInterrupt();
-      else if (key !== undefined) this.#decide(key);
+      // The key is echoed after the question, as a typed answer would be.
+      else if (key !== undefined) this.#decide(key, chunk === '\u001b' ? 'Esc' : chunk);
     });
   }
 
@@ -360,11 +361,11 @@ class Repl {
   }
 
   /** Answers the open approval question (`view` shows the whole diff and asks again). */
-  #decide(answer: ApprovalAnswer | 'view'): void {
+  #decide(answer: ApprovalAnswer | 'view', key?: string): void {
     if (!this.#approval) return;
     const { resolve, request, label, detail } = this.#approval;
     if (answer === 'view' && detail && request) {
-      const again = `\n${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`;
+      const again = `${key ? `${key}\n` : '\n'}${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`;
       if (this.#panel) this.#panel.ask(again);
       else this.#out.write(again);
       return;
@@ -372,13 +373,13 @@ class Repl {
     const decided = answer === 'view' ? parseApprovalAnswer('v') : answer;
     this.#gate?.release();
     this.#approval = undefined;
-    const note = this.#style.dim(
+    const note = `${key ? `${key}\n` : ''}${this.#style.dim(
       decided === 'deny'
         ? 'denied'
         : decided === 'always'
           ? 'allowed for this session'
           : 'allowed once',
-    );
+    )}`;
     // The note, then whatever was held back while the question waited.
     if (this.#panel) this.#panel.release(`${note}\n`);
     else this.#print(note);

@@ -194,7 +194,7 @@ class Repl {
           ? {
               liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines),
               markdown: {
-                width: this.#out.columns || 80,
+                width: () => this.#out.columns || 80,
                 hyperlinks: true,
                 ...(this.#highlight ? { highlight: this.#highlight } : {}),
               },

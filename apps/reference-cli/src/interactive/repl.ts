@@ -248,7 +248,8 @@ class Repl {
       this.#cwd,
       () => process.stdout.columns,
       () => ({
-        sandbox: this.#active.runtime.sandbox,
+        // A subagent's command runs in its own sandbox (its profile's, narrowed to the parent's).
+        sandbox: child?.info.sandbox ?? this.#active.runtime.sandbox,
         network: networkText(this.#config.shell.network),
       }),
     )(next.request);

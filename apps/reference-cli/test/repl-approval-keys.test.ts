@@ -52,7 +52,12 @@ describe('REPL approvals', () => {
       await terminal.waitFor(/denied[\s\S]*allow bash[\s\S]*touch four[\s\S]*\[d\]eny ›/);
       terminal.press('Escape');
       const end = await terminal.waitFor(/Done\.[\s\S]*\n›$/);
-      expect(end).toMatch(/allowed for this session[\s\S]*denied[\s\S]*denied/);
+      // Each key is echoed after its question, then what it decided.
+      expect(end).toMatch(/\[d\]eny › v\n/);
+      expect(end).toMatch(/\[d\]eny › o\nallowed once\n/);
+      expect(end).toMatch(/\[d\]eny › a\nallowed for this session\n/);
+      expect(end).toMatch(/\[d\]eny › d\ndenied\n/);
+      expect(end).toMatch(/\[d\]eny › Esc\ndenied\n/);
       // No key of the answers was left in the input line.
       expect(end.trimEnd().endsWith('›')).toBe(true);
       expect(readFileSync(join(workspace, 'calc.js'), 'utf8')).toContain('return a - b;');

@@ -65,7 +65,14 @@ describe('session commands', { timeout: 180_000 }, () => {
     const child = JSON.parse(fork.stdout);
     expect(child.header.parent).toEqual({ sessionId: id, atSeq: 6 });
     const shown = await runCli(['show', child.id, '--events', '--json'], { env });
-    expect(shown.stdout.trim().split('\n')).toHaveLength(6);
+    // The 6 shared events, then the parent's title, carried into the fork.
+    const events = shown.stdout.trim().split('\n');
+    expect(events).toHaveLength(7);
+    expect(JSON.parse(events[6]!)).toMatchObject({
+      seq: 7,
+      type: 'session/title',
+      body: { title: 'fix the adder', source: 'auto' },
+    });
     const bad = await runCli(['fork', id, '--at', '99'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('past the end');

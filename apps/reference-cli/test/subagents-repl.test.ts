@@ -118,7 +118,7 @@ describe('subagents in the REPL', () => {
       writeFileSync(join(workspace, 'go2'), '');
       const question = (n: string, word: string) =>
         new RegExp(
-          `\\? \\[waiter #${n}\\] wants to run bash command=echo after-${word}\\n.*reason: \\[subagent waiter: look ${word}\\] runs a command\\n.*\\[o\\]nce[^\\n]*$`,
+          `\\? \\[waiter #${n}\\] wants to run bash command=echo after-${word} · sandbox: read-only · network: off\\n.*reason: \\[subagent waiter: look ${word}\\] runs a command\\n.*\\[o\\]nce[^\\n]*$`,
         );
       const first = await terminal.waitFor(/wants to run bash command=echo after-(one|two)/);
       const firstIsOne = /wants to run bash command=echo after-one/.test(first);

@@ -35,9 +35,10 @@ export interface LiveOptions {
   childProgress?: boolean;
   /**
    * Render the answer text as Markdown, block by block as each finishes (for a terminal; leave
-   * unset for pipes, which get the text as written). `width` is in columns.
+   * unset for pipes, which get the text as written). `width` is in columns (a function: asked
+   * for each block, so blocks finished after a resize fit the new width).
    */
-  markdown?: { width: number; hyperlinks?: boolean; highlight?: CodeHighlighter };
+  markdown?: { width: number | (() => number); hyperlinks?: boolean; highlight?: CodeHighlighter };
   /**
    * With `markdown`: called with the block still being streamed (as the model wrote it, NOT
    * terminal-safe; `''` once nothing is pending), for a live region's preview such as

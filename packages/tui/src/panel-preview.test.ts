@@ -100,6 +100,21 @@ describe('the preview of the block being streamed', () => {
     panel.dispose();
   });
 
+  it('wraps each block at the width asked when it finishes (a resize between blocks)', () => {
+    let columns = 60;
+    const md = createMarkdownStream({ width: () => columns, style: styleFor({ isTTY: false }) });
+    const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu';
+    // A block is committed once a later one has begun.
+    const first = md.push(`${words}\n\nshort\n`);
+    columns = 20;
+    const rest = [...md.push(`\n${words}\n\nnext\n`), ...md.end()];
+    const plain = styleFor({});
+    expect(first).toEqual(renderMarkdown(words, { width: 60, style: plain }));
+    expect(Math.max(...rest.map(displayWidth))).toBeLessThanOrEqual(20);
+    expect(rest.slice(3, -2)).toEqual(renderMarkdown(words, { width: 20, style: plain }));
+    expect(rest.slice(0, 3)).toEqual(['', 'short', '']);
+  });
+
   it('is at most `rows` rows of at most `width` columns, the text’s last ones', () => {
     fc.assert(
       fc.property(

@@ -99,7 +99,7 @@ async function runTask(options: {
     const markdown = process.stdout.isTTY
       ? {
           markdown: {
-            width: process.stdout.columns || 80,
+            width: () => process.stdout.columns || 80,
             hyperlinks: true,
             ...(highlight ? { highlight } : {}),
           },

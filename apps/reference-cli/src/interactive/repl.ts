@@ -194,7 +194,7 @@ class Repl {
           ? {
               liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines),
               markdown: {
-                width: this.#out.columns || 80,
+                width: () => this.#out.columns || 80,
                 hyperlinks: true,
                 ...(this.#highlight ? { highlight: this.#highlight } : {}),
               },
@@ -248,7 +248,8 @@ class Repl {
       this.#cwd,
       () => process.stdout.columns,
       () => ({
-        sandbox: this.#active.runtime.sandbox,
+        // A subagent's command runs in its own sandbox (its profile's, narrowed to the parent's).
+        sandbox: child?.info.sandbox ?? this.#active.runtime.sandbox,
         network: networkText(this.#config.shell.network),
       }),
     )(next.request);
@@ -260,7 +261,8 @@ class Repl {
     this.#gate?.capture((chunk) => {
       const key = approvalKey(chunk);
       if (key === 'interrupt') this.#onInterrupt();
-      else if (key !== undefined) this.#decide(key);
+      // The key is echoed after the question, as a typed answer would be.
+      else if (key !== undefined) this.#decide(key, chunk === '\u001b' ? 'Esc' : chunk);
     });
   }
 
@@ -360,11 +362,11 @@ class Repl {
   }
 
   /** Answers the open approval question (`view` shows the whole diff and asks again). */
-  #decide(answer: ApprovalAnswer | 'view'): void {
+  #decide(answer: ApprovalAnswer | 'view', key?: string): void {
     if (!this.#approval) return;
     const { resolve, request, label, detail } = this.#approval;
     if (answer === 'view' && detail && request) {
-      const again = `\n${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`;
+      const again = `${key ? `${key}\n` : '\n'}${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`;
       if (this.#panel) this.#panel.ask(again);
       else this.#out.write(again);
       return;
@@ -372,13 +374,13 @@ class Repl {
     const decided = answer === 'view' ? parseApprovalAnswer('v') : answer;
     this.#gate?.release();
     this.#approval = undefined;
-    const note = this.#style.dim(
+    const note = `${key ? `${key}\n` : ''}${this.#style.dim(
       decided === 'deny'
         ? 'denied'
         : decided === 'always'
           ? 'allowed for this session'
           : 'allowed once',
-    );
+    )}`;
     // The note, then whatever was held back while the question waited.
     if (this.#panel) this.#panel.release(`${note}\n`);
     else this.#print(note);

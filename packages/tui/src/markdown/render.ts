@@ -16,8 +16,11 @@ import { hardWrap, wrapRows, wrapStyled } from './wrap.js';
 
 /** Options of {@link renderMarkdown}. */
 export interface MarkdownOptions {
-  /** Columns to wrap to (default 80; at least 10 is used). */
-  width?: number;
+  /**
+   * Columns to wrap to (default 80; at least 10 is used). A function is asked again for each
+   * block a stream commits, so blocks finished after a terminal resize fit its new width.
+   */
+  width?: number | (() => number);
   /** Styles, usually from `styleFor(stream)`: with colour off the output has no escape sequence. */
   style: Style;
   /** Links as OSC 8 hyperlinks (when colour is on); otherwise `text (url)`. Default false. */
@@ -47,7 +50,8 @@ export function renderContext(options: MarkdownOptions): RenderContext {
 
 /** The width actually used for `options`. */
 export function renderWidth(options: MarkdownOptions): number {
-  return Math.max(10, Math.floor(options.width ?? 80));
+  const width = typeof options.width === 'function' ? options.width() : options.width;
+  return Math.max(10, Math.floor(width || 80));
 }
 
 function prefixed(lines: string[], first: string, rest: string): string[] {

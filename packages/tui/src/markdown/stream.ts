@@ -58,7 +58,6 @@ function finishedCount(tokens: Token[]): number {
  */
 export function createMarkdownStream(options: MarkdownOptions): MarkdownStream {
   const ctx = renderContext(options);
-  const width = renderWidth(options);
   let pending = '';
   // Cheap views of the pending text, so a push does not scan (and flatten) all of it.
   let head = ''; // its first characters, to see whether it opens a fence
@@ -68,7 +67,7 @@ export function createMarkdownStream(options: MarkdownOptions): MarkdownStream {
   let links: TokensList['links'] = {};
 
   const render = (tokens: Token[]): string[] => {
-    const lines = renderBlocks(tokens, width, ctx, false);
+    const lines = renderBlocks(tokens, renderWidth(options), ctx, false);
     if (lines.length === 0) return lines;
     const out = started ? ['', ...lines] : lines;
     started = true;

@@ -91,6 +91,8 @@ export interface SubagentWiring {
   network: SpineConfig['shell']['network'];
   backend: SandboxBackend | undefined;
   hooks: ShellHooks;
+  /** Keeps a hook run fired in the background until the session closes. */
+  background?: (run: Promise<unknown>) => void;
   toolRuntime: typeof import('@spine/tool-runtime');
   compactionPkg: typeof import('@spine/compaction');
   agentLoop: typeof import('@spine/agent-loop');
@@ -143,11 +145,12 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
       if (event.type === 'start' || event.type === 'end') {
         const { child } = event;
         const common = { childSessionId: child.sessionId, profile: child.profile.name };
-        void (
+        const run = (
           event.type === 'start'
             ? wiring.hooks.fire('subagent-start', { ...common, description: child.description })
             : wiring.hooks.fire('subagent-stop', { ...common, reason: event.reason })
         ).catch(() => undefined);
+        wiring.background?.(run);
       }
       if (event.type === 'end') {
         live.delete(event.child.sessionId);

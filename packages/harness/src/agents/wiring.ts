@@ -139,7 +139,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
     model: { model: model.client, modelId: model.modelId, contextWindow: model.contextWindow },
     profiles,
     resolveModel: (name) => models.get(name),
-    limits: { maxSteps: config.maxSteps },
+    limits: { maxSteps: config.maxSteps, ...(config.loops.enabled ? { loops: config.loops } : {}) },
     onProgress: (event) => {
       // `subagent-start` / `subagent-stop` hooks (fired in the background: a child never waits).
       if (event.type === 'start' || event.type === 'end') {

@@ -131,6 +131,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
   const models = wiring.recorded
     ? new Map()
     : await profileModels(profiles, config, (message) => wiring.warn(visibleText(message)));
+  let hookQueue: Promise<unknown> = Promise.resolve();
   const tool = subagents.createTaskTool({
     session: wiring.session,
     store: wiring.session.store,
@@ -145,12 +146,16 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
       if (event.type === 'start' || event.type === 'end') {
         const { child } = event;
         const common = { childSessionId: child.sessionId, profile: child.profile.name };
-        const run = (
-          event.type === 'start'
-            ? wiring.hooks.fire('subagent-start', { ...common, description: child.description })
-            : wiring.hooks.fire('subagent-stop', { ...common, reason: event.reason })
-        ).catch(() => undefined);
-        wiring.background?.(run);
+        // One after another, in the order of the events (a quick child's stop never overtakes
+        // its start).
+        hookQueue = hookQueue
+          .then(() =>
+            event.type === 'start'
+              ? wiring.hooks.fire('subagent-start', { ...common, description: child.description })
+              : wiring.hooks.fire('subagent-stop', { ...common, reason: event.reason }),
+          )
+          .catch(() => undefined);
+        wiring.background?.(hookQueue);
       }
       if (event.type === 'end') {
         live.delete(event.child.sessionId);

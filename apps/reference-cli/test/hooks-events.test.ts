@@ -159,4 +159,60 @@ describe('hook events through spine run', { timeout: 300_000 }, () => {
       await server.close();
     }
   });
+
+  it('fires subagent-start and subagent-stop around a task child', async () => {
+    const server = await createScriptedModelServer({
+      replies: (request) => {
+        const messages = request.body.messages as { role: string; content?: unknown }[];
+        const child = messages.some(
+          (message) => typeof message.content === 'string' && message.content.includes('[[child]]'),
+        );
+        const steps = messages.filter((message) => message.role === 'assistant').length;
+        if (child) return { text: 'add is in src/add.js.' };
+        if (steps === 0) {
+          return {
+            toolCalls: [
+              {
+                id: 'call_task',
+                name: 'task',
+                arguments: JSON.stringify({
+                  description: 'find add',
+                  prompt: '[[child]] where is add defined?',
+                  profile: 'explore',
+                }),
+              },
+            ],
+          };
+        }
+        return { text: 'Found it.' };
+      },
+    });
+    try {
+      const cwd = exampleWorkspace('spine-hooks-sub-');
+      withConfig(cwd, {
+        hooks: {
+          'subagent-start': ['cat >> sub.jsonl; echo >> sub.jsonl'],
+          'subagent-stop': ['cat >> sub.jsonl; echo >> sub.jsonl'],
+        },
+      });
+      const { env, sessionDir } = isolatedEnv();
+      const ran = await runCli(
+        ['run', ...modelArgs(server.baseUrl), '--cwd', cwd, ...RUN, 'where is add?'],
+        { env, timeoutMs: 120_000 },
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      const lines = readFileSync(join(cwd, 'sub.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => HookInputSchema.parse(JSON.parse(line)));
+      expect(lines).toMatchObject([
+        { event: 'subagent-start', profile: 'explore', description: 'find add' },
+        { event: 'subagent-stop', profile: 'explore', reason: 'completed' },
+      ]);
+      const events = hookRuns(sessionLog(sessionDir)).map((run) => run.event);
+      expect(events).toEqual(['subagent-start', 'subagent-stop']);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -111,6 +111,7 @@ function describeCall(signature: string): string {
  * ```
  */
 export class LoopDetector {
+  /** The thresholds in force (the given ones over {@link DEFAULT_LOOP_THRESHOLDS}). */
   readonly thresholds: Readonly<LoopThresholds>;
   #callOf = new Map<string, string>();
   // Repeated call: the current run of identical signatures.

@@ -135,6 +135,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     run: toolRuntime.createSandboxedHookRunner({ backend, mode: () => runtime.sandbox }),
     onRun: hookWiring.recordHookRuns(session),
   });
+  // Hook runs fired in the background (subagent-start/-stop), awaited when the session closes.
+  const background = new Set<Promise<unknown>>();
   // `permission-request` hooks answer before a person is asked (hooks-wiring.ts).
   const approve = hookWiring.approveWithHooks(hooks, options.approve);
 
@@ -267,6 +269,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   // Subagents: the task tool, registered when the runtime is built (agents/wiring.ts).
   taskTool = await (await import('./agents/wiring.js')).wireSubagents({
     ...{ config, cwd, session, runtime, model, warn, shellEnv, network, backend, hooks },
+    background: (run: Promise<unknown>) => {
+      background.add(run);
+      void run.finally(() => background.delete(run));
+    },
     ...{ toolRuntime, compactionPkg, agentLoop, instructions, meter, approve },
     ...(options.summarizer ? { summarizer: options.summarizer } : {}),
     ...(options.childRecordings ? { recorded: options.childRecordings } : {}),
@@ -348,6 +354,7 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...(mcp ? { mcp } : {}),
     ...(checkpoints ? { checkpoints } : {}),
     async close() {
+      await Promise.allSettled([...background]);
       await mcp?.close();
       await lspManager?.shutdown();
     },

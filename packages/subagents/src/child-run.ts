@@ -137,6 +137,7 @@ export async function runChild(
       tools,
       systemPrompt: prompt,
       maxSteps,
+      ...(options.limits?.loops ? { loops: options.limits.loops } : {}),
       ...(options.maxOutputTokens === undefined
         ? {}
         : { maxOutputTokens: options.maxOutputTokens }),

@@ -64,6 +64,8 @@ export interface ChildLimits {
   maxTokens?: number;
   /** Wall-clock time in ms before the child is stopped (default 10 minutes). */
   timeoutMs?: number;
+  /** Loop detection of the child's turn (see `AgentOptions.loops`; default: none). */
+  loops?: import('@spine/agent-loop').AgentOptions['loops'];
 }
 
 /** Live progress of children, for a UI (one line per child with its current tool). */

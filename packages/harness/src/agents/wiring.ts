@@ -91,6 +91,8 @@ export interface SubagentWiring {
   network: SpineConfig['shell']['network'];
   backend: SandboxBackend | undefined;
   hooks: ShellHooks;
+  /** Keeps a hook run fired in the background until the session closes. */
+  background?: (run: Promise<unknown>) => void;
   toolRuntime: typeof import('@spine/tool-runtime');
   compactionPkg: typeof import('@spine/compaction');
   agentLoop: typeof import('@spine/agent-loop');
@@ -129,6 +131,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
   const models = wiring.recorded
     ? new Map()
     : await profileModels(profiles, config, (message) => wiring.warn(visibleText(message)));
+  let hookQueue: Promise<unknown> = Promise.resolve();
   const tool = subagents.createTaskTool({
     session: wiring.session,
     store: wiring.session.store,
@@ -137,17 +140,22 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
     model: { model: model.client, modelId: model.modelId, contextWindow: model.contextWindow },
     profiles,
     resolveModel: (name) => models.get(name),
-    limits: { maxSteps: config.maxSteps },
+    limits: { maxSteps: config.maxSteps, ...(config.loops.enabled ? { loops: config.loops } : {}) },
     onProgress: (event) => {
       // `subagent-start` / `subagent-stop` hooks (fired in the background: a child never waits).
       if (event.type === 'start' || event.type === 'end') {
         const { child } = event;
         const common = { childSessionId: child.sessionId, profile: child.profile.name };
-        void (
-          event.type === 'start'
-            ? wiring.hooks.fire('subagent-start', { ...common, description: child.description })
-            : wiring.hooks.fire('subagent-stop', { ...common, reason: event.reason })
-        ).catch(() => undefined);
+        // One after another, in the order of the events (a quick child's stop never overtakes
+        // its start).
+        hookQueue = hookQueue
+          .then(() =>
+            event.type === 'start'
+              ? wiring.hooks.fire('subagent-start', { ...common, description: child.description })
+              : wiring.hooks.fire('subagent-stop', { ...common, reason: event.reason }),
+          )
+          .catch(() => undefined);
+        wiring.background?.(hookQueue);
       }
       if (event.type === 'end') {
         live.delete(event.child.sessionId);

@@ -70,6 +70,10 @@ for (const { pkg, tarball } of packPublished(repo, tarballs)) {
 dependencies.typescript = '5.9.3';
 dependencies.tsx = '4.23.15';
 dependencies.zod = '4.6.7';
+// @spine/ai-sdk's example runs with the AI SDK (its peer); `ai`'s declarations import the
+// `json-schema` types, which it does not ship.
+dependencies.ai = '6.0.333';
+dependencies['@types/json-schema'] = '7.0.15';
 writeFileSync(
   join(project, 'package.json'),
   JSON.stringify({ name: 'examples', private: true, type: 'module', dependencies }, null, 2),

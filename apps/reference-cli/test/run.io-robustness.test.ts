@@ -80,7 +80,12 @@ async function setup(replies: ScriptedReply[]) {
   return { server, env, sessionDir, cwd, args };
 }
 
-const SLOW_TEXT: ScriptedReply = { text: 'word '.repeat(120), chunkSize: 5, delayMs: 25 };
+// Distinct words: a text of one word repeated is a loop the detector ends the turn on (exit 9).
+const SLOW_TEXT: ScriptedReply = {
+  text: Array.from({ length: 120 }, (_, i) => `word${i} `).join(''),
+  chunkSize: 5,
+  delayMs: 25,
+};
 const SLOW_TOOL: ScriptedReply = {
   toolCalls: [{ id: 'call_sleep', name: 'bash', arguments: '{"command":"sleep 3; echo slept"}' }],
 };

@@ -1,8 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import {
   type AgentSession,
-  childLabel,
-  childMonitorFor,
   currentSessionTitle,
   deriveSessionTitle,
   preview,
@@ -10,16 +8,13 @@ import {
   type SpineConfig,
   startAgentSession,
 } from '@spine/harness';
-import type { ApprovalRequest } from '@spine/protocol';
 import {
-  type ApprovalDetail,
-  attachLiveOutput,
   type CodeHighlighter,
   describeElicitation,
   describeTurnEnd,
   parseElicitationAnswer,
   type Style,
-  SubagentPanel,
+  type SubagentPanel,
   statusLine,
   styleFor,
   TerminalTitle,
@@ -28,10 +23,11 @@ import {
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
-import { approvalDetailFor, networkText } from './approval-preview.js';
+import { describeApproval, networkText } from './approval-preview.js';
 import { ApprovalQueue } from './approval-queue.js';
 import { terminalHighlighter } from './code-highlight.js';
 import { KeyGate } from './key-gate.js';
+import { attachLiveView } from './live-view.js';
 import { runSlashCommand } from './slash-commands.js';
 import { openTranscriptPager } from './transcript-pager.js';
 import { completeInput, referenceProblems, type WorkspaceInput } from './workspace-input.js';
@@ -89,7 +85,12 @@ class Repl {
       out: this.#out,
       panel: () => this.#panel,
       gate: () => this.#gate,
-      describe: (request) => this.#describe(request),
+      describe: (request) =>
+        describeApproval(request, {
+          cwd: this.#cwd,
+          active: this.#active,
+          network: networkText(this.#config.shell.network),
+        }),
       print: (text) => this.#print(text),
       interrupt: () => this.#onInterrupt(),
     });
@@ -124,15 +125,11 @@ class Repl {
       });
     });
     this.#rl.on('SIGINT', () => this.#onInterrupt());
-    process.once('SIGTERM', () => {
-      void this.#quit();
-    });
+    // SIGTERM, or SIGHUP (the terminal went away): end the turn cleanly (turn/end in the log).
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => void this.#quit());
     // However the process ends, the terminal gets its own title back and no stuck progress.
     process.once('exit', () => this.#terminal.restore());
-    // The terminal went away: end the turn cleanly (turn/end in the log), like SIGTERM.
-    process.once('SIGHUP', () => {
-      void this.#quit();
-    });
     // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
     this.#rl.on('close', () => {
       void this.#quit({ abort: false });
@@ -164,39 +161,18 @@ class Repl {
     this.#title = currentSessionTitle(this.#config.sessionDir, active.session);
     this.#terminal.set(this.#title);
     this.#panel?.dispose();
-    const panel = new SubagentPanel(this.#out, this.#style, childMonitorFor(active.session), {
-      tty: Boolean(this.#out.isTTY),
-      columns: () => this.#out.columns ?? 80,
-      session: active.session,
+    const view = attachLiveView(active, {
+      out: this.#out,
+      style: this.#style,
+      highlight: this.#highlight,
+      showReasoning: () => this.#showReasoning,
       // A half-typed line was cleared with the old panel: show it again below the new one.
       afterDraw: () => {
         if (this.#rl?.line) this.#rl.prompt(true);
       },
     });
-    this.#panel = panel;
-    this.#detach = attachLiveOutput(
-      active.agent,
-      { text: panel.stream(), notices: panel.stream() },
-      this.#style,
-      {
-        showReasoning: () => this.#showReasoning,
-        // The panel shows subagents' progress, one live line per child.
-        childProgress: false,
-        // On a terminal: Markdown rendered block by block, the unfinished block previewed in the
-        // panel, and a running tool's last output lines there too, all redrawn in place.
-        ...(this.#out.isTTY
-          ? {
-              liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines),
-              markdown: {
-                width: () => this.#out.columns || 80,
-                hyperlinks: true,
-                ...(this.#highlight ? { highlight: this.#highlight } : {}),
-              },
-              pending: (text: string) => panel.preview(text),
-            }
-          : {}),
-      },
-    );
+    this.#panel = view.panel;
+    this.#detach = view.detach;
     active.agent.on('queued', ({ queue, item }) => {
       this.#print(
         this.#style.dim(
@@ -222,27 +198,6 @@ class Repl {
     if (!this.#turn) this.#rl.prompt();
   }
 
-  /** A request's subagent label (`explore #1`) and its diff or command detail. */
-  #describe(request: ApprovalRequest): {
-    label: string | undefined;
-    detail: ApprovalDetail | undefined;
-  } {
-    const sessionId = (request as { child?: { sessionId?: string } }).child?.sessionId;
-    const child = sessionId
-      ? childMonitorFor(this.#active.session).bySession(sessionId)
-      : undefined;
-    const detail = approvalDetailFor(
-      this.#cwd,
-      () => process.stdout.columns,
-      () => ({
-        // A subagent's command runs in its own sandbox (its profile's, narrowed to the parent's).
-        sandbox: child?.info.sandbox ?? this.#active.runtime.sandbox,
-        network: networkText(this.#config.shell.network),
-      }),
-    )(request);
-    return { label: child ? childLabel(child) : undefined, detail };
-  }
-
   async #onLine(raw: string): Promise<void> {
     const line = raw.trim();
     this.#interrupts = 0;
@@ -257,10 +212,7 @@ class Repl {
       this.#approvals.answerLine(line);
       return;
     }
-    if (!line) {
-      this.#prompt();
-      return;
-    }
+    if (!line) return this.#prompt();
     if (line.startsWith('/')) {
       if (
         this.#turn &&

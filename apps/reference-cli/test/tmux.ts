@@ -36,6 +36,11 @@ export class TmuxTerminal {
     this.#tmux(['send-keys', '-t', 'main', ...keys]);
   }
 
+  /** Resizes the window (and its one pane) to `width` × `height`: the program gets SIGWINCH. */
+  resize(width: number, height: number): void {
+    this.#tmux(['resize-window', '-t', 'main', '-x', String(width), '-y', String(height)]);
+  }
+
   /** The screen and scrollback as text, without the blank rows below the cursor. */
   screen(): string {
     return this.#tmux(['capture-pane', '-p', '-J', '-t', 'main', '-S', '-500']).trimEnd();

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { type AgentSession, childLabel, childMonitorFor } from '@spine/harness';
 import type { ApprovalRequest } from '@spine/protocol';
 import { applyEdits, type TextEdit } from '@spine/tool-runtime';
 import type { ApprovalDetail, DiffPreview } from '@spine/tui';
@@ -67,4 +68,24 @@ export function approvalDetailFor(
     const diff = diffPreviewOf(root, request);
     return diff ? { diff, width: columns() ?? 80 } : undefined;
   };
+}
+
+/**
+ * A REPL's approval request described for the person: the subagent that asks (`explore #1`), if
+ * any, and the diff of a write or edit, or the sandbox and network of a command (a subagent's
+ * command runs in its own sandbox, its profile's narrowed to the parent's).
+ */
+export function describeApproval(
+  request: ApprovalRequest,
+  context: { cwd: string; active: AgentSession; network: string },
+): { label: string | undefined; detail: ApprovalDetail | undefined } {
+  const { active } = context;
+  const sessionId = (request as { child?: { sessionId?: string } }).child?.sessionId;
+  const child = sessionId ? childMonitorFor(active.session).bySession(sessionId) : undefined;
+  const detail = approvalDetailFor(
+    context.cwd,
+    () => process.stdout.columns,
+    () => ({ sandbox: child?.info.sandbox ?? active.runtime.sandbox, network: context.network }),
+  )(request);
+  return { label: child ? childLabel(child) : undefined, detail };
 }

@@ -1,8 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import {
   type AgentSession,
-  childLabel,
-  childMonitorFor,
   currentSessionTitle,
   deriveSessionTitle,
   preview,
@@ -10,25 +8,13 @@ import {
   type SpineConfig,
   startAgentSession,
 } from '@spine/harness';
-import type { ApprovalAnswer, ApprovalRequest } from '@spine/protocol';
 import {
-  checkWorkspaceReference,
-  fileReferencesOf,
-  searchWorkspaceFiles,
-} from '@spine/tool-runtime';
-import {
-  type ApprovalDetail,
-  approvalDiffFull,
-  approvalKey,
-  approvalQuestion,
-  attachLiveOutput,
   type CodeHighlighter,
   describeElicitation,
   describeTurnEnd,
-  parseApprovalAnswer,
   parseElicitationAnswer,
   type Style,
-  SubagentPanel,
+  type SubagentPanel,
   statusLine,
   styleFor,
   TerminalTitle,
@@ -37,11 +23,14 @@ import {
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
-import { approvalDetailFor, networkText } from './approval-preview.js';
+import { describeApproval, networkText } from './approval-preview.js';
+import { ApprovalQueue } from './approval-queue.js';
 import { terminalHighlighter } from './code-highlight.js';
 import { KeyGate } from './key-gate.js';
-import { completeSlash, runSlashCommand } from './slash-commands.js';
+import { attachLiveView } from './live-view.js';
+import { runSlashCommand } from './slash-commands.js';
 import { openTranscriptPager } from './transcript-pager.js';
+import { completeInput, referenceProblems, type WorkspaceInput } from './workspace-input.js';
 
 const PROMPT = '› ';
 
@@ -69,16 +58,8 @@ class Repl {
   #active!: AgentSession;
   #detach: () => void = () => {};
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
-  #approval:
-    | {
-        resolve: (answer: ApprovalAnswer) => void;
-        request?: ApprovalRequest;
-        label?: string | undefined;
-        detail?: ApprovalDetail | undefined;
-      }
-    | undefined;
-  /** Approval questions waiting their turn (parallel subagents may ask at once). */
-  #approvals: { request: ApprovalRequest; resolve: (answer: ApprovalAnswer) => void }[] = [];
+  /** Approval questions, one at a time (parallel subagents may ask at once). */
+  readonly #approvals: ApprovalQueue;
   /** Subagents' live lines; all output passes through it (@spine/tui's SubagentPanel). */
   #panel: SubagentPanel | undefined;
   /** An MCP server's question (elicitation) waiting for the person's next line. */
@@ -99,6 +80,20 @@ class Repl {
     this.#cwd = cwd;
     const enabled = terminalTitleEnabled(this.#out, process.env, config.terminal.title);
     this.#terminal = new TerminalTitle(this.#out, cwd, enabled);
+    this.#approvals = new ApprovalQueue({
+      style: this.#style,
+      out: this.#out,
+      panel: () => this.#panel,
+      gate: () => this.#gate,
+      describe: (request) =>
+        describeApproval(request, {
+          cwd: this.#cwd,
+          active: this.#active,
+          network: networkText(this.#config.shell.network),
+        }),
+      print: (text) => this.#print(text),
+      interrupt: () => this.#onInterrupt(),
+    });
   }
 
   async start(): Promise<number> {
@@ -109,7 +104,7 @@ class Repl {
       input: this.#gate ?? process.stdin,
       output: this.#out,
       terminal: Boolean(process.stdin.isTTY),
-      completer: (line: string) => this.#complete(line),
+      completer: (line: string) => completeInput(line, this.#workspace()),
       history: [],
     });
     // On a resize only the live region (the panel) is redrawn; finished lines stay as printed.
@@ -130,15 +125,11 @@ class Repl {
       });
     });
     this.#rl.on('SIGINT', () => this.#onInterrupt());
-    process.once('SIGTERM', () => {
-      void this.#quit();
-    });
+    // SIGTERM, or SIGHUP (the terminal went away): end the turn cleanly (turn/end in the log).
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => void this.#quit());
     // However the process ends, the terminal gets its own title back and no stuck progress.
     process.once('exit', () => this.#terminal.restore());
-    // The terminal went away: end the turn cleanly (turn/end in the log), like SIGTERM.
-    process.once('SIGHUP', () => {
-      void this.#quit();
-    });
     // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
     this.#rl.on('close', () => {
       void this.#quit({ abort: false });
@@ -156,7 +147,7 @@ class Repl {
       cwd: this.#cwd,
       ...(resumeId ? { resumeId } : {}),
       ...(previous ? { model: previous.model } : {}),
-      approve: (request) => this.#ask(request),
+      approve: (request) => this.#approvals.ask(request),
       onWarning: (message) => this.#print(this.#style.yellow(`warning: ${message}`)),
     });
     // MCP servers that enable elicitation ask the person here (@spine/tui's elicitation form).
@@ -170,39 +161,18 @@ class Repl {
     this.#title = currentSessionTitle(this.#config.sessionDir, active.session);
     this.#terminal.set(this.#title);
     this.#panel?.dispose();
-    const panel = new SubagentPanel(this.#out, this.#style, childMonitorFor(active.session), {
-      tty: Boolean(this.#out.isTTY),
-      columns: () => this.#out.columns ?? 80,
-      session: active.session,
+    const view = attachLiveView(active, {
+      out: this.#out,
+      style: this.#style,
+      highlight: this.#highlight,
+      showReasoning: () => this.#showReasoning,
       // A half-typed line was cleared with the old panel: show it again below the new one.
       afterDraw: () => {
         if (this.#rl?.line) this.#rl.prompt(true);
       },
     });
-    this.#panel = panel;
-    this.#detach = attachLiveOutput(
-      active.agent,
-      { text: panel.stream(), notices: panel.stream() },
-      this.#style,
-      {
-        showReasoning: () => this.#showReasoning,
-        // The panel shows subagents' progress, one live line per child.
-        childProgress: false,
-        // On a terminal: Markdown rendered block by block, the unfinished block previewed in the
-        // panel, and a running tool's last output lines there too, all redrawn in place.
-        ...(this.#out.isTTY
-          ? {
-              liveTail: (id: string, lines?: readonly string[]) => panel.setLive(id, lines),
-              markdown: {
-                width: () => this.#out.columns || 80,
-                hyperlinks: true,
-                ...(this.#highlight ? { highlight: this.#highlight } : {}),
-              },
-              pending: (text: string) => panel.preview(text),
-            }
-          : {}),
-      },
-    );
+    this.#panel = view.panel;
+    this.#detach = view.detach;
     active.agent.on('queued', ({ queue, item }) => {
       this.#print(
         this.#style.dim(
@@ -228,53 +198,6 @@ class Repl {
     if (!this.#turn) this.#rl.prompt();
   }
 
-  #ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    return new Promise((resolve) => {
-      this.#approvals.push({ request, resolve });
-      if (!this.#approval) this.#nextApproval();
-    });
-  }
-
-  /** Shows the next waiting approval question; a subagent's is labelled `[explore #1]`. */
-  #nextApproval(): void {
-    const next = this.#approvals.shift();
-    if (!next) return;
-    const sessionId = (next.request as { child?: { sessionId?: string } }).child?.sessionId;
-    const child = sessionId
-      ? childMonitorFor(this.#active.session).bySession(sessionId)
-      : undefined;
-    const label = child ? childLabel(child) : undefined;
-    const detail = approvalDetailFor(
-      this.#cwd,
-      () => process.stdout.columns,
-      () => ({
-        // A subagent's command runs in its own sandbox (its profile's, narrowed to the parent's).
-        sandbox: child?.info.sandbox ?? this.#active.runtime.sandbox,
-        network: networkText(this.#config.shell.network),
-      }),
-    )(next.request);
-    this.#approval = { resolve: next.resolve, request: next.request, label, detail };
-    const question = `\n${approvalQuestion(next.request, this.#style, label, detail)}`;
-    if (this.#panel) this.#panel.ask(question);
-    else this.#out.write(question);
-    // On a terminal one key decides (o, a, d or Esc, v views the whole diff); no Enter.
-    this.#gate?.capture((chunk) => {
-      const key = approvalKey(chunk);
-      if (key === 'interrupt') this.#onInterrupt();
-      // The key is echoed after the question, as a typed answer would be.
-      else if (key !== undefined) this.#decide(key, chunk === '\u001b' ? 'Esc' : chunk);
-    });
-  }
-
-  /** Denies every open and waiting approval question (Ctrl-C, end of the turn). */
-  #denyApprovals(): void {
-    this.#gate?.release();
-    this.#approval?.resolve('deny');
-    this.#approval = undefined;
-    for (const waiting of this.#approvals.splice(0)) waiting.resolve('deny');
-    this.#panel?.release();
-  }
-
   async #onLine(raw: string): Promise<void> {
     const line = raw.trim();
     this.#interrupts = 0;
@@ -285,14 +208,11 @@ class Repl {
       resolve(line);
       return;
     }
-    if (this.#approval) {
-      this.#decide(line.toLowerCase() === 'v' ? 'view' : parseApprovalAnswer(line));
+    if (this.#approvals.isOpen) {
+      this.#approvals.answerLine(line);
       return;
     }
-    if (!line) {
-      this.#prompt();
-      return;
-    }
+    if (!line) return this.#prompt();
     if (line.startsWith('/')) {
       if (
         this.#turn &&
@@ -318,7 +238,8 @@ class Repl {
       this.#active.agent.enqueue(line, 'next-step');
       return;
     }
-    this.#checkReferences(line);
+    for (const problem of referenceProblems(line, this.#workspace()))
+      this.#print(this.#style.yellow(problem));
     this.#startTurn(line);
   }
 
@@ -361,33 +282,6 @@ class Repl {
     });
   }
 
-  /** Answers the open approval question (`view` shows the whole diff and asks again). */
-  #decide(answer: ApprovalAnswer | 'view', key?: string): void {
-    if (!this.#approval) return;
-    const { resolve, request, label, detail } = this.#approval;
-    if (answer === 'view' && detail && request) {
-      const again = `${key ? `${key}\n` : '\n'}${approvalDiffFull(detail, this.#style)}\n${approvalQuestion(request, this.#style, label, detail)}`;
-      if (this.#panel) this.#panel.ask(again);
-      else this.#out.write(again);
-      return;
-    }
-    const decided = answer === 'view' ? parseApprovalAnswer('v') : answer;
-    this.#gate?.release();
-    this.#approval = undefined;
-    const note = `${key ? `${key}\n` : ''}${this.#style.dim(
-      decided === 'deny'
-        ? 'denied'
-        : decided === 'always'
-          ? 'allowed for this session'
-          : 'allowed once',
-    )}`;
-    // The note, then whatever was held back while the question waited.
-    if (this.#panel) this.#panel.release(`${note}\n`);
-    else this.#print(note);
-    resolve(decided);
-    this.#nextApproval();
-  }
-
   #startTurn(input: string): void {
     const controller = new AbortController();
     const active = this.#active;
@@ -413,7 +307,7 @@ class Repl {
       .finally(() => {
         this.#turn = undefined;
         this.#terminal.progress(false);
-        this.#denyApprovals();
+        this.#approvals.denyAll();
         this.#interrupts = 0;
         this.#print(statusLine(active, this.#style));
         this.#prompt();
@@ -431,7 +325,7 @@ class Repl {
       return;
     }
     if (this.#turn) {
-      this.#denyApprovals();
+      this.#approvals.denyAll();
       this.#elicitation?.resolve('cancel');
       this.#elicitation = undefined;
       this.#turn.controller.abort();
@@ -479,37 +373,9 @@ class Repl {
     }
   }
 
-  /** Warns about `@path` references that are refused (outside, excluded) or do not exist. */
-  #checkReferences(line: string): void {
-    for (const reference of fileReferencesOf(line)) {
-      // `@server:uri` names an MCP resource, read through the server's read_resource tool.
-      if (this.#active.mcp?.isResourceReference(reference)) continue;
-      const verdict = checkWorkspaceReference(this.#cwd, reference, {
-        exclude: this.#config.tools.exclude,
-      });
-      if (verdict === 'missing')
-        this.#print(this.#style.yellow(`@${reference}: no such file in this workspace`));
-      if (verdict === 'refused')
-        this.#print(
-          this.#style.yellow(`@${reference}: refused (outside the workspace or excluded)`),
-        );
-    }
-  }
-
-  #complete(line: string): [string[], string] {
-    const reference = /@([^\s@]*)$/.exec(line);
-    if (reference) {
-      const query = reference[1] ?? '';
-      const resources = this.#active.mcp?.completeResource(query) ?? [];
-      if (resources.length > 0) return [resources.map((entry) => `@${entry}`), `@${query}`];
-      const hits = searchWorkspaceFiles(this.#cwd, query, {
-        exclude: this.#config.tools.exclude,
-        limit: 30,
-      });
-      return [hits.map((hit) => `@${hit.path}`), `@${query}`];
-    }
-    if (line.startsWith('/') && !line.includes(' ')) return [completeSlash(line), line];
-    return [[], line];
+  /** Where `@path` references and completions look. */
+  #workspace(): WorkspaceInput {
+    return { cwd: this.#cwd, exclude: this.#config.tools.exclude, mcp: this.#active.mcp };
   }
 
   /** Ends the session: a running turn is aborted, or (at end of input) allowed to finish. */

@@ -9,6 +9,7 @@ import type {
   SessionEvent,
   ToolResultBody,
 } from '@spine/protocol';
+import { planUpdate } from './plan.js';
 import { ChildCalls } from './subagents.js';
 import {
   parseArguments,
@@ -74,6 +75,8 @@ export function attachLive(
       const call = calls.get(result.toolCallId);
       calls.delete(result.toolCallId);
       send(withChild(toolResultUpdate(cwd, call, result), children.end(result.toolCallId)));
+      const plan = planUpdate(event);
+      if (plan) send(plan);
     } else if (event.type === 'agent/child/start') {
       send(children.start(event.body as ChildStartBody));
     } else if (event.type === 'assistant/message') {

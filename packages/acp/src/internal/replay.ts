@@ -11,6 +11,7 @@ import {
   type ToolResultBody,
   type UserMessageBody,
 } from '@spine/protocol';
+import { planUpdate } from './plan.js';
 import { ChildCalls } from './subagents.js';
 import {
   OUTCOME_UNKNOWN_META,
@@ -63,7 +64,8 @@ export class ReplayFold {
         const call = this.#calls.get(result.toolCallId);
         this.#calls.delete(result.toolCallId);
         const update = toolResultUpdate(this.#cwd, call, result);
-        return [withChild(update, this.#children.end(result.toolCallId))];
+        const plan = planUpdate(event);
+        return [withChild(update, this.#children.end(result.toolCallId)), ...(plan ? [plan] : [])];
       }
       case 'agent/child/start':
         return [this.#children.start(event.body as ChildStartBody)];

@@ -90,6 +90,13 @@ describe('spine acp over stdio', () => {
         prompt: [{ type: 'text', text: 'Run echo' }],
       });
       expect(first.stopReason).toBe('end_turn');
+      // Settings the editor changes are recorded, and replay and rerun still hold.
+      await peer.agent.request('session/set_config_option', {
+        sessionId,
+        configId: 'approval',
+        value: 'never-ask',
+      });
+      await peer.agent.request('session/set_mode', { sessionId, modeId: 'plan' });
       const second = await peer.agent.request('session/prompt', {
         sessionId,
         prompt: [{ type: 'text', text: 'Again' }],
@@ -106,6 +113,9 @@ describe('spine acp over stdio', () => {
       expect(replayed.code).toBe(0);
       const rerun = await runCli(['rerun', sessionId, '--cwd', cwd], { env });
       expect(rerun.code).toBe(0);
+      const shown = await runCli(['show', sessionId, '--cwd', cwd], { env });
+      expect(shown.stdout).toContain('[approval preset: never-ask (was ask), set by the client]');
+      expect(shown.stdout).toContain('[plan mode: reads, searches and fetches only]');
     } finally {
       await server.close();
     }

@@ -10,10 +10,14 @@ import type { AcpSession } from './internal/acp-session.js';
 import { type OpenContext, openSession } from './internal/open-session.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
 import {
+  applyModel,
   applyPreset,
   configOptions,
   isPreset,
+  MODEL_OPTION,
+  modelChoices,
   modeState,
+  PRESET_IDS,
   PRESET_OPTION,
 } from './internal/presets.js';
 import { promptText } from './internal/prompt-content.js';
@@ -232,22 +236,32 @@ export async function serveAcp(
         return response;
       }),
     )
-    .onRequest('session/set_config_option', ({ params }) => {
-      const session = find(params.sessionId);
-      if (params.configId !== PRESET_OPTION || !isPreset(params.value))
-        throw acp.RequestError.invalidParams(
-          { configId: params.configId },
-          `unknown option or value; ${PRESET_OPTION} is one of read-only, ask, auto-edit, never-ask`,
-        );
-      applyPreset(session.active, params.value);
-      return { configOptions: configOptions(session.active) };
-    })
+    .onRequest(
+      'session/set_config_option',
+      explained(async ({ params }) => {
+        const session = find(params.sessionId);
+        const { configId, value } = params;
+        if (configId === PRESET_OPTION && isPreset(value)) applyPreset(session.active, value);
+        else if (
+          configId === MODEL_OPTION &&
+          typeof value === 'string' &&
+          modelChoices(session.active).includes(value)
+        )
+          await applyModel(session.active, value);
+        else
+          throw acp.RequestError.invalidParams(
+            { configId },
+            `unknown option or value; ${PRESET_OPTION} is one of ${PRESET_IDS}, ${MODEL_OPTION} one of ${modelChoices(session.active).join(', ')}`,
+          );
+        return { configOptions: configOptions(session.active) };
+      }),
+    )
     .onRequest('session/set_mode', ({ params }) => {
       const session = find(params.sessionId);
       if (!isPreset(params.modeId))
         throw acp.RequestError.invalidParams(
           { modeId: params.modeId },
-          'unknown mode; one of read-only, ask, auto-edit, never-ask',
+          `unknown mode; one of ${PRESET_IDS}`,
         );
       applyPreset(session.active, params.modeId);
       return {};

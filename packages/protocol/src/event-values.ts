@@ -56,6 +56,7 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'lease/takeover': 'none',
   'session/title': 'none',
   'plan/mode': 'none',
+  'session/config': 'none',
   'loop/detected': 'none',
   'budget/exceeded': 'none',
   'hook/run': 'none',

@@ -62,6 +62,7 @@ import {
   type PlanModeBody,
   PlanModeBodySchema,
 } from './plan-bodies.js';
+import { type SessionConfigBody, SessionConfigBodySchema } from './session-config-bodies.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
 import { ChildEndBodySchema, ChildStartBodySchema } from './subagent-bodies.js';
@@ -275,6 +276,7 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'lease/takeover': { surface: 'none', body: LeaseTakeoverBodySchema },
   'session/title': { surface: 'none', body: SessionTitleBodySchema },
   'plan/mode': { surface: 'none', body: PlanModeBodySchema },
+  'session/config': { surface: 'none', body: SessionConfigBodySchema },
   'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
   'budget/exceeded': { surface: 'none', body: BudgetExceededBodySchema },
   'hook/run': { surface: 'none', body: HookRunBodySchema },
@@ -313,6 +315,7 @@ export interface EventBodies {
   'lease/takeover': LeaseTakeoverBody;
   'session/title': SessionTitleBody;
   'plan/mode': PlanModeBody;
+  'session/config': SessionConfigBody;
   'loop/detected': LoopDetectedBody;
   'budget/exceeded': BudgetExceededBody;
   'hook/run': HookRunBody;

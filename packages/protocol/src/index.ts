@@ -175,6 +175,8 @@ export {
 export type { EventTypeDefinition, Projector } from './projector.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';
+export type { SessionConfigBody } from './session-config-bodies.js';
+export { SessionConfigBodySchema } from './session-config-bodies.js';
 export type {
   OpenedSession,
   SessionRange,

@@ -53,6 +53,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     'The session was (re)titled: from its first request (`auto`) or by a person; the latest wins.',
   'plan/mode':
     'Plan mode was entered, or left to implement the plan under the previous policy; the latest wins.',
+  'session/config':
+    'A setting of the running session changed (approval preset, model), by an editor or a person; the latest wins.',
   'hook/run':
     'A user hook command ran: its event, command, exit code, duration, decision and (cut) output.',
   'loop/detected':

@@ -3,6 +3,7 @@ import {
   type AssistantMessageBody,
   addUsage,
   type PlanModeBody,
+  type SessionConfigBody,
   type SessionEvent,
   type SessionHeaderBody,
   type ToolApprovalBody,
@@ -147,6 +148,13 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
             : `[plan mode off: implementing under ${visibleText(body.approval)}]`,
         ),
       );
+      break;
+    }
+    case 'session/config': {
+      const body = event.body as SessionConfigBody;
+      const was = body.previous === undefined ? '' : ` (was ${visibleText(body.previous)})`;
+      const what = body.option === 'model' ? 'model' : 'approval preset';
+      lines.push(style.cyan(`[${what}: ${visibleText(body.value)}${was}, set by the ${body.by}]`));
       break;
     }
     case 'session/title': {

@@ -3,8 +3,21 @@
 // happened is in the log, and `session/load` rebuilds the same picture from it (replay.ts).
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { AgentSession } from '@spine/harness';
-import type { AssistantMessageBody, SessionEvent, ToolResultBody } from '@spine/protocol';
-import { parseArguments, textContent, toolCallOf, toolResultUpdate } from './tool-calls.js';
+import type {
+  AssistantMessageBody,
+  ChildStartBody,
+  SessionEvent,
+  ToolResultBody,
+} from '@spine/protocol';
+import { planUpdate } from './plan.js';
+import { ChildCalls } from './subagents.js';
+import {
+  parseArguments,
+  textContent,
+  toolCallOf,
+  toolResultUpdate,
+  withChild,
+} from './tool-calls.js';
 import { usageUpdate } from './usage.js';
 
 /** Streamed command output kept per call (the tail; the full result arrives with the result). */
@@ -18,6 +31,7 @@ export function attachLive(
 ): () => void {
   const { agent, session } = active;
   const calls = new Map<string, { name: string; arguments: string; output: string }>();
+  const children = new ChildCalls();
   // The session's cost so far (restored from the log), then each request's on top.
   let cost: number | undefined = agent.usage.costUsd;
   const onText = (event: { turn: number; step: number; text: string }): void =>
@@ -38,6 +52,11 @@ export function attachLive(
   };
   const onProgress = (event: { toolCallId: string; message?: string }): void => {
     const call = calls.get(event.toolCallId);
+    if (call?.name === 'task' && event.message !== undefined) {
+      const update = children.progress(event.toolCallId, event.message);
+      if (update) send(update);
+      return;
+    }
     if (call?.name !== 'bash' || event.message === undefined) return;
     call.output = (call.output + event.message).slice(-MAX_LIVE_OUTPUT);
     const command = parseArguments(call.arguments).command;
@@ -55,7 +74,11 @@ export function attachLive(
       const result = event.body as ToolResultBody;
       const call = calls.get(result.toolCallId);
       calls.delete(result.toolCallId);
-      send({ sessionUpdate: 'tool_call_update', ...toolResultUpdate(cwd, call, result) });
+      send(withChild(toolResultUpdate(cwd, call, result), children.end(result.toolCallId)));
+      const plan = planUpdate(event);
+      if (plan) send(plan);
+    } else if (event.type === 'agent/child/start') {
+      send(children.start(event.body as ChildStartBody));
     } else if (event.type === 'assistant/message') {
       const { usage } = event.body as AssistantMessageBody;
       if (!usage) return;

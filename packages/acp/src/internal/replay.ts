@@ -4,13 +4,22 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import {
   type AssistantMessageBody,
+  type ChildStartBody,
   notStartedText,
   outcomeUnknownText,
   type SessionEvent,
   type ToolResultBody,
   type UserMessageBody,
 } from '@spine/protocol';
-import { OUTCOME_UNKNOWN_META, textContent, toolCallOf, toolResultUpdate } from './tool-calls.js';
+import { planUpdate } from './plan.js';
+import { ChildCalls } from './subagents.js';
+import {
+  OUTCOME_UNKNOWN_META,
+  textContent,
+  toolCallOf,
+  toolResultUpdate,
+  withChild,
+} from './tool-calls.js';
 import { usageUpdate } from './usage.js';
 
 /** The message id of what event `seq` recorded (stable across loads). */
@@ -23,6 +32,7 @@ export class ReplayFold {
   readonly #cwd: string;
   readonly #contextWindow: number;
   readonly #calls = new Map<string, { name: string; arguments: string; started: boolean }>();
+  readonly #children = new ChildCalls();
   #cost: number | undefined;
 
   constructor(options: { cwd: string; contextWindow: number }) {
@@ -53,10 +63,12 @@ export class ReplayFold {
         const result = event.body as ToolResultBody;
         const call = this.#calls.get(result.toolCallId);
         this.#calls.delete(result.toolCallId);
-        return [
-          { sessionUpdate: 'tool_call_update', ...toolResultUpdate(this.#cwd, call, result) },
-        ];
+        const update = toolResultUpdate(this.#cwd, call, result);
+        const plan = planUpdate(event);
+        return [withChild(update, this.#children.end(result.toolCallId)), ...(plan ? [plan] : [])];
       }
+      case 'agent/child/start':
+        return [this.#children.start(event.body as ChildStartBody)];
       case 'session/title': {
         const { title } = event.body as { title: string };
         return [{ sessionUpdate: 'session_info_update', title }];
@@ -109,7 +121,9 @@ export class ReplayFold {
         toolCallId,
         status: 'failed',
         content: [textContent(text)],
-        ...(call.started ? { _meta: { [OUTCOME_UNKNOWN_META]: true } } : {}),
+        ...(call.started
+          ? { _meta: { [OUTCOME_UNKNOWN_META]: true, ...this.#children.end(toolCallId) } }
+          : {}),
       });
     }
     this.#calls.clear();

@@ -2,6 +2,7 @@
 // the recorded call and result, so a live turn and a `session/load` of it show the same thing.
 import { isAbsolute, resolve } from 'node:path';
 import type {
+  SessionUpdate,
   ToolCall,
   ToolCallContent,
   ToolCallLocation,
@@ -152,6 +153,18 @@ export function toolResultUpdate(
     content,
     rawOutput: { content: result.content, isError: result.isError, ...outcomeOf(result) },
     ...(marker ? { _meta: marker } : {}),
+  };
+}
+
+/** A result's update as a session update, with its child session's `_meta` link when it had one. */
+export function withChild(
+  update: ToolCallUpdate,
+  child: Record<string, unknown> | undefined,
+): SessionUpdate {
+  return {
+    sessionUpdate: 'tool_call_update',
+    ...update,
+    ...(child ? { _meta: { ...update._meta, ...child } } : {}),
   };
 }
 

@@ -128,8 +128,7 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     throw error;
   }
   // A session started in plan mode says so in its log (a switch later is recorded by `/plan`).
-  if (resumed)
-    applyPlanMode({ session, runtime: wired.runtime, prompt: wired.prompt }, resumed);
+  if (resumed) applyPlanMode({ session, runtime: wired.runtime, prompt: wired.prompt }, resumed);
   else if (config.approval === 'plan')
     session.append('plan/mode', { mode: 'plan', approval: 'plan', by: 'config' });
   await wired.hooks.fire('session-start', {

@@ -259,7 +259,12 @@ export class ApprovalGate {
           if (answer) return finish({ kind: 'allowed', value: answer });
           const decision = readApprovalDecision(value);
           if (decision?.answer === 'once')
-            return finish({ kind: 'allowed', value: 'once', by: decision.by, reason: decision.reason });
+            return finish({
+              kind: 'allowed',
+              value: 'once',
+              by: decision.by,
+              reason: decision.reason,
+            });
           if (decision)
             return finish({
               kind: 'denied',

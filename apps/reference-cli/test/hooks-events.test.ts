@@ -83,6 +83,14 @@ describe('hook events through spine run', { timeout: 300_000 }, () => {
         ['permission-request', 'allow', 0],
         ['session-end', 'none', 0],
       ]);
+      // The log says the hook decided, not the person.
+      expect(log.find((event) => event.type === 'tool/approval')?.body).toMatchObject({
+        toolCallId: 'c1',
+        decision: 'allow',
+        by: 'hook:permission-request',
+        reason: 'ok',
+        scope: 'once',
+      });
       const id = (log[0]?.body as { sessionId?: string } | undefined)?.sessionId ?? '';
       expect((await runCli(['replay', id, '--verify'], { env })).code).toBe(0);
       const fresh = exampleWorkspace('spine-hooks-rerun-');
@@ -127,6 +135,22 @@ describe('hook events through spine run', { timeout: 300_000 }, () => {
         const [run] = hookRuns(log);
         expect(run).toMatchObject({ event: 'permission-request', decision: 'deny' });
         expect(run?.timedOut).toBe(name === 'hangs');
+        expect(log.find((event) => event.type === 'tool/approval')?.body).toMatchObject({
+          decision: 'deny',
+          by: 'hook:permission-request',
+          reason: name === 'fails' ? expect.stringContaining('broken') : expect.any(String),
+        });
+        if (name === 'fails') {
+          // Replay and an offline rerun (the recorded hook answer, not the hook) still agree.
+          const id = (log[0]?.body as { sessionId?: string } | undefined)?.sessionId ?? '';
+          expect((await runCli(['replay', id, '--verify'], { env })).code).toBe(0);
+          const rerun = await runCli(
+            ['rerun', id, '--cwd', exampleWorkspace('spine-hooks-rerun-deny-'), '--json'],
+            { env, timeoutMs: 120_000 },
+          );
+          const rerunLast = JSON.parse(rerun.stdout.trim().split('\n').at(-1) ?? '{}');
+          expect(rerunLast, rerun.stderr).toMatchObject({ ok: true });
+        }
       } finally {
         await server.close();
       }

@@ -4,7 +4,7 @@
 // loop is recorded again (action `stopped`) and the turn ends with reason `stuck`. Everything is
 // derived from the log's own events, so replay and rerun see the same notes at the same steps.
 
-import type { LoopDetectedBody, SessionLog, UserMessageBody } from '@spine/protocol';
+import type { LoopDetectedBody, SessionEvent, SessionLog, UserMessageBody } from '@spine/protocol';
 import { LoopDetector, type LoopFinding, type LoopThresholds } from './loop-detector.js';
 
 /** The `user/message` source of the note that tells the model it is looping. */
@@ -37,12 +37,47 @@ export function loopNoteText(finding: LoopFinding): string {
   return `<loop-detector kind="${finding.kind}">\n${what[finding.kind]} ${ADVICE}\n</loop-detector>`;
 }
 
-/** Creates the guard of one turn over `session`, with `thresholds`. */
-export function createLoopGuard(session: SessionLog, thresholds: LoopThresholds): LoopGuard {
+/**
+ * The events of `turn` already in `session` (from its `turn/start`), found by walking back from
+ * the end; empty when the turn has not started. A lazily opened session holds the events since its
+ * newest snapshot: older ones of the turn are left out (the detector then starts from there).
+ */
+export function turnEventsSoFar(session: SessionLog, turn: number): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  for (let seq = session.lastSeq; seq > 0; seq--) {
+    const event = session.get(seq);
+    if (!event) break;
+    events.push(event);
+    if (event.type === 'turn/start') {
+      if (event.turn !== turn) return [];
+      break;
+    }
+  }
+  return events.reverse();
+}
+
+/**
+ * Creates the guard of one turn over `session`, with `thresholds`. The turn's events already in
+ * the log (a resumed, interrupted turn) are fed to the detector first, so a loop that began before
+ * the interruption is counted on, and a loop already noted is not noted twice.
+ */
+export function createLoopGuard(
+  session: SessionLog,
+  thresholds: LoopThresholds,
+  options: { turn?: number } = {},
+): LoopGuard {
   const detector = new LoopDetector(thresholds);
   let pending: LoopFinding | undefined;
   let noted = false;
   let persisted = 0;
+  if (options.turn !== undefined)
+    for (const event of turnEventsSoFar(session, options.turn)) {
+      // Findings at past step ends were acted on then (or lost in the crash): only the count of
+      // steps the loop went on after its note carries over, as `afterStep` would have kept it.
+      if (detector.observe(event) && noted) persisted++;
+      if (event.type === 'loop/detected' && (event.body as LoopDetectedBody).action === 'noted')
+        noted = true;
+    }
   const unsubscribe = session.subscribe((event) => {
     const finding = detector.observe(event);
     if (finding) pending = finding;

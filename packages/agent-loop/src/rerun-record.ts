@@ -2,6 +2,7 @@
 // approval answers, and how its tool results compare with a rerun's.
 import type {
   ApprovalAnswer,
+  ApprovalDecision,
   SessionEvent,
   ToolApprovalBody,
   ToolResultBody,
@@ -126,15 +127,25 @@ export function recordedTurnInputs(events: readonly SessionEvent[]): RecordedTur
 }
 
 /**
- * The recorded approval answers by tool call id: `deny` where the recording denied, else `once`.
- * A rerun answers its approvals with them, so a call denied then is denied again.
+ * The recorded approval answers by tool call id: `deny` where the recording denied, else `once`;
+ * an answer a hook gave (`by: "hook:…"`) comes back as the same {@link ApprovalDecision}, so the
+ * rerun records the same decider and reason. A rerun answers its approvals with them, so a call
+ * denied then is denied again.
  */
-export function recordedApprovals(events: readonly SessionEvent[]): Map<string, ApprovalAnswer> {
-  const answers = new Map<string, ApprovalAnswer>();
+export function recordedApprovals(
+  events: readonly SessionEvent[],
+): Map<string, ApprovalAnswer | ApprovalDecision> {
+  const answers = new Map<string, ApprovalAnswer | ApprovalDecision>();
   for (const event of events) {
     if (event.type !== 'tool/approval') continue;
     const body = event.body as ToolApprovalBody;
-    answers.set(body.toolCallId, body.decision === 'deny' ? 'deny' : 'once');
+    const answer = body.decision === 'deny' ? 'deny' : 'once';
+    answers.set(
+      body.toolCallId,
+      body.by.startsWith('hook:')
+        ? { answer, by: body.by, ...(body.reason === undefined ? {} : { reason: body.reason }) }
+        : answer,
+    );
   }
   return answers;
 }

@@ -51,8 +51,11 @@ export async function runTurnLoop(
     deniedTools: [],
   };
   let next = start;
-  // Loop detection (issue 38): off unless thresholds are configured.
-  const loops = context.loops ? createLoopGuard(context.session, context.loops) : undefined;
+  // Loop detection (issue 38): off unless thresholds are configured; seeded with the turn's
+  // events so far (a resumed, interrupted turn keeps counting).
+  const loops = context.loops
+    ? createLoopGuard(context.session, context.loops, { turn: start.turn })
+    : undefined;
   try {
     for (;;) {
       // Before each request: a budget reached ends the turn without sending it (budget.ts).

@@ -7,6 +7,8 @@ import { openToResume } from './history/resume.js';
 import { sessionTotals, usageWithChildren } from './history/totals.js';
 import { type ResolvedModel, resolveModel } from './model-config.js';
 import { assertBudgetCheckable } from './plan/budget.js';
+import { applyPlanMode } from './plan/plan-mode.js';
+import { PLAN_MODE_STATE, type PlanModeState, resumePlanMode } from './plan/plan-mode-resume.js';
 import { newSessionId, readSessionIndex, writeSessionIndex } from './session-index.js';
 import { storeFor } from './store.js';
 import { type WiredAgent, wireAgent } from './wire.js';
@@ -27,6 +29,12 @@ export interface StartOptions {
   model?: ResolvedModel;
   /** Answers `ask` approvals; without it `ask` becomes deny. */
   approve?: ToolRunOptions['approve'];
+  /**
+   * True when `config.approval` was chosen explicitly for this start (`--approval`): a resumed
+   * session left in plan mode then leaves it for that policy. Otherwise it resumes in plan mode.
+   * Either change is recorded as `plan/mode` with `by: "resume"`.
+   */
+  approvalChosen?: boolean;
   /** Reports non-fatal problems (a hook failed, a tool family could not load, recovery notes). */
   onWarning?: (message: string) => void;
   /** Called with every event already in the session and each one appended (NDJSON output). */
@@ -59,7 +67,8 @@ export interface AgentSession extends WiredAgent {
  * @throws {SpineError} for a locked session or an unusable model configuration.
  */
 export async function startAgentSession(options: StartOptions): Promise<AgentSession> {
-  const { config, cwd } = options;
+  const { cwd } = options;
+  let { config } = options;
   const store = storeFor(config);
   const model = options.model ?? (await resolveModel(config, { requireKey: true }));
   // A cost limit the price table cannot check is refused before anything is written.
@@ -91,6 +100,16 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     if (options.onEvent) for (const event of session.events()) options.onEvent(event);
   }
   const unsubscribe = options.onEvent ? session.subscribe(options.onEvent) : () => {};
+  // A session left in plan mode resumes in it unless another policy was chosen explicitly.
+  const resumed =
+    options.resumeId === undefined
+      ? undefined
+      : resumePlanMode(
+          session.projection<PlanModeState>(PLAN_MODE_STATE.name),
+          options.config.approval,
+          options.approvalChosen === true,
+        );
+  if (resumed) config = { ...config, approval: resumed.approval as SpineConfig['approval'] };
   let wired: WiredAgent;
   try {
     wired = await wireAgent({
@@ -109,7 +128,8 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
     throw error;
   }
   // A session started in plan mode says so in its log (a switch later is recorded by `/plan`).
-  if (config.approval === 'plan')
+  if (resumed) applyPlanMode({ session, runtime: wired.runtime, prompt: wired.prompt }, resumed);
+  else if (config.approval === 'plan')
     session.append('plan/mode', { mode: 'plan', approval: 'plan', by: 'config' });
   await wired.hooks.fire('session-start', {
     resumed: options.resumeId !== undefined,

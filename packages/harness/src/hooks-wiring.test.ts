@@ -49,7 +49,12 @@ describe('permission-request and notification hooks', () => {
     const { approve, asked, runs } = setup({
       'permission-request': [`echo '{"decision":"deny","reason":"not today"}'`],
     });
-    expect(await approve(request, {})).toBe('deny');
+    // The hook is named as the decider, with its reason (recorded as the approval's `by`).
+    expect(await approve(request, {})).toEqual({
+      answer: 'deny',
+      by: 'hook:permission-request',
+      reason: 'not today',
+    });
     expect(asked).toEqual([]);
     expect(runs).toMatchObject([
       { event: 'permission-request', decision: 'deny', reason: 'not today' },
@@ -61,7 +66,10 @@ describe('permission-request and notification hooks', () => {
       'permission-request': [`echo '{"decision":"allow"}'`],
       notification: ['cat > note.json'],
     });
-    expect(await approve(request, {})).toBe('once');
+    expect(await approve(request, {})).toMatchObject({
+      answer: 'once',
+      by: 'hook:permission-request',
+    });
     expect(asked).toEqual([]);
     // A protected write needs a person: the hook's allow does not answer it.
     expect(await approve({ ...request, personOnly: true }, {})).toBe('once');
@@ -82,7 +90,10 @@ describe('permission-request and notification hooks', () => {
 
   it('fails closed: a hook that cannot run denies', async () => {
     const { approve, asked, runs } = setup({ 'permission-request': ['/nonexistent/hook'] });
-    expect(await approve(request, {})).toBe('deny');
+    expect(await approve(request, {})).toMatchObject({
+      answer: 'deny',
+      by: 'hook:permission-request',
+    });
     expect(asked).toEqual([]);
     expect(runs[0]).toMatchObject({ decision: 'deny' });
     expect(runs[0]?.exitCode).not.toBe(0);

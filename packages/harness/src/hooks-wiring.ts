@@ -25,7 +25,7 @@ export function recordHookRuns(
 
 /**
  * Wraps `approve` with the `permission-request` hooks (when configured): a hook's deny answers
- * without asking, and so does its allow, except for escalations and protected writes (a person's
+ * without asking (recorded `by: "hook:permission-request"`), and so does its allow, except for escalations and protected writes (a person's
  * answer only); otherwise `notification` fires and the person is asked (or, with no person, the
  * call is denied).
  */
@@ -43,10 +43,13 @@ export function approveWithHooks(
         reason: request.reason,
       };
       const decision = await hooks.decide('permission-request', payload);
-      if (decision?.decision === 'deny') return 'deny';
+      // The log names the hook as the decider (`by`), with its reason.
+      const by = 'hook:permission-request';
+      if (decision?.decision === 'deny') return { answer: 'deny', by, reason: decision.reason };
       // Escalations and protected writes need a person's answer: a hook's allow does not count.
       const personOnly = request.personOnly === true || request.escalation !== undefined;
-      if (decision?.decision === 'allow' && !personOnly) return 'once';
+      if (decision?.decision === 'allow' && !personOnly)
+        return { answer: 'once', by, reason: decision.reason };
     }
     if (!approve) return 'deny';
     await hooks.fire('notification', {

@@ -218,6 +218,7 @@ export type {
 export { TOOL_NAME_PATTERN } from './tool-name.js';
 export type {
   ApprovalAnswer,
+  ApprovalDecision,
   ApprovalRequest,
   ToolRunEvent,
   ToolRunOptions,

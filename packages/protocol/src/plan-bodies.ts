@@ -24,8 +24,10 @@ export const PlanModeBodySchema = z.object({
     'The policy in force before; the one `implement` returns to after `plan`.',
   ),
   by: z
-    .literal(['person', 'config'])
-    .describe('`person`: `/plan` or `/implement`; `config`: the session started in plan mode.'),
+    .literal(['person', 'config', 'resume'])
+    .describe(
+      '`person`: `/plan` or `/implement`; `config`: the session started in plan mode; `resume`: a resume kept plan mode, or left it for an explicit `--approval`.',
+    ),
 });
 /** Body of `plan/mode`. */
 export type PlanModeBody = z.infer<typeof PlanModeBodySchema>;

@@ -30,6 +30,20 @@ export interface ApprovalRequest {
 /** The person's answer to an {@link ApprovalRequest}. */
 export type ApprovalAnswer = 'once' | 'always' | 'deny';
 
+/**
+ * An answer given by something other than the person (a `permission-request` hook), recorded as
+ * `by` (e.g. `hook:permission-request`) and `reason` in `tool/approval`. `always` is not offered:
+ * an automated answer is never remembered for the session.
+ */
+export interface ApprovalDecision {
+  /** Whether the call runs (once) or is denied. */
+  answer: 'once' | 'deny';
+  /** Who decided, recorded as the approval's `by`. */
+  by: string;
+  /** Why, recorded as the approval's `reason`. */
+  reason?: string;
+}
+
 /** Options of {@link ToolScheduler.run}. */
 export interface ToolRunOptions {
   /** One signal reaches every tool of the batch. */
@@ -40,11 +54,14 @@ export interface ToolRunOptions {
    * appends the matching session events here.
    */
   onEvent?: (event: ToolRunEvent) => void;
-  /** Answers `ask` decisions; without it, `ask` becomes deny. */
+  /**
+   * Answers `ask` decisions; without it, `ask` becomes deny. An {@link ApprovalDecision} names
+   * another decider than the person (recorded as `by`).
+   */
   approve?: (
     request: ApprovalRequest,
     options: { signal?: AbortSignal },
-  ) => Promise<ApprovalAnswer>;
+  ) => Promise<ApprovalAnswer | ApprovalDecision>;
   /** The agent whose visibility rules apply. */
   agent?: string;
 }

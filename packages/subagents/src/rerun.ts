@@ -7,7 +7,7 @@ import {
   replay,
   type ToolResultDifference,
 } from '@spine/agent-loop';
-import type { ApprovalAnswer, SessionStore } from '@spine/protocol';
+import type { ApprovalAnswer, ApprovalDecision, SessionStore } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import { readSessionTree, type SessionTreeNode } from './tree.js';
 import type { ChildApprovalRequest, ChildInfo, ChildModel } from './types.js';
@@ -47,7 +47,7 @@ export interface RecordedChildren {
   /** For `createTaskTool({ childModel })`: the recorded outputs of the child answering the same call. */
   childModel(child: ChildInfo): ChildModel | undefined;
   /** For `createTaskTool({ approve })`: a child's recorded approval answers (`once` when none). */
-  approve(request: ChildApprovalRequest): Promise<ApprovalAnswer>;
+  approve(request: ChildApprovalRequest): Promise<ApprovalAnswer | ApprovalDecision>;
   /** Compares the rerun's children (under `rerunSessionId` in `store`) with the recorded ones. */
   compare(
     store: SessionStore,

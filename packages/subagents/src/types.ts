@@ -1,6 +1,7 @@
 import type { Agent, SystemPrompt } from '@spine/agent-loop';
 import type {
   ApprovalAnswer,
+  ApprovalDecision,
   ApprovalRequest,
   ChildEndReason,
   CompactionEngine,
@@ -103,7 +104,7 @@ export interface TaskToolOptions {
   approve?(
     request: ChildApprovalRequest,
     options: { signal?: AbortSignal },
-  ): Promise<ApprovalAnswer>;
+  ): Promise<ApprovalAnswer | ApprovalDecision>;
   /** The profiles the model may choose from (default: the built-in `explore` and `general`). */
   profiles?: readonly AgentProfile[];
   /** Adds contributions (environment, instructions) to a child's system prompt. */

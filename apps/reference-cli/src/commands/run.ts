@@ -81,6 +81,8 @@ async function runTask(options: {
     cwd,
     ...(options.resumeId === undefined ? { title: options.task } : { resumeId: options.resumeId }),
     ...(approver ? { approve: approver.approve } : {}),
+    // Only an explicit `--approval` takes a resumed session out of plan mode.
+    approvalChosen: loaded.provenance.get('approval')?.layer === 'flag',
     ...(json ? { onEvent: writeEvent } : {}),
     onWarning: (message) => process.stderr.write(style.yellow(`warning: ${message}\n`)),
   });

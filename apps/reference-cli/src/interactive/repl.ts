@@ -41,7 +41,10 @@ const PROMPT = '› ';
  */
 export async function runInteractive(flags: AgentFlags): Promise<number> {
   const { loaded, cwd } = configForFlags(flags);
-  const repl = new Repl(loaded.config, cwd);
+  // Only an explicit `--approval` takes a resumed session out of plan mode (`/resume`).
+  const repl = new Repl(loaded.config, cwd, {
+    approvalChosen: loaded.provenance.get('approval')?.layer === 'flag',
+  });
   return repl.start();
 }
 
@@ -75,8 +78,11 @@ class Repl {
   /** The window title (project · session title) and turn progress (OSC 2, OSC 9;4). */
   readonly #terminal: TerminalTitle;
 
-  constructor(config: SpineConfig, cwd: string) {
+  readonly #approvalChosen: boolean;
+
+  constructor(config: SpineConfig, cwd: string, options: { approvalChosen?: boolean } = {}) {
     this.#config = config;
+    this.#approvalChosen = options.approvalChosen === true;
     this.#cwd = cwd;
     const enabled = terminalTitleEnabled(this.#out, process.env, config.terminal.title);
     this.#terminal = new TerminalTitle(this.#out, cwd, enabled);
@@ -145,7 +151,7 @@ class Repl {
         ? { ...this.#config, sandbox: previous.runtime.sandbox, approval: previous.approval }
         : this.#config,
       cwd: this.#cwd,
-      ...(resumeId ? { resumeId } : {}),
+      ...(resumeId ? { resumeId, approvalChosen: this.#approvalChosen } : {}),
       ...(previous ? { model: previous.model } : {}),
       approve: (request) => this.#approvals.ask(request),
       onWarning: (message) => this.#print(this.#style.yellow(`warning: ${message}`)),

@@ -4,6 +4,7 @@
 // from the snapshot instead of a pass over the whole log.
 
 import type { SessionProjection } from '@spine/session-log';
+import { PLAN_MODE_STATE } from '../plan/plan-mode-resume.js';
 import { PLAN_STATE } from '../plan/plan-state.js';
 import { RESUME_STATE } from './resume-state.js';
 import { SESSION_TOTALS } from './totals.js';
@@ -24,6 +25,7 @@ export async function agentProjections(): Promise<SessionProjection[]> {
     SESSION_TOTALS,
     RESUME_STATE as unknown as SessionProjection,
     PLAN_STATE as unknown as SessionProjection,
+    PLAN_MODE_STATE as unknown as SessionProjection,
   ];
 }
 

@@ -1,5 +1,6 @@
 import type {
   ApprovalAnswer,
+  ApprovalDecision,
   ApprovalRequest,
   JsonValue,
   ToolApprovalBody,
@@ -16,14 +17,14 @@ import { isPlanModeRefusal } from '../approval.js';
 import { evaluateApprovalRules, type RuleOutcome } from '../command-rules.js';
 import { isProtectedPath } from '../protected-paths.js';
 import { loadShellParser, shellParserIfLoaded } from '../shell-command-parse.js';
-import { describeAnswer, readApprovalAnswer } from './approval-answer.js';
+import { describeAnswer, readApprovalAnswer, readApprovalDecision } from './approval-answer.js';
 import { protectedTargets } from './protected-targets.js';
 
 /** Asks the person; `undefined` when nobody can be asked. */
 export type Approver = (
   request: ApprovalRequest,
   options: { signal?: AbortSignal },
-) => Promise<ApprovalAnswer>;
+) => Promise<ApprovalAnswer | ApprovalDecision>;
 
 /** Reads an escalation request (`args.escalation = { justification, permissions }`), if any. */
 export function escalationOf(args: JsonValue): EscalationRequest | undefined {
@@ -212,11 +213,12 @@ export class ApprovalGate {
     const { key, rememberable } = how;
     return this.ask(request, approve, signal).then((answer) => {
       const reason = how.reason;
+      const by = answer.by ?? 'user';
       if (answer.kind === 'denied')
-        return done(toolCallId, check, false, 'user', 'once', answer.why(reason));
+        return done(toolCallId, check, false, by, 'once', answer.why(reason));
       if (answer.value === 'always' && rememberable) this.remembered.add(key);
       const scope = answer.value === 'always' && rememberable ? 'session' : 'once';
-      return done(toolCallId, check, true, 'user', scope, reason);
+      return done(toolCallId, check, true, by, scope, answer.reason ?? reason);
     });
   }
 
@@ -255,6 +257,20 @@ export class ApprovalGate {
           if (signal?.aborted) return onAbort();
           const answer = readApprovalAnswer(value);
           if (answer) return finish({ kind: 'allowed', value: answer });
+          const decision = readApprovalDecision(value);
+          if (decision?.answer === 'once')
+            return finish({
+              kind: 'allowed',
+              value: 'once',
+              by: decision.by,
+              reason: decision.reason,
+            });
+          if (decision)
+            return finish({
+              kind: 'denied',
+              by: decision.by,
+              why: (why) => decision.reason ?? `denied by ${decision.by} (${why})`,
+            });
           if (value === 'deny') return finish(denied((why) => `the person declined (${why})`));
           finish(
             denied(
@@ -315,9 +331,10 @@ export class ApprovalGate {
   }
 }
 
+/** `by` and `reason` are set when someone other than the person decided. */
 type AskResult =
-  | { kind: 'allowed'; value: 'once' | 'always' }
-  | { kind: 'denied'; why: (reason: string) => string };
+  | { kind: 'allowed'; value: 'once' | 'always'; by?: string; reason?: string | undefined }
+  | { kind: 'denied'; why: (reason: string) => string; by?: string; reason?: undefined };
 
 function denied(why: (reason: string) => string): AskResult {
   return { kind: 'denied', why };

@@ -92,7 +92,24 @@ describe('optional parts', () => {
     const manifest = JSON.parse(
       readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
     );
-    expect(manifest.peerDependencies['@spine/mcp']).toBe(OPTIONAL_PARTS.mcp.version);
-    expect(manifest.peerDependenciesMeta['@spine/mcp']).toEqual({ optional: true });
+    for (const part of Object.values(OPTIONAL_PARTS)) {
+      expect(manifest.peerDependencies[part.packageName]).toBe(part.version);
+      expect(manifest.peerDependenciesMeta[part.packageName]).toEqual({ optional: true });
+      expect(manifest.dependencies[part.packageName]).toBeUndefined();
+    }
+  });
+
+  it('turns the missing @spine/acp (spine acp) into an error naming the install command', () => {
+    let raw: unknown;
+    try {
+      createRequire(join(outside, 'x.cjs'))('@spine/acp');
+    } catch (error) {
+      raw = error;
+    }
+    const explained = explainMissingPart(raw);
+    expect(explained).toBeInstanceOf(OptionalPartMissingError);
+    expect((explained as OptionalPartMissingError).message).toContain('`npm i @spine/acp@0.x`');
+    expect((explained as OptionalPartMissingError).message).toContain('spine acp');
+    expect(exitCodeOf(raw)).toBe(EXIT_CODES.usage);
   });
 });

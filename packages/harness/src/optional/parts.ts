@@ -21,6 +21,8 @@ export interface OptionalPart {
 export const OPTIONAL_PARTS: {
   /** `@spine/mcp`, for MCP servers. */
   readonly mcp: OptionalPart;
+  /** `@spine/acp`, for `spine acp` (editors over the Agent Client Protocol). */
+  readonly acp: OptionalPart;
 } = {
   mcp: {
     packageName: '@spine/mcp',
@@ -28,6 +30,12 @@ export const OPTIONAL_PARTS: {
     // changesets rule for peer dependents); the test holds it equal to package.json's.
     version: '0.x',
     neededFor: 'MCP servers (mcp.servers in the configuration, .mcp.json)',
+  },
+  // The ACP SDK is ~9 MB: only editor users pay for it.
+  acp: {
+    packageName: '@spine/acp',
+    version: '0.x',
+    neededFor: '`spine acp` (editors over the Agent Client Protocol)',
   },
 };
 

@@ -92,6 +92,8 @@ export class AcpSession {
         'auto',
       );
     const result = await active.agent.run(text, { signal });
+    // The client hears the turn is over only once its events are durable in the log.
+    await active.session.flush();
     // The turn is recorded as failed; the client is told why, as text, and the turn ends.
     if (result.reason === 'error')
       this.#say(`Spine stopped: ${result.error?.message ?? 'the turn failed'}`);

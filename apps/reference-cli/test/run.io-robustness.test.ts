@@ -282,7 +282,7 @@ describe('spine run with its I/O going away', { timeout: 180_000 }, () => {
       stdout += chunk.toString('utf8');
     });
     child.stdin.write('say a lot\n');
-    await until(() => stdout.includes('word word'), 'the answer to stream');
+    await until(() => stdout.includes('word1 word2'), 'the answer to stream');
     child.kill('SIGHUP');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);

@@ -55,7 +55,7 @@ export type { McpHttpServer, McpHttpServerOptions } from './server/serve-http.js
 export { startMcpHttpServer } from './server/serve-http.js';
 export type { McpStdioServer, McpStdioServerOptions } from './server/serve-stdio.js';
 export { startMcpStdioServer } from './server/serve-stdio.js';
-export type { McpToolServerOptions } from './server/tool-server.js';
+export type { McpToolServer, McpToolServerOptions } from './server/tool-server.js';
 export { createMcpToolServer } from './server/tool-server.js';
 export { recordedMcpTools } from './tools-recorded.js';
 

@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { McpServeAddressError } from '../errors.js';
+import type { McpToolServer } from './tool-server.js';
 
 /** Options of {@link startMcpHttpServer}. */
 export interface McpHttpServerOptions {
   /** A fresh MCP server for each client session (e.g. from `createMcpToolServer`). */
-  createServer: () => Server;
+  createServer: () => McpToolServer;
   /** Loopback address to listen on: `127.0.0.1` (default) or `::1`. */
   host?: string;
   /** Port (default 0: a free one). */
@@ -73,7 +73,10 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   if (!LOOPBACK_HOSTS.has(host)) throw new McpServeAddressError({ host });
   const token = options.token ?? randomBytes(32).toString('hex');
   const expected = Buffer.from(token);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const sessions = new Map<
+    string,
+    { transport: StreamableHTTPServerTransport; server: McpToolServer }
+  >();
   let port = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {

@@ -1,11 +1,11 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { McpToolServer } from './tool-server.js';
 
 /** Options of {@link startMcpStdioServer}. */
 export interface McpStdioServerOptions {
   /** The MCP server to connect (e.g. from `createMcpToolServer`). */
-  server: Server;
+  server: McpToolServer;
   /** Where requests arrive (default `process.stdin`). */
   stdin?: Readable;
   /** Where responses go (default `process.stdout`): nothing else may write there. */

@@ -74,6 +74,19 @@ function toCallToolResult(body: ToolResultBody): CallToolResult {
 }
 
 /**
+ * The MCP server {@link createMcpToolServer} makes (the official SDK's `Server`), typed by what
+ * callers use, so the SDK's declarations (which need the DOM library) stay out of the public types.
+ */
+export interface McpToolServer {
+  /** Connects a transport of the SDK (stdio, Streamable HTTP, in-memory) and starts serving. */
+  connect(transport: object): Promise<void>;
+  /** Closes the server and its transport. */
+  close(): Promise<void>;
+  /** Called once the server is closed. */
+  onclose?: (() => void) | undefined;
+}
+
+/**
  * Creates an MCP server (the official SDK's `Server`) serving Spine's tools: `tools/list` gives each
  * tool's own input schema and honest annotations, `tools/call` runs the call through the injected
  * scheduler, so validation errors, approval decisions, sandbox and path-guard refusals read as
@@ -90,7 +103,7 @@ function toCallToolResult(body: ToolResultBody): CallToolResult {
  * await server.connect(new StdioServerTransport());
  * ```
  */
-export function createMcpToolServer(options: McpToolServerOptions): Server {
+export function createMcpToolServer(options: McpToolServerOptions): McpToolServer {
   const specs = servedSpecs(options.scheduler, options.expose);
   const served = new Set(specs.map((spec) => spec.name));
   const definitions = new Map((options.tools ?? []).map((tool) => [tool.spec.name, tool]));

@@ -131,7 +131,7 @@ describe('spine run against misbehaving providers', { timeout: 180_000 }, () => 
       ],
       'read big.txt',
       {
-        config: { contextWindow: 8_192 },
+        config: { contextWindow: 10_240 },
         prepare: (cwd) => writeFileSync(join(cwd, 'big.txt'), lines.join('\n')),
       },
     );
@@ -144,7 +144,7 @@ describe('spine run against misbehaving providers', { timeout: 180_000 }, () => 
     const sent = (
       server.requests[1]!.body as { messages: Array<{ role: string; content: string }> }
     ).messages.find((message) => message.role === 'tool');
-    expect(sent?.content.length).toBeLessThan(((8_192 - 4_096) / 2) * 4);
+    expect(sent?.content.length).toBeLessThan(((10_240 - 4_096) / 2) * 4);
     expect(replayed.code).toBe(0);
   });
 });

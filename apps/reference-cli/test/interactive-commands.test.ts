@@ -74,6 +74,22 @@ describe('interactive slash commands', () => {
       expect(files.sort()).toEqual([`${parent}.jsonl`, `${child}.jsonl`].sort());
       // The fork's request carried the model chosen with /model.
       expect(server.requests.at(-1)?.body.model).toBe('other-model');
+      // Both switches are in the parent's log as the person's `session/config`, like ACP's.
+      const configs = readFileSync(join(sessionDir, `${parent}.jsonl`), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .filter((event) => event.type === 'session/config')
+        .map((event) => event.body);
+      expect(configs).toEqual([
+        { option: 'approval', value: 'deny-all', previous: expect.any(String), by: 'person' },
+        {
+          option: 'model',
+          value: 'openai-compatible/other-model',
+          previous: expect.stringMatching(/\//),
+          by: 'person',
+        },
+      ]);
     } finally {
       terminal.close();
       await server.close();

@@ -85,7 +85,11 @@ function validating(
 /** Serves Spine to the SDK's client in-process. */
 export async function connect(
   config: SpineConfig | ((cwd: string) => SpineConfig),
-  options: { answer?: () => PermissionAnswer; permissionTimeoutMs?: number } = {},
+  options: {
+    answer?: () => PermissionAnswer;
+    permissionTimeoutMs?: number;
+    listPageSize?: number;
+  } = {},
 ): Promise<Peer> {
   const validator = new MessageValidator();
   const rawWaiting = new Map<string, (message: AcpMessage) => void>();
@@ -106,6 +110,7 @@ export async function connect(
       lsp: false,
       web: false,
       ...(options.permissionTimeoutMs ? { permissionTimeoutMs: options.permissionTimeoutMs } : {}),
+      ...(options.listPageSize ? { listPageSize: options.listPageSize } : {}),
     },
   );
   const updates: acp.SessionNotification[] = [];

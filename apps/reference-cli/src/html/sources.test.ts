@@ -16,7 +16,7 @@ const request = (system: string, tools: string[], messages: ModelRequest['messag
   ({
     model: 'm',
     system,
-    tools: tools.map((name) => ({ name, description: '', inputSchema: {} })),
+    tools: tools.map((name) => ({ name, description: '', parameters: {} })),
     messages,
   }) as ModelRequest;
 

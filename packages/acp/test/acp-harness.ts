@@ -157,6 +157,9 @@ export async function connect(
       connection.close();
       await writer.close().catch(() => undefined);
       await server.closed;
+      // Every message of every test, both ways, validated against the published schema.
+      if (validator.problems.length > 0)
+        throw new Error(`messages that do not validate:\n${validator.problems.join('\n')}`);
     },
   };
 }

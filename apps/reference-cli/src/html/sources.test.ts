@@ -10,7 +10,7 @@ const memory = renderMemorySection([
     text: '- prefers tabs <!-- s1 -->',
   },
   { file: { path: '/w/.spine/memory.md', scope: 'project' }, text: '- tests: npm test' },
-] as Parameters<typeof renderMemorySection>[0]);
+] as unknown as Parameters<typeof renderMemorySection>[0]);
 
 const request = (system: string, tools: string[], messages: ModelRequest['messages']) =>
   ({

@@ -260,26 +260,29 @@ async function rerunBeforeTurn(
   const restores = harness.createRerunRestores({ recorded, ...options });
   return async (input) => {
     await restores(input);
-    for (const body of harness.planModesBefore(recorded, input.turn))
-      harness.applyPlanMode(
-        { session: wired.session, runtime: wired.runtime, prompt: wired.prompt },
-        body,
-      );
-    for (const body of configsBefore(recorded, input.turn)) applyConfig(wired, body);
+    // Plan-mode switches and setting changes, in the order the recording made them.
+    for (const event of settingsBefore(recorded, input.turn)) {
+      if (event.type === 'plan/mode')
+        harness.applyPlanMode(
+          { session: wired.session, runtime: wired.runtime, prompt: wired.prompt },
+          event.body as import('@spine/protocol').PlanModeBody,
+        );
+      else applyConfig(wired, event.body as SessionConfigBody);
+    }
   };
 }
 
-/** The `session/config` changes recorded after the turn before `turn` started, up to its start. */
-export function configsBefore(
-  recorded: readonly SessionEvent[],
-  turn: number,
-): SessionConfigBody[] {
-  let pending: SessionConfigBody[] = [];
+/**
+ * The `plan/mode` and `session/config` events recorded after the turn before `turn` started, up
+ * to its start, in log order.
+ */
+export function settingsBefore(recorded: readonly SessionEvent[], turn: number): SessionEvent[] {
+  let pending: SessionEvent[] = [];
   for (const event of recorded) {
     if (event.type === 'turn/start') {
       if (event.turn === turn) return pending;
       pending = [];
-    } else if (event.type === 'session/config') pending.push(event.body as SessionConfigBody);
+    } else if (event.type === 'plan/mode' || event.type === 'session/config') pending.push(event);
   }
   return [];
 }

@@ -74,5 +74,5 @@ export function contributionsHtml(request: ModelRequest): string {
       `<tr><td>${sourceMark(source.startsWith('MCP server') ? 'mcp' : source, source)}</td><td>messages</td><td>${formatInteger(count)}</td></tr>`,
     );
   if (rows.length === 0) return '';
-  return `<table class="sources"><tr><th>source</th><th>contributed</th><th>size</th></tr>${rows.join('')}</table>`;
+  return `<table class="sources"><caption>what each source contributed to this request</caption><tr><th>source</th><th>contributed</th><th>size</th></tr>${rows.join('')}</table>`;
 }

@@ -3,6 +3,7 @@
 // crashed writer's lease expired) and the events committed before that have been read, so the
 // page can say the session ended, as it does for the JSONL folder.
 import type { SessionEvent, SessionStore } from '@spine/protocol';
+import { wait } from './follow-jsonl.js';
 
 /** A store with a live follower (`@spine/store-postgres`). */
 export interface FollowingStore extends SessionStore {
@@ -23,17 +24,6 @@ export interface PostgresFollowOptions {
   /** How often the lease is looked at, in ms (default 1000). */
   pollMs?: number;
 }
-
-const wait = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 
 /** The events of session `id` after `afterSeq`, following it until its writer is gone. */
 export async function* followPostgres(

@@ -19,6 +19,7 @@ import {
   I32,
   I32_ADD,
   I32_AND,
+  I32_CLZ,
   I32_EQ,
   I32_EQZ,
   I32_GE_U,
@@ -42,7 +43,6 @@ import {
   splat,
   V128,
   V128_ANDNOT,
-  V128_ANY_TRUE,
   V128_LOAD,
   V128_OR,
   V128_STORE,
@@ -100,8 +100,8 @@ export const extraBody = [
   ...[LOCAL_GET, N, END],
 ];
 
-// expand(p, e, x): locals 3 = r, 4 = w, 5 = b, 6 = c (i32); 7 = v (v128).
-const [XP, XE, XX, R, W, XB, C, XV] = [0, 1, 2, 3, 4, 5, 6, 7];
+// expand(p, e, x): locals 3 = r, 4 = w, 5 = b, 6 = c, 7 = m (i32); 8 = v (v128).
+const [XP, XE, XX, R, W, XB, C, M, XV] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 /** Stores byte constant `value` at `w + offset`. */
 const storeAt = (offset: number, value: number[]): number[] => [
   ...[LOCAL_GET, W, ...value, I32_STORE8, 0, offset],
@@ -113,7 +113,7 @@ const backslashAt = (count: number): number[] => [
 ];
 /** `expand(start, end, extra)`: escapes `start..end` in place, ending at `end + extra`. */
 export const expandBody = [
-  ...[2, 4, I32, 1, V128],
+  ...[2, 5, I32, 1, V128],
   ...[LOCAL_GET, XE, LOCAL_SET, R, LOCAL_GET, XE, LOCAL_GET, XX, I32_ADD, LOCAL_SET, W],
   ...[BLOCK, EMPTY, LOOP, EMPTY],
   // done when every escape is in place (the bytes before are where they were)
@@ -122,11 +122,18 @@ export const expandBody = [
   ...[LOCAL_GET, R, LOCAL_GET, XP, ...i32(16), I32_ADD, I32_GE_U, IF, EMPTY],
   ...[LOCAL_GET, R, ...i32(16), I32_SUB, SIMD, V128_LOAD, 0, 0, LOCAL_SET, XV],
   ...dirtyLanes(XV),
-  ...[SIMD, V128_ANY_TRUE, I32_EQZ, IF, EMPTY],
+  ...[SIMD, I8X16_BITMASK, LOCAL_TEE, M, I32_EQZ, IF, EMPTY],
   ...[LOCAL_GET, W, ...i32(16), I32_SUB, LOCAL_GET, XV, SIMD, V128_STORE, 0, 0],
   ...[LOCAL_GET, R, ...i32(16), I32_SUB, LOCAL_SET, R],
-  ...[LOCAL_GET, W, ...i32(16), I32_SUB, LOCAL_SET, W, BR, 2, END, END],
-  // otherwise one byte
+  ...[LOCAL_GET, W, ...i32(16), I32_SUB, LOCAL_SET, W, BR, 2, END],
+  // otherwise the clean bytes above the last dirty one (the mask's leading zeros past 16) move
+  // one by one, without a scan each
+  ...[LOCAL_GET, M, I32_CLZ, ...i32(16), I32_SUB, LOCAL_SET, M],
+  ...[BLOCK, EMPTY, LOOP, EMPTY, LOCAL_GET, M, I32_EQZ, BR_IF, 1],
+  ...[LOCAL_GET, W, ...i32(1), I32_SUB, LOCAL_TEE, W],
+  ...[LOCAL_GET, R, ...i32(1), I32_SUB, LOCAL_TEE, R, I32_LOAD8_U, 0, 0, I32_STORE8, 0, 0],
+  ...[LOCAL_GET, M, ...i32(1), I32_SUB, LOCAL_SET, M, BR, 0, END, END, END],
+  // then the dirty byte (or one byte of the last fifteen)
   ...[LOCAL_GET, R, ...i32(1), I32_SUB, LOCAL_TEE, R, I32_LOAD8_U, 0, 0, LOCAL_SET, XB],
   ...[LOCAL_GET, XB, ...i32(0x20), I32_LT_U, IF, EMPTY],
   ...[LOCAL_GET, XB, CALL, LETTER_FUNCTION, LOCAL_TEE, C, IF, EMPTY],

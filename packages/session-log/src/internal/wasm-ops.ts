@@ -11,6 +11,7 @@ export const [BLOCK, LOOP, IF, ELSE, END, BR, BR_IF, RETURN, CALL, SELECT] = [
 export const [LOCAL_GET, LOCAL_SET, LOCAL_TEE, I32_CONST] = [0x20, 0x21, 0x22, 0x41];
 export const [I32_LOAD8_U, I32_STORE8] = [0x2d, 0x3a];
 export const [I32_EQZ, I32_EQ, I32_LT_U, I32_GT_U, I32_GE_U] = [0x45, 0x46, 0x49, 0x4b, 0x4f];
+export const I32_CLZ = 0x67;
 export const [I32_POPCNT, I32_ADD, I32_SUB, I32_AND, I32_OR, I32_SHL, I32_SHR_U] = [
   0x69, 0x6a, 0x6b, 0x71, 0x72, 0x74, 0x76,
 ];

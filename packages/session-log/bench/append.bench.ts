@@ -23,7 +23,7 @@ import { assistantText, toolArguments, toolText, userText } from './corpus.js';
 import { medianInterval, rounded } from './interval.js';
 
 const EVENTS = Number(process.env.SPINE_BENCH_EVENTS ?? 10_000);
-const ROUNDS = 9;
+const ROUNDS = 15;
 const TARGET = 1.0;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-append-'));
 // Removed however the run ends, even on a failure part-way.

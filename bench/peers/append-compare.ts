@@ -23,8 +23,8 @@ import {
   toolText,
   userText,
 } from '../../packages/session-log/bench/corpus.js';
-import { medianInterval, rounded } from '../../packages/session-log/bench/interval.js';
 import { createJsonlStore, Session } from '../../packages/session-log/src/index.js';
+import { type BenchCheck, judge, median, printReport } from '../../scripts/lib/bench-interleave.js';
 
 const TARGET = 1.2;
 const sizes = (process.env.SPINE_PEER_SIZES ?? '10000,100000').split(',').map(Number);
@@ -140,7 +140,7 @@ async function runSpine(entries: readonly Entry[], round: number): Promise<numbe
 }
 
 const results: Record<string, unknown> = {};
-let pass = true;
+const checks: BenchCheck[] = [];
 for (const count of sizes) {
   const entries = corpus(count);
   const pi: number[] = [];
@@ -161,27 +161,25 @@ for (const count of sizes) {
         `Spine ${spine[round]!.toFixed(0)} ms, ratio ${ratios[round]!.toFixed(2)} (load ${loadavg()[0]!.toFixed(1)})`,
     );
   }
-  const ratio = medianInterval(ratios);
-  const rate = (ms: number[]) => Math.round(count / (medianInterval(ms).median / 1000));
+  const check = judge(`pi time ÷ Spine time, ${count} entries`, ratios, { atLeast: TARGET });
+  checks.push(check);
+  const rate = (ms: number[]) => Math.round(count / (median(ms) / 1000));
   console.log(
     `${count} entries: pi ${rate(pi)} entries/s, Spine ${rate(spine)} entries/s, Spine ÷ pi ` +
-      `${ratio.median.toFixed(2)}x [${ratio.low.toFixed(2)}, ${ratio.high.toFixed(2)}] (target ≥ ${TARGET})`,
+      `${check.figure}x [${check.interval.join(', ')}] (target ≥ ${TARGET})`,
   );
   results[`entries${count}`] = {
     piEntriesPerSecond: rate(pi),
     spineEntriesPerSecond: rate(spine),
-    ratio: rounded(ratio),
     rounds,
   };
-  if (ratio.low < TARGET) pass = false;
 }
-console.log(
-  JSON.stringify({
-    bench: 'peers/append',
+printReport({
+  bench: 'peers/append',
+  checks,
+  figures: {
     peer: '@mariozechner/pi-coding-agent@0.73.1',
     ...results,
-    target: `Spine entries/s ÷ pi's >= ${TARGET} (interval low end)`,
     load: +loadavg()[0]!.toFixed(1),
-    pass,
-  }),
-);
+  },
+});

@@ -9,11 +9,12 @@
 //
 // The three run round by round, their order rotating each round, so a busy machine slows all
 // alike; each round gives a ratio to that round's open. The figure is the median ratio with a
-// distribution-free 90% interval, and a pass needs the interval's high end within the target.
+// distribution-free 90% interval, and a pass needs the interval's high end within the target
+// (scripts/lib/bench-interleave.ts judges it).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { medianInterval, rounded } from '../../../packages/session-log/bench/interval.js';
+import { judge, median, printReport } from '../../../scripts/lib/bench-interleave.js';
 import { type Figures, generate, inChild } from './resume-session.js';
 
 const EVENTS = 100_000;
@@ -55,29 +56,22 @@ try {
         `(${firstRatios[round]!.toFixed(2)}x) (load ${loadavg()[0]!.toFixed(1)})`,
     );
   }
-  const ready = medianInterval(readyRatios);
-  const first = medianInterval(firstRatios);
-  const ms = (values: number[]) => Math.round(medianInterval(values).median);
-  console.log(
-    `resume ready ÷ open ${ready.median.toFixed(2)} [${ready.low.toFixed(2)}, ${ready.high.toFixed(2)}] ` +
-      `(target ≤ ${TARGETS.ready}); first request ÷ open ${first.median.toFixed(2)} ` +
-      `[${first.low.toFixed(2)}, ${first.high.toFixed(2)}] (target ≤ ${TARGETS.firstRequest})`,
-  );
-  console.log(
-    JSON.stringify({
-      bench: 'cli/resume',
+  const ms = (values: number[]) => Math.round(median(values));
+  printReport({
+    bench: 'cli/resume',
+    checks: [
+      judge('resume ready ÷ Session.open', readyRatios, { atMost: TARGETS.ready }),
+      judge('first request ÷ Session.open', firstRatios, { atMost: TARGETS.firstRequest }),
+    ],
+    figures: {
       events,
       rounds: ROUNDS,
       openMs: ms(samples['open-full'].map((f) => f.ms)),
       resumeReadyMs: ms(samples.ready.map((f) => f.ms)),
       firstRequestMs: ms(samples['first-request'].map((f) => f.firstRequestMs)),
-      readyToOpen: rounded(ready),
-      firstRequestToOpen: rounded(first),
-      targets: TARGETS,
       load: +loadavg()[0]!.toFixed(1),
-      pass: ready.high <= TARGETS.ready && first.high <= TARGETS.firstRequest,
-    }),
-  );
+    },
+  });
 } finally {
   if (!kept) rmSync(root, { recursive: true, force: true });
 }

@@ -12,15 +12,15 @@
 // Floor and Spine alternate round by round, their order swapping each round, in this one
 // process, so a busy machine slows both alike; each round gives a ratio (floor time ÷ Spine
 // time). The figure is the median ratio with a distribution-free 90% interval, and a pass needs
-// the interval's low end at the target. Nothing collects garbage between measurements: V8 would
+// the interval's low end at the target (scripts/lib/bench-interleave.ts judges it). Nothing collects garbage between measurements: V8 would
 // sweep after a forced collection on background threads during the next measurement. The same
 // ratio in process CPU time (which waiting for a busy core does not inflate) is printed beside it.
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { judge, median, printReport } from '../../../scripts/lib/bench-interleave.js';
 import { createJsonlStore, Session } from '../src/index.js';
 import { assistantText, toolArguments, toolText, userText } from './corpus.js';
-import { medianInterval, rounded } from './interval.js';
 
 const EVENTS = Number(process.env.SPINE_BENCH_EVENTS ?? 10_000);
 const ROUNDS = 15;
@@ -154,30 +154,37 @@ for (let round = 0; round < ROUNDS; round++) {
   );
 }
 
-const ratio = medianInterval(ratios);
-const rate = (values: number[]) => Math.round(EVENTS / (medianInterval(values).median / 1000));
-const readyRatio = medianInterval(times.ready.map((ms, i) => ms / times.spine[i]!));
-const cpuRatio = medianInterval(cpu.floor.map((ms, i) => ms / cpu.spine[i]!));
-console.log(
-  `Spine ${rate(times.spine)} events/s, floor ${rate(times.floor)}: ${ratio.median.toFixed(2)}x ` +
-    `[${ratio.low.toFixed(2)}, ${ratio.high.toFixed(2)}] (target ≥ ${TARGET}); ` +
-    `in CPU time ${cpuRatio.median.toFixed(2)}x [${cpuRatio.low.toFixed(2)}, ${cpuRatio.high.toFixed(2)}]; ` +
-    `vs ready-line writes ${readyRatio.median.toFixed(2)}x`,
+const check = judge('floor ÷ Spine time (wall)', ratios, { atLeast: TARGET });
+const cpuRatio = judge(
+  'floor ÷ Spine CPU time',
+  cpu.floor.map((ms, i) => ms / cpu.spine[i]!),
+  {
+    atLeast: TARGET,
+  },
 );
+const readyRatio = judge(
+  'ready-line writes ÷ Spine time',
+  times.ready.map((ms, i) => ms / times.spine[i]!),
+  {
+    atLeast: 0,
+  },
+);
+const rate = (values: number[]) => Math.round(EVENTS / (median(values) / 1000));
 console.log(
-  JSON.stringify({
-    bench: 'session-log/append',
+  `Spine ${rate(times.spine)} events/s, floor ${rate(times.floor)}; in CPU time ${cpuRatio.figure}x ` +
+    `[${cpuRatio.interval.join(', ')}]; vs ready-line writes ${readyRatio.figure}x (load ${loadavg()[0]!.toFixed(1)})`,
+);
+printReport({
+  bench: 'session-log/append',
+  checks: [check],
+  figures: {
     events: EVENTS,
     spineEventsPerSecond: rate(times.spine),
     floorEventsPerSecond: rate(times.floor),
     readyLinesEventsPerSecond: rate(times.ready),
-    ratioToFloor: rounded(ratio),
-    cpuRatioToFloor: rounded(cpuRatio),
-    ratioToReadyLines: rounded(readyRatio),
+    cpuRatioToFloor: { figure: cpuRatio.figure, interval: cpuRatio.interval },
     // The median alone, under the name scripts/bench-compare.mjs reads.
-    ratioToReadyLinesWriteSync: +readyRatio.median.toFixed(2),
-    target: `ratioToFloor (stringify + writeSync, chain values included) low end >= ${TARGET}`,
+    ratioToReadyLinesWriteSync: readyRatio.figure,
     load: +loadavg()[0]!.toFixed(1),
-    pass: ratio.low >= TARGET,
-  }),
-);
+  },
+});

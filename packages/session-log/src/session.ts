@@ -12,6 +12,7 @@ import type {
   Message,
   OpenedSession,
   Projector,
+  SessionBlobs,
   SessionEvent,
   SessionHeaderBody,
   SessionListener,
@@ -22,7 +23,7 @@ import type {
 import { assertSpecificationVersion } from '@spine/protocol/core';
 import { InvalidEventError, SessionClosedError } from './errors.js';
 import { loadBuiltinSchemas } from './event-types.js';
-import { randomUUID } from './internal/crypto.js';
+import { hash, randomUUID } from './internal/crypto.js';
 import { SessionListeners } from './internal/listeners.js';
 import { SnapshotScheduler } from './session-autosnapshot.js';
 import { SessionCore } from './session-core.js';
@@ -362,6 +363,23 @@ export class Session implements SessionLog {
     if (this.state !== 'open') return;
     this.writer.checkpoint?.();
     if (this.snapshots.due()) this.snapshots.inBackground();
+  }
+
+  /**
+   * The session's blob store (image bytes by SHA-256), when its store keeps blobs: `put` hashes
+   * the bytes and stores them once; `get` returns them as stored (unchecked).
+   */
+  get blobs(): SessionBlobs | undefined {
+    const blobs = this.writer.blobs;
+    if (!blobs) return undefined;
+    return {
+      put(bytes: Uint8Array): string {
+        const sha256 = hash('sha256', bytes, 'hex');
+        blobs.put(sha256, bytes);
+        return sha256;
+      },
+      get: (sha256: string) => blobs.get(sha256),
+    };
   }
 
   /** The chain value of the last line the store wrote and its seq, when it chains its lines. */

@@ -9,6 +9,7 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import * as hookWiring from './hooks-wiring.js';
+import { imageServices } from './images.js';
 import type { ResolvedModel } from './model-config.js';
 import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
@@ -203,6 +204,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
         ...(memory ? { protectedPathWriters: memory.protectedPathWriters } : {}),
+        // `read` of an image file returns it as image content when the model accepts images.
+        services: imageServices(session, model.acceptsImages),
       });
       if (webTools) {
         try {
@@ -374,5 +377,6 @@ export function fixedModel(
     contextWindow,
     apiKeyEnv: undefined,
     baseUrl: undefined,
+    acceptsImages: true,
   };
 }

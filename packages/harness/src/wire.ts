@@ -251,7 +251,11 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     });
 
   // DeepSeek's own tokenizer when its optional package is installed (spine doctor says how), else o200k.
-  const meter = compactionPkg.createTokenMeter({ tokenizer: 'auto' });
+  const meter = compactionPkg.createTokenMeter({
+    tokenizer: 'auto',
+    // Images are counted by the provider's published rule.
+    imageTokens: model.provider === 'anthropic' ? 'anthropic' : 'openai',
+  });
   const high = config.compaction.threshold;
   const engine = compactionPkg.createCompactionEngine({
     meter,

@@ -9,8 +9,10 @@ import {
   deriveSessionTitle,
   personTitle,
   recordSessionTitle,
+  storeImage,
 } from '@spine/harness';
 import { attachLive } from './live.js';
+import type { PromptImage } from './prompt-content.js';
 
 /** Slash commands this agent runs itself (advertised with `available_commands_update`). */
 export const COMMANDS = [
@@ -56,9 +58,9 @@ export class AcpSession {
   }
 
   /** Runs `text` as a turn after the prompts before it; resolves with the stop reason. */
-  prompt(text: string): Promise<PromptResponse> {
+  prompt(text: string, images: readonly PromptImage[] = []): Promise<PromptResponse> {
     const signal = this.#cancelled.signal;
-    const run = this.#tail.then(() => this.#run(text, signal));
+    const run = this.#tail.then(() => this.#run(text, signal, images));
     this.#tail = run.catch(() => undefined);
     return run;
   }
@@ -79,7 +81,11 @@ export class AcpSession {
     await this.active.finish(reason);
   }
 
-  async #run(text: string, signal: AbortSignal): Promise<PromptResponse> {
+  async #run(
+    text: string,
+    signal: AbortSignal,
+    attached: readonly PromptImage[],
+  ): Promise<PromptResponse> {
     if (signal.aborted || this.#closed) return { stopReason: 'cancelled' };
     const command = /^\/(compact|title)(?:\s+([\s\S]*))?$/.exec(text.trim());
     if (command) return this.#command(command[1] as 'compact' | 'title', command[2]?.trim() ?? '');
@@ -91,7 +97,12 @@ export class AcpSession {
         deriveSessionTitle(text),
         'auto',
       );
-    const result = await active.agent.run(text, { signal });
+    // Stored in the session's blob store; the user message references them by hash.
+    const images = attached.map((image) => storeImage(active.session, image.bytes, image.what));
+    const result = await active.agent.run(text, {
+      signal,
+      ...(images.length > 0 ? { images } : {}),
+    });
     // The client hears the turn is over only once its events are durable in the log.
     await active.session.flush();
     // The turn is recorded as failed; the client is told why, as text, and the turn ends.

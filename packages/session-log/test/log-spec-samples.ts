@@ -89,6 +89,7 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     summarizerError: 'no summarizer',
     facts: [{ kind: 'file', text: 'a.ts' }],
     usage: null,
+    foldedImages: [{ seq: 3, image }],
   },
   'compaction/end': { compactionId: 10, checkpointSeq: 12, tokensAfter: 300 },
   'compaction/failed': { compactionId: null, stage: 'select', message: 'nothing to compact' },

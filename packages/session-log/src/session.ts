@@ -414,6 +414,17 @@ export class Session implements SessionLog {
     if (this.state === 'open') await this.writer.flush();
   }
 
+  /** Copies the blobs `event`'s images reference into `child`'s blob store. */
+  private copyBlobsTo(child: Session, event: SessionEvent): void {
+    const images = (event.body as { images?: unknown } | undefined)?.images;
+    if (!Array.isArray(images) || !this.writer.blobs || !child.writer.blobs) return;
+    for (const image of images as { sha256?: unknown }[]) {
+      if (typeof image?.sha256 !== 'string') continue;
+      const bytes = this.writer.blobs.get(image.sha256);
+      if (bytes) child.writer.blobs.put(image.sha256, bytes);
+    }
+  }
+
   /**
    * Makes a new session that shares this one's history up to `atSeq` (same seqs), with
    * `header.parent` recording where it came from. Tool calls left open at `atSeq` are answered
@@ -440,6 +451,8 @@ export class Session implements SessionLog {
     try {
       let batch: SessionEvent[] = [];
       const copy = (): void => {
+        // The images the copied events reference go with them (blobs before events).
+        for (const event of batch) this.copyBlobsTo(child, event);
         child.writer.append(batch);
         child.core.load(batch);
         batch = [];

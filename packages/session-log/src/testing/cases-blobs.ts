@@ -38,9 +38,17 @@ export const blobCases: readonly StoreConformanceCase[] = [
       expectSame(blobs.put(first), sha256, 'putting the same bytes again');
       ensure(same(blobs.get(sha256), first), 'blobs.get after put: expected the bytes put');
       expectSame(blobs.get('0'.repeat(64)), undefined, 'blobs.get of an unknown hash');
+      const image = {
+        type: 'image',
+        mediaType: 'image/png',
+        sha256,
+        size: 70_000,
+        width: 1,
+        height: 1,
+      };
       session.append(
         'user/message',
-        { content: 'see', source: 'user' },
+        { content: 'see', source: 'user', images: [image] },
         {
           turn: 1,
           surfaceOp: { op: 'append' },
@@ -65,6 +73,11 @@ export const blobCases: readonly StoreConformanceCase[] = [
       ensure(other !== undefined && other !== sha256, `a second blob's hash: ${show(other)}`);
       ensure(same(writer.blobs?.get(other), second), 'the second blob read back');
       ensure(same(writer.blobs?.get(sha256), first), 'the first blob after a second put');
+      // A fork takes the blobs its copied events reference.
+      const child = await writer.fork(2, { id: 'blobs-fork' });
+      ensure(same(child.blobs?.get(sha256), first), 'the referenced blob in a fork');
+      expectSame(child.blobs?.get(other), undefined, 'an unreferenced blob in a fork');
+      await child.close();
       await writer.close();
     },
   },

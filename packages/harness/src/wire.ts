@@ -204,8 +204,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
         ...(memory ? { protectedPathWriters: memory.protectedPathWriters } : {}),
-        // `read` of an image file returns it as image content when the model accepts images.
-        services: imageServices(session, model.acceptsImages),
+        // `read` of an image file returns it as image content when the model in use accepts
+        // images (asked at each call: `/model` and ACP switch it by assigning to `model`).
+        services: imageServices(session, () => model.acceptsImages),
       });
       if (webTools) {
         try {

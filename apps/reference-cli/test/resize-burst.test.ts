@@ -89,6 +89,9 @@ describe('resizing the terminal back to back while a tool prints', () => {
       for (const marker of ['Plan m1', 'paragraph m2', 'item m3', 'item m4', 'All done m5'])
         expect(count(screen, marker), `${marker}\n${screen}`).toBe(1);
       expect(count(screen, '→ bash command=')).toBe(1);
+      // The answer's blocks and the tool lines are set apart by a blank line.
+      expect(screen).toMatch(/item m4\n\n\s*→ bash command=/);
+      expect(screen).toMatch(/✓ bash [^\n]*\n\nAll done m5\./);
       expect(screen).toMatch(/… [\d,]+ earlier lines/);
       expect(screen).toMatch(/│ tick-end\n\s*✓ bash /);
       expect(repeated(screen), screen).toEqual([]);

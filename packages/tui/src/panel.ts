@@ -6,16 +6,12 @@
 // while a question waits at the end of a line). Not on a terminal: plain appended lines as
 // children start, call tools and end.
 
-import {
-  type ChildMonitor,
-  type ChildState,
-  childLabel,
-  childSessionAt,
-  type MonitorEvent,
-} from '@spine/harness';
+import { type ChildMonitor, childLabel, childSessionAt, type MonitorEvent } from '@spine/harness';
 import { type SessionLog, visibleText } from '@spine/protocol';
-import { markdownPreview } from './markdown/preview.js';
-import { displayWidth, graphemes, graphemeWidth } from './markdown/width.js';
+import type { CodeHighlighter } from './markdown/highlight.js';
+import { markdownPreview, PREVIEW_ROWS } from './markdown/preview.js';
+import { displayWidth } from './markdown/width.js';
+import { figures, fit, synchronized } from './panel-lines.js';
 import type { Style } from './style.js';
 
 /** Transcript lines shown under an expanded child on a terminal. */
@@ -33,12 +29,14 @@ export interface SubagentPanelOptions {
   afterDraw?: () => void;
   /** The parent session: children from before this process are found in its log. */
   session?: SessionLog;
+  /**
+   * The streamed block's preview is rendered Markdown, with these options as the finished
+   * blocks (so a block keeps its look when committed); without them it is shown as written.
+   */
+  markdown?: { hyperlinks?: boolean; highlight?: CodeHighlighter };
 }
 
-function seconds(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-}
+export { fit } from './panel-lines.js';
 
 /** The shortest time between two redraws for the streamed block's preview alone. */
 const PREVIEW_MS = 50;
@@ -53,41 +51,6 @@ const PREVIEW_MS = 50;
  * live region is lifted and drawn once, counted at the final width.
  */
 const RESIZE_SETTLE_MS = 350;
-
-/** Start and end of a synchronized update (DEC mode 2026): the terminal shows the result at once. */
-const SYNC_START = '\x1b[?2026h';
-const SYNC_END = '\x1b[?2026l';
-
-/** `lift` then `text` as one synchronized update when anything is lifted or drawn in place. */
-function synchronized(lift: string, text: string): string {
-  return lift === '' && text === '' ? '' : `${SYNC_START}${lift}${text}${SYNC_END}`;
-}
-
-/**
- * Cuts `text` to at most `width` terminal columns, with an ellipsis when cut: a panel line that
- * wrapped would take two rows, and the next redraw would lift one row too few.
- */
-export function fit(text: string, width: number): string {
-  let used = 0;
-  let out = '';
-  const chars = graphemes(text);
-  for (let index = 0; index < chars.length; index++) {
-    const char = chars[index] as string;
-    const next = used + graphemeWidth(char);
-    // Room for the ellipsis unless this is the last character and it fits.
-    if (next > width - 1 && !(index === chars.length - 1 && next <= width)) return `${out}…`;
-    out += char;
-    used = next;
-  }
-  return out;
-}
-
-/** The step it is in and elapsed time (`step 2 · 14s`); once it ended, its steps (`3 steps · 20s`). */
-function figures(child: ChildState, now: number): string {
-  const elapsed = seconds((child.ended?.at ?? now) - child.startedAt);
-  if (!child.ended) return `step ${child.steps + 1} · ${elapsed}`;
-  return `${child.steps} step${child.steps === 1 ? '' : 's'} · ${elapsed}`;
-}
 
 /**
  * The live view of running subagents below a REPL's output, fed by `@spine/harness`'s child
@@ -361,7 +324,16 @@ export class SubagentPanel {
     const style = this.#style;
     const width = Math.max(20, this.#options.columns() - 1);
     const now = Date.now();
-    const lines: string[] = this.#preview === '' ? [] : markdownPreview(this.#preview, width);
+    const { markdown } = this.#options;
+    const lines: string[] =
+      this.#preview === ''
+        ? []
+        : markdown
+          ? markdownPreview(this.#preview, this.#options.columns(), PREVIEW_ROWS, {
+              ...markdown,
+              style: this.#style,
+            })
+          : markdownPreview(this.#preview, width);
     for (const child of this.#monitor.running()) {
       const label = childLabel(child);
       const doing = child.current

@@ -32,6 +32,8 @@ export function attachLiveView(
     columns: () => presentColumns(out),
     session: active.session,
     afterDraw: options.afterDraw,
+    // The streamed block is previewed as it will look once finished.
+    markdown: { hyperlinks: true, ...(highlight ? { highlight } : {}) },
   });
   const detach = attachLiveOutput(
     active.agent,

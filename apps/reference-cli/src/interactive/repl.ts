@@ -315,7 +315,9 @@ class Repl {
         this.#terminal.progress(false);
         this.#approvals.denyAll();
         this.#interrupts = 0;
-        this.#print(statusLine(active, this.#style));
+        this.#print(
+          statusLine(active, this.#style, this.#out.isTTY ? this.#out.columns : undefined),
+        );
         this.#prompt();
         for (const line of this.#afterTurn.splice(0))
           this.#slash(line).catch((error: unknown) => reportError(error));

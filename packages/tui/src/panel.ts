@@ -36,8 +36,6 @@ export interface SubagentPanelOptions {
   markdown?: { hyperlinks?: boolean; highlight?: CodeHighlighter };
 }
 
-export { fit } from './panel-lines.js';
-
 /** The shortest time between two redraws for the streamed block's preview alone. */
 const PREVIEW_MS = 50;
 

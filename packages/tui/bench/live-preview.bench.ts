@@ -3,10 +3,17 @@
 // terminal) and fenced code highlighted (highlight.js, 256 colours). Chunks arrive as fast as the
 // loop runs, so the preview is drawn with the committed lines (its own redraws wait 50 ms).
 // The preview is rendered Markdown, as the finished block will look.
-// Reported: bytes written to the terminal against the bytes of the final rendered output, CPU time,
-// and a 10× longer answer's time against this one's.
+// Checked: bytes written to the terminal against the bytes of the final rendered output (<= 1.5),
+// and a 10× longer answer's CPU time against this one's, per interleaved round (<= 12).
 import { childMonitorFor } from '@spine/harness';
 import type { SessionLog } from '@spine/protocol';
+import {
+  interleave,
+  judge,
+  medianTimes,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 import {
   codePalette,
   createMarkdownStream,
@@ -54,39 +61,34 @@ function stream(text: string): { ms: number; bytes: number } {
 
 const small = answer(200_000);
 const large = answer(2_000_000);
-stream(small); // warm-up
-// Baseline and subject round by round, so a load spike on a shared machine hits both alike; the
-// reported figures are the medians over the rounds (the ratio is each round's own).
-const ROUNDS = 5;
-const runs = Array.from({ length: ROUNDS }, () => {
-  const smallRun = stream(small);
-  const largeRun = stream(large);
-  return { smallRun, largeRun, ratio: largeRun.ms / smallRun.ms };
+let smallBytes = 0;
+// Baseline and subject round by round, the order alternating (scripts/lib/bench-interleave.ts),
+// so a load spike on a shared machine hits both alike; the ratio is each round's own.
+const samples = await interleave({
+  sides: {
+    small: () => {
+      const run = stream(small);
+      smallBytes = run.bytes;
+      return run.ms;
+    },
+    large: () => stream(large).ms,
+  },
+  rounds: 5,
+  warmup: 1,
 });
-const median = (values: number[]): number =>
-  values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-const smallRun = runs[0]?.smallRun as { ms: number; bytes: number };
-const smallMs = median(runs.map((run) => run.smallRun.ms));
-const largeMs = median(runs.map((run) => run.largeRun.ms));
-const timeRatio = median(runs.map((run) => run.ratio));
 const finalBytes = Buffer.byteLength(`${renderMarkdown(small, OPTIONS).join('\n')}\n`);
-const bytesRatio = smallRun.bytes / finalBytes;
-const round1 = (n: number): number => Math.round(n * 10) / 10;
-console.log(
-  JSON.stringify({
-    bench: 'tui/live-preview',
+printReport({
+  bench: 'tui/live-preview',
+  figures: {
     answerKB: Math.round(small.length / 1000),
     chunkBytes: 20,
     highlighted: true,
-    rounds: ROUNDS,
-    cpuMs: round1(smallMs),
-    cpuMs10x: round1(largeMs),
-    timeRatios10x: runs.map((run) => +run.ratio.toFixed(2)),
-    bytesWritten: smallRun.bytes,
+    cpuMs: medianTimes(samples),
+    bytesWritten: smallBytes,
     finalRenderedBytes: finalBytes,
-    bytesRatio: +bytesRatio.toFixed(3),
-    timeRatio10x: +timeRatio.toFixed(2),
-    targets: { bytesRatio: '<= 1.5', timeRatio10x: '<= 12' },
-    pass: bytesRatio <= 1.5 && timeRatio <= 12,
-  }),
-);
+  },
+  checks: [
+    judge('bytes written ÷ final rendered bytes', [smallBytes / finalBytes], { atMost: 1.5 }),
+    ratioCheck(samples, 'large', 'small', { atMost: 12 }, { name: '10× answer ÷ answer (CPU)' }),
+  ],
+});

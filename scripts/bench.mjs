@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Runs every benchmark (`packages/*/bench/*.bench.ts`, `apps/*/bench/*.bench.ts`) one after
 // another with tsx, prints one pass/fail line per benchmark (its name, each judged figure with its
-// 90% interval and target, the load average it ran at), and a JSON object with all their figures
-// on the last line. Exits 1 when a benchmark falls short (or fails to run), else 0.
+// 90% interval and target, the load average it ran at) at the end, and a JSON object with all their
+// figures on the last line. Exits 1 when a benchmark falls short (or fails to run), else 0.
 // Usage: npm run bench [-- <substring filter>] [--quiet]
 //
 // A benchmark that compares against a baseline interleaves both in one process round by round
@@ -73,7 +73,7 @@ for (const file of files) {
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   const line = `${pass ? 'PASS' : 'FAIL'} ${figures.bench ?? file}: ${describe(figures)} (load ${load}, ${seconds} s)`;
   lines.push(line);
-  console.log(line);
+  console.log(`  ${line}`);
   results[figures.bench ?? file] = { ...figures, load: loadavg()[0], pass };
 }
 console.log(

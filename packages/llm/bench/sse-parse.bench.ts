@@ -1,4 +1,4 @@
-// Benchmark: parse a 50 MB recorded DeepSeek SSE stream from a loopback server with the
+// Benchmark: parse a 10 MB recorded DeepSeek SSE stream from a loopback server with the
 // DeepSeek client, against a baseline that only reads the same body with undici and
 // JSON.parses each data line. Target (issue 3): client throughput >= 0.7 x baseline.
 import { readFileSync } from 'node:fs';
@@ -14,8 +14,8 @@ import {
 } from '../../../scripts/lib/bench-interleave.js';
 import { createDeepSeekModel } from '../src/index.js';
 
-const TARGET_BYTES = 50 * 1024 * 1024;
-const ROUNDS = 9;
+const TARGET_BYTES = 10 * 1024 * 1024;
+const ROUNDS = 31;
 
 function fixtureLines(name: string): string[] {
   const path = fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
@@ -24,7 +24,7 @@ function fixtureLines(name: string): string[] {
     .filter((line) => line.trim() !== '');
 }
 
-/** Reasoning and content deltas of two recordings, repeated to 50 MB, then the real finish chunk. */
+/** Reasoning and content deltas of two recordings, repeated to 10 MB, then the real finish chunk. */
 function buildBody(): Buffer {
   const reasoning = fixtureLines('deepseek-reasoning.chunks.txt');
   const tool = fixtureLines('deepseek-tool-call.chunks.txt');

@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import {
   interleave,
+  judge,
   medianTimes,
   printReport,
   ratioCheck,
@@ -44,7 +45,15 @@ const context: ToolExecutionContext = {
   cwd: process.cwd(),
   sandbox: 'workspace-write',
 };
+// CPU time of each side too (this process, all threads), reported beside the judged wall-time
+// ratio: where the two part on a busy machine, the wall time waited for something off the CPU.
+const cpu = { baseline: [] as number[], pipeline: [] as number[] };
+const cpuNow = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 async function baseline(): Promise<number> {
+  const cpuStarted = cpuNow();
   const started = performance.now();
   const out: string[] = [];
   for (const call of calls) {
@@ -52,8 +61,10 @@ async function baseline(): Promise<number> {
     if (!validate(args)) throw new Error('invalid');
     out.push((await noop.execute(args, context)).content);
   }
+  const elapsed = performance.now() - started;
+  cpu.baseline.push(cpuNow() - cpuStarted);
   if (out.length !== CALLS) throw new Error('lost calls');
-  return performance.now() - started;
+  return elapsed;
 }
 
 const runtime = createToolRuntime({
@@ -66,11 +77,13 @@ const runtime = createToolRuntime({
 });
 async function pipeline(): Promise<number> {
   const events: ToolRunEvent[] = [];
+  const cpuStarted = cpuNow();
   const started = performance.now();
   const results: ToolResultBody[] = await runtime.run(calls, {
     onEvent: (event) => events.push(event),
   });
   const elapsed = performance.now() - started;
+  cpu.pipeline.push(cpuNow() - cpuStarted);
   if (results.length !== CALLS || results.some((result) => result.isError))
     throw new Error('pipeline failed');
   return elapsed;
@@ -93,6 +106,11 @@ const samples = await interleave({
   },
 });
 const check = ratioCheck(samples, 'pipeline', 'baseline', { atMost: 3 });
+const cpuRatio = judge(
+  'CPU time pipeline ÷ baseline',
+  cpu.pipeline.slice(WARMUP).map((time, round) => time / cpu.baseline[WARMUP + round]!),
+  { atLeast: 0 },
+);
 const ms = medianTimes(samples);
 const perCallUs = (value: number) => Number(((value / CALLS) * 1000).toFixed(2));
 printReport({
@@ -108,6 +126,8 @@ printReport({
     medianPerCallOverheadUs: perCallUs(ms.pipeline - ms.baseline),
     medianRatio: check.figure,
     interval90: check.interval,
+    medianCpuRatio: cpuRatio.figure,
+    cpuRatio90: cpuRatio.interval,
     bestRatio: Number((Math.min(...samples.pipeline) / Math.min(...samples.baseline)).toFixed(2)),
     target: 3,
   },

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import type {
   AgentContext,
   InitializeResponse,
@@ -7,6 +8,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { ResolvedModel, SpineConfig } from '@spine/harness';
 import type { AcpSession } from './internal/acp-session.js';
+import { BadCursorError, LIST_PAGE_SIZE, listSessions } from './internal/list.js';
 import { type OpenContext, openSession } from './internal/open-session.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
 import {
@@ -45,6 +47,8 @@ export interface AcpAgentOptions {
   web?: boolean;
   /** How long a permission request may wait for the client before it is a denial (default 10 min). */
   permissionTimeoutMs?: number;
+  /** Sessions per `session/list` page (default 50). */
+  listPageSize?: number;
   /** Reports non-fatal problems (never written to the protocol stream). */
   onWarning?: (message: string) => void;
 }
@@ -156,7 +160,7 @@ export async function serveAcp(
           loadSession: true,
           promptCapabilities: { embeddedContext: true, image: false, audio: false },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { resume: {}, close: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
       }),
     )
@@ -200,6 +204,25 @@ export async function serveAcp(
         await flushed();
         session.attach();
         return { configOptions: configOptions(session.active), modes: modeState(session.active) };
+      }),
+    )
+    .onRequest(
+      'session/list',
+      explained(async ({ params }) => {
+        const cwd = params.cwd ?? undefined;
+        if (cwd !== undefined && !isAbsolute(cwd))
+          throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+        try {
+          return await listSessions(
+            options.config(cwd ?? process.cwd()),
+            params,
+            options.listPageSize ?? LIST_PAGE_SIZE,
+          );
+        } catch (error) {
+          if (error instanceof BadCursorError)
+            throw acp.RequestError.invalidParams({ cursor: params.cursor }, error.message);
+          throw error;
+        }
       }),
     )
     .onRequest(

@@ -7,16 +7,10 @@ import {
   type AgentSession,
   currentSessionTitle,
   deriveSessionTitle,
-  personTitle,
   recordSessionTitle,
 } from '@spine/harness';
+import { commandsUpdate, parseCommand, runCommand } from './commands.js';
 import { attachLive } from './live.js';
-
-/** Slash commands this agent runs itself (advertised with `available_commands_update`). */
-export const COMMANDS = [
-  { name: 'compact', description: 'Fold old history into a checkpoint now', hint: 'focus' },
-  { name: 'title', description: 'Set the title of this session', hint: 'text' },
-] as const;
 
 /** A live ACP session over a started Spine session. */
 export class AcpSession {
@@ -45,14 +39,7 @@ export class AcpSession {
 
   /** The commands update sent once a session is open. */
   commandsUpdate(): SessionUpdate {
-    return {
-      sessionUpdate: 'available_commands_update',
-      availableCommands: COMMANDS.map((command) => ({
-        name: command.name,
-        description: command.description,
-        input: { hint: command.hint },
-      })),
-    };
+    return commandsUpdate();
   }
 
   /** Runs `text` as a turn after the prompts before it; resolves with the stop reason. */
@@ -81,8 +68,12 @@ export class AcpSession {
 
   async #run(text: string, signal: AbortSignal): Promise<PromptResponse> {
     if (signal.aborted || this.#closed) return { stopReason: 'cancelled' };
-    const command = /^\/(compact|title)(?:\s+([\s\S]*))?$/.exec(text.trim());
-    if (command) return this.#command(command[1] as 'compact' | 'title', command[2]?.trim() ?? '');
+    const command = parseCommand(text);
+    if (command) {
+      const reply = await runCommand(this.active, command.name, command.argument);
+      if (reply) this.#say(reply.text, reply.meta);
+      return { stopReason: 'end_turn' };
+    }
     const { active } = this;
     if (currentSessionTitle(active.config.sessionDir, active.session) === undefined)
       recordSessionTitle(
@@ -100,21 +91,12 @@ export class AcpSession {
     return { stopReason: signal.aborted ? 'cancelled' : stopReasonOf(result) };
   }
 
-  async #command(name: 'compact' | 'title', argument: string): Promise<PromptResponse> {
-    const { active } = this;
-    if (name === 'compact') {
-      const outcome = await active.agent.compact(argument ? { focus: argument } : {});
-      this.#say(`compaction ${outcome.status}${outcome.message ? `: ${outcome.message}` : ''}`);
-    } else {
-      const title = personTitle(argument);
-      if (title) recordSessionTitle(active.session, active.config.sessionDir, title, 'person');
-      else this.#say('usage: /title <text>');
-    }
-    return { stopReason: 'end_turn' };
-  }
-
-  #say(text: string): void {
-    this.#send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+  #say(text: string, meta?: Record<string, unknown>): void {
+    this.#send({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text },
+      ...(meta ? { _meta: meta } : {}),
+    });
   }
 }
 

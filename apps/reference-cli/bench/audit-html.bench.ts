@@ -262,5 +262,5 @@ const [role, ...rest] = process.argv.slice(2);
 if (role === 'child') await child(...(rest as [string, string, string]));
 // `generate <dir> <id> <events>`: only writes a session (to look at one export by hand).
 else if (role === 'generate')
-  await generate(rest[0] as string, rest[1] as string, Number(rest[2]), true);
+  await generate(rest[0] as string, rest[1] as string, Number(rest[2]), rest[3] !== 'bare');
 else await main();

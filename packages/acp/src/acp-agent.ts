@@ -22,7 +22,7 @@ import {
   PRESET_IDS,
   PRESET_OPTION,
 } from './internal/presets.js';
-import { promptText } from './internal/prompt-content.js';
+import { promptInput } from './internal/prompt-content.js';
 import { ReplayFold } from './internal/replay.js';
 
 /** A JSON-RPC message as the SDK's message streams carry it. */
@@ -80,6 +80,18 @@ export interface AcpServer {
  * await server.closed;
  * ```
  */
+/** Whether the configured model accepts images (advertised as `promptCapabilities.image`). */
+async function configuredModelTakesImages(options: AcpAgentOptions): Promise<boolean> {
+  if (options.model) return options.model.acceptsImages;
+  try {
+    const { resolveModel } = await import('@spine/harness');
+    return (await resolveModel(options.config(process.cwd()))).acceptsImages;
+  } catch {
+    // An unusable configuration is reported when a session opens; advertise no images.
+    return false;
+  }
+}
+
 export async function serveAcp(
   transport: AcpTransport,
   options: AcpAgentOptions,
@@ -91,6 +103,7 @@ export async function serveAcp(
   ) as Stream;
   const sessions = new Map<string, AcpSession>();
   const warn = options.onWarning ?? (() => {});
+  const acceptsImages = await configuredModelTakesImages(options);
   const connection = new AbortController();
   // Updates go out in the order they were produced; a response waits for the ones before it.
   let outbox: Promise<unknown> = Promise.resolve();
@@ -158,7 +171,8 @@ export async function serveAcp(
         authMethods: [],
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { embeddedContext: true, image: false, audio: false },
+          // Images only when the configured model takes them (the model table says so).
+          promptCapabilities: { embeddedContext: true, image: acceptsImages, audio: false },
           mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
@@ -252,9 +266,16 @@ export async function serveAcp(
       'session/prompt',
       explained(async ({ params }) => {
         const session = find(params.sessionId);
-        const text = promptText(session.cwd, params.prompt);
-        if (typeof text === 'object') throw acp.RequestError.invalidParams({}, text.problem);
-        const response = await session.prompt(text);
+        const { model, config } = session.active;
+        const images = model.acceptsImages || config.imageFallback === 'placeholder';
+        const input = promptInput(session.cwd, params.prompt, { images });
+        if ('problem' in input) {
+          const why = input.problem.startsWith('image content')
+            ? `${model.provider}/${model.modelId} does not accept images; choose a model that does`
+            : input.problem;
+          throw acp.RequestError.invalidParams({}, why);
+        }
+        const response = await session.prompt(input.text, input.images);
         await flushed();
         return response;
       }),

@@ -9,6 +9,7 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import * as hookWiring from './hooks-wiring.js';
+import { imageServices } from './images.js';
 import type { ResolvedModel } from './model-config.js';
 import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
@@ -203,6 +204,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
         ...(memory ? { protectedPathWriters: memory.protectedPathWriters } : {}),
+        // `read` of an image file returns it as image content when the model accepts images.
+        services: imageServices(session, model.acceptsImages),
       });
       if (webTools) {
         try {
@@ -248,7 +251,11 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     });
 
   // DeepSeek's own tokenizer when its optional package is installed (spine doctor says how), else o200k.
-  const meter = compactionPkg.createTokenMeter({ tokenizer: 'auto' });
+  const meter = compactionPkg.createTokenMeter({
+    tokenizer: 'auto',
+    // Images are counted by the provider's published rule.
+    imageTokens: model.provider === 'anthropic' ? 'anthropic' : 'openai',
+  });
   const high = config.compaction.threshold;
   const engine = compactionPkg.createCompactionEngine({
     meter,
@@ -374,5 +381,6 @@ export function fixedModel(
     contextWindow,
     apiKeyEnv: undefined,
     baseUrl: undefined,
+    acceptsImages: true,
   };
 }

@@ -8,9 +8,11 @@ import {
   currentSessionTitle,
   deriveSessionTitle,
   recordSessionTitle,
+  storeImage,
 } from '@spine/harness';
 import { commandsUpdate, parseCommand, runCommand } from './commands.js';
 import { attachLive } from './live.js';
+import type { PromptImage } from './prompt-content.js';
 
 /** A live ACP session over a started Spine session. */
 export class AcpSession {
@@ -43,9 +45,9 @@ export class AcpSession {
   }
 
   /** Runs `text` as a turn after the prompts before it; resolves with the stop reason. */
-  prompt(text: string): Promise<PromptResponse> {
+  prompt(text: string, images: readonly PromptImage[] = []): Promise<PromptResponse> {
     const signal = this.#cancelled.signal;
-    const run = this.#tail.then(() => this.#run(text, signal));
+    const run = this.#tail.then(() => this.#run(text, signal, images));
     this.#tail = run.catch(() => undefined);
     return run;
   }
@@ -66,7 +68,11 @@ export class AcpSession {
     await this.active.finish(reason);
   }
 
-  async #run(text: string, signal: AbortSignal): Promise<PromptResponse> {
+  async #run(
+    text: string,
+    signal: AbortSignal,
+    attached: readonly PromptImage[],
+  ): Promise<PromptResponse> {
     if (signal.aborted || this.#closed) return { stopReason: 'cancelled' };
     const command = parseCommand(text);
     if (command) {
@@ -82,7 +88,12 @@ export class AcpSession {
         deriveSessionTitle(text),
         'auto',
       );
-    const result = await active.agent.run(text, { signal });
+    // Stored in the session's blob store; the user message references them by hash.
+    const images = attached.map((image) => storeImage(active.session, image.bytes, image.what));
+    const result = await active.agent.run(text, {
+      signal,
+      ...(images.length > 0 ? { images } : {}),
+    });
     // The client hears the turn is over only once its events are durable in the log.
     await active.session.flush();
     // The turn is recorded as failed; the client is told why, as text, and the turn ends.

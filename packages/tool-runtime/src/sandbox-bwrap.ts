@@ -2,6 +2,12 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
+import {
+  joinsSharedNetwork,
+  nsenterPrefix,
+  startNetworkHolder,
+  UNSHARE_ALL_BUT_NET,
+} from './internal/bwrap-netns.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
 import { credentialMounts } from './internal/credential-mounts.js';
 import { spawnLeavingNoMountPoints } from './internal/mount-point-cleanup.js';
@@ -12,7 +18,13 @@ import {
 } from './internal/protected-mounts.js';
 import type { DomainProxyPolicy } from './network-proxy.js';
 import { DEFAULT_PROTECTED_PATHS } from './protected-paths.js';
-import { type SandboxBackend, type SandboxCommand, SHELL, SHELL_FLAGS } from './sandbox.js';
+import {
+  type SandboxBackend,
+  type SandboxCommand,
+  SHELL,
+  SHELL_FLAGS,
+  type SharedNetworkNamespace,
+} from './sandbox.js';
 import { createSeccompFilter } from './seccomp-filter.js';
 
 /** Options of {@link createBwrapSandbox}. */
@@ -118,7 +130,10 @@ export function bwrapArguments(
   options: BwrapArgumentsOptions = {},
 ): string[] {
   const ids = sandboxIds();
-  const args = ['--die-with-parent', '--new-session', '--unshare-all'];
+  const args = ['--die-with-parent', '--new-session'];
+  // A shared namespace is joined before bwrap starts (nsenter): unshare everything else.
+  if (joinsSharedNetwork(command)) args.push(...UNSHARE_ALL_BUT_NET);
+  else args.push('--unshare-all');
   if (command.network) args.push('--share-net');
   if (options.userNamespace !== false) {
     args.push('--unshare-user', '--uid', String(options.uid ?? ids.uid));
@@ -199,7 +214,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
   const filterEscaped = [...filter]
     .map((byte) => `\\0${byte.toString(8).padStart(3, '0')}`)
     .join('');
-  return {
+  const backend: SandboxBackend = {
     specificationVersion: 1,
     info: options.version ? { ...info, version: options.version } : info,
     wrap: (command) => {
@@ -213,6 +228,9 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
           'exec 3< <(printf %b "$1") && shift && exec "$@"',
           'spine-bwrap',
           filterEscaped,
+          ...(joinsSharedNetwork(command)
+            ? nsenterPrefix(command.sharedNetwork as SharedNetworkNamespace)
+            : []),
           path,
           ...argumentsFor(command),
         ],
@@ -230,8 +248,15 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       }
       return child;
     },
+    createSharedNetwork: () =>
+      startNetworkHolder({
+        bwrapPath: path,
+        userNamespace: options.userNamespace ?? true,
+        ids: sandboxIds(),
+      }),
     close: () => pool.close(),
   };
+  return backend;
 
   function spawnConfined(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
     const domains = command.networkDomains ?? [];
@@ -244,6 +269,15 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
         env,
         seccompFilter: filter,
         policy: { ...options.network, domains },
+      });
+    }
+    if (joinsSharedNetwork(command)) {
+      const wrapped = backend.wrap(command);
+      return spawn(wrapped.file, wrapped.args, {
+        cwd: command.cwd,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
     }
     if (command.mode !== 'danger-full-access') return pool.spawn(command, env);

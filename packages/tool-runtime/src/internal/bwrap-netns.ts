@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { SandboxCommand, SharedNetworkNamespace } from '../sandbox.js';
+
+function childOf(pid: number): number | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    const first = Number(text.split(' ')[0]);
+    return Number.isInteger(first) && first > 0 ? first : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a holder for a fresh network namespace with only loopback (bwrap brings `lo` up): a
+ * `sleep` under bwrap with `--unshare-net` (and a user namespace unless `userNamespace` is false),
+ * dying with this process. Commands joined to it (`nsenter --net`) reach each other on 127.0.0.1
+ * and nothing else. Resolves once the namespace exists.
+ */
+export async function startNetworkHolder(options: {
+  bwrapPath: string;
+  userNamespace: boolean;
+  ids: { uid: number; gid: number };
+}): Promise<SharedNetworkNamespace> {
+  const ids = options.ids;
+  const args = ['--die-with-parent', '--unshare-net', '--unshare-ipc', '--unshare-uts'];
+  if (options.userNamespace)
+    args.push('--unshare-user', '--uid', String(ids.uid), '--gid', String(ids.gid));
+  args.push('--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/tmp');
+  args.push('--', '/bin/sleep', 'infinity');
+  const holder: ChildProcess = spawn(options.bwrapPath, args, { stdio: 'ignore', detached: true });
+  holder.unref();
+  const pid = holder.pid ?? -1;
+  let inner: number | undefined;
+  for (let i = 0; i < 200 && inner === undefined; i++) {
+    if (holder.exitCode !== null) break;
+    inner = childOf(pid);
+    if (inner === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const close = (): void => {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  if (inner === undefined) {
+    close();
+    throw new Error('the network namespace holder (bwrap --unshare-net) did not start');
+  }
+  const netPath = `/proc/${inner}/ns/net`;
+  return options.userNamespace
+    ? { netPath, userPath: `/proc/${inner}/ns/user`, close }
+    : { netPath, close };
+}
+
+/**
+ * The argv prefix that runs a command inside `namespace`'s network namespace: as root only the
+ * network namespace is entered; otherwise the holder's user namespace too (keeping the caller's
+ * ids), which is what gives the right to join its network namespace.
+ */
+export function nsenterPrefix(namespace: SharedNetworkNamespace): string[] {
+  const prefix = ['nsenter', `--net=${namespace.netPath}`];
+  if (namespace.userPath && process.getuid?.() !== 0)
+    prefix.push(`--user=${namespace.userPath}`, '--preserve-credentials');
+  return [...prefix, '--'];
+}
+
+/** `--unshare-all` without the network namespace (joined before bwrap starts). */
+export const UNSHARE_ALL_BUT_NET = [
+  '--unshare-user-try',
+  '--unshare-ipc',
+  '--unshare-pid',
+  '--unshare-uts',
+  '--unshare-cgroup-try',
+];
+
+/** Whether `command` joins its shared network namespace (sandboxed, no other network). */
+export function joinsSharedNetwork(command: SandboxCommand): boolean {
+  return (
+    command.sharedNetwork !== undefined &&
+    command.mode !== 'danger-full-access' &&
+    command.network !== true &&
+    (command.networkDomains ?? []).length === 0
+  );
+}

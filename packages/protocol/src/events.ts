@@ -62,6 +62,14 @@ import {
   type PlanModeBody,
   PlanModeBodySchema,
 } from './plan-bodies.js';
+import {
+  type JobEndBody,
+  JobEndBodySchema,
+  type JobRecoveredBody,
+  JobRecoveredBodySchema,
+  type JobStartBody,
+  JobStartBodySchema,
+} from './job-bodies.js';
 import { type SessionConfigBody, SessionConfigBodySchema } from './session-config-bodies.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';
@@ -280,6 +288,9 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
   'budget/exceeded': { surface: 'none', body: BudgetExceededBodySchema },
   'hook/run': { surface: 'none', body: HookRunBodySchema },
+  'job/start': { surface: 'none', body: JobStartBodySchema },
+  'job/end': { surface: 'none', body: JobEndBodySchema },
+  'job/recovered': { surface: 'none', body: JobRecoveredBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -319,6 +330,9 @@ export interface EventBodies {
   'loop/detected': LoopDetectedBody;
   'budget/exceeded': BudgetExceededBody;
   'hook/run': HookRunBody;
+  'job/start': JobStartBody;
+  'job/end': JobEndBody;
+  'job/recovered': JobRecoveredBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

@@ -172,6 +172,8 @@ export {
   PlanStepStatusSchema,
   UpdatePlanArgumentsSchema,
 } from './plan-bodies.js';
+export type { JobEndBody, JobRecoveredBody, JobStartBody } from './job-bodies.js';
+export { JobEndBodySchema, JobRecoveredBodySchema, JobStartBodySchema } from './job-bodies.js';
 export type { EventTypeDefinition, Projector } from './projector.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';

@@ -146,6 +146,22 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     usage: { inputTokens: 4, outputTokens: 3 },
   },
   'plan/mode': { mode: 'plan', approval: 'plan', previous: 'ask', by: 'person' },
+  'job/start': {
+    id: 'job-1',
+    command: 'npm run dev',
+    pid: 4121,
+    startTime: 912345,
+    callId: 'call_7',
+    outputPath: '/home/me/.spine/sessions/abc.jobs/job-1.0.out',
+  },
+  'job/end': { id: 'job-1', exitCode: null, signal: 'SIGTERM', killed: true, by: 'model', outputBytes: 5120 },
+  'job/recovered': {
+    id: 'job-2',
+    command: 'npm test -- --watch',
+    pid: 4188,
+    startTime: 912400,
+    state: 'gone',
+  },
   'budget/exceeded': {
     scope: 'session',
     limit: 'cost',

@@ -9,6 +9,8 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import * as hookWiring from './hooks-wiring.js';
+import { nextJobNumber, recoverJobs } from './jobs/jobs-state.js';
+import { jobsContext, recordedJobTools, wireJobs } from './jobs/wiring.js';
 import type { ResolvedModel } from './model-config.js';
 import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
@@ -47,6 +49,10 @@ export interface WireOptions {
   mcpRecorded?: readonly import('@spine/protocol').SessionEvent[];
   /** The budget check (default: from the configuration's limits; a rerun's repeats the record). */
   budget?: import('@spine/agent-loop').BudgetCheck;
+  /** Where background jobs' output goes. Default `<sessionDir>/<session id>.jobs`. */
+  jobsDir?: string;
+  /** A recording whose background-job calls answer with their recorded results (rerun). */
+  jobsRecorded?: readonly import('@spine/protocol').SessionEvent[];
 }
 
 /** Everything a front end drives: the agent and the parts slash commands reach into. */
@@ -75,6 +81,8 @@ export interface WiredAgent {
   close(): Promise<void>;
   /** Workspace checkpoints, unless `rewind.checkpoints` is off. */
   checkpoints?: import('./rewind/wiring.js').WiredCheckpoints;
+  /** The session's background jobs (`/jobs`, `/kill`, the status line). */
+  jobs: import('./jobs/wiring.js').WiredJobs;
 }
 
 /**
@@ -171,19 +179,28 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     }
   }
 
+  // Background jobs: output beside the session, ids continuing after a resumed session's last.
+  const jobManager = toolRuntime.createJobManager({
+    dir: options.jobsDir ?? join(config.sessionDir, `${session.id}.jobs`),
+    firstNumber: nextJobNumber(session),
+  });
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
   let taskTool: AnyToolDefinition | undefined; // subagents (agents/wiring.ts), set below
   const runtime = toolRuntime.createLazyToolRuntime({
     sandbox: config.sandbox,
     ...(memory ? { mapApproval: memory.mapApproval } : {}),
     build: () => {
+      const workspaceTools = toolRuntime.createWorkspaceTools({
+        cwd,
+        env: shellEnv,
+        network,
+        exclude: config.tools.exclude,
+        jobs: jobManager,
+      }) as AnyToolDefinition[];
       const tools: AnyToolDefinition[] = [
-        ...(toolRuntime.createWorkspaceTools({
-          cwd,
-          env: shellEnv,
-          network,
-          exclude: config.tools.exclude,
-        }) as AnyToolDefinition[]),
+        ...(options.jobsRecorded
+          ? recordedJobTools(options.jobsRecorded, workspaceTools)
+          : workspaceTools),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,
       ];
       if (memory) tools.push(memory.tool as unknown as AnyToolDefinition);
@@ -239,6 +256,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     : undefined;
   if (instructions) prompt.register(instructions);
   syncPlanModePrompt(prompt, config.approval);
+  // Background jobs (id, command, state, output size) while the session has any.
+  prompt.register({ id: 'jobs', contexts: () => ({ jobs: jobsContext(jobManager.list()) }) });
   // The current plan, as a runtime context once a compaction folded its tool result away.
   prompt.register({ id: 'plan', contexts: planContext(session) });
   if (memory?.section)
@@ -323,6 +342,11 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   });
 
   hookWiring.wireAgentHooks(agent, hooks);
+  // A job that ends on its own reaches the model at its next step; after a crash, each job that
+  // was running is reported (still running, or gone with its outcome unknown).
+  const notify = (note: string): void => void agent.enqueue(note, 'next-step');
+  const jobs = wireJobs({ session, manager: jobManager, notify });
+  for (const note of recoverJobs(session, toolRuntime.isProcessRunning)) notify(note);
 
   // MCP loads only when servers are configured (the SDK is heavy) or a rerun replays their results.
   const mcp =
@@ -353,7 +377,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...(memory ? { memory } : {}),
     ...(mcp ? { mcp } : {}),
     ...(checkpoints ? { checkpoints } : {}),
+    jobs,
     async close() {
+      // Exit kills the jobs (each recorded as `job/end` with `by: "exit"`).
+      await jobs.close();
       await Promise.allSettled([...background]);
       await mcp?.close();
       await lspManager?.shutdown();

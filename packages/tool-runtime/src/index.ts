@@ -50,6 +50,7 @@ export { DEFAULT_CREDENTIAL_PATHS } from './internal/credential-mounts.js';
 export type {
   JobEvent,
   JobInfo,
+  JobKiller,
   JobManagerOptions,
   JobOutputSlice,
   JobStartResult,

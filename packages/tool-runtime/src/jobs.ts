@@ -37,6 +37,8 @@ export interface JobInfo {
   signal?: string | null;
   /** True when `kill` (or the agent's exit) stopped it. */
   killed: boolean;
+  /** Who stopped it, as `kill` was told (`model` by default). */
+  killedBy?: JobKiller;
   /** Bytes of output written so far. */
   outputBytes: number;
   /** Process id of the job's process group leader. */
@@ -46,6 +48,9 @@ export interface JobInfo {
   /** Path of the job's first output file. */
   outputPath: string;
 }
+
+/** Who stops a job: the model (`job_kill`), a person (`/kill`, Ctrl-C), or the agent exiting. */
+export type JobKiller = 'model' | 'person' | 'exit';
 
 /** What the manager reports to listeners: a job started or a job exited. */
 export type JobEvent = { type: 'started'; job: JobInfo } | { type: 'exited'; job: JobInfo };
@@ -255,10 +260,11 @@ export class JobManager {
    *
    * @throws {JobNotFoundError} for an unknown id.
    */
-  async kill(id: string): Promise<JobInfo> {
+  async kill(id: string, by: JobKiller = 'model'): Promise<JobInfo> {
     const job = this.#job(id);
     if (job.info.state === 'running') {
       job.info.killed = true;
+      job.info.killedBy ??= by;
       signalGroup(job.info.pid, 'SIGTERM');
       const timer = setTimeout(
         () => signalGroup(job.info.pid, 'SIGKILL'),
@@ -273,8 +279,8 @@ export class JobManager {
   }
 
   /** Kills every running job (the agent is exiting); resolves when all have exited. */
-  async killAll(): Promise<JobInfo[]> {
-    return Promise.all(this.running().map((job) => this.kill(job.id)));
+  async killAll(by: JobKiller = 'exit'): Promise<JobInfo[]> {
+    return Promise.all(this.running().map((job) => this.kill(job.id, by)));
   }
 
   /**
@@ -294,7 +300,7 @@ export class JobManager {
 
   /** Kills every running job and stops the shared network namespace. */
   async close(): Promise<JobInfo[]> {
-    const killed = await this.killAll();
+    const killed = await this.killAll('exit');
     const network = this.#network;
     this.#network = undefined;
     if (network) (await network.catch(() => undefined))?.close();

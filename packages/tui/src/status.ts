@@ -71,8 +71,15 @@ export function statusLine(active: AgentSession, style: Style): string {
       `cost ${formatCost(usage.costUsd ?? 0)} this session`,
       `sandbox ${active.runtime.sandbox}`,
       ...(running.length > 0 ? [`subagents running: ${running.join(', ')}`] : []),
+      ...jobsRunning(active),
     ].join(' · '),
   );
+}
+
+/** `jobs running: job-1, job-3` while background jobs run (none for a session without). */
+function jobsRunning(active: AgentSession): string[] {
+  const running = active.jobs?.manager.running() ?? [];
+  return running.length > 0 ? [`jobs running: ${running.map((job) => job.id).join(', ')}`] : [];
 }
 
 // agent-loop's RUNTIME_CONTEXT_SOURCE as a literal its type checks: importing the terminal

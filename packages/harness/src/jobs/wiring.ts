@@ -1,0 +1,143 @@
+import type {
+  AnyToolDefinition,
+  JobEndBody,
+  JobStartBody,
+  SessionEvent,
+  ToolResultBody,
+} from '@spine/protocol';
+import type { Session } from '@spine/session-log';
+import type { JobInfo, JobKiller, JobManager } from '@spine/tool-runtime';
+
+/** A session's background jobs, as the harness wires them. */
+export interface WiredJobs {
+  /** The manager `bash`, `job_output` and `job_kill` use. */
+  manager: JobManager;
+  /** The runtime context: one line per job (id, command, state, output size); none without jobs. */
+  contexts(): Record<string, string | undefined>;
+  /** Stops one job for a person (`/kill`); recorded as `job/end` with `by: "person"`. */
+  kill(id: string): Promise<JobInfo>;
+  /** Stops every job (exit); each recorded as `job/end` with `by: "exit"`. */
+  close(): Promise<void>;
+}
+
+/** What a job's end tells the model at its next step (nothing for a job the model stopped). */
+export function jobEndNote(job: JobInfo): string | undefined {
+  if (job.killedBy === 'model' || job.killedBy === 'exit') return undefined;
+  const how =
+    job.killedBy === 'person'
+      ? 'was stopped by the user'
+      : job.exitCode !== null && job.exitCode !== undefined
+        ? `exited with code ${job.exitCode}`
+        : `was ended by signal ${job.signal}`;
+  return `[background job ${job.id} (${clip(job.command)}) ${how}; ${job.outputBytes} bytes of output, read the rest with job_output]`;
+}
+
+/** A command line on one line, at most 80 characters. */
+export function clip(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** The runtime-context text of `jobs`, or undefined when there are none. */
+export function jobsContext(jobs: readonly JobInfo[]): string | undefined {
+  if (jobs.length === 0) return undefined;
+  return jobs
+    .map((job) => {
+      const state =
+        job.state === 'running'
+          ? 'running'
+          : job.killed
+            ? 'killed'
+            : `exited ${job.exitCode ?? job.signal}`;
+      // Sizes in KiB: the context changes when a job writes a lot, not at every byte.
+      return `${job.id} ${state} ${Math.floor(job.outputBytes / 1024)} KiB: ${clip(job.command)}`;
+    })
+    .join('; ');
+}
+
+/**
+ * Records the manager's jobs in `session` (`job/start`, `job/end`) and tells the model of a job
+ * that ended on its own (or by a person) through `notify` (the agent's `next-step` inbox).
+ */
+export function wireJobs(options: {
+  session: Session;
+  manager: JobManager;
+  notify: (note: string) => void;
+}): WiredJobs {
+  const { session, manager } = options;
+  manager.onEvent((event) => {
+    const job = event.job;
+    if (event.type === 'started') {
+      const body: JobStartBody = {
+        id: job.id,
+        command: job.command,
+        pid: job.pid,
+        outputPath: job.outputPath,
+        ...(job.startTime !== undefined ? { startTime: job.startTime } : {}),
+      };
+      session.append('job/start', body);
+      return;
+    }
+    const by: JobEndBody['by'] = job.killed ? (job.killedBy ?? 'model') : 'self';
+    session.append('job/end', {
+      id: job.id,
+      exitCode: job.exitCode ?? null,
+      signal: job.signal ?? null,
+      killed: job.killed,
+      by,
+      outputBytes: job.outputBytes,
+    } satisfies JobEndBody);
+    const note = jobEndNote(job);
+    if (note) options.notify(note);
+  });
+  return {
+    manager,
+    contexts: () => ({ jobs: jobsContext(manager.list()) }),
+    kill: (id: string) => manager.kill(id, 'person' satisfies JobKiller),
+    close: async () => {
+      await manager.close();
+    },
+  };
+}
+
+/**
+ * Tools answering job calls from a recording (rerun): `job_output`, `job_kill` and `bash` calls
+ * with `run_in_background` return their recorded results by call id; other `bash` calls run.
+ */
+export function recordedJobTools(
+  events: readonly SessionEvent[],
+  tools: AnyToolDefinition[],
+): AnyToolDefinition[] {
+  const results = new Map<string, ToolResultBody>();
+  for (const event of events)
+    if (event.type === 'tool/result') {
+      const body = event.body as ToolResultBody;
+      results.set(body.toolCallId, body);
+    }
+  const answer = (name: string, callId: string) => {
+    const recorded = results.get(callId);
+    if (!recorded || recorded.toolName !== name)
+      return {
+        content: `No recorded result for ${name} call ${callId}: a rerun does not start background jobs.`,
+        isError: true,
+      };
+    return {
+      content: recorded.content,
+      isError: recorded.isError,
+      ...(recorded.meta ? { meta: recorded.meta } : {}),
+    };
+  };
+  return tools.map((tool) => {
+    const name = tool.spec.name;
+    if (name === 'job_output' || name === 'job_kill')
+      return { ...tool, execute: async (_args, context) => answer(name, context.callId) };
+    if (name !== 'bash') return tool;
+    return {
+      ...tool,
+      execute: async (args, context) =>
+        (args as { run_in_background?: boolean }).run_in_background === true
+          ? answer(name, context.callId)
+          : tool.execute(args, context),
+    };
+  });
+}

@@ -77,6 +77,8 @@ export type {
   SandboxBackend,
   SandboxBackendInfo,
   SandboxCommand,
+  SandboxSpawnOptions,
+  SharedNetworkNamespace,
   WrappedCommand,
 } from './sandbox.js';
 export { createNoneSandbox } from './sandbox.js';

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync } from 'node:fs';
 import { JobLimitError, JobNotFoundError } from './errors.js';
 import { JobOutputFile } from './internal/job-output.js';
 import { processStartTime } from './process-identity.js';
@@ -111,7 +111,7 @@ export class JobManager {
 
   /** The jobs of this session, oldest first. */
   list(): JobInfo[] {
-    return [...this.#jobs.values()].map((job) => ({ ...job.info }));
+    return [...this.#jobs.values()].map((job) => this.#snapshot(job));
   }
 
   /** The jobs still running. */
@@ -126,12 +126,14 @@ export class JobManager {
   }
 
   /**
-   * Starts a job: `spawn` must return a child in its own process group with stdout and stderr
-   * piped. Waits up to `firstOutputMs` for the first lines (less once it has them or the job exits).
+   * Starts a job. `spawn` gets a descriptor of the job's output file and returns a child in its
+   * own process group: with the descriptor as its stdout and stderr (output never passes through
+   * this process), or with them piped (this process then appends what it reads). Waits up to
+   * `firstOutputMs` for the first lines (less once it has them or the job exits).
    *
    * @throws {JobLimitError} when `maxJobs` jobs are running.
    */
-  async start(command: string, spawn: () => ChildProcess): Promise<JobStartResult> {
+  async start(command: string, spawn: (output: number) => ChildProcess): Promise<JobStartResult> {
     const running = this.running();
     if (running.length >= this.#options.maxJobs)
       throw new JobLimitError({ limit: this.#options.maxJobs, running: running.map((j) => j.id) });
@@ -142,7 +144,13 @@ export class JobManager {
       id,
       retainBytes: this.#options.retainBytes,
     });
-    const child = spawn();
+    const writer = output.openForWriter();
+    let child: ChildProcess;
+    try {
+      child = spawn(writer);
+    } finally {
+      closeSync(writer);
+    }
     const pid = child.pid ?? -1;
     const info: JobInfo = {
       id,
@@ -155,28 +163,20 @@ export class JobManager {
     };
     const startTime = processStartTime(pid);
     if (startTime !== undefined) info.startTime = startTime;
-    let firstLines = 0;
-    let wake: (() => void) | undefined;
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.on('data', (chunk: Buffer) => {
-        output.append(chunk);
-        info.outputBytes = output.size;
-        if (wake && output.size < MAX_FIRST_BYTES * 4) {
-          for (const byte of chunk) if (byte === 10) firstLines++;
-          if (firstLines >= this.#options.firstOutputLines || output.size >= MAX_FIRST_BYTES)
-            wake();
-        }
-      });
-    }
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on('data', (chunk: Buffer) => output.append(chunk));
+    // Old output is released while the job runs (retention), checked once a second.
+    const trimmer = setInterval(() => void output.trim(), 1000);
+    trimmer.unref();
     const exited = new Promise<void>((resolve) => {
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (info.state === 'exited') return;
+        clearInterval(trimmer);
         info.state = 'exited';
         info.exitCode = code;
         info.signal = signal;
-        info.outputBytes = output.size;
-        output.close();
-        this.#emit({ type: 'exited', job: { ...info } });
+        void output.trim().then(() => output.close());
+        this.#emit({ type: 'exited', job: this.#snapshot(job) });
         resolve();
       };
       child.on('error', (error) => {
@@ -198,17 +198,28 @@ export class JobManager {
     });
     const job: Job = { info, child, output, cursor: 0, exited };
     this.#jobs.set(id, job);
-    this.#emit({ type: 'started', job: { ...info } });
-    await Promise.race([
-      exited,
-      new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, this.#options.firstOutputMs).unref();
-      }),
-    ]);
-    wake = undefined;
-    const first = this.#firstLines(job);
-    return { job: { ...info }, firstOutput: first };
+    this.#emit({ type: 'started', job: this.#snapshot(job) });
+    await this.#waitForFirstLines(job);
+    return { job: this.#snapshot(job), firstOutput: this.#firstLines(job) };
+  }
+
+  async #waitForFirstLines(job: Job): Promise<void> {
+    const deadline = Date.now() + this.#options.firstOutputMs;
+    let exited = false;
+    void job.exited.then(() => {
+      exited = true;
+    });
+    while (!exited && Date.now() < deadline) {
+      const { bytes } = job.output.read(0, MAX_FIRST_BYTES);
+      let lines = 0;
+      for (const byte of bytes) if (byte === 10) lines++;
+      if (lines >= this.#options.firstOutputLines || bytes.length >= MAX_FIRST_BYTES) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, deadline - Date.now())));
+    }
+  }
+
+  #snapshot(job: Job): JobInfo {
+    return { ...job.info, outputBytes: job.output.size };
   }
 
   /**
@@ -251,7 +262,7 @@ export class JobManager {
 
   /** The job `id` as it is now. @throws {JobNotFoundError} for an unknown id. */
   info(id: string): JobInfo {
-    return { ...this.#job(id).info };
+    return this.#snapshot(this.#job(id));
   }
 
   /**
@@ -275,7 +286,7 @@ export class JobManager {
       // Whatever the leader left behind in its group goes too.
       signalGroup(job.info.pid, 'SIGKILL');
     }
-    return { ...job.info };
+    return this.#snapshot(job);
   }
 
   /** Kills every running job (the agent is exiting); resolves when all have exited. */

@@ -238,7 +238,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
     },
     spawn: (command, spawnOptions) => {
       const child = spawnLeavingNoMountPoints(command, protectedPaths, () =>
-        spawnConfined(command, spawnOptions.env ?? process.env),
+        spawnConfined(command, spawnOptions.env ?? process.env, spawnOptions.output),
       );
       if (command.mode === 'workspace-write' && protectedPaths.length > 0) {
         // Protected files that did not exist could not be bound: remove them if the command made them.
@@ -258,7 +258,11 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
   };
   return backend;
 
-  function spawnConfined(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
+  function spawnConfined(
+    command: SandboxCommand,
+    env: NodeJS.ProcessEnv,
+    output?: number,
+  ): ChildProcess {
     const domains = command.networkDomains ?? [];
     if (command.mode !== 'danger-full-access' && !command.network && domains.length > 0) {
       const launched = { ...command, command: domainLauncher(command.command) };
@@ -271,22 +275,21 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
         policy: { ...options.network, domains },
       });
     }
-    if (joinsSharedNetwork(command)) {
+    // A pre-started sandbox has pipes and a fresh network namespace: not for these.
+    if (
+      command.mode === 'danger-full-access' ||
+      joinsSharedNetwork(command) ||
+      output !== undefined
+    ) {
       const wrapped = backend.wrap(command);
       return spawn(wrapped.file, wrapped.args, {
         cwd: command.cwd,
         env,
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', output ?? 'pipe', output ?? 'pipe'],
       });
     }
-    if (command.mode !== 'danger-full-access') return pool.spawn(command, env);
-    return spawn(SHELL, [...SHELL_FLAGS, '-c', command.command], {
-      cwd: command.cwd,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    return pool.spawn(command, env);
   }
 }
 

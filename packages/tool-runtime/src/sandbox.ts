@@ -51,6 +51,17 @@ export interface WrappedCommand {
   args: string[];
 }
 
+/** Options of {@link SandboxBackend.spawn}. */
+export interface SandboxSpawnOptions {
+  /** Environment of the command. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * A descriptor (a file) for the command's stdout and stderr instead of pipes, so its output
+   * never passes through this process. A backend that cannot do it for a command gives pipes.
+   */
+  output?: number;
+}
+
 /** What a backend is and which modes it enforces. */
 export interface SandboxBackendInfo {
   /** Backend name recorded in each result's `meta.sandbox` (`bwrap`, `none`). */
@@ -83,7 +94,7 @@ export interface SandboxBackend {
    * stdout and stderr piped). A backend may hand over a sandbox it started ahead of time, so the
    * namespace set-up is off the critical path. When absent, callers spawn `wrap()`'s argv.
    */
-  spawn?(command: SandboxCommand, options: { env?: NodeJS.ProcessEnv }): ChildProcess;
+  spawn?(command: SandboxCommand, options: SandboxSpawnOptions): ChildProcess;
   /**
    * Optional: creates a loopback-only network namespace that commands can share (see
    * `SandboxCommand.sharedNetwork`). Backends without it give every command its own.

@@ -37,14 +37,15 @@ export async function startBackgroundJob(
   },
 ): Promise<ToolOutput> {
   const { confined, backend, env } = options;
-  const { job, firstOutput } = await jobs.start(confined.command, () => {
-    if (backend.spawn) return backend.spawn(confined, { env });
+  const { job, firstOutput } = await jobs.start(confined.command, (output) => {
+    // The job writes its output file itself where the backend allows it.
+    if (backend.spawn) return backend.spawn(confined, { env, output });
     const wrapped = backend.wrap(confined);
     return spawn(wrapped.file, wrapped.args, {
       cwd: confined.cwd,
       env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', output, output],
     });
   });
   const head =

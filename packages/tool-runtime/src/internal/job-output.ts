@@ -1,122 +1,100 @@
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface Segment {
-  /** Offset of the segment's first byte in the job's whole output. */
-  start: number;
-  path: string;
-  fd: number | undefined;
-  size: number;
-}
+const BLOCK = 4096;
 
 /**
- * A job's output on disk: appended in segments of `retainBytes / 4`, the oldest segment deleted
- * once more than `retainBytes` are kept, so a job that writes without end costs bounded disk and
- * no memory. Offsets count every byte the job ever wrote, so a range read of dropped output says so.
+ * A job's output on disk, one file per job. The job writes it directly (its stdout and stderr are
+ * the file, so capturing costs this process nothing), or, when the sandbox can only give pipes,
+ * this process appends what it reads. Once more than `retainBytes` are kept, the oldest part is
+ * released with `fallocate --punch-hole`: the file stays the same length (offsets count every
+ * byte the job wrote, so a range read of released output says so) but holds at most about
+ * `retainBytes` of disk.
  */
 export class JobOutputFile {
-  readonly #dir: string;
-  readonly #id: string;
-  readonly #segmentBytes: number;
+  readonly path: string;
   readonly #retainBytes: number;
-  readonly #segments: Segment[] = [];
-  #total = 0;
-  #closed = false;
+  #fd: number | undefined;
+  #closedSize = 0;
+  #firstKept = 0;
+  #trimming: Promise<void> | undefined;
 
   constructor(options: { dir: string; id: string; retainBytes: number }) {
-    this.#dir = options.dir;
-    this.#id = options.id;
-    this.#retainBytes = Math.max(4096, options.retainBytes);
-    this.#segmentBytes = Math.max(1024, Math.floor(this.#retainBytes / 4));
-    this.#open(0);
+    this.path = join(options.dir, `${options.id}.out`);
+    this.#retainBytes = Math.max(4 * BLOCK, options.retainBytes);
+    this.#fd = openSync(this.path, 'w+', 0o600);
+  }
+
+  /** A new descriptor appending to the file, for the job's stdout and stderr; the caller closes it. */
+  openForWriter(): number {
+    return openSync(this.path, 'a');
   }
 
   /** Bytes the job wrote in all. */
   get size(): number {
-    return this.#total;
+    return this.#fd === undefined ? this.#closedSize : fstatSync(this.#fd).size;
   }
 
   /** Offset of the oldest byte still kept. */
   get firstKept(): number {
-    return this.#segments[0]?.start ?? this.#total;
+    return this.#firstKept;
   }
 
-  /** The path of the first segment (where the output starts). */
-  get path(): string {
-    return (this.#segments[0] as Segment).path;
-  }
-
-  /** Appends a chunk (synchronously: the chunk is never held). */
+  /** Appends a chunk read from the job's pipes (synchronously: the chunk is never held). */
   append(chunk: Buffer): void {
-    if (this.#closed) return;
-    let rest = chunk;
-    while (rest.length > 0) {
-      let current = this.#segments[this.#segments.length - 1] as Segment;
-      if (current.size >= this.#segmentBytes) current = this.#rotate();
-      const room = this.#segmentBytes - current.size;
-      const piece = rest.length <= room ? rest : rest.subarray(0, room);
-      writeSync(current.fd as number, piece);
-      current.size += piece.length;
-      this.#total += piece.length;
-      rest = rest.subarray(piece.length);
-    }
+    if (this.#fd === undefined) return;
+    writeSync(this.#fd, chunk, 0, chunk.length, this.size);
   }
 
   /** Reads `length` bytes from `offset` (clamped to what is kept). */
   read(offset: number, length: number): { start: number; bytes: Buffer } {
-    const start = Math.max(offset, this.firstKept);
-    const end = Math.min(this.#total, offset + length);
+    const start = Math.max(offset, this.#firstKept);
+    const end = Math.min(this.size, offset + length);
     if (end <= start) return { start, bytes: Buffer.alloc(0) };
     const out = Buffer.alloc(end - start);
-    let written = 0;
-    for (const segment of this.#segments) {
-      const from = Math.max(start, segment.start);
-      const to = Math.min(end, segment.start + segment.size);
-      if (to <= from) continue;
-      const fd = segment.fd ?? openSync(segment.path, 'r');
-      try {
-        written += readSync(fd, out, written, to - from, from - segment.start);
-      } finally {
-        if (segment.fd === undefined) closeSync(fd);
-      }
+    const fd = this.#fd ?? openSync(this.path, 'r');
+    try {
+      const read = readSync(fd, out, 0, end - start, start);
+      return { start, bytes: out.subarray(0, read) };
+    } finally {
+      if (this.#fd === undefined) closeSync(fd);
     }
-    return { start, bytes: out.subarray(0, written) };
   }
 
-  /** Closes the open segment; the files stay for range reads. */
+  /**
+   * Releases the oldest output when more than `retainBytes` is kept, down to half of it. Resolves
+   * when done (at once when nothing is to release, or when `fallocate` is not available: then the
+   * whole output is kept).
+   */
+  trim(): Promise<void> {
+    if (this.#trimming) return this.#trimming;
+    const size = this.size;
+    if (size - this.#firstKept <= this.#retainBytes) return Promise.resolve();
+    const keepFrom = Math.floor((size - this.#retainBytes / 2) / BLOCK) * BLOCK;
+    const from = this.#firstKept;
+    this.#trimming = new Promise<void>((resolve) => {
+      const args = ['--punch-hole', '--offset', String(from), '--length', String(keepFrom - from)];
+      execFile('fallocate', [...args, this.path], (error) => {
+        if (!error) this.#firstKept = keepFrom;
+        this.#trimming = undefined;
+        resolve();
+      });
+    });
+    return this.#trimming;
+  }
+
+  /** Closes the file; it stays for range reads. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const segment of this.#segments) {
-      if (segment.fd !== undefined) closeSync(segment.fd);
-      segment.fd = undefined;
-    }
+    if (this.#fd === undefined) return;
+    this.#closedSize = fstatSync(this.#fd).size;
+    closeSync(this.#fd);
+    this.#fd = undefined;
   }
 
-  /** Closes and deletes every segment. */
+  /** Closes and deletes the file. */
   remove(): void {
     this.close();
-    for (const segment of this.#segments.splice(0)) rmSync(segment.path, { force: true });
-  }
-
-  #open(start: number): Segment {
-    const path = join(this.#dir, `${this.#id}.${this.#segments.length === 0 ? 0 : start}.out`);
-    const segment: Segment = { start, path, fd: openSync(path, 'w+', 0o600), size: 0 };
-    this.#segments.push(segment);
-    return segment;
-  }
-
-  #rotate(): Segment {
-    const segment = this.#open(this.#total);
-    // Keep at most `retainBytes` on disk, counting the new segment as full.
-    while (
-      this.#segments.length > 1 &&
-      this.#total - (this.#segments[0] as Segment).start + this.#segmentBytes > this.#retainBytes
-    ) {
-      const dropped = this.#segments.shift() as Segment;
-      if (dropped.fd !== undefined) closeSync(dropped.fd);
-      rmSync(dropped.path, { force: true });
-    }
-    return segment;
+    rmSync(this.path, { force: true });
   }
 }

@@ -252,7 +252,6 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       startNetworkHolder({
         bwrapPath: path,
         userNamespace: options.userNamespace ?? true,
-        ids: sandboxIds(),
       }),
     close: () => pool.close(),
   };

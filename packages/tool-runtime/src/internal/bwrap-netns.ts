@@ -21,13 +21,15 @@ function childOf(pid: number): number | undefined {
 export async function startNetworkHolder(options: {
   bwrapPath: string;
   userNamespace: boolean;
-  ids: { uid: number; gid: number };
 }): Promise<SharedNetworkNamespace> {
-  const ids = options.ids;
   const args = ['--die-with-parent', '--unshare-net', '--unshare-ipc', '--unshare-uts'];
-  if (options.userNamespace)
-    args.push('--unshare-user', '--uid', String(ids.uid), '--gid', String(ids.gid));
-  args.push('--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/tmp');
+  // Not root: a user namespace of the holder's own owns the network namespace, so the caller
+  // can join it. Uid 0 there maps to the caller (any other uid makes bwrap nest a second user
+  // namespace the network namespace would not belong to). Root joins without one.
+  const ownUserNamespace = options.userNamespace && process.getuid?.() !== 0;
+  if (ownUserNamespace) args.push('--unshare-user', '--uid', '0', '--gid', '0');
+  else args.push('--cap-drop', 'ALL');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/tmp');
   args.push('--', '/bin/sleep', 'infinity');
   const holder: ChildProcess = spawn(options.bwrapPath, args, { stdio: 'ignore', detached: true });
   holder.unref();
@@ -50,7 +52,7 @@ export async function startNetworkHolder(options: {
     throw new Error('the network namespace holder (bwrap --unshare-net) did not start');
   }
   const netPath = `/proc/${inner}/ns/net`;
-  return options.userNamespace
+  return ownUserNamespace
     ? { netPath, userPath: `/proc/${inner}/ns/user`, close }
     : { netPath, close };
 }
@@ -62,8 +64,7 @@ export async function startNetworkHolder(options: {
  */
 export function nsenterPrefix(namespace: SharedNetworkNamespace): string[] {
   const prefix = ['nsenter', `--net=${namespace.netPath}`];
-  if (namespace.userPath && process.getuid?.() !== 0)
-    prefix.push(`--user=${namespace.userPath}`, '--preserve-credentials');
+  if (namespace.userPath) prefix.push(`--user=${namespace.userPath}`, '--preserve-credentials');
   return [...prefix, '--'];
 }
 

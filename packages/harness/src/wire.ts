@@ -9,8 +9,8 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import * as hookWiring from './hooks-wiring.js';
-import { nextJobNumber, recoverJobs } from './jobs/jobs-state.js';
-import { jobsContext, recordedJobTools, wireJobs } from './jobs/wiring.js';
+import { nextJobNumber } from './jobs/jobs-state.js';
+import { recordedJobTools, wireJobs } from './jobs/wiring.js';
 import type { ResolvedModel } from './model-config.js';
 import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
@@ -180,8 +180,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   }
 
   // Background jobs: output beside the session, ids continuing after a resumed session's last.
+  const jobsDir = options.jobsDir ?? join(config.sessionDir, `${session.id}.jobs`);
   const jobManager = toolRuntime.createJobManager({
-    dir: options.jobsDir ?? join(config.sessionDir, `${session.id}.jobs`),
+    dir: jobsDir,
     firstNumber: nextJobNumber(session),
   });
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
@@ -197,10 +198,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
         exclude: config.tools.exclude,
         jobs: jobManager,
       }) as AnyToolDefinition[];
+      const recorded = options.jobsRecorded;
       const tools: AnyToolDefinition[] = [
-        ...(options.jobsRecorded
-          ? recordedJobTools(options.jobsRecorded, workspaceTools)
-          : workspaceTools),
+        ...(recorded ? recordedJobTools(recorded, workspaceTools) : workspaceTools),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,
       ];
       if (memory) tools.push(memory.tool as unknown as AnyToolDefinition);
@@ -256,8 +256,6 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     : undefined;
   if (instructions) prompt.register(instructions);
   syncPlanModePrompt(prompt, config.approval);
-  // Background jobs (id, command, state, output size) while the session has any.
-  prompt.register({ id: 'jobs', contexts: () => ({ jobs: jobsContext(jobManager.list()) }) });
   // The current plan, as a runtime context once a compaction folded its tool result away.
   prompt.register({ id: 'plan', contexts: planContext(session) });
   if (memory?.section)
@@ -342,11 +340,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   });
 
   hookWiring.wireAgentHooks(agent, hooks);
-  // A job that ends on its own reaches the model at its next step; after a crash, each job that
-  // was running is reported (still running, or gone with its outcome unknown).
-  const notify = (note: string): void => void agent.enqueue(note, 'next-step');
-  const jobs = wireJobs({ session, manager: jobManager, notify });
-  for (const note of recoverJobs(session, toolRuntime.isProcessRunning)) notify(note);
+  // Jobs recorded, in the runtime context, their ends and a crash's leftovers told to the model.
+  const jobs = wireJobs({ session, manager: jobManager, agent, prompt, toolRuntime });
 
   // MCP loads only when servers are configured (the SDK is heavy) or a rerun replays their results.
   const mcp =

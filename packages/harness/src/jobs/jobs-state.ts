@@ -1,7 +1,6 @@
 import type { JobStartBody, JsonValue } from '@spine/protocol';
 import { outcomeUnknownText } from '@spine/protocol';
 import type { Session, SessionProjection } from '@spine/session-log';
-import { clip } from './wiring.js';
 
 /** The state of {@link JOBS_STATE}: the jobs started and not ended, and the last job number. */
 export interface JobsState {
@@ -74,4 +73,10 @@ export function recoverJobs(
     );
   }
   return notes;
+}
+
+/** A command line on one line, at most 80 characters. */
+export function clip(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -1,3 +1,4 @@
+import type { Agent, SystemPrompt } from '@spine/agent-loop';
 import type {
   AnyToolDefinition,
   JobEndBody,
@@ -7,6 +8,7 @@ import type {
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
 import type { JobInfo, JobKiller, JobManager } from '@spine/tool-runtime';
+import { clip, recoverJobs } from './jobs-state.js';
 
 /** A session's background jobs, as the harness wires them. */
 export interface WiredJobs {
@@ -32,12 +34,6 @@ export function jobEndNote(job: JobInfo): string | undefined {
   return `[background job ${job.id} (${clip(job.command)}) ${how}; ${job.outputBytes} bytes of output, read the rest with job_output]`;
 }
 
-/** A command line on one line, at most 80 characters. */
-export function clip(command: string): string {
-  const line = command.replace(/\s+/g, ' ').trim();
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
-}
-
 /** The runtime-context text of `jobs`, or undefined when there are none. */
 export function jobsContext(jobs: readonly JobInfo[]): string | undefined {
   if (jobs.length === 0) return undefined;
@@ -56,15 +52,22 @@ export function jobsContext(jobs: readonly JobInfo[]): string | undefined {
 }
 
 /**
- * Records the manager's jobs in `session` (`job/start`, `job/end`) and tells the model of a job
- * that ended on its own (or by a person) through `notify` (the agent's `next-step` inbox).
+ * Records the manager's jobs in `session` (`job/start`, `job/end`), lists them in the runtime
+ * context, and tells the model (the agent's `next-step` inbox) of a job that ended on its own or
+ * by a person, and after a crash of each job that was running (still running, or gone with its
+ * outcome unknown).
  */
 export function wireJobs(options: {
   session: Session;
   manager: JobManager;
-  notify: (note: string) => void;
+  agent: Agent;
+  prompt: SystemPrompt;
+  toolRuntime: Pick<typeof import('@spine/tool-runtime'), 'isProcessRunning'>;
 }): WiredJobs {
-  const { session, manager } = options;
+  const { session, manager, agent } = options;
+  const notify = (note: string): void => void agent.enqueue(note, 'next-step');
+  options.prompt.register({ id: 'jobs', contexts: () => ({ jobs: jobsContext(manager.list()) }) });
+  for (const note of recoverJobs(session, options.toolRuntime.isProcessRunning)) notify(note);
   manager.onEvent((event) => {
     const job = event.job;
     if (event.type === 'started') {
@@ -88,7 +91,7 @@ export function wireJobs(options: {
       outputBytes: job.outputBytes,
     } satisfies JobEndBody);
     const note = jobEndNote(job);
-    if (note) options.notify(note);
+    if (note) notify(note);
   });
   return {
     manager,

@@ -180,11 +180,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   }
 
   // Background jobs: output beside the session, ids continuing after a resumed session's last.
-  const jobsDir = options.jobsDir ?? join(config.sessionDir, `${session.id}.jobs`);
-  const jobManager = toolRuntime.createJobManager({
-    dir: jobsDir,
-    firstNumber: nextJobNumber(session),
-  });
+  const dir = options.jobsDir ?? join(config.sessionDir, `${session.id}.jobs`);
+  const jobManager = toolRuntime.createJobManager({ dir, firstNumber: nextJobNumber(session) });
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
   let taskTool: AnyToolDefinition | undefined; // subagents (agents/wiring.ts), set below
   const runtime = toolRuntime.createLazyToolRuntime({

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync } from 'node:fs';
 import { JobLimitError, JobNotFoundError } from './errors.js';
 import { JobOutputFile } from './internal/job-output.js';
+import { onEnded } from './internal/run-process.js';
 import { processStartTime } from './process-identity.js';
 import type { SandboxBackend, SharedNetworkNamespace } from './sandbox.js';
 
@@ -179,22 +180,9 @@ export class JobManager {
         this.#emit({ type: 'exited', job: this.#snapshot(job) });
         resolve();
       };
-      child.on('error', (error) => {
-        output.append(Buffer.from(`failed to start: ${error.message}\n`));
-        finish(127, null);
-      });
-      child.on('exit', (code, signal) => {
-        // A detached grandchild may hold the pipes open: drain briefly, then stop listening.
-        const grace = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          finish(code, signal);
-        }, 150);
-        child.on('close', () => {
-          clearTimeout(grace);
-          finish(code, signal);
-        });
-      });
+      onEnded(child, finish, (error) =>
+        output.append(Buffer.from(`failed to start: ${error.message}\n`)),
+      );
     });
     const job: Job = { info, child, output, cursor: 0, exited };
     this.#jobs.set(id, job);

@@ -25,6 +25,11 @@ const runtime = createToolRuntime({
 });
 const server = `exec node -e "require('http').createServer((q,s)=>s.end('pong '+process.getuid())).listen(8766,'127.0.0.1',()=>console.log('listening'))"`;
 const started = await runOne(runtime, 'bash', { command: server, run_in_background: true });
+let seen = started.content;
+for (let i = 0; i < 100 && !seen.includes('listening'); i++) {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  seen += (await runOne(runtime, 'job_output', { id: 'job-1' })).content;
+}
 const poll = await runOne(runtime, 'bash', {
   command: `exec 3<>/dev/tcp/127.0.0.1/8766 && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3 | tail -1`,
 });
@@ -35,6 +40,7 @@ console.log(
     uid: process.getuid?.(),
     userNamespace: backend?.info.userNamespace,
     started: started.content,
+    seen,
     poll: poll.content,
     killed: killed.content,
   }),

@@ -57,7 +57,7 @@ describe('background jobs as an unprivileged user', () => {
     const result = await runRunner();
     expect(result.uid).not.toBe(0);
     expect(result.started).toContain('Started background job job-1');
-    expect(result.started).toContain('listening');
+    expect(result.seen).toContain('listening');
     expect(result.poll).toMatch(/^pong \d+/);
     expect(result.killed).toContain('Stopped job-1 killed');
   }, 60_000);

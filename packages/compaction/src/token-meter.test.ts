@@ -153,7 +153,8 @@ describe('createTokenMeter', () => {
     });
     expect(Math.max(...errors)).toBeLessThanOrEqual(0.03);
     expect(meter.factor).not.toBe(1);
-  });
+    // Two full tokenizations per step of a 30-step session: seconds idle, over 30 s at load 30.
+  }, 120_000);
 
   it('loads the DeepSeek V3 tokenizer offline and counts with it', () => {
     const tokenizer = resolveTokenizer('deepseek-v3');

@@ -14,8 +14,6 @@ import { clip, recoverJobs } from './jobs-state.js';
 export interface WiredJobs {
   /** The manager `bash`, `job_output` and `job_kill` use. */
   manager: JobManager;
-  /** The runtime context: one line per job (id, command, state, output size); none without jobs. */
-  contexts(): Record<string, string | undefined>;
   /** Stops one job for a person (`/kill`); recorded as `job/end` with `by: "person"`. */
   kill(id: string): Promise<JobInfo>;
   /** Stops every job (exit); each recorded as `job/end` with `by: "exit"`. */
@@ -95,7 +93,6 @@ export function wireJobs(options: {
   });
   return {
     manager,
-    contexts: () => ({ jobs: jobsContext(manager.list()) }),
     kill: (id: string) => manager.kill(id, 'person' satisfies JobKiller),
     close: async () => {
       await manager.close();

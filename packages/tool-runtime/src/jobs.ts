@@ -96,7 +96,7 @@ export class JobManager {
   readonly #jobs = new Map<string, Job>();
   readonly #listeners = new Set<(event: JobEvent) => void>();
   #next: number;
-  #network: Promise<SharedNetworkNamespace> | undefined;
+  #network: Promise<SharedNetworkNamespace | undefined> | undefined;
 
   constructor(options: JobManagerOptions) {
     this.#options = {
@@ -284,17 +284,13 @@ export class JobManager {
 
   /**
    * The loopback-only network namespace the session's sandboxed commands share while jobs run
-   * (created on first use by `backend`), or `undefined` when the backend cannot make one.
+   * (created on first use by `backend`), or `undefined` when the backend cannot make one (then
+   * each command keeps a namespace of its own, as without jobs).
    */
   async sharedNetwork(backend: SandboxBackend): Promise<SharedNetworkNamespace | undefined> {
     if (!backend.createSharedNetwork) return undefined;
-    this.#network ??= backend.createSharedNetwork();
-    try {
-      return await this.#network;
-    } catch (error) {
-      this.#network = undefined;
-      throw error;
-    }
+    this.#network ??= backend.createSharedNetwork().catch(() => undefined);
+    return this.#network;
   }
 
   /** Kills every running job and stops the shared network namespace. */
@@ -302,7 +298,7 @@ export class JobManager {
     const killed = await this.killAll('exit');
     const network = this.#network;
     this.#network = undefined;
-    if (network) (await network.catch(() => undefined))?.close();
+    (await network)?.close();
     return killed;
   }
 

@@ -252,6 +252,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       startNetworkHolder({
         bwrapPath: path,
         userNamespace: options.userNamespace ?? true,
+        nsenterFound: findOnPath('nsenter') !== undefined,
       }),
     close: () => pool.close(),
   };

@@ -6,6 +6,7 @@ import {
   createWorkspaceTools,
   detectSandbox,
   type JobManager,
+  type SandboxBackend,
 } from '../src/index.js';
 import { makeTempDir, processesWith, runOne } from './helpers.js';
 
@@ -146,5 +147,29 @@ describe('background jobs in the bwrap sandbox', () => {
     const unknown = await runOne(tools, 'job_output', { id: 'job-99' });
     expect(unknown.isError).toBe(true);
     expect(unknown.content).toContain('No background job "job-99"');
+  });
+
+  it('keeps commands working, each in its own network namespace, when no shared one can be made', async () => {
+    const detected = (await detectSandbox()) as SandboxBackend;
+    const backend: SandboxBackend = {
+      ...detected,
+      createSharedNetwork: () => Promise.reject(new Error('nsenter missing')),
+    };
+    jobs = createJobManager({ dir: join(base.dir, '.jobs-fallback'), firstOutputMs: 200 });
+    const tools = createToolRuntime({
+      cwd: base.dir,
+      sandbox: 'workspace-write',
+      tools: createWorkspaceTools({ cwd: base.dir, jobs, sandboxBackend: backend }),
+      approval: 'never-ask',
+    });
+    const started = await runOne(tools, 'bash', {
+      command: 'echo up; sleep 5',
+      run_in_background: true,
+    });
+    expect(started.content).toContain('Started background job job-1');
+    expect(started.content).toContain('up');
+    const later = await runOne(tools, 'bash', { command: 'echo still fine' });
+    expect(later.isError).toBeFalsy();
+    expect(later.content).toContain('still fine');
   });
 });

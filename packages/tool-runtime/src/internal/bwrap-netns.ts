@@ -21,7 +21,10 @@ function childOf(pid: number): number | undefined {
 export async function startNetworkHolder(options: {
   bwrapPath: string;
   userNamespace: boolean;
+  /** Whether `nsenter` is on PATH (commands join the namespace with it). */
+  nsenterFound: boolean;
 }): Promise<SharedNetworkNamespace> {
+  if (!options.nsenterFound) throw new Error('nsenter (util-linux) is not on PATH');
   const args = ['--die-with-parent', '--unshare-net', '--unshare-ipc', '--unshare-uts'];
   // Not root: a user namespace of the holder's own owns the network namespace, so the caller
   // can join it. Uid 0 there maps to the caller (any other uid makes bwrap nest a second user

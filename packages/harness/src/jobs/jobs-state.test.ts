@@ -78,5 +78,21 @@ describe('recovering background jobs after a crash', () => {
         },
       ]),
     ).toBe('job-1 running 4 KiB: npm run dev; job-2 exited 1 0 KiB: npm test');
+    const many = Array.from({ length: 8 }, (_, i) => ({
+      ...base,
+      id: `job-${i + 1}`,
+      command: 'true',
+      state: i === 0 ? ('running' as const) : ('exited' as const),
+      exitCode: 0,
+      outputBytes: 0,
+    }));
+    expect(jobsContext(many)?.match(/job-\d+/g)).toEqual([
+      'job-1',
+      'job-4',
+      'job-5',
+      'job-6',
+      'job-7',
+      'job-8',
+    ]);
   });
 });

@@ -32,10 +32,15 @@ export function jobEndNote(job: JobInfo): string | undefined {
   return `[background job ${job.id} (${clip(job.command)}) ${how}; ${job.outputBytes} bytes of output, read the rest with job_output]`;
 }
 
-/** The runtime-context text of `jobs`, or undefined when there are none. */
+/** The runtime-context text of `jobs` (all running, the last 5 ended), or undefined when none. */
 export function jobsContext(jobs: readonly JobInfo[]): string | undefined {
   if (jobs.length === 0) return undefined;
-  return jobs
+  // Every running job, and the last ended ones (the list does not grow with the session).
+  const ended = jobs.filter((job) => job.state !== 'running');
+  const shown = jobs.filter(
+    (job) => job.state === 'running' || ended.indexOf(job) >= ended.length - 5,
+  );
+  return shown
     .map((job) => {
       const state =
         job.state === 'running'

@@ -17,6 +17,14 @@ import {
 } from './compaction-bodies.js';
 import { type EventSurfaceRole, TOOL_RESULT_OUTCOMES } from './event-values.js';
 import { type HookRunBody, HookRunBodySchema } from './hook-bodies.js';
+import {
+  type JobEndBody,
+  JobEndBodySchema,
+  type JobRecoveredBody,
+  JobRecoveredBodySchema,
+  type JobStartBody,
+  JobStartBodySchema,
+} from './job-bodies.js';
 import { JsonValueSchema } from './json.js';
 import type {
   AbortedBody,
@@ -62,14 +70,6 @@ import {
   type PlanModeBody,
   PlanModeBodySchema,
 } from './plan-bodies.js';
-import {
-  type JobEndBody,
-  JobEndBodySchema,
-  type JobRecoveredBody,
-  JobRecoveredBodySchema,
-  type JobStartBody,
-  JobStartBodySchema,
-} from './job-bodies.js';
 import { type SessionConfigBody, SessionConfigBodySchema } from './session-config-bodies.js';
 import { type LeaseTakeoverBody, LeaseTakeoverBodySchema } from './store-bodies.js';
 import type { ChildEndBody, ChildStartBody } from './subagent-bodies.js';

@@ -71,6 +71,8 @@ export {
 } from './events.js';
 export type { HookEventName, HookInput, HookRunBody } from './hook-bodies.js';
 export { HookEventSchema, HookInputSchema, HookRunBodySchema } from './hook-bodies.js';
+export type { JobEndBody, JobRecoveredBody, JobStartBody } from './job-bodies.js';
+export { JobEndBodySchema, JobRecoveredBodySchema, JobStartBodySchema } from './job-bodies.js';
 export type { JsonObject, JsonSchema, JsonValue } from './json.js';
 export { canonicalJson, findNonJson, JsonValueSchema } from './json.js';
 export { bodyDefinitionName, sessionEventJsonSchema } from './json-schema.js';
@@ -172,8 +174,6 @@ export {
   PlanStepStatusSchema,
   UpdatePlanArgumentsSchema,
 } from './plan-bodies.js';
-export type { JobEndBody, JobRecoveredBody, JobStartBody } from './job-bodies.js';
-export { JobEndBodySchema, JobRecoveredBodySchema, JobStartBodySchema } from './job-bodies.js';
 export type { EventTypeDefinition, Projector } from './projector.js';
 export { notStartedText, outcomeUnknownText } from './recovery-texts.js';
 export type { AppendOptions, DerivedMessages, SessionListener, SessionLog } from './session.js';

@@ -5,7 +5,11 @@ import { z } from 'zod';
 // found of a job that was running. They never take part in a model request: the model learns of a
 // job through tool results and inbox input, which are recorded as such.
 
-const JobIdSchema = z.string().min(1).max(64).describe('The job id the model names it by (`job-1`).');
+const JobIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe('The job id the model names it by (`job-1`).');
 const ProcessSchema = {
   pid: z.number().int().describe('Process id of the job (its process group leader).'),
   startTime: z
@@ -13,7 +17,9 @@ const ProcessSchema = {
     .int()
     .min(0)
     .optional()
-    .describe('Its start time from `/proc/<pid>/stat` (clock ticks after boot): a reused pid differs.'),
+    .describe(
+      'Its start time from `/proc/<pid>/stat` (clock ticks after boot): a reused pid differs.',
+    ),
 };
 
 /** Body of `job/start`: a background job was started by the `bash` call `callId`. */
@@ -32,7 +38,9 @@ export const JobEndBodySchema = z.object({
   id: JobIdSchema,
   exitCode: z.number().int().nullable().describe('Exit code, or null when a signal ended it.'),
   signal: z.string().nullable().optional().describe('The signal that ended it, if any.'),
-  killed: z.boolean().describe('True when it was stopped (job_kill, `/kill`, or the agent exiting).'),
+  killed: z
+    .boolean()
+    .describe('True when it was stopped (job_kill, `/kill`, or the agent exiting).'),
   by: z
     .literal(['self', 'model', 'person', 'exit'])
     .describe(

@@ -154,7 +154,14 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     callId: 'call_7',
     outputPath: '/home/me/.spine/sessions/abc.jobs/job-1.0.out',
   },
-  'job/end': { id: 'job-1', exitCode: null, signal: 'SIGTERM', killed: true, by: 'model', outputBytes: 5120 },
+  'job/end': {
+    id: 'job-1',
+    exitCode: null,
+    signal: 'SIGTERM',
+    killed: true,
+    by: 'model',
+    outputBytes: 5120,
+  },
   'job/recovered': {
     id: 'job-2',
     command: 'npm test -- --watch',

@@ -17,7 +17,7 @@ if (!backend?.spawn) {
   process.exit(1);
 }
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-jobs-'));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CPU of this process (ms) and wall time (ms) while `work` runs. */
 async function measure(work: () => Promise<void>): Promise<{ cpuMs: number; wallMs: number }> {

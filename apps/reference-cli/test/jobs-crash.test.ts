@@ -16,7 +16,12 @@ const background = (id: string, command: string) => ({
 /** Runs `spine run` until the server got `requests` requests, then SIGKILLs it; returns the session id. */
 async function runThenKill(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; server: { requests: readonly unknown[] }; requests: number },
+  options: {
+    env: NodeJS.ProcessEnv;
+    server: { requests: readonly unknown[] };
+    requests: number;
+    sessionDir: string;
+  },
 ): Promise<string> {
   const child = spawn(process.execPath, [BIN, 'run', ...args], {
     env: options.env,
@@ -26,8 +31,18 @@ async function runThenKill(
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8');
   });
-  const deadline = Date.now() + 30_000;
-  while (options.server.requests.length < options.requests && Date.now() < deadline)
+  const deadline = Date.now() + 60_000;
+  const onDisk = (): boolean => {
+    const id = /"sessionId":"([^"]+)"/.exec(output)?.[1];
+    if (!id) return false;
+    try {
+      return readFileSync(join(options.sessionDir, `${id}.jsonl`), 'utf8').includes('"job/start"');
+    } catch {
+      return false;
+    }
+  };
+  // Killed once the job's start is on disk and the model is answering the next request.
+  while ((options.server.requests.length < options.requests || !onDisk()) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 50));
   await new Promise((resolve) => setTimeout(resolve, 300));
   child.kill('SIGKILL');
@@ -74,7 +89,7 @@ describe('background jobs after SIGKILL of the CLI', () => {
           'never-ask',
           'go',
         ],
-        { env, server, requests: 2 },
+        { env, server, requests: 2, sessionDir },
       );
       // The sandboxed job died with its parent (bwrap --die-with-parent).
       for (let i = 0; i < 40 && processesWith(sandboxed).length > 0; i++)
@@ -114,7 +129,7 @@ describe('background jobs after SIGKILL of the CLI', () => {
           'danger-full-access',
           'go',
         ],
-        { env, server: looseServer, requests: 2 },
+        { env, server: looseServer, requests: 2, sessionDir },
       );
       stray = processesWith(loose);
       expect(stray.length).toBeGreaterThan(0);

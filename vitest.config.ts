@@ -56,6 +56,7 @@ export default defineConfig({
       'packages/*/test/**/*.test.ts',
       'apps/*/src/**/*.test.ts',
       'apps/*/test/**/*.test.ts',
+      'scripts/lib/*.test.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

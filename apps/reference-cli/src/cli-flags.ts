@@ -17,6 +17,9 @@ export interface AgentFlags {
   profile?: string;
   json?: boolean;
   store?: string;
+  imageFallback?: string;
+  /** `spine run --image <file>` (repeatable). */
+  image?: string[];
 }
 
 /** The configuration keys the flags set, each with its flag (named in errors). */
@@ -31,6 +34,7 @@ export const FLAG_NAMES: Record<string, string> = {
   maxCost: '--max-cost',
   maxTokens: '--max-tokens',
   profile: '--profile',
+  imageFallback: '--image-fallback',
 };
 
 /** Adds `--session-dir`, `--cwd` and `--profile` (every command that touches sessions). */
@@ -60,6 +64,10 @@ export function addAgentOptions(command: Command): Command {
       'ask | auto-edit | never-ask | deny-all | plan (read, search and fetch only)',
     )
     .option('--max-steps <n>', 'step limit per turn')
+    .option(
+      '--image-fallback <mode>',
+      'images for a model that does not accept them: error (default) | placeholder (a line of text instead)',
+    )
     .option(
       '--max-cost <USD>',
       'stop when the session (subagents included) has spent this (exit 8)',

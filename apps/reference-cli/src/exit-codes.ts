@@ -5,7 +5,7 @@
  * | ---- | ------- |
  * | 0 | success |
  * | 1 | unexpected internal error (a bug: spine says where to report it) |
- * | 2 | bad usage, invalid configuration, an unknown, locked or unusable session or session directory |
+ * | 2 | bad usage, invalid configuration, an unknown, locked or unusable session or session directory, a refused image or a model that does not accept images |
  * | 3 | model or provider failure (auth, network, rate limit after retries, bad request) |
  * | 4 | a tool call was denied (approval policy, user or hook), or a `user-prompt-submit` hook blocked the prompt |
  * | 5 | replay or rerun mismatch (a hash or a tool result differs from the record) |

@@ -74,6 +74,11 @@ addAgentOptions(program).action(
 
 addAgentOptions(program.command('run').argument('<task...>', 'what the agent should do'))
   .description('Run one task non-interactively')
+  .option(
+    '--image <file>',
+    'attach a PNG, JPEG, GIF or WebP image to the task (repeatable)',
+    (value: string, previous: string[] = []) => [...previous, value],
+  )
   .action(act<[string[]]>(async () => (await import('./commands/run.js')).runCommand));
 
 addAgentOptions(program.command('resume').argument('<id>').argument('[task...]'))

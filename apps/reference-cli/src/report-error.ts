@@ -57,6 +57,9 @@ const USAGE_CODES = new Set([
   'SESSION_CORRUPT',
   'STORE_UNAVAILABLE',
   'UNSUPPORTED_FORMAT',
+  'IMAGE_REFUSED',
+  'IMAGES_UNSUPPORTED',
+  'BLOB_MISSING',
 ]);
 
 /** A Node system error (`EEXIST`, `ENOTDIR`, `EACCES`, `ENOSPC` …) from a file system call. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchBrowser, type PageWatch, type TestBrowser } from './browser.js';
+import { FAMILY, writeFamilySessions } from './family-session.js';
 import { BIG_OUTPUT_BYTES, writeHostileSession } from './hostile-session.js';
 import { APP_DIR, isolatedEnv, runCli, tempFolder } from './run-cli.js';
 
@@ -112,6 +113,48 @@ describe('spine export --format html in a real browser', { timeout: 300_000 }, (
     expect(target.id).toBe('seq-40');
     expect(target.top).toBeGreaterThanOrEqual(0);
     expect(target.top ?? Number.POSITIVE_INFINITY).toBeLessThan(target.height);
+    await deep.page.close();
+    await page.close();
+  });
+
+  it('includes each subagent session in the one file, with anchors of its own, and links to it', async () => {
+    const sessions = sessionsCopy();
+    writeFamilySessions(sessions);
+    const file = await exportHtml(sessions, FAMILY.parent);
+    const watch = await browser.open(pathToFileURL(file).href);
+    expectQuiet(watch, file);
+    const { page } = watch;
+    const child = `session-${FAMILY.child}`;
+    // Every link to the child leads into this file, and every id in the page is unique.
+    const facts = await page.evaluate<{ links: string[]; ids: string[] }>(`({
+      links: [...document.querySelectorAll('a')].filter((a) => a.textContent === ${JSON.stringify(FAMILY.child)}).map((a) => a.getAttribute('href')),
+      ids: [...document.querySelectorAll('[id]')].map((element) => element.id),
+    })`);
+    expect(facts.links.length).toBeGreaterThanOrEqual(2);
+    for (const href of facts.links) expect(href).toBe(`#${child}`);
+    expect(new Set(facts.ids).size).toBe(facts.ids.length);
+    // The child's own requests are verified in its section; its header links back to the parent.
+    await expect(page.locator(`#${child}-verdict`).textContent()).resolves.toContain('verified');
+    await expect(page.locator(`#${child}-seq-1`).textContent()).resolves.toContain('child of');
+    expect(await page.locator(`#${child}-seq-1 a[href="#session-${FAMILY.parent}"]`).count()).toBe(
+      1,
+    );
+    expect(await page.locator(`#session-${FAMILY.parent}`).count()).toBe(1);
+    // A child the store does not hold is said to be missing.
+    await expect(page.locator(`#session-${FAMILY.missing}`).textContent()).resolves.toContain(
+      'not in the store',
+    );
+    await page.locator(`#seq-51 a[href="#${child}"]`).click();
+    await expect(
+      page.evaluate<string | undefined>(`document.querySelector(':target')?.id`),
+    ).resolves.toBe(child);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'export-child-session.png') });
+    // Deep links into the child's events land on them.
+    const deep = await browser.open(`${pathToFileURL(file).href}#${child}-seq-17`);
+    await expect(
+      deep.page.evaluate<string | undefined>(`document.querySelector(':target')?.id`),
+    ).resolves.toBe(`${child}-seq-17`);
     await deep.page.close();
     await page.close();
   });

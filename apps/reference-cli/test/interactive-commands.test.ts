@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, exampleWorkspace, isolatedEnv, modelArgs } from './run-cli.js';
+import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
 import { spineCommand, TmuxTerminal } from './tmux.js';
 
 describe('interactive slash commands', () => {
@@ -74,6 +74,45 @@ describe('interactive slash commands', () => {
       expect(files.sort()).toEqual([`${parent}.jsonl`, `${child}.jsonl`].sort());
       // The fork's request carried the model chosen with /model.
       expect(server.requests.at(-1)?.body.model).toBe('other-model');
+      // Both switches are in the parent's log as the person's `session/config`, like ACP's.
+      const configs = readFileSync(join(sessionDir, `${parent}.jsonl`), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .filter((event) => event.type === 'session/config')
+        .map((event) => event.body);
+      expect(configs).toEqual([
+        { option: 'approval', value: 'deny-all', previous: expect.any(String), by: 'person' },
+        {
+          option: 'model',
+          value: 'openai-compatible/other-model',
+          previous: expect.stringMatching(/\//),
+          by: 'person',
+        },
+      ]);
+      // A rerun of the fork repeats the switches before the turn that followed them: its request
+      // carries the model the person chose, as the recording's did.
+      const outDir = join(workspace, '.rerun');
+      const rerun = await runCli(
+        ['rerun', child as string, '--cwd', workspace, '--out-dir', outDir],
+        {
+          env,
+          cwd: workspace,
+        },
+      );
+      expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+      const [rerunFile] = readdirSync(outDir).filter((name) => name.endsWith('.jsonl'));
+      const rerunEvents = readFileSync(join(outDir, rerunFile as string), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+      const models = rerunEvents
+        .filter((event) => event.type === 'request/header')
+        .map((event) => event.body.model);
+      expect(models.at(-1)).toBe('other-model');
+      expect(
+        rerunEvents.filter((event) => event.type === 'session/config').map((e) => e.body.option),
+      ).toEqual(['approval', 'model']);
     } finally {
       terminal.close();
       await server.close();

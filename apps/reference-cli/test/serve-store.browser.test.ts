@@ -82,6 +82,10 @@ describe('spine serve --store in a real browser', { timeout: 300_000 }, () => {
     await session.flush();
     await page.waitForSelector('#seq-5', { state: 'attached', timeout: 60_000 });
     await expect(page.locator('#seq-5').textContent()).resolves.toContain('turn ended: completed');
+    // The writer closes the session: the page says so once the lease is gone.
+    await session.close();
+    await page.waitForSelector('#live[data-ended="true"]', { state: 'attached', timeout: 60_000 });
+    await expect(page.locator('#live-end').textContent()).resolves.toBe('The session is closed.');
     for (const requested of watch.requests)
       expect(new URL(requested).origin).toBe(serve.url.origin);
     expect(watch.consoleErrors).toEqual([]);

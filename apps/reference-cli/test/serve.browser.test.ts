@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchBrowser, type PageWatch, type TestBrowser } from './browser.js';
+import { FAMILY, writeFamilySessions } from './family-session.js';
 import { writeHostileSession } from './hostile-session.js';
 import { APP_DIR, BIN, isolatedEnv, tempFolder } from './run-cli.js';
 
@@ -70,6 +71,9 @@ function onlyServer(watch: PageWatch, url: URL): void {
   expect(watch.pageErrors).toEqual([]);
 }
 
+/** Closed sessions written before the others. */
+const FILLERS = 60;
+
 describe('spine serve in a real browser', { timeout: 300_000 }, () => {
   let browser: TestBrowser;
   let serve: { child: ChildProcess; url: URL };
@@ -78,8 +82,13 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
   const sessions = join(tempFolder('spine-serve-'), 'sessions');
 
   beforeAll(async () => {
+    // Older sessions first, so the list has two pages (50 a page) and the rest are on the first.
+    const store = createJsonlStore({ dir: sessions, fsync: 'never' });
+    for (let n = 0; n < FILLERS; n++)
+      await (await Session.create({ store, id: `filler-${n}`, title: `filler ${n}` })).close();
     cpSync(join(APP_DIR, 'examples', 'sessions'), sessions, { recursive: true });
     writeHostileSession(sessions, 'hostile');
+    writeFamilySessions(sessions);
     // A running session: its writer holds the lock while the test appends to it.
     live = await Session.create({
       store: createJsonlStore({ dir: sessions, fsync: 'never' }),
@@ -176,6 +185,64 @@ describe('spine serve in a real browser', { timeout: 300_000 }, () => {
     expect(found).toEqual({ scripts: 1, handlers: 0 });
     onlyServer(watch, serve.url);
     await watch.page.close();
+  });
+
+  it('pages through the session list, 50 a page, each session on one page', async () => {
+    const watch = await browser.open(serve.url.href);
+    const { page } = watch;
+    const ids = () =>
+      page.evaluate<string[]>(
+        `[...document.querySelectorAll('tr[data-id]')].map((row) => row.dataset.id)`,
+      );
+    const first = await ids();
+    expect(first).toHaveLength(50);
+    const total = FILLERS + 6;
+    await expect(page.locator('header .meta').textContent()).resolves.toContain(
+      `${total} sessions · page 1`,
+    );
+    expect(await page.locator('.pager a', { hasText: 'newer' }).count()).toBe(0);
+    await page.locator('a[rel="next"]').click();
+    await page.waitForSelector('header .meta:has-text("page 2")');
+    const second = await ids();
+    expect(second).toHaveLength(total - 50);
+    expect(new Set([...first, ...second]).size).toBe(total);
+    // The oldest sessions are last: the fillers, oldest at the end.
+    expect(second.at(-1)).toBe('filler-0');
+    expect(await page.locator('a[rel="next"]').count()).toBe(0);
+    await page.locator('.pager a', { hasText: 'newer' }).click();
+    await page.waitForSelector('header .meta:has-text("page 1")');
+    expect(await ids()).toEqual(first);
+    onlyServer(watch, serve.url);
+    await page.close();
+  });
+
+  it('links a subagent to its own page and audit, and the child back to its parent', async () => {
+    const watch = await browser.open(
+      new URL(`/s/${FAMILY.parent}${serve.url.search}`, serve.url).href,
+    );
+    const { page } = watch;
+    await page.locator(`#seq-51 a`, { hasText: FAMILY.child }).click();
+    await page.waitForSelector('#seq-1:has-text("child of")');
+    expect(new URL(page.url()).pathname).toBe(`/s/${FAMILY.child}`);
+    await page.locator('#seq-1 a', { hasText: FAMILY.parent }).click();
+    await page.waitForSelector('#seq-51');
+    expect(new URL(page.url()).pathname).toBe(`/s/${FAMILY.parent}`);
+    await page.locator('.pager a', { hasText: 'full audit' }).first().click();
+    await page.waitForSelector('#children');
+    await page.locator('#children a', { hasText: FAMILY.child }).click();
+    await page.waitForSelector('#verdict');
+    expect(new URL(page.url()).pathname).toBe(`/s/${FAMILY.child}/audit`);
+    await expect(page.locator('#verdict').textContent()).resolves.toContain('verified');
+    // A child the store does not hold is a 404 page, not an error.
+    const missing = await browser.open(
+      new URL(`/s/${FAMILY.missing}${serve.url.search}`, serve.url).href,
+    );
+    await expect(missing.page.locator('body').textContent()).resolves.toContain(
+      `no session ${FAMILY.missing}`,
+    );
+    await missing.page.close();
+    onlyServer(watch, serve.url);
+    await page.close();
   });
 
   it('pages through a long session, 200 events a page', async () => {

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import type {
   AgentContext,
   InitializeResponse,
@@ -7,6 +8,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { ResolvedModel, SpineConfig } from '@spine/harness';
 import type { AcpSession } from './internal/acp-session.js';
+import { BadCursorError, LIST_PAGE_SIZE, listSessions } from './internal/list.js';
 import { type OpenContext, openSession } from './internal/open-session.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
 import {
@@ -20,7 +22,7 @@ import {
   PRESET_IDS,
   PRESET_OPTION,
 } from './internal/presets.js';
-import { promptText } from './internal/prompt-content.js';
+import { promptInput } from './internal/prompt-content.js';
 import { ReplayFold } from './internal/replay.js';
 
 /** A JSON-RPC message as the SDK's message streams carry it. */
@@ -45,6 +47,8 @@ export interface AcpAgentOptions {
   web?: boolean;
   /** How long a permission request may wait for the client before it is a denial (default 10 min). */
   permissionTimeoutMs?: number;
+  /** Sessions per `session/list` page (default 50). */
+  listPageSize?: number;
   /** Reports non-fatal problems (never written to the protocol stream). */
   onWarning?: (message: string) => void;
 }
@@ -76,6 +80,18 @@ export interface AcpServer {
  * await server.closed;
  * ```
  */
+/** Whether the configured model accepts images (advertised as `promptCapabilities.image`). */
+async function configuredModelTakesImages(options: AcpAgentOptions): Promise<boolean> {
+  if (options.model) return options.model.acceptsImages;
+  try {
+    const { resolveModel } = await import('@spine/harness');
+    return (await resolveModel(options.config(process.cwd()))).acceptsImages;
+  } catch {
+    // An unusable configuration is reported when a session opens; advertise no images.
+    return false;
+  }
+}
+
 export async function serveAcp(
   transport: AcpTransport,
   options: AcpAgentOptions,
@@ -87,6 +103,7 @@ export async function serveAcp(
   ) as Stream;
   const sessions = new Map<string, AcpSession>();
   const warn = options.onWarning ?? (() => {});
+  const acceptsImages = await configuredModelTakesImages(options);
   const connection = new AbortController();
   // Updates go out in the order they were produced; a response waits for the ones before it.
   let outbox: Promise<unknown> = Promise.resolve();
@@ -154,9 +171,10 @@ export async function serveAcp(
         authMethods: [],
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { embeddedContext: true, image: false, audio: false },
+          // Images only when the configured model takes them (the model table says so).
+          promptCapabilities: { embeddedContext: true, image: acceptsImages, audio: false },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { resume: {}, close: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
       }),
     )
@@ -203,6 +221,25 @@ export async function serveAcp(
       }),
     )
     .onRequest(
+      'session/list',
+      explained(async ({ params }) => {
+        const cwd = params.cwd ?? undefined;
+        if (cwd !== undefined && !isAbsolute(cwd))
+          throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+        try {
+          return await listSessions(
+            options.config(cwd ?? process.cwd()),
+            params,
+            options.listPageSize ?? LIST_PAGE_SIZE,
+          );
+        } catch (error) {
+          if (error instanceof BadCursorError)
+            throw acp.RequestError.invalidParams({ cursor: params.cursor }, error.message);
+          throw error;
+        }
+      }),
+    )
+    .onRequest(
       'session/resume',
       explained(async ({ params, client }) => {
         if (sessions.has(params.sessionId))
@@ -229,9 +266,16 @@ export async function serveAcp(
       'session/prompt',
       explained(async ({ params }) => {
         const session = find(params.sessionId);
-        const text = promptText(session.cwd, params.prompt);
-        if (typeof text === 'object') throw acp.RequestError.invalidParams({}, text.problem);
-        const response = await session.prompt(text);
+        const { model, config } = session.active;
+        const images = model.acceptsImages || config.imageFallback === 'placeholder';
+        const input = promptInput(session.cwd, params.prompt, { images });
+        if ('problem' in input) {
+          const why = input.problem.startsWith('image content')
+            ? `${model.provider}/${model.modelId} does not accept images; choose a model that does`
+            : input.problem;
+          throw acp.RequestError.invalidParams({}, why);
+        }
+        const response = await session.prompt(input.text, input.images);
         await flushed();
         return response;
       }),

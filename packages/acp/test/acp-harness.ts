@@ -85,7 +85,11 @@ function validating(
 /** Serves Spine to the SDK's client in-process. */
 export async function connect(
   config: SpineConfig | ((cwd: string) => SpineConfig),
-  options: { answer?: () => PermissionAnswer; permissionTimeoutMs?: number } = {},
+  options: {
+    answer?: () => PermissionAnswer;
+    permissionTimeoutMs?: number;
+    listPageSize?: number;
+  } = {},
 ): Promise<Peer> {
   const validator = new MessageValidator();
   const rawWaiting = new Map<string, (message: AcpMessage) => void>();
@@ -106,6 +110,7 @@ export async function connect(
       lsp: false,
       web: false,
       ...(options.permissionTimeoutMs ? { permissionTimeoutMs: options.permissionTimeoutMs } : {}),
+      ...(options.listPageSize ? { listPageSize: options.listPageSize } : {}),
     },
   );
   const updates: acp.SessionNotification[] = [];
@@ -152,6 +157,9 @@ export async function connect(
       connection.close();
       await writer.close().catch(() => undefined);
       await server.closed;
+      // Every message of every test, both ways, validated against the published schema.
+      if (validator.problems.length > 0)
+        throw new Error(`messages that do not validate:\n${validator.problems.join('\n')}`);
     },
   };
 }

@@ -29,6 +29,7 @@ const METHODS: Record<string, [params: string, result?: string]> = {
   initialize: ['InitializeRequest', 'InitializeResponse'],
   'session/new': ['NewSessionRequest', 'NewSessionResponse'],
   'session/load': ['LoadSessionRequest', 'LoadSessionResponse'],
+  'session/list': ['ListSessionsRequest', 'ListSessionsResponse'],
   'session/resume': ['ResumeSessionRequest', 'ResumeSessionResponse'],
   'session/close': ['CloseSessionRequest', 'CloseSessionResponse'],
   'session/prompt': ['PromptRequest', 'PromptResponse'],

@@ -85,7 +85,12 @@ describe('a prompt turn over ACP', () => {
       .map((u) => u.update)
       .find((u) => u.sessionUpdate === 'available_commands_update');
     expect(commands).toMatchObject({
-      availableCommands: [{ name: 'compact' }, { name: 'title' }],
+      availableCommands: [
+        { name: 'compact' },
+        { name: 'title' },
+        { name: 'fork' },
+        { name: 'rewind' },
+      ],
     });
     expect(peer.validator.problems).toEqual([]);
   }, 120_000);

@@ -1,4 +1,4 @@
-import type { AttemptBody, InboxItem, InboxQueue } from '@spine/protocol';
+import type { AttemptBody, ImagePart, InboxItem, InboxQueue } from '@spine/protocol';
 import {
   addUsage,
   assertSpecificationVersion,
@@ -130,7 +130,10 @@ export class Agent extends EventEmitter<AgentEvents> {
     this.#enter();
     try {
       if (this.#open) this.#closeInterrupted(this.#open);
-      const result = await this.#newTurn({ content: input }, options.signal);
+      const first = options.images?.length
+        ? { content: input, images: options.images }
+        : { content: input };
+      const result = await this.#newTurn(first, options.signal);
       // Nothing queued (the usual case): no further turn, and no extra async layer.
       if (this.#context.inbox.size('next-turn') === 0) return result;
       return await this.#drain(result, options.signal);
@@ -231,7 +234,7 @@ export class Agent extends EventEmitter<AgentEvents> {
 
   /** Records the turn's start and input, then runs it (not async itself: one layer fewer). */
   #newTurn(
-    input: { content: string; item?: InboxItem },
+    input: { content: string; item?: InboxItem; images?: ImagePart[] },
     signal?: AbortSignal,
   ): Promise<TurnResult> {
     const { session, inbox } = this.#context;
@@ -245,6 +248,7 @@ export class Agent extends EventEmitter<AgentEvents> {
           meta: { inboxId: input.item.id, queue: 'next-turn' },
         }
       : { content: input.content, source: 'user' };
+    if (input.images) message.images = input.images;
     session.append('user/message', message, { turn, step: 0, surfaceOp: { op: 'append' } });
     if (input.item) inbox.consumed('next-turn', 1);
     return runTurnLoop(this.#context, { turn, step: 1, attempt: 1, started: false }, signal);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type {
+  ImageBytes,
   Message,
   ModelClient,
   ModelRequest,
@@ -38,11 +39,19 @@ export interface ReplayOptions {
    * Requests whose system prompt or tool list is missing are not rebuilt and not passed.
    */
   onRequest?: (request: ModelRequest, verdict: ReplayedRequest) => void;
+  /**
+   * The session's blob store (default: the session's own `blobs`): each image a message
+   * references is hashed, and a missing or altered blob is a mismatch naming its event.
+   */
+  blobs?: ImageBytes;
 }
 
 /** The first field of a recorded request that the log no longer reproduces. */
 export interface ReplayMismatch {
-  /** `system`, `tools`, `seqs`, `hashing`, `messages[i]`, `messages`, `addedHashes[i]`, `params`. */
+  /**
+   * `system`, `tools`, `seqs`, `hashing`, `messages[i]`, `messages`, `addedHashes[i]`, `params`,
+   * or `images[i]` (image i of the event `eventSeq`: its blob is missing or altered).
+   */
   field: string;
   /** The seq of the event behind the differing message, when known. */
   eventSeq?: number;
@@ -97,7 +106,7 @@ export interface ReplayReport {
  */
 export function replay(session: SessionLog, options: ReplayOptions = {}): ReplayReport {
   assertWholeHistory(session, 'replay');
-  const replayer = new Replayer(options, (seq) => session.get(seq));
+  const replayer = new Replayer(withBlobs(options, session), (seq) => session.get(seq));
   for (const event of session.events()) replayer.feed(event);
   return replayer.report();
 }
@@ -124,7 +133,10 @@ export async function replayStream(
   // projected them, and each header's recorded seqs (what resolving a later header may need).
   const surfaceEvents = new Map<number, SessionEvent>();
   const headers = new Map<number, SessionEvent>();
-  const replayer = new Replayer(options, (seq) => surfaceEvents.get(seq) ?? headers.get(seq));
+  const replayer = new Replayer(
+    withBlobs(options, session),
+    (seq) => surfaceEvents.get(seq) ?? headers.get(seq),
+  );
   replayer.projectedOnce = (seq) => surfaceEvents.delete(seq);
   replayer.leftSurface = (seq) => surfaceEvents.delete(seq);
   for await (const event of session.readEvents({ fromSeq: 1 })) {
@@ -136,6 +148,11 @@ export async function replayStream(
     replayer.feed(event);
   }
   return replayer.report();
+}
+
+/** `options` with the session's blob store when the caller named none. */
+function withBlobs(options: ReplayOptions, session: SessionLog): ReplayOptions {
+  return options.blobs || !session.blobs ? options : { ...options, blobs: session.blobs };
 }
 
 /** Replay's state over the events fed to it, in seq order. */
@@ -156,6 +173,8 @@ class Replayer {
   // The surface as the session applies its ops (one implementation, in session-log).
   readonly #surface = new SurfaceState();
   readonly #requests: ReplayedRequest[] = [];
+  /** Blobs already hashed and found intact. */
+  readonly #intactBlobs = new Set<string>();
   /** Called once per surface event after it was projected (streaming drops it then). */
   projectedOnce: ((seq: number) => void) | undefined;
   /** Called for each seq a replace took off the surface (streaming drops it then). */
@@ -256,6 +275,12 @@ class Replayer {
           projected.set(seq, list);
           this.projectedOnce?.(seq);
         }
+        const blobProblem = checkImageBlobs(options.blobs, this.#intactBlobs, seq, list);
+        if (blobProblem) {
+          projected.delete(seq);
+          fail(blobProblem);
+          return;
+        }
         for (const message of list) {
           messages.push(message);
           messageSeqs.push(seq);
@@ -281,6 +306,7 @@ class Replayer {
     if (mismatch) fail(mismatch);
     if (!options.onRequest && (mismatch || !options.model?.encodeRequest)) return;
     const request: ModelRequest = { model: header.model, system, messages, tools };
+    if (options.blobs) request.images = options.blobs;
     if (header.sessionId !== undefined) request.sessionId = header.sessionId;
     if (header.maxOutputTokens !== undefined) request.maxOutputTokens = header.maxOutputTokens;
     if (header.reasoning !== undefined) request.reasoning = header.reasoning;
@@ -291,6 +317,32 @@ class Replayer {
     }
     options.onRequest?.(request, entry);
   }
+}
+
+/** Hashes the blobs of `messages`' images (each once); the first missing or altered one. */
+function checkImageBlobs(
+  blobs: ImageBytes | undefined,
+  intact: Set<string>,
+  seq: number,
+  messages: readonly Message[],
+): ReplayMismatch | undefined {
+  if (!blobs) return undefined;
+  for (const message of messages) {
+    if (message.role === 'assistant' || !message.images) continue;
+    for (let i = 0; i < message.images.length; i++) {
+      const expected = message.images[i]!.sha256;
+      if (intact.has(expected)) continue;
+      const bytes = blobs.get(expected);
+      const actual = bytes === undefined ? 'missing' : sha256Hex(bytes);
+      if (actual !== expected) return { field: `images[${i}]`, eventSeq: seq, expected, actual };
+      intact.add(expected);
+    }
+  }
+  return undefined;
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 function firstDifference(a: readonly number[], b: readonly number[]): number | undefined {

@@ -270,6 +270,9 @@ export class RequestBuilder {
     if (params.sessionId !== undefined) request.sessionId = params.sessionId;
     if (input.maxOutputTokens !== undefined) request.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) request.reasoning = input.reasoning;
+    // Image bytes are read from the session's blob store when the request is encoded.
+    const blobs = session.blobs;
+    if (blobs) request.images = blobs;
     return { request, headerSeq: event.seq, header };
   }
 

@@ -1,6 +1,7 @@
 import type {
   CompactionEngine,
   CompactionOutcome,
+  ImagePart,
   InboxItem,
   InboxQueue,
   ModelClient,
@@ -120,6 +121,11 @@ export interface TurnResult {
 export interface RunOptions {
   /** One signal for the turn, its requests and its tools. */
   signal?: AbortSignal;
+  /**
+   * Images sent with the input, after its text: parts whose bytes are already in the session's
+   * blob store (`session.blobs.put`).
+   */
+  images?: ImagePart[];
 }
 
 /** Position of a live event in the session. */

@@ -23,6 +23,8 @@ export {
   SummaryEmptyError,
   TokenizerUnavailableError,
 } from './errors.js';
+export type { ImageTokenRule } from './image-tokens.js';
+export { imageTokens } from './image-tokens.js';
 export type { CompactionProjection } from './projections.js';
 export { compactionProjections } from './projections.js';
 export type { RecallHistoryArgs, RecallHistoryOptions } from './recall-history.js';

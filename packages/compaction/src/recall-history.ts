@@ -1,4 +1,5 @@
 import type {
+  ImagePart,
   SessionEvent,
   SessionLog,
   SessionRange,
@@ -160,6 +161,8 @@ export function createRecallHistoryTool(
  */
 class RecallAnswer {
   private readonly parts: string[] = [];
+  /** Images of the recalled events, sent again with the answer (they stay in the blob store). */
+  private readonly images: ImagePart[] = [];
   private readonly recalled: number[] = [];
   private used = 0;
   private matched = 0;
@@ -191,7 +194,13 @@ class RecallAnswer {
       this.nextSeq = event.seq;
       return;
     }
-    this.parts.push(text);
+    const images = imagesOfEvent(event);
+    this.parts.push(
+      images.length === 0
+        ? text
+        : `${text}\n[${images.length} image(s) of event ${event.seq} attached again: ${images.map((image) => `${image.mediaType} ${image.width}×${image.height} sha256 ${image.sha256.slice(0, 12)}`).join('; ')}]`,
+    );
+    this.images.push(...images);
     this.recalled.push(event.seq);
     this.used += text.length;
   }
@@ -207,11 +216,20 @@ class RecallAnswer {
       left > 0
         ? `\n\n[${left} more matching events not shown; narrow with seqFrom=${this.nextSeq} or a smaller range]`
         : '';
-    return {
+    const output: ToolOutput = {
       content: `Recalled ${recalled.length} of ${matched} events from the session log.\n\n${parts.join('\n\n')}${more}`,
       meta: { recalledSeqs: recalled, truncated: left > 0 },
     };
+    if (this.images.length > 0) output.images = this.images;
+    return output;
   }
+}
+
+/** The images a user message or tool result carried (none for other events). */
+function imagesOfEvent(event: SessionEvent): ImagePart[] {
+  if (event.type !== 'user/message' && event.type !== 'tool/result') return [];
+  const images = (event.body as { images?: ImagePart[] }).images;
+  return Array.isArray(images) ? images : [];
 }
 
 interface FilterSets {

@@ -1,4 +1,5 @@
 import type { Message, SessionLog, TokenMeasure, TokenMeter, ToolSpec } from '@spine/protocol';
+import { type ImageTokenRule, imageTokens } from './image-tokens.js';
 import { createCalibration } from './internal/calibration.js';
 import { resolveTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 
@@ -10,6 +11,8 @@ export interface TokenMeterOptions {
   messageOverhead?: number;
   /** Weight of the newest observation in the calibration factor, 0–1 (default 0.7). */
   calibrationWeight?: number;
+  /** How an image part is counted (default `openai`: 85 + 170 per 512-px tile). */
+  imageTokens?: ImageTokenRule;
 }
 
 /** The token meter `createTokenMeter` returns: the protocol interface plus per-message counts. */
@@ -45,6 +48,7 @@ export function createTokenMeter(options: TokenMeterOptions = {}): SpineTokenMet
   const tokenizer = resolveTokenizer(options.tokenizer);
   const overhead = options.messageOverhead ?? 4;
   const weight = Math.min(1, Math.max(0, options.calibrationWeight ?? 0.7));
+  const imageRule = options.imageTokens ?? 'openai';
   const sessions = new WeakMap<SessionLog, SessionState>();
   const byMessage = new WeakMap<Message, number>();
   const toolsCache = new Map<string, number>();
@@ -63,6 +67,7 @@ export function createTokenMeter(options: TokenMeterOptions = {}): SpineTokenMet
       }
     } else {
       count += tokenizer.count(message.content);
+      for (const image of message.images ?? []) count += imageTokens(image, imageRule);
     }
     byMessage.set(message, count);
     return count;

@@ -68,6 +68,14 @@ export {
   sessionTotals,
   usageWithChildren,
 } from './history/totals.js';
+export {
+  type AttachedImageFile,
+  ImagesUnavailableError,
+  imageMentions,
+  imageServices,
+  readImageFiles,
+  storeImage,
+} from './images.js';
 export { claudeUserFile, projectMcpFile } from './mcp/config-files.js';
 export { createConfiguredManager, type WiredMcp, wireMcp } from './mcp/wiring.js';
 export {

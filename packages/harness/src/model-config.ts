@@ -36,5 +36,6 @@ export async function resolveModel(
     ...(config.apiKeyEnv ? { apiKeyEnv: config.apiKeyEnv } : {}),
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     ...(config.contextWindow === undefined ? {} : { contextWindow: config.contextWindow }),
+    ...(config.imageFallback ? { imagesUnsupported: config.imageFallback } : {}),
   });
 }

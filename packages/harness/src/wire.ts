@@ -9,8 +9,9 @@ import type {
 import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import * as hookWiring from './hooks-wiring.js';
+import { imageServices } from './images.js';
 import { nextJobNumber } from './jobs/jobs-state.js';
-import { recordedJobTools, wireJobs } from './jobs/wiring.js';
+import { wireJobs, workspaceToolsWithJobs } from './jobs/wiring.js';
 import type { ResolvedModel } from './model-config.js';
 import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
@@ -188,16 +189,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     sandbox: config.sandbox,
     ...(memory ? { mapApproval: memory.mapApproval } : {}),
     build: () => {
-      const workspaceTools = toolRuntime.createWorkspaceTools({
-        cwd,
-        env: shellEnv,
-        network,
-        exclude: config.tools.exclude,
-        jobs: jobManager,
-      }) as AnyToolDefinition[];
-      const recorded = options.jobsRecorded;
+      const workspace = { cwd, env: shellEnv, network, exclude: config.tools.exclude };
       const tools: AnyToolDefinition[] = [
-        ...(recorded ? recordedJobTools(recorded, workspaceTools) : workspaceTools),
+        ...workspaceToolsWithJobs(toolRuntime, workspace, jobManager, options.jobsRecorded),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,
       ];
       if (memory) tools.push(memory.tool as unknown as AnyToolDefinition);
@@ -217,6 +211,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
         ...(memory ? { protectedPathWriters: memory.protectedPathWriters } : {}),
+        // `read` of an image file returns it as image content when the model accepts images.
+        services: imageServices(session, model.acceptsImages),
       });
       if (webTools) {
         try {
@@ -262,7 +258,11 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     });
 
   // DeepSeek's own tokenizer when its optional package is installed (spine doctor says how), else o200k.
-  const meter = compactionPkg.createTokenMeter({ tokenizer: 'auto' });
+  const meter = compactionPkg.createTokenMeter({
+    tokenizer: 'auto',
+    // Images are counted by the provider's published rule.
+    imageTokens: model.provider === 'anthropic' ? 'anthropic' : 'openai',
+  });
   const high = config.compaction.threshold;
   const engine = compactionPkg.createCompactionEngine({
     meter,
@@ -393,5 +393,6 @@ export function fixedModel(
     contextWindow,
     apiKeyEnv: undefined,
     baseUrl: undefined,
+    acceptsImages: true,
   };
 }

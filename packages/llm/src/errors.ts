@@ -64,3 +64,43 @@ export const RETRYABLE_CODES: ReadonlySet<ModelErrorCode> = new Set<ModelErrorCo
   'STREAM_IDLE',
   'REQUEST_TIMEOUT',
 ]);
+
+/**
+ * Thrown before any request when an image's bytes are not in the request's blob store, or do
+ * not hash to the SHA-256 the log recorded (code `BLOB_MISSING`).
+ */
+export class ImageBlobError extends SpineError {
+  /** The SHA-256 the message referenced. */
+  readonly sha256: string;
+
+  constructor(options: { sha256: string; problem: 'missing' | 'altered' }) {
+    super({
+      code: 'BLOB_MISSING',
+      message:
+        options.problem === 'missing'
+          ? `image blob ${options.sha256} is not in the session's blob store; the session's blob folder is incomplete (run \`spine replay --verify\`)`
+          : `image blob ${options.sha256} was altered: its bytes no longer hash to the recorded SHA-256 (run \`spine replay --verify\`)`,
+    });
+    this.sha256 = options.sha256;
+  }
+}
+
+/**
+ * Thrown before any request when a message carries images and the model does not accept them
+ * (the model table says so) and the client was not told to send a text placeholder instead.
+ */
+export class ImagesUnsupportedError extends SpineError {
+  /** The provider name. */
+  readonly provider: string;
+  /** The model id. */
+  readonly model: string;
+
+  constructor(options: { provider: string; model: string }) {
+    super({
+      code: 'IMAGES_UNSUPPORTED',
+      message: `${options.provider}/${options.model} does not accept images; choose a model that does, or send a text placeholder instead (imagesUnsupported: 'placeholder', CLI --image-fallback placeholder)`,
+    });
+    this.provider = options.provider;
+    this.model = options.model;
+  }
+}

@@ -3,7 +3,12 @@
 export { isModelError } from '@spine/protocol';
 export type { ClassifyErrorOptions, HttpFailure } from './classify-error.js';
 export { classifyError, isContextOverflowMessage, retryAfterMs } from './classify-error.js';
-export { MissingApiKeyError, ModelConfigError } from './errors.js';
+export {
+  ImageBlobError,
+  ImagesUnsupportedError,
+  MissingApiKeyError,
+  ModelConfigError,
+} from './errors.js';
 export type { ListRemoteModelsOptions } from './list-remote-models.js';
 export { listRemoteModels } from './list-remote-models.js';
 export type { AnthropicModelOptions } from './model-anthropic.js';
@@ -19,7 +24,13 @@ export {
 export type { OpenAICompatibleModelOptions } from './model-openai-compatible.js';
 export { createOpenAICompatibleModel } from './model-openai-compatible.js';
 export type { ModelInfo, ModelPrice, ModelTable } from './model-table.js';
-export { computeCost, createModelTable, DEFAULT_MODELS, lookupModel } from './model-table.js';
+export {
+  computeCost,
+  createModelTable,
+  DEFAULT_MODELS,
+  lookupModel,
+  modelAcceptsImages,
+} from './model-table.js';
 export type { ProviderCheckOptions, ProviderCheckResult } from './provider-check.js';
 export { checkProvider, DEFAULT_BASE_URLS } from './provider-check.js';
 export type { RetryPolicyOptions } from './retry-policy.js';

@@ -8,8 +8,14 @@ import type { Dispatcher } from 'undici';
 import { MissingApiKeyError } from './errors.js';
 import { AnthropicRequestEncoder } from './internal/anthropic-encode.js';
 import { AnthropicStreamState } from './internal/anthropic-stream-state.js';
+import { applyImagePolicy, type ImagePolicy } from './internal/image-encode.js';
 import { streamModel } from './internal/transport.js';
-import { createModelTable, lookupModel, type ModelTable } from './model-table.js';
+import {
+  createModelTable,
+  lookupModel,
+  type ModelTable,
+  modelAcceptsImages,
+} from './model-table.js';
 
 /** Options of {@link createAnthropicModel}. */
 export interface AnthropicModelOptions {
@@ -40,6 +46,17 @@ export interface AnthropicModelOptions {
   stream?: boolean;
   /** Model table for `max_tokens` defaults and prices (default: {@link DEFAULT_MODELS}). */
   models?: ModelTable;
+  /**
+   * Whether the model accepts images (default: the model table's `images` flag; models the
+   * table does not list are assumed to).
+   */
+  acceptsImages?: boolean;
+  /**
+   * A request with images for a model that does not accept them: `error` (default) throws
+   * `ImagesUnsupportedError` before any request; `placeholder` sends a text line in each
+   * image's place. Never a silent drop.
+   */
+  imagesUnsupported?: 'error' | 'placeholder';
 }
 
 /**
@@ -66,6 +83,11 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
     defaultMaxTokens: (model) =>
       Math.min(lookupModel(table, provider, model)?.maxOutputTokens ?? 8192, 32_000),
   });
+  const images: ImagePolicy = {
+    provider,
+    accepts: (model) => options.acceptsImages ?? modelAcceptsImages(table, provider, model),
+    unsupported: options.imagesUnsupported,
+  };
   const url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
 
   const accept = streaming ? 'text/event-stream' : 'application/json';
@@ -86,11 +108,14 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
   return {
     specificationVersion: 1,
     provider,
-    encodeRequest: (request: ModelRequest): string => encoder.encode(request, streaming),
+    encodeRequest: (request: ModelRequest): string =>
+      encoder.encode(applyImagePolicy(request, images), streaming),
     stream(
-      request: ModelRequest,
+      original: ModelRequest,
       streamOptions: ModelStreamOptions = {},
     ): AsyncGenerator<ModelStreamEvent> {
+      // Checked before anything is sent: a model that does not take images never sees a request.
+      const request = applyImagePolicy(original, images);
       return streamModel({
         provider,
         url,

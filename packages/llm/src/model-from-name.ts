@@ -3,7 +3,12 @@ import { ModelConfigError } from './errors.js';
 import { createAnthropicModel } from './model-anthropic.js';
 import { createDeepSeekModel } from './model-deepseek.js';
 import { createOpenAICompatibleModel } from './model-openai-compatible.js';
-import { createModelTable, lookupModel, type ModelTable } from './model-table.js';
+import {
+  createModelTable,
+  lookupModel,
+  type ModelTable,
+  modelAcceptsImages,
+} from './model-table.js';
 
 /** The environment variable each built-in provider reads its key from by default. */
 export const DEFAULT_KEY_VARIABLES: Readonly<Record<string, string>> = {
@@ -25,6 +30,8 @@ export interface ModelFromNameOptions {
   models?: ModelTable;
   /** Overrides the context window the table knows (default: the table's, else 128k). */
   contextWindow?: number;
+  /** Images for a model that does not accept them: `error` (default) or a text `placeholder`. */
+  imagesUnsupported?: 'error' | 'placeholder';
 }
 
 /** A client built from a `provider/model` name, with what Spine knows about the model. */
@@ -41,6 +48,8 @@ export interface NamedModel {
   apiKeyEnv: string | undefined;
   /** The endpoint, when one was given. */
   baseUrl: string | undefined;
+  /** Whether the model accepts images (the model table's `images` flag; unlisted models do). */
+  acceptsImages: boolean;
 }
 
 /**
@@ -85,16 +94,21 @@ export function createModelFromName(options: ModelFromNameOptions): NamedModel {
     contextWindow,
     apiKeyEnv,
     baseUrl,
+    acceptsImages: modelAcceptsImages(models, provider, modelId),
   });
+  const images = options.imagesUnsupported ? { imagesUnsupported: options.imagesUnsupported } : {};
   switch (provider) {
     case 'deepseek':
-      return named(createDeepSeekModel({ apiKeyEnv, models, ...(baseUrl ? { baseUrl } : {}) }));
+      return named(
+        createDeepSeekModel({ apiKeyEnv, models, ...images, ...(baseUrl ? { baseUrl } : {}) }),
+      );
     case 'openai':
       return named(
         createOpenAICompatibleModel({
           baseUrl: baseUrl ?? 'https://api.openai.com/v1',
           apiKeyEnv,
           models,
+          ...images,
           provider: 'openai',
         }),
       );
@@ -112,6 +126,7 @@ export function createModelFromName(options: ModelFromNameOptions): NamedModel {
           apiKeyEnv,
           allowNoApiKey: true,
           models,
+          ...images,
           provider: 'openai-compatible',
         }),
       );
@@ -125,7 +140,9 @@ export function createModelFromName(options: ModelFromNameOptions): NamedModel {
           problem: `anthropic base URL ${baseUrl} ends with /v1, but /v1/messages is appended to it: pass --base-url ${base} (the URL /v1/messages is appended to) to the spine CLI, or { baseUrl: '${base}' }`,
         });
       }
-      return named(createAnthropicModel({ apiKeyEnv, models, ...(baseUrl ? { baseUrl } : {}) }));
+      return named(
+        createAnthropicModel({ apiKeyEnv, models, ...images, ...(baseUrl ? { baseUrl } : {}) }),
+      );
     default:
       throw new ModelConfigError({
         key: 'model',

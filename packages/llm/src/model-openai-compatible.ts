@@ -6,10 +6,16 @@ import type {
 } from '@spine/protocol';
 import type { Dispatcher } from 'undici';
 import { MissingApiKeyError } from './errors.js';
+import { applyImagePolicy, type ImagePolicy } from './internal/image-encode.js';
 import { OpenAIRequestEncoder } from './internal/openai-encode.js';
 import { OpenAIStreamState } from './internal/openai-stream-state.js';
 import { streamModel } from './internal/transport.js';
-import { createModelTable, lookupModel, type ModelTable } from './model-table.js';
+import {
+  createModelTable,
+  lookupModel,
+  type ModelTable,
+  modelAcceptsImages,
+} from './model-table.js';
 import type { OpenAIDialect } from './types.js';
 
 /** Options of {@link createOpenAICompatibleModel}. */
@@ -41,6 +47,17 @@ export interface OpenAICompatibleModelOptions {
   dialect?: Partial<OpenAIDialect>;
   /** Model table used to price usage (default: {@link DEFAULT_MODELS}). */
   models?: ModelTable;
+  /**
+   * Whether the model accepts images (default: the model table's `images` flag; models the
+   * table does not list are assumed to).
+   */
+  acceptsImages?: boolean;
+  /**
+   * A request with images for a model that does not accept them: `error` (default) throws
+   * `ImagesUnsupportedError` before any request; `placeholder` sends a text line in each
+   * image's place. Never a silent drop.
+   */
+  imagesUnsupported?: 'error' | 'placeholder';
 }
 
 /** Dialect defaults per provider name. */
@@ -76,6 +93,11 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const table = options.models ?? createModelTable();
   const streaming = options.stream !== false;
+  const images: ImagePolicy = {
+    provider,
+    accepts: (model) => options.acceptsImages ?? modelAcceptsImages(table, provider, model),
+    unsupported: options.imagesUnsupported,
+  };
 
   function apiKey(): string | undefined {
     const key = options.apiKey ?? (options.apiKeyEnv ? process.env[options.apiKeyEnv] : undefined);
@@ -104,11 +126,14 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
   return {
     specificationVersion: 1,
     provider,
-    encodeRequest: (request: ModelRequest): string => encoder.encode(request, streaming),
+    encodeRequest: (request: ModelRequest): string =>
+      encoder.encode(applyImagePolicy(request, images), streaming),
     stream(
-      request: ModelRequest,
+      original: ModelRequest,
       streamOptions: ModelStreamOptions = {},
     ): AsyncGenerator<ModelStreamEvent> {
+      // Checked before anything is sent: a model that does not take images never sees a request.
+      const request = applyImagePolicy(original, images);
       return streamModel({
         provider,
         url,

@@ -27,6 +27,8 @@ export interface ModelInfo {
   price?: ModelPrice;
   /** Whether the model produces reasoning / thinking. */
   reasoning?: boolean;
+  /** Whether the model accepts image input (absent: it does not). */
+  images?: boolean;
   /** A note such as "retired 2026-07-24" or the date the figures were checked. */
   note?: string;
 }
@@ -77,6 +79,7 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
   {
     provider: 'openai',
     id: 'gpt-4.1',
+    images: true,
     contextWindow: 1_047_576,
     maxOutputTokens: 32_768,
     price: { input: 2, cachedInput: 0.5, output: 8 },
@@ -84,6 +87,7 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
   {
     provider: 'openai',
     id: 'gpt-4.1-mini',
+    images: true,
     contextWindow: 1_047_576,
     maxOutputTokens: 32_768,
     price: { input: 0.4, cachedInput: 0.1, output: 1.6 },
@@ -91,6 +95,7 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
   {
     provider: 'openai',
     id: 'gpt-4o-mini',
+    images: true,
     contextWindow: 128_000,
     maxOutputTokens: 16_384,
     price: { input: 0.15, cachedInput: 0.075, output: 0.6 },
@@ -98,6 +103,7 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
   {
     provider: 'openai',
     id: 'gpt-5',
+    images: true,
     contextWindow: 400_000,
     maxOutputTokens: 128_000,
     reasoning: true,
@@ -106,6 +112,7 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
   {
     provider: 'anthropic',
     id: 'claude-sonnet-4-5',
+    images: true,
     contextWindow: 200_000,
     maxOutputTokens: 64_000,
     reasoning: true,
@@ -114,6 +121,7 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
   {
     provider: 'anthropic',
     id: 'claude-opus-4-5',
+    images: true,
     contextWindow: 200_000,
     maxOutputTokens: 64_000,
     reasoning: true,
@@ -122,6 +130,7 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
   {
     provider: 'anthropic',
     id: 'claude-haiku-4-5',
+    images: true,
     contextWindow: 200_000,
     maxOutputTokens: 64_000,
     reasoning: true,
@@ -203,4 +212,13 @@ export function withCost(event: ModelStreamEvent, price: ModelPrice | undefined)
   if (event.type === 'finish' && event.usage && price)
     event.usage.costUsd = computeCost(event.usage, price);
   return event;
+}
+
+/**
+ * Whether `provider/id` accepts images: the table's `images` flag for a listed model (absent:
+ * no), yes for a model the table does not list (a local or gateway model the user chose).
+ */
+export function modelAcceptsImages(table: ModelTable, provider: string, id: string): boolean {
+  const entry = lookupModel(table, provider, id);
+  return entry ? entry.images === true : true;
 }

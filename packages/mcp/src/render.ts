@@ -1,4 +1,10 @@
-import type { JsonValue, ToolOutput } from '@spine/protocol';
+import {
+  type ImagePart,
+  type ImageService,
+  type JsonValue,
+  SpineError,
+  type ToolOutput,
+} from '@spine/protocol';
 import { cutAtCodePoint } from './internal/text-cut.js';
 
 /** Default cap on the characters of one rendered result. */
@@ -14,6 +20,11 @@ export interface RenderToolResultOptions {
   maxChars?: number;
   /** Applied to the whole text before the cut (the manager replaces configured secret values). */
   redact?: (text: string) => string;
+  /**
+   * The session's image service, when its model accepts images: image blocks are then checked,
+   * stored and passed to the model as images (otherwise each is a line naming type and size).
+   */
+  images?: ImageService;
 }
 
 type Block = Record<string, unknown>;
@@ -56,9 +67,34 @@ function renderResource(resource: unknown): { text: string; size: number } {
   };
 }
 
-function renderBlock(block: unknown): { type: string; text: string; size: number } {
+/** An image block passed through: stored by the service, or the refusal as a line. */
+function attachImage(
+  data: string,
+  images: ImageService,
+  what: string,
+  attached: ImagePart[],
+): { type: string; text: string; size: number } {
+  try {
+    const part = images.store(Buffer.from(data, 'base64'), what);
+    attached.push(part);
+    return {
+      type: 'image',
+      text: `[image (${part.mediaType}), ${part.size} bytes, ${part.width}×${part.height}, attached]`,
+      size: part.size,
+    };
+  } catch (error) {
+    if (!SpineError.isInstance(error) || error.code !== 'IMAGE_REFUSED') throw error;
+    return { type: 'image', text: `[image not attached: ${error.message}]`, size: 0 };
+  }
+}
+
+function renderBlock(
+  block: unknown,
+  attach?: (data: string) => { type: string; text: string; size: number },
+): { type: string; text: string; size: number } {
   if (!isRecord(block)) return { type: 'malformed', text: '[malformed content block]', size: 0 };
   const type = label(block.type, 'unknown');
+  if (type === 'image' && attach && typeof block.data === 'string') return attach(block.data);
   switch (type) {
     case 'text': {
       const body = text(block.text) ?? '';
@@ -155,8 +191,19 @@ export function renderToolResult(result: unknown, options: RenderToolResultOptio
   const parts: string[] = [];
   const types: string[] = [];
   const sizes: number[] = [];
+  const images: ImagePart[] = [];
+  const service = options.images;
+  const attach = service
+    ? (data: string) =>
+        attachImage(
+          data,
+          service,
+          `image ${images.length + 1} of ${options.server}/${options.tool}`,
+          images,
+        )
+    : undefined;
   for (const block of blocks) {
-    const rendered = renderBlock(block);
+    const rendered = renderBlock(block, attach);
     parts.push(rendered.text);
     types.push(rendered.type);
     sizes.push(rendered.size);
@@ -196,5 +243,5 @@ export function renderToolResult(result: unknown, options: RenderToolResultOptio
     meta.truncated = true;
     meta.originalLength = originalLength;
   }
-  return { content, isError, meta };
+  return images.length > 0 ? { content, isError, meta, images } : { content, isError, meta };
 }

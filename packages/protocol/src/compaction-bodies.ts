@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ImagePartSchema } from './images.js';
 import { JsonValueSchema } from './json.js';
 
 // Bodies of the events a compaction engine writes. Like every body, objects accept fields they
@@ -39,6 +40,10 @@ export const CompactionSummaryBodySchema = z.object({
   usage: JsonValueSchema.optional().describe("The summarizer's token usage, or null."),
   projectedTokens: count.optional().describe('Projected tokens of the checkpoint.'),
   candidateSeq: positive.optional().describe('The candidate it came from.'),
+  foldedImages: z
+    .array(z.object({ seq: positive, image: ImagePartSchema }))
+    .optional()
+    .describe('Images of the folded events (kept out of the summary; recall brings one back).'),
 });
 /** Body of `compaction/summary`. */
 export type CompactionSummaryBody = z.infer<typeof CompactionSummaryBodySchema>;

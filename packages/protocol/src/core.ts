@@ -21,6 +21,23 @@ export {
   TOOL_RESULT_OUTCOMES,
   TURN_END_REASONS,
 } from './event-values.js';
+export type {
+  ImageBytes,
+  ImageLimits,
+  ImageRefusalReason,
+  ImageService,
+  SessionBlobs,
+} from './image-check.js';
+export {
+  checkImage,
+  DEFAULT_IMAGE_LIMITS,
+  IMAGE_SERVICE,
+  ImageRefusedError,
+  imagePlaceholderText,
+} from './image-check.js';
+export type { ImageHeader, ImageHeaderProblem, ImageMediaType } from './image-header.js';
+export { IMAGE_MEDIA_TYPES, readImageHeader } from './image-header.js';
+export type { ImagePart } from './images.js';
 export type { JsonObject, JsonSchema, JsonValue } from './json-values.js';
 export { canonicalJson, findNonJson } from './json-values.js';
 export { textOf, toolCallsOf } from './message-parts.js';

@@ -47,6 +47,10 @@ export type SpineErrorCode =
   | 'UNSUPPORTED_FORMAT'
   | 'STORE_UNAVAILABLE'
   | 'INVALID_RANGE'
+  | 'BLOB_MISSING'
+  // images
+  | 'IMAGE_REFUSED'
+  | 'IMAGES_UNSUPPORTED'
   // models: the one list, MODEL_ERROR_CODES
   | ModelErrorCode
   // tools

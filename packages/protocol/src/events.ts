@@ -17,6 +17,7 @@ import {
 } from './compaction-bodies.js';
 import { type EventSurfaceRole, TOOL_RESULT_OUTCOMES } from './event-values.js';
 import { type HookRunBody, HookRunBodySchema } from './hook-bodies.js';
+import { ImagePartSchema } from './images.js';
 import {
   type JobEndBody,
   JobEndBodySchema,
@@ -162,6 +163,7 @@ export const UserMessageBodySchema = z.object({
   source: z.string(),
   pinned: z.boolean().optional(),
   meta: z.record(z.string(), JsonValueSchema).optional(),
+  images: z.array(ImagePartSchema).optional(),
 });
 /** Body of `user/message`. */
 export type UserMessageBody = z.infer<typeof UserMessageBodySchema> & { source: UserMessageSource };
@@ -205,6 +207,7 @@ export const ToolResultBodySchema = z.object({
   isError: z.boolean(),
   outcome: z.literal(TOOL_RESULT_OUTCOMES).optional(),
   meta: ToolResultMetaSchema.optional(),
+  images: z.array(ImagePartSchema).optional(),
 });
 /** Body of `tool/result`. */
 export type ToolResultBody = z.infer<typeof ToolResultBodySchema>;

@@ -71,6 +71,24 @@ export {
 } from './events.js';
 export type { HookEventName, HookInput, HookRunBody } from './hook-bodies.js';
 export { HookEventSchema, HookInputSchema, HookRunBodySchema } from './hook-bodies.js';
+export type {
+  ImageBytes,
+  ImageLimits,
+  ImageRefusalReason,
+  ImageService,
+  SessionBlobs,
+} from './image-check.js';
+export {
+  checkImage,
+  DEFAULT_IMAGE_LIMITS,
+  IMAGE_SERVICE,
+  ImageRefusedError,
+  imagePlaceholderText,
+} from './image-check.js';
+export type { ImageHeader, ImageHeaderProblem, ImageMediaType } from './image-header.js';
+export { IMAGE_MEDIA_TYPES, readImageHeader } from './image-header.js';
+export type { ImagePart } from './images.js';
+export { ImagePartSchema } from './images.js';
 export type { JobEndBody, JobRecoveredBody, JobStartBody } from './job-bodies.js';
 export { JobEndBodySchema, JobRecoveredBodySchema, JobStartBodySchema } from './job-bodies.js';
 export type { JsonObject, JsonSchema, JsonValue } from './json.js';
@@ -185,6 +203,7 @@ export type {
   SessionStore,
   SessionStoreOpenOptions,
   SessionSummary,
+  StoreBlobs,
   StoredSnapshot,
 } from './session-store.js';
 export type { LeaseTakeoverBody } from './store-bodies.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SurfaceRegionSchema } from './compaction-bodies.js';
 import { BUILTIN_EVENT_TYPES, FORMAT_VERSION, SurfaceOpSchema } from './events.js';
 import { HookInputSchema } from './hook-bodies.js';
+import { ImagePartSchema } from './images.js';
 import { type JsonObject, JsonValueSchema } from './json.js';
 import { AssistantPartSchema } from './messages.js';
 import { ToolSpecSchema } from './tool-spec.js';
@@ -100,6 +101,7 @@ export function sessionEventJsonSchema(): JsonObject {
   registry.add(UsageSchema, { id: 'Usage' });
   registry.add(SurfaceRegionSchema, { id: 'SurfaceRegion' });
   registry.add(AssistantPartSchema, { id: 'AssistantPart' });
+  registry.add(ImagePartSchema, { id: 'ImagePart' });
   registry.add(ToolSpecSchema, { id: 'ToolSpec' });
   registry.add(SurfaceOpSchema, { id: 'SurfaceOp' });
   // Not an event body: what a user hook command reads on stdin, published with the log format.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ImagePartSchema } from './images.js';
 
 /** Plain text, in a user or assistant message. */
 export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
@@ -51,6 +52,8 @@ export const UserMessageSchema = z.object({
   role: z.literal('user'),
   content: z.string(),
   source: z.string().optional(),
+  /** Images sent after the text, in order (references; the bytes are in the blob store). */
+  images: z.array(ImagePartSchema).optional(),
 });
 /** A user-role message; see {@link UserMessageSchema}. */
 export type UserMessage = z.infer<typeof UserMessageSchema>;
@@ -70,6 +73,8 @@ export const ToolResultMessageSchema = z.object({
   toolName: z.string(),
   content: z.string(),
   isError: z.boolean().optional(),
+  /** Images the tool returned after its text (references; the bytes are in the blob store). */
+  images: z.array(ImagePartSchema).optional(),
 });
 /** The result of one tool call; see {@link ToolResultMessageSchema}. */
 export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;

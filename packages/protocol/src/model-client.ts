@@ -1,4 +1,5 @@
 import { type ModelErrorCode, SpineError } from './errors.js';
+import type { ImageBytes } from './image-check.js';
 import type { JsonValue } from './json.js';
 import type { AssistantMessage, Message } from './messages.js';
 import type { ToolSpec } from './tool-spec.js';
@@ -30,6 +31,11 @@ export interface ModelRequest {
   providerOptions?: { [key: string]: JsonValue };
   /** The session id (some providers isolate caches per user id). */
   sessionId?: string;
+  /**
+   * Where encoders read the bytes of the messages' images (the session's blob store). Not part
+   * of the request hash: the image parts carry each image's SHA-256.
+   */
+  images?: ImageBytes;
 }
 
 /** Provider-neutral finish reasons. */

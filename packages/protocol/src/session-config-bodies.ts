@@ -17,7 +17,7 @@ export const SessionConfigBodySchema = z.object({
     .min(1)
     .max(256)
     .describe(
-      'The new value: a preset (read-only, ask, auto-edit, never-ask) or `provider/model`.',
+      'The new value: a preset or policy (read-only, ask, auto-edit, never-ask, deny-all) or `provider/model`.',
     ),
   previous: z.string().min(1).max(256).optional().describe('The value before the change.'),
   by: z

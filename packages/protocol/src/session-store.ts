@@ -84,6 +84,26 @@ export interface OpenedSession {
   writeSnapshot(snapshot: StoredSnapshot): Promise<void>;
   /** Releases the lock and file handles. Idempotent. */
   close(): Promise<void>;
+  /**
+   * The session's content-addressed blobs (image bytes), when the store keeps them: each stored
+   * once under its SHA-256, referenced from events by that hash. Read-only opens can `get`.
+   */
+  readonly blobs?: StoreBlobs;
+}
+
+/**
+ * A session's blobs as a store keeps them (see {@link OpenedSession.blobs}).
+ *
+ * Contract: `put` is idempotent and makes the blob durable no later than the events appended
+ * after it (a reader never sees an event whose blob is not stored); it throws on I/O failure and
+ * with a `SESSION_CLOSED` SpineError on a read-only or closed writer. `get` returns the bytes as
+ * stored (which `replay --verify` hashes: a store never checks them on read) or undefined.
+ */
+export interface StoreBlobs {
+  /** Stores `bytes` under `sha256` (lower-case hex of their SHA-256) unless already stored. */
+  put(sha256: string, bytes: Uint8Array): void;
+  /** The bytes stored under `sha256`, or undefined. */
+  get(sha256: string): Uint8Array | undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SessionEvent, SessionHeaderBody, SurfaceOp } from './events.js';
+import type { SessionBlobs } from './image-check.js';
 import type { JsonValue } from './json.js';
 import type { Message } from './messages.js';
 
@@ -86,4 +87,9 @@ export interface SessionLog {
    * log up to that line in each request.
    */
   chainHead?(): { seq: number; h: string } | undefined;
+  /**
+   * The session's blob store (image bytes by SHA-256), when its store keeps blobs. Optional: a
+   * log without one cannot take images.
+   */
+  readonly blobs?: SessionBlobs;
 }

@@ -1,4 +1,5 @@
 import type { ToolResultMeta } from './events.js';
+import type { ImagePart } from './images.js';
 import type { JsonValue } from './json.js';
 import type { ToolSpec } from './tool-spec.js';
 
@@ -41,6 +42,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** Metadata for the log (source path or URL, content type, provider …). */
   meta?: ToolResultMeta;
+  /** Images for the model after the text, stored through the session's `ImageService` first. */
+  images?: ImagePart[];
 }
 
 /**

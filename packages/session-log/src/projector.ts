@@ -26,7 +26,9 @@ export function createDefaultProjector(): Projector {
       switch (event.type) {
         case 'user/message': {
           const body = event.body as UserMessageBody;
-          return [{ role: 'user', content: body.content, source: body.source }];
+          const message: Message = { role: 'user', content: body.content, source: body.source };
+          if (body.images && body.images.length > 0) message.images = body.images;
+          return [message];
         }
         case 'assistant/message': {
           const body = event.body as AssistantMessageBody;
@@ -34,15 +36,15 @@ export function createDefaultProjector(): Projector {
         }
         case 'tool/result': {
           const body = event.body as ToolResultBody;
-          return [
-            {
-              role: 'tool',
-              toolCallId: body.toolCallId,
-              toolName: body.toolName,
-              content: body.content,
-              isError: body.isError,
-            },
-          ];
+          const message: Message = {
+            role: 'tool',
+            toolCallId: body.toolCallId,
+            toolName: body.toolName,
+            content: body.content,
+            isError: body.isError,
+          };
+          if (body.images && body.images.length > 0) message.images = body.images;
+          return [message];
         }
         default:
           throw new UnknownEventTypeError({ type: event.type, where: 'the default projector' });

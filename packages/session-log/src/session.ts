@@ -12,6 +12,7 @@ import type {
   Message,
   OpenedSession,
   Projector,
+  SessionBlobs,
   SessionEvent,
   SessionHeaderBody,
   SessionListener,
@@ -22,7 +23,7 @@ import type {
 import { assertSpecificationVersion } from '@spine/protocol/core';
 import { InvalidEventError, SessionClosedError } from './errors.js';
 import { loadBuiltinSchemas } from './event-types.js';
-import { randomUUID } from './internal/crypto.js';
+import { hash, randomUUID } from './internal/crypto.js';
 import { SessionListeners } from './internal/listeners.js';
 import { SnapshotScheduler } from './session-autosnapshot.js';
 import { SessionCore } from './session-core.js';
@@ -364,6 +365,23 @@ export class Session implements SessionLog {
     if (this.snapshots.due()) this.snapshots.inBackground();
   }
 
+  /**
+   * The session's blob store (image bytes by SHA-256), when its store keeps blobs: `put` hashes
+   * the bytes and stores them once; `get` returns them as stored (unchecked).
+   */
+  get blobs(): SessionBlobs | undefined {
+    const blobs = this.writer.blobs;
+    if (!blobs) return undefined;
+    return {
+      put(bytes: Uint8Array): string {
+        const sha256 = hash('sha256', bytes, 'hex');
+        blobs.put(sha256, bytes);
+        return sha256;
+      },
+      get: (sha256: string) => blobs.get(sha256),
+    };
+  }
+
   /** The chain value of the last line the store wrote and its seq, when it chains its lines. */
   chainHead(): { seq: number; h: string } | undefined {
     return this.state === 'open' ? this.writer.chainHead?.() : undefined;
@@ -396,6 +414,17 @@ export class Session implements SessionLog {
     if (this.state === 'open') await this.writer.flush();
   }
 
+  /** Copies the blobs `event`'s images reference into `child`'s blob store. */
+  private copyBlobsTo(child: Session, event: SessionEvent): void {
+    const images = (event.body as { images?: unknown } | undefined)?.images;
+    if (!Array.isArray(images) || !this.writer.blobs || !child.writer.blobs) return;
+    for (const image of images as { sha256?: unknown }[]) {
+      if (typeof image?.sha256 !== 'string') continue;
+      const bytes = this.writer.blobs.get(image.sha256);
+      if (bytes) child.writer.blobs.put(image.sha256, bytes);
+    }
+  }
+
   /**
    * Makes a new session that shares this one's history up to `atSeq` (same seqs), with
    * `header.parent` recording where it came from. Tool calls left open at `atSeq` are answered
@@ -422,6 +451,8 @@ export class Session implements SessionLog {
     try {
       let batch: SessionEvent[] = [];
       const copy = (): void => {
+        // The images the copied events reference go with them (blobs before events).
+        for (const event of batch) this.copyBlobsTo(child, event);
         child.writer.append(batch);
         child.core.load(batch);
         batch = [];

@@ -18,6 +18,7 @@ import { checkRange, filterRange } from './internal/range.js';
 
 interface MemoryRecord {
   events: SessionEvent[];
+  blobs: Map<string, Uint8Array>;
   locked: boolean;
   updatedAt: string;
   snapshot?: StoredSnapshot;
@@ -51,6 +52,15 @@ function writerFor(
     },
     async flush(): Promise<void> {},
     checkpoint(): void {},
+    blobs: {
+      put(sha256: string, bytes: Uint8Array): void {
+        if (closed || readOnly) refuse();
+        if (!record.blobs.has(sha256)) record.blobs.set(sha256, Uint8Array.from(bytes));
+      },
+      get(sha256: string): Uint8Array | undefined {
+        return record.blobs.get(sha256);
+      },
+    },
     async writeSnapshot(snapshot: StoredSnapshot): Promise<void> {
       if (closed || readOnly) refuse();
       record.snapshot = { seq: snapshot.seq, data: snapshot.data };
@@ -80,7 +90,12 @@ export function createMemoryStore(_options: MemoryStoreOptions = {}): SessionSto
     async create(header: SessionEvent): Promise<OpenedSession> {
       const id = (header.body as SessionHeaderBody).sessionId;
       if (sessions.has(id)) throw new SessionExistsError({ sessionId: id });
-      const record: MemoryRecord = { events: [header], locked: true, updatedAt: header.at };
+      const record: MemoryRecord = {
+        events: [header],
+        blobs: new Map(),
+        locked: true,
+        updatedAt: header.at,
+      };
       sessions.set(id, record);
       return writerFor(id, record, false);
     },

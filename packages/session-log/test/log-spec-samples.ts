@@ -4,6 +4,15 @@ const usage = { inputTokens: 10, cacheReadTokens: 5, cacheWriteTokens: 0, output
 const region = { start: 2, end: 9 };
 
 /** A valid body per built-in type, keyed by type. */
+const image = {
+  type: 'image',
+  mediaType: 'image/png',
+  sha256: 'a'.repeat(64),
+  size: 1794,
+  width: 32,
+  height: 32,
+};
+
 export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
   'session/header': { formatVersion: 1, sessionId: 's', createdAt: '2026-12-01T00:00:00Z' },
   'session/recovered': { reason: 'torn tail', truncatedBytes: 12, details: { calls: 1 } },
@@ -12,7 +21,7 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
   'turn/end': { reason: 'completed', steps: 2, usage, deniedTools: ['bash'] },
   'step/start': {},
   'step/end': { finishReason: 'stop', toolCalls: 0 },
-  'user/message': { content: 'hi', source: 'user', pinned: true },
+  'user/message': { content: 'hi', source: 'user', pinned: true, images: [image] },
   'assistant/message': {
     content: [
       { type: 'reasoning', text: 'think' },
@@ -69,6 +78,7 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     isError: false,
     outcome: 'ok',
     meta: { durationMs: 3, exitCode: 0 },
+    images: [image],
   },
   'tool/output': { toolCallId: 'c1', toolName: 'bash', content: 'the whole output' },
   'compaction/start': { reason: 'pressure', mode: 'sync', region, tokensBefore: 900 },
@@ -79,6 +89,7 @@ export const SAMPLE_BODIES: Readonly<Record<string, unknown>> = {
     summarizerError: 'no summarizer',
     facts: [{ kind: 'file', text: 'a.ts' }],
     usage: null,
+    foldedImages: [{ seq: 3, image }],
   },
   'compaction/end': { compactionId: 10, checkpointSeq: 12, tokensAfter: 300 },
   'compaction/failed': { compactionId: null, stage: 'select', message: 'nothing to compact' },

@@ -112,6 +112,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = Object.freeze([
       CREATE TRIGGER spine_events_chain BEFORE INSERT ON ${s}.spine_events
         FOR EACH ROW EXECUTE FUNCTION ${s}.spine_chain_events();`,
   },
+  {
+    version: 3,
+    description:
+      'blobs: image bytes stored once per session by SHA-256, referenced from events by hash',
+    sql: (s: string) => `
+      CREATE TABLE ${s}.spine_blobs (
+        session_id text NOT NULL REFERENCES ${s}.spine_sessions (id) ON DELETE CASCADE,
+        sha256 text NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+        data bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (session_id, sha256));
+      -- Images are compressed already: stored out of line, never pglz'd again.
+      ALTER TABLE ${s}.spine_blobs ALTER COLUMN data SET STORAGE EXTERNAL;`,
+  },
 ]);
 
 /** The default statement bound of {@link migratePostgresStore} (one hour): back-fills take long. */

@@ -21,6 +21,7 @@ import {
   followEvents,
   type NotifyListener,
 } from './follow.js';
+import { readBlobs } from './internal/blobs.js';
 import {
   type ConnectionOptions,
   checkSchemaName,
@@ -245,6 +246,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
         durableTypes,
         syncChannel,
         reconnectMs,
+        blobs: new Map(),
       });
     },
 
@@ -266,7 +268,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
           toSeq: lastSeq,
           where,
         });
-        return { lastSeq, events };
+        return { lastSeq, events, blobs: await readBlobs(client, db.schema, sessionId) };
       };
       const context = {
         pool: db.pool,

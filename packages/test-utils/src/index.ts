@@ -27,4 +27,5 @@ export {
   writeInPieces,
   writeSseHead,
 } from '@spine/llm/testing';
+export { makeGif, makeJpeg, makePng, makePngBomb, makeWebp } from './images.js';
 export { tmpDir, withTmpDir } from './tmp-dir.js';

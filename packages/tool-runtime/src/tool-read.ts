@@ -1,4 +1,11 @@
-import type { ToolDefinition } from '@spine/protocol';
+import {
+  IMAGE_SERVICE,
+  type ImageService,
+  readImageHeader,
+  SpineError,
+  type ToolDefinition,
+  type ToolOutput,
+} from '@spine/protocol';
 import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { failureOutput, looksBinary, toolSupport } from './internal/tool-support.js';
@@ -32,8 +39,30 @@ export interface ReadToolArguments {
 const HARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
+ * An image file (judged by its bytes) as image content, when the session takes images: stored
+ * through the image service, or the refusal as an error the model reads. Undefined: not an image.
+ */
+function imageOutput(images: ImageService, buffer: Buffer, path: string): ToolOutput | undefined {
+  const header = readImageHeader(buffer);
+  if ('kind' in header && header.kind === 'unknown-format') return undefined;
+  try {
+    const part = images.store(buffer, path);
+    return {
+      content: `${path}: ${part.mediaType} image, ${part.width}×${part.height} pixels, ${part.size} bytes (attached below).`,
+      images: [part],
+      meta: { sourcePath: path, contentType: part.mediaType, bytes: part.size },
+    };
+  } catch (error) {
+    if (!SpineError.isInstance(error) || error.code !== 'IMAGE_REFUSED') throw error;
+    return { content: error.message, isError: true, meta: { sourcePath: path } };
+  }
+}
+
+/**
  * Creates the `read` tool: a text file with line numbers, optionally a line range; refuses binary
- * files and oversized files without a range. Records what was read for compare-and-swap.
+ * files and oversized files without a range. Records what was read for compare-and-swap. When the
+ * session takes images (an `ImageService` in `context.services`), a PNG, JPEG, GIF or WebP file
+ * (judged by its bytes) comes back as image content.
  */
 export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadToolArguments> {
   const support = toolSupport(options);
@@ -56,6 +85,13 @@ export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadToo
           };
         }
         const size = target.stats?.size ?? 0;
+        const images = context.services?.[IMAGE_SERVICE] as ImageService | undefined;
+        let buffer: Buffer | undefined;
+        if (images && size <= HARD_LIMIT_BYTES) {
+          buffer = await support.fs.readFile(target.absolute);
+          const image = imageOutput(images, buffer, target.relative);
+          if (image) return image;
+        }
         const ranged = args.offset !== undefined || args.limit !== undefined;
         if (size > HARD_LIMIT_BYTES || (size > maxFileBytes && !ranged)) {
           return {
@@ -63,7 +99,7 @@ export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadToo
             isError: true,
           };
         }
-        const buffer = await support.fs.readFile(target.absolute);
+        buffer ??= await support.fs.readFile(target.absolute);
         const meta = {
           sourcePath: target.relative,
           contentType: 'text/plain',

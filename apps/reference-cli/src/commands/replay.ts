@@ -118,8 +118,13 @@ function printReport(report: ReplayReport, json: boolean): void {
       entry.wireBytes === undefined
         ? ''
         : ` wire ${formatBytes(entry.wireBytes)} ${entry.wireHash?.slice(0, 19)}`;
-    const where =
-      entry.mismatch?.eventSeq === undefined ? '' : ` (event seq ${entry.mismatch.eventSeq})`;
+    const mismatch = entry.mismatch;
+    let where = mismatch?.eventSeq === undefined ? '' : ` (event seq ${mismatch.eventSeq})`;
+    // A blob is named by its hash: which image, and whether it is gone or its bytes changed.
+    if (mismatch?.field.startsWith('images[')) {
+      const state = mismatch.actual === 'missing' ? 'missing' : `altered (now ${mismatch.actual})`;
+      where += ` blob ${mismatch.expected} ${state}`;
+    }
     process.stdout.write(
       `request ${index + 1}: seq ${entry.seq} turn ${entry.turn} step ${entry.step} attempt ${entry.attempt} ${mark}${where}${wire}\n`,
     );

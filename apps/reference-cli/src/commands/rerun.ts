@@ -9,8 +9,9 @@ import {
   UsageError,
   wireAgent,
 } from '@spine/harness';
-import type { SessionEvent } from '@spine/protocol';
+import type { SessionConfigBody, SessionEvent } from '@spine/protocol';
 import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
+import type { ApprovalPolicyName } from '@spine/tool-runtime';
 import { attachLiveOutput, styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -261,10 +262,48 @@ async function rerunBeforeTurn(
   const restores = harness.createRerunRestores({ recorded, ...options });
   return async (input) => {
     await restores(input);
-    for (const body of harness.planModesBefore(recorded, input.turn))
-      harness.applyPlanMode(
-        { session: wired.session, runtime: wired.runtime, prompt: wired.prompt },
-        body,
-      );
+    // Plan-mode switches and setting changes, in the order the recording made them.
+    for (const event of settingsBefore(recorded, input.turn)) {
+      if (event.type === 'plan/mode')
+        harness.applyPlanMode(
+          { session: wired.session, runtime: wired.runtime, prompt: wired.prompt },
+          event.body as import('@spine/protocol').PlanModeBody,
+        );
+      else applyConfig(wired, event.body as SessionConfigBody);
+    }
   };
+}
+
+/**
+ * The `plan/mode` and `session/config` events recorded after the turn before `turn` started, up
+ * to its start, in log order.
+ */
+export function settingsBefore(recorded: readonly SessionEvent[], turn: number): SessionEvent[] {
+  let pending: SessionEvent[] = [];
+  for (const event of recorded) {
+    if (event.type === 'turn/start') {
+      if (event.turn === turn) return pending;
+      pending = [];
+    } else if (event.type === 'plan/mode' || event.type === 'session/config') pending.push(event);
+  }
+  return [];
+}
+
+/**
+ * Repeats a recorded setting change in the rerun and records it there: the model id of the next
+ * requests (still answered by the recording), or the approval policy (a preset, read-only as `ask`
+ * in a read-only sandbox).
+ */
+function applyConfig(
+  wired: import('@spine/harness').WiredAgent & { session: Session },
+  body: SessionConfigBody,
+): void {
+  if (body.option === 'model') {
+    const modelId = body.value.split('/').slice(1).join('/') || body.value;
+    wired.agent.setModel(wired.model.client, modelId, wired.model.contextWindow);
+  } else if (body.value === 'read-only') {
+    wired.runtime.setSandbox('read-only');
+    wired.runtime.setApproval('ask');
+  } else wired.runtime.setApproval(body.value as ApprovalPolicyName);
+  wired.session.append('session/config', body);
 }

@@ -3,8 +3,10 @@ import {
   type AgentSession,
   deriveSessionTitle,
   recordSessionTitle,
+  resolveModel,
   startAgentSession,
   storeFor,
+  storeImage,
   storeUrlOf,
   UsageError,
 } from '@spine/harness';
@@ -17,6 +19,7 @@ import { EXIT_CODES } from '../exit-codes.js';
 import { approvalDetailFor, networkText } from '../interactive/approval-preview.js';
 import { terminalHighlighter } from '../interactive/code-highlight.js';
 import { adviceFor, exitCodeForTurn, noteSession, reportError } from '../report-error.js';
+import { assertImagesAccepted, taskImages } from './run-images.js';
 
 /**
  * `spine run [options] "task"`: one task, no questions asked (an `ask` approval is denied
@@ -53,6 +56,13 @@ async function runTask(options: {
       : recordedModelInFiles(loaded.config.sessionDir, options.resumeId);
     if (recorded) loaded.config.model = recorded;
   }
+  // Images are read, checked and matched with the model before a session exists.
+  const imageFiles = taskImages(options.task, flags.image, {
+    cwd,
+    exclude: loaded.config.tools.exclude,
+  });
+  const model = await resolveModel(loaded.config, { requireKey: true });
+  assertImagesAccepted(model, loaded.config, imageFiles);
   const style = styleFor(process.stderr);
   const json = Boolean(flags.json);
   const interactiveApproval = !json && Boolean(process.stdin.isTTY);
@@ -79,6 +89,7 @@ async function runTask(options: {
   const started: AgentSession = await startAgentSession({
     config: loaded.config,
     cwd,
+    model,
     ...(options.resumeId === undefined ? { title: options.task } : { resumeId: options.resumeId }),
     ...(approver ? { approve: approver.approve } : {}),
     // Only an explicit `--approval` takes a resumed session out of plan mode.
@@ -140,7 +151,11 @@ async function runTask(options: {
         );
     }
     if (options.task && (!result || result.reason === 'completed') && !controller.signal.aborted) {
-      result = await started.agent.run(options.task, { signal: controller.signal });
+      const images = imageFiles.map((file) => storeImage(started.session, file.bytes, file.path));
+      result = await started.agent.run(options.task, {
+        signal: controller.signal,
+        ...(images.length > 0 ? { images } : {}),
+      });
     } else if (options.resumeId !== undefined && !result && !options.task) {
       if (!json)
         process.stderr.write(

@@ -1,12 +1,15 @@
 // A session as one self-contained HTML page, written while the log streams: replay rebuilds and
 // verifies each request as its header passes, and the timeline renders each event right after
 // replay has seen it. Held: the surface replay needs, the previous rebuilt request, one verdict
-// per request (for the verification table) and the subagent list.
+// per request (for the verification table) and the subagent list. Without a `childLink`, each
+// subagent's session (and theirs, depth first) follows in the same file, one at a time, so a
+// single exported file links to every child it names.
 import { type ReplayedRequest, replayStream } from '@spine/agent-loop';
 import type { SessionEvent, SessionRange, SessionStore } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { ChunkWriter } from '@spine/tui';
 
+import { inertLine } from './escape.js';
 import { pageFoot, pageHead } from './page.js';
 import { type RebuiltEntry, verdictBadge } from './request-view.js';
 import { type ChildLink, childrenHtml, TimelineRenderer } from './timeline.js';
@@ -14,7 +17,10 @@ import { TotalsFold } from './totals.js';
 
 /** Options of {@link writeSessionHtml}. */
 export interface SessionHtmlOptions {
-  /** How a subagent's session is linked; default `<id>.html` (exported beside this one). */
+  /**
+   * How a subagent's session is linked (`spine serve`: its own page). Default: each child's
+   * session is written into this page after the parent's, and linked as `#session-<id>`.
+   */
   childLink?: ChildLink;
   /** The one inline script of the page and what it may connect to (`spine serve`). */
   script?: { source: string; connect: string };
@@ -31,10 +37,74 @@ export async function writeSessionHtml(
   writer: ChunkWriter,
   options: SessionHtmlOptions = {},
 ): Promise<void> {
-  const childLink = options.childLink ?? ((child: string) => `${encodeURIComponent(child)}.html`);
+  const embed = options.childLink === undefined;
+  const childLink = options.childLink ?? embeddedLink;
+  await writer.write(pageHead({ title: `Spine session ${id}`, ...scriptOf(options) }));
+  if (embed) await writer.write(`<div id="${embeddedLink(id).slice(1)}"></div>`);
+  const children = await writeSessionBody(store, id, writer, childLink, options.banner);
+  // Depth first, each child once (a log naming a session twice, or itself, is hostile input).
+  const queue = embed ? [...children] : [];
+  const seen = new Set([id]);
+  while (queue.length > 0) {
+    const child = queue.shift() as string;
+    if (seen.has(child)) continue;
+    seen.add(child);
+    queue.unshift(...(await writeEmbeddedChild(store, child, writer)));
+  }
+  await writer.write(pageFoot(options.script?.source));
+}
+
+/** Where an embedded child session starts in the page. */
+function embeddedLink(child: string): string {
+  return `#session-${child.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+}
+
+/**
+ * Writes child session `id` as a section of the page; its anchors get a prefix of their own so
+ * `#seq-N` of the parent and of each child stay distinct. Returns the child's own children.
+ */
+async function writeEmbeddedChild(
+  store: SessionStore,
+  id: string,
+  writer: ChunkWriter,
+): Promise<string[]> {
+  const anchor = embeddedLink(id).slice(1);
+  const name = inertLine(id);
+  await writer.write(
+    `<section class="child-session" id="${anchor}"><h2>Subagent session <code>${name}</code></h2><p class="mute">Included in this file: the subagent's own log, its requests rebuilt and verified like the parent's.</p>\n`,
+  );
+  if (!(await store.exists(id))) {
+    await writer.write(
+      '<p class="bad">This session is not in the store the export read.</p></section>\n',
+    );
+    return [];
+  }
+  // Every anchor the child writes, and its in-page links but those to other sessions.
+  const prefix = `${anchor}-`;
+  const prefixed: ChunkWriter = {
+    end: () => writer.end(),
+    write: (text: string) =>
+      writer.write(
+        text
+          .replace(/ id="/g, ` id="${prefix}`)
+          .replace(/ href="#(?!session-)/g, ` href="#${prefix}`),
+      ),
+  };
+  const children = await writeSessionBody(store, id, prefixed, embeddedLink);
+  await writer.write('</section>\n');
+  return children;
+}
+
+/** Writes the timeline, totals, verification and subagents of `id`; returns the child ids. */
+async function writeSessionBody(
+  store: SessionStore,
+  id: string,
+  writer: ChunkWriter,
+  childLink: ChildLink,
+  banner = '',
+): Promise<string[]> {
   const timeline = new TimelineRenderer(childLink);
   const totals = new TotalsFold();
-  await writer.write(pageHead({ title: `Spine session ${id}`, ...scriptOf(options) }));
   const session = (await Session.open({
     store,
     id,
@@ -54,7 +124,7 @@ export async function writeSessionHtml(
       await writer.write(timeline.render(event, entry));
       if (event.type === 'session/header' && !opened) {
         opened = true;
-        await writer.write(`${options.banner ?? ''}<section id="timeline">\n`);
+        await writer.write(`${banner}<section id="timeline">\n`);
       }
     }
     await writer.write(`${timeline.finish()}${opened ? '</section>' : ''}\n`);
@@ -78,7 +148,7 @@ export async function writeSessionHtml(
   } finally {
     await session.close();
   }
-  await writer.write(pageFoot(options.script?.source));
+  return timeline.children.map((child) => child.sessionId);
 }
 
 function scriptOf(options: SessionHtmlOptions): { script?: string; connect?: string } {

@@ -26,6 +26,10 @@ table{border-collapse:collapse;font-size:13px}td,th{border:1px solid var(--line)
 .cut{border-top:2px dashed #e0a800;margin:6px 0;font-size:12px;color:#a06d00}
 .dropped-link{text-decoration:underline dotted}
 .pager a{margin-right:12px}
+.src{font-size:11px;border:1px solid var(--line);border-radius:8px;padding:0 6px}.src[data-source="memory"]{background:#e8e0ff;color:#3b2a7a}.src[data-source="mcp"]{background:#dff1ff;color:#0b4a75}
+caption{text-align:left;font-size:12px;color:var(--mute)}
+.child-session{order:5;display:flex;flex-direction:column;border-top:3px double var(--line);margin-top:24px}
+.child-session>h2,.child-session>p.mute{order:-1}.child-session>[id$="-totals"]{order:1}.child-session>[id$="-timeline"]{order:2}.child-session>[id$="-verification"]{order:3}.child-session>[id$="-children"]{order:4}
 `;
 
 /** `'sha256-…'` of `text`, as a CSP source. */

@@ -5,6 +5,7 @@ import type { Message, ModelRequest, RequestHeaderBody } from '@spine/protocol';
 import { renderDiffHtml } from './diff.js';
 import { escapeHtml, formatInteger, inertLine } from './escape.js';
 import { foldedPre } from './fold.js';
+import { contributionsHtml, mcpServerOf } from './sources.js';
 
 /** One rebuilt request and its verdict, as replay passed them. */
 export interface RebuiltEntry {
@@ -28,7 +29,7 @@ function messageText(message: Message): string {
   if (message.role === 'user')
     return `user${message.source ? ` (${message.source})` : ''}: ${message.content}`;
   if (message.role === 'tool')
-    return `tool ${message.toolName} [${message.toolCallId}]${message.isError ? ' error' : ''}: ${message.content}`;
+    return `tool ${message.toolName}${mcpServerOf(message.toolName) === undefined ? '' : ` (from MCP server ${mcpServerOf(message.toolName)})`} [${message.toolCallId}]${message.isError ? ' error' : ''}: ${message.content}`;
   const parts = message.content.map((part) =>
     part.type === 'tool-call'
       ? `call ${part.name}(${part.arguments})`
@@ -89,6 +90,7 @@ export function requestViewHtml(
   }
   html += `<div class="cut">cached prefix ends here: ${formatInteger(prefix.kept)} messages${broke ? ` (broken: ${inertLine(causes)})` : ''}</div>`;
   html += `<div class="added">${messagesHtml(request.messages, prefix.kept)}</div>`;
+  html += contributionsHtml(request);
   html += `<details><summary>system prompt (${formatInteger((request.system ?? '').length)} chars) and ${request.tools?.length ?? 0} tools</summary>${foldedPre(request.system ?? '')}<p>${(request.tools ?? []).map((tool) => inertLine(tool.name)).join(', ')}</p></details>`;
   return html;
 }

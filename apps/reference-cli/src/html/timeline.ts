@@ -22,6 +22,7 @@ import { escapeHtml, formatInteger, formatUsd, inertLine } from './escape.js';
 import { foldedPre } from './fold.js';
 import { renderMarkdownHtml } from './markdown.js';
 import { type RebuiltEntry, requestViewHtml, verdictBadge } from './request-view.js';
+import { toolSourceMark } from './sources.js';
 import { toolCallHtml } from './tool-call.js';
 
 /** How a child session is linked (`<id>.html` next to an export, `/s/<id>` under `spine serve`). */
@@ -294,7 +295,7 @@ export class TimelineRenderer {
     return ev(
       event,
       'result',
-      `<div class="tool">result of <code>${inertLine(result.toolName)}</code> [${inertLine(result.toolCallId)}] · ${facts.join(' · ')}${foldedPre(result.content)}</div>`,
+      `<div class="tool">result of <code>${inertLine(result.toolName)}</code>${toolSourceMark(result.toolName)} [${inertLine(result.toolCallId)}] · ${facts.join(' · ')}${foldedPre(result.content)}</div>`,
     );
   }
 

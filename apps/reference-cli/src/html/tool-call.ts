@@ -3,6 +3,7 @@ import type { ToolCallPart } from '@spine/protocol';
 import { renderDiffHtml } from './diff.js';
 import { inertLine } from './escape.js';
 import { foldedPre } from './fold.js';
+import { toolSourceMark } from './sources.js';
 
 function parse(text: string): unknown {
   try {
@@ -38,5 +39,5 @@ function callDiff(part: ToolCallPart, written: Map<string, string>): string {
 export function toolCallHtml(part: ToolCallPart, written: Map<string, string>): string {
   const args = parse(part.arguments);
   const shown = args === undefined ? part.arguments : JSON.stringify(args, null, 2);
-  return `<div class="tool call">call <code>${inertLine(part.name)}</code> [${inertLine(part.id)}]${args === undefined ? ' <span class="bad">(arguments are not valid JSON)</span>' : ''}${callDiff(part, written) || foldedPre(shown, 'args')}</div>`;
+  return `<div class="tool call">call <code>${inertLine(part.name)}</code>${toolSourceMark(part.name)} [${inertLine(part.id)}]${args === undefined ? ' <span class="bad">(arguments are not valid JSON)</span>' : ''}${callDiff(part, written) || foldedPre(shown, 'args')}</div>`;
 }

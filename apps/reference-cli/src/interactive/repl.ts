@@ -3,11 +3,15 @@ import {
   type AgentSession,
   currentSessionTitle,
   deriveSessionTitle,
+  imageMentions,
   preview,
   recordSessionTitle,
   type SpineConfig,
   startAgentSession,
+  storeImage,
 } from '@spine/harness';
+import type { ImagePart } from '@spine/protocol';
+import { checkWorkspaceReference } from '@spine/tool-runtime';
 import {
   type CodeHighlighter,
   describeElicitation,
@@ -305,7 +309,27 @@ class Repl {
     });
   }
 
+  /** The images `@path` mentions in `input` attach (stored in the session), or the refusal shown. */
+  #mentionedImages(input: string): ImagePart[] | undefined {
+    const { exclude } = this.#workspace();
+    const allowed = (reference: string): boolean =>
+      checkWorkspaceReference(this.#cwd, reference, { exclude }) === 'ok';
+    try {
+      return imageMentions(input, this.#cwd, { allowed }).map((file) =>
+        storeImage(this.#active.session, file.bytes, `@${file.path}`),
+      );
+    } catch (error) {
+      this.#print(this.#style.red((error as Error).message));
+      return undefined;
+    }
+  }
+
   #startTurn(input: string): void {
+    const images = this.#mentionedImages(input);
+    if (!images) {
+      this.#prompt();
+      return;
+    }
     const controller = new AbortController();
     const active = this.#active;
     if (this.#title === undefined) {
@@ -316,7 +340,7 @@ class Repl {
     }
     this.#terminal.progress(true);
     const done = active.agent
-      .run(input, { signal: controller.signal })
+      .run(input, { signal: controller.signal, ...(images.length > 0 ? { images } : {}) })
       .then(async (result) => {
         if (result.reason !== 'completed' || result.deniedTools.length) {
           this.#print(this.#style.yellow(describeTurnEnd(result)));

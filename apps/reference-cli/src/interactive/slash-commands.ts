@@ -136,9 +136,14 @@ export async function runSlashCommand(
         );
         return { kind: 'done' };
       }
+      const previous = `${active.model.provider}/${active.model.modelId}`;
       const model = await resolveModel({ ...active.config, model: argument });
       active.agent.setModel(model.client, model.modelId, model.contextWindow);
       Object.assign(active.model, model);
+      // Recorded like an editor's change over ACP, so the log says which model came next.
+      const value = `${model.provider}/${model.modelId}`;
+      if (value !== previous)
+        active.session.append('session/config', { option: 'model', value, previous, by: 'person' });
       print(`model switched to ${argument} (the provider's prompt cache starts over)`);
       return { kind: 'done' };
     }
@@ -169,8 +174,16 @@ export async function runSlashCommand(
       else if (!(APPROVALS as readonly string[]).includes(argument))
         print(style.red(`unknown approval policy; use ${APPROVALS.join(', ')}`));
       else {
+        const previous = active.approval;
         active.runtime.setApproval(argument as ApprovalPolicyName);
         active.approval = argument as ApprovalPolicyName;
+        if (argument !== previous)
+          active.session.append('session/config', {
+            option: 'approval',
+            value: argument,
+            previous,
+            by: 'person',
+          });
         print(`approval policy set to ${argument}`);
       }
       return { kind: 'done' };

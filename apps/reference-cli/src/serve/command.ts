@@ -46,7 +46,14 @@ export async function serveCommand(flags: AgentFlags & { port?: string }): Promi
     store,
     token,
     rows,
-    ...(postgres ? {} : { sessionDir: config.sessionDir }),
+    ...(postgres
+      ? {
+          leased: async (id: string) =>
+            (await store.list()).some(
+              (summary) => summary.id === id && (summary as { leasedBy?: string }).leasedBy,
+            ),
+        }
+      : { sessionDir: config.sessionDir }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -15,7 +15,8 @@ export interface JsonlFollowOptions {
   pollMs?: number;
 }
 
-const wait = (ms: number, signal: AbortSignal): Promise<void> =>
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export const wait = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done(): void {

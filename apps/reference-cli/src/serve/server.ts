@@ -9,6 +9,7 @@ import { writeSessionHtml } from '../html/export-html.js';
 import { cspHash, PAGE_CSS } from '../html/page.js';
 import { TimelineRenderer } from '../html/timeline.js';
 import { followJsonl } from './follow-jsonl.js';
+import { type FollowingStore, followPostgres } from './follow-postgres.js';
 import { LIVE_SCRIPT } from './live.js';
 import { type LinkFor, listPage, type SessionRow, writeSessionPage } from './pages.js';
 
@@ -21,6 +22,8 @@ export interface AuditServerOptions {
   rows: () => Promise<SessionRow[]>;
   /** The JSONL folder, when the store is one (followed by polling; PostgreSQL has a follower). */
   sessionDir?: string;
+  /** Whether a writer holds session `id` now (a store with a follower: when its follow ends). */
+  leased?: (id: string) => Promise<boolean>;
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -139,14 +142,11 @@ export function createAuditServer(options: AuditServerOptions): Server {
   }
 
   function followOf(id: string, after: number, signal: AbortSignal): AsyncIterable<SessionEvent> {
-    const follower = store as SessionStore & {
-      follow?: (
-        id: string,
-        options: { afterSeq: number; signal: AbortSignal },
-      ) => AsyncIterable<SessionEvent>;
-    };
-    if (typeof follower.follow === 'function')
-      return follower.follow(id, { afterSeq: after, signal });
+    const follower = store as FollowingStore;
+    if (typeof follower.follow === 'function') {
+      const leased = options.leased ?? (async () => true);
+      return followPostgres(follower, id, { afterSeq: after, signal, leased: () => leased(id) });
+    }
     return followJsonl(store, options.sessionDir ?? '.', id, { afterSeq: after, signal });
   }
 }

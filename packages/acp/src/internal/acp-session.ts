@@ -7,16 +7,12 @@ import {
   type AgentSession,
   currentSessionTitle,
   deriveSessionTitle,
-  personTitle,
   recordSessionTitle,
+  storeImage,
 } from '@spine/harness';
+import { commandsUpdate, parseCommand, runCommand } from './commands.js';
 import { attachLive } from './live.js';
-
-/** Slash commands this agent runs itself (advertised with `available_commands_update`). */
-export const COMMANDS = [
-  { name: 'compact', description: 'Fold old history into a checkpoint now', hint: 'focus' },
-  { name: 'title', description: 'Set the title of this session', hint: 'text' },
-] as const;
+import type { PromptImage } from './prompt-content.js';
 
 /** A live ACP session over a started Spine session. */
 export class AcpSession {
@@ -45,20 +41,13 @@ export class AcpSession {
 
   /** The commands update sent once a session is open. */
   commandsUpdate(): SessionUpdate {
-    return {
-      sessionUpdate: 'available_commands_update',
-      availableCommands: COMMANDS.map((command) => ({
-        name: command.name,
-        description: command.description,
-        input: { hint: command.hint },
-      })),
-    };
+    return commandsUpdate();
   }
 
   /** Runs `text` as a turn after the prompts before it; resolves with the stop reason. */
-  prompt(text: string): Promise<PromptResponse> {
+  prompt(text: string, images: readonly PromptImage[] = []): Promise<PromptResponse> {
     const signal = this.#cancelled.signal;
-    const run = this.#tail.then(() => this.#run(text, signal));
+    const run = this.#tail.then(() => this.#run(text, signal, images));
     this.#tail = run.catch(() => undefined);
     return run;
   }
@@ -79,10 +68,18 @@ export class AcpSession {
     await this.active.finish(reason);
   }
 
-  async #run(text: string, signal: AbortSignal): Promise<PromptResponse> {
+  async #run(
+    text: string,
+    signal: AbortSignal,
+    attached: readonly PromptImage[],
+  ): Promise<PromptResponse> {
     if (signal.aborted || this.#closed) return { stopReason: 'cancelled' };
-    const command = /^\/(compact|title)(?:\s+([\s\S]*))?$/.exec(text.trim());
-    if (command) return this.#command(command[1] as 'compact' | 'title', command[2]?.trim() ?? '');
+    const command = parseCommand(text);
+    if (command) {
+      const reply = await runCommand(this.active, command.name, command.argument);
+      if (reply) this.#say(reply.text, reply.meta);
+      return { stopReason: 'end_turn' };
+    }
     const { active } = this;
     if (currentSessionTitle(active.config.sessionDir, active.session) === undefined)
       recordSessionTitle(
@@ -91,7 +88,12 @@ export class AcpSession {
         deriveSessionTitle(text),
         'auto',
       );
-    const result = await active.agent.run(text, { signal });
+    // Stored in the session's blob store; the user message references them by hash.
+    const images = attached.map((image) => storeImage(active.session, image.bytes, image.what));
+    const result = await active.agent.run(text, {
+      signal,
+      ...(images.length > 0 ? { images } : {}),
+    });
     // The client hears the turn is over only once its events are durable in the log.
     await active.session.flush();
     // The turn is recorded as failed; the client is told why, as text, and the turn ends.
@@ -100,21 +102,12 @@ export class AcpSession {
     return { stopReason: signal.aborted ? 'cancelled' : stopReasonOf(result) };
   }
 
-  async #command(name: 'compact' | 'title', argument: string): Promise<PromptResponse> {
-    const { active } = this;
-    if (name === 'compact') {
-      const outcome = await active.agent.compact(argument ? { focus: argument } : {});
-      this.#say(`compaction ${outcome.status}${outcome.message ? `: ${outcome.message}` : ''}`);
-    } else {
-      const title = personTitle(argument);
-      if (title) recordSessionTitle(active.session, active.config.sessionDir, title, 'person');
-      else this.#say('usage: /title <text>');
-    }
-    return { stopReason: 'end_turn' };
-  }
-
-  #say(text: string): void {
-    this.#send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+  #say(text: string, meta?: Record<string, unknown>): void {
+    this.#send({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text },
+      ...(meta ? { _meta: meta } : {}),
+    });
   }
 }
 

@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContentBlock } from '@agentclientprotocol/sdk';
+import { checkImage, SpineError } from '@spine/protocol';
 
 /** Largest prompt accepted, in UTF-16 code units (about 1 MB of text). */
 export const MAX_PROMPT_CHARS = 1_000_000;
@@ -39,12 +40,48 @@ export function workspacePath(cwd: string, uri: string): string | PromptProblem 
   };
 }
 
-/** The user message for `blocks`, or the problem that refuses it. */
+/** An image the client sent with its prompt, checked (format, caps) but not yet stored. */
+export interface PromptImage {
+  /** The image's bytes. */
+  bytes: Buffer;
+  /** How errors name it (`image 1 of the prompt`). */
+  what: string;
+}
+
+/** The user message for `blocks` (no images accepted), or the problem that refuses it. */
 export function promptText(cwd: string, blocks: readonly ContentBlock[]): string | PromptProblem {
+  const input = promptInput(cwd, blocks, { images: false });
+  return 'problem' in input ? input : input.text;
+}
+
+/**
+ * The user message and images for `blocks`, or the problem that refuses them. Image blocks are
+ * accepted with `images` (the session's model takes images) and judged by their bytes.
+ */
+export function promptInput(
+  cwd: string,
+  blocks: readonly ContentBlock[],
+  options: { images: boolean },
+): { text: string; images: PromptImage[] } | PromptProblem {
   const parts: string[] = [];
+  const images: PromptImage[] = [];
   for (const block of blocks) {
     if (block.type === 'text') {
       parts.push(block.text);
+      continue;
+    }
+    if (block.type === 'image' && options.images) {
+      const image = {
+        bytes: Buffer.from(block.data, 'base64'),
+        what: `image ${images.length + 1} of the prompt`,
+      };
+      try {
+        checkImage(image.bytes, { what: image.what });
+      } catch (error) {
+        if (!SpineError.isInstance(error)) throw error;
+        return { problem: error.message };
+      }
+      images.push(image);
       continue;
     }
     if (block.type === 'resource' || block.type === 'resource_link') {
@@ -69,6 +106,7 @@ export function promptText(cwd: string, blocks: readonly ContentBlock[]): string
     return {
       problem: `prompt of ${message.length} characters exceeds ${MAX_PROMPT_CHARS}; attach less`,
     };
-  if (message.trim() === '') return { problem: 'empty prompt: send some text' };
-  return message;
+  if (message.trim() === '' && images.length === 0)
+    return { problem: 'empty prompt: send some text' };
+  return { text: message, images };
 }

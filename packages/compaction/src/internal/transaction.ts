@@ -1,6 +1,7 @@
 import type {
   AppendOptions,
   CompactionReason,
+  ImagePart,
   SessionLog,
   TokenMeter,
   ToolSpec,
@@ -43,6 +44,31 @@ export type TransactionResult =
     }
   | { ok: false; compactionId?: number; stage: CompactionFailureStage; message: string };
 
+/** The images the events `seqs` carried (user messages and tool results), with their seq. */
+function imagesIn(
+  session: SessionLog,
+  seqs: readonly number[],
+): { seq: number; image: ImagePart }[] {
+  const found: { seq: number; image: ImagePart }[] = [];
+  for (const seq of seqs) {
+    const event = session.get(seq);
+    if (event?.type !== 'user/message' && event?.type !== 'tool/result') continue;
+    const images = (event.body as { images?: ImagePart[] }).images ?? [];
+    for (const image of images) found.push({ seq, image });
+  }
+  return found;
+}
+
+/** The checkpoint's line naming the folded images, or '' when there are none. */
+function foldedImagesNote(folded: readonly { seq: number; image: ImagePart }[]): string {
+  if (folded.length === 0) return '';
+  const lines = folded.map(
+    ({ seq, image }) =>
+      `- seq ${seq}: ${image.mediaType} ${image.width}×${image.height}, sha256 ${image.sha256.slice(0, 12)}`,
+  );
+  return `\n\nImages folded here (not summarised; recall_history {"seq": N} shows one again):\n${lines.join('\n')}`;
+}
+
 /**
  * Runs `compaction/start` → `compaction/summary` → the replacing `user/message` →
  * `compaction/end`. The replace is the commit point: any failure before it appends
@@ -74,6 +100,9 @@ export async function runTransaction(input: TransactionInput): Promise<Transacti
     input.signal?.throwIfAborted();
     stage = 'reduction';
     const framed = chooseText(input, prepared, compactionId);
+    // Images never enter a summary: the checkpoint lists the folded ones so recall can bring one back.
+    const foldedImages = imagesIn(session, prepared.coveredSeqs);
+    const text = framed.text + foldedImagesNote(foldedImages);
     stage = 'record';
     const summaryEvent = session.append(
       'compaction/summary',
@@ -86,6 +115,7 @@ export async function runTransaction(input: TransactionInput): Promise<Transacti
         usage: prepared.usage ?? null,
         projectedTokens: framed.projected,
         ...(input.candidateSeq !== undefined ? { candidateSeq: input.candidateSeq } : {}),
+        ...(foldedImages.length > 0 ? { foldedImages } : {}),
       },
       eventOptions,
     );
@@ -94,7 +124,7 @@ export async function runTransaction(input: TransactionInput): Promise<Transacti
     if (input.candidateSeq !== undefined) sources.push(input.candidateSeq);
     const checkpoint = session.append(
       'user/message',
-      { content: framed.text, source: 'compact-checkpoint' },
+      { content: text, source: 'compact-checkpoint' },
       {
         ...eventOptions,
         surfaceOp: { op: 'replace', start: region.start, end: region.end },

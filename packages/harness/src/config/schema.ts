@@ -50,6 +50,8 @@ export const ModelEntrySchema = z.strictObject({
   contextWindow: z.number().int().positive(),
   /** Output cap per request, in tokens. */
   maxOutputTokens: z.number().int().positive(),
+  /** Whether the model accepts image input (default: no). */
+  images: z.boolean().optional(),
   /** Prices in USD per 1M tokens. */
   price: z
     .strictObject({
@@ -86,6 +88,11 @@ const layerFields = {
     .optional(),
   /** The context window to assume, in tokens (overrides the model table). */
   contextWindow: z.number().int().positive().optional(),
+  /**
+   * An image sent to a model that does not accept images: `error` (default, refused before any
+   * request) or `placeholder` (a line of text in its place).
+   */
+  imageFallback: z.enum(['error', 'placeholder']).optional(),
   /** Models the built-in table does not know, or new figures for ones it does. */
   models: z.array(ModelEntrySchema).optional(),
   /** Reasoning (thinking) of models that offer it. */
@@ -353,6 +360,8 @@ export interface SpineConfig {
   apiKeyEnv?: string;
   /** Context window override, in tokens. */
   contextWindow?: number;
+  /** Images for a text-only model: refused (`error`, the default) or a text `placeholder`. */
+  imageFallback?: 'error' | 'placeholder';
   /** Extra model table entries (context window, output cap, prices). */
   models: ModelEntry[];
   /** Reasoning (thinking) control sent with each request; unset leaves the model's default. */

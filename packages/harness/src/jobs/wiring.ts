@@ -146,3 +146,17 @@ export function recordedJobTools(
     };
   });
 }
+
+/**
+ * The workspace tools with background jobs (`bash` with `run_in_background`, `job_output`,
+ * `job_kill`); with `recorded` (rerun) job calls answer from the recording.
+ */
+export function workspaceToolsWithJobs(
+  toolRuntime: Pick<typeof import('@spine/tool-runtime'), 'createWorkspaceTools'>,
+  options: Omit<import('@spine/tool-runtime').WorkspaceToolsOptions, 'jobs'>,
+  jobs: JobManager,
+  recorded: readonly SessionEvent[] | undefined,
+): AnyToolDefinition[] {
+  const tools = toolRuntime.createWorkspaceTools({ ...options, jobs }) as AnyToolDefinition[];
+  return recorded ? recordedJobTools(recorded, tools) : tools;
+}

@@ -2,7 +2,12 @@
 // before each step that may change files, and a full one after each turn that did, so a rewind
 // and the crash check can tell Spine's changes from changes made outside it.
 
-import type { CheckpointRecorder, CheckpointStore } from '@spine/checkpoints';
+import type {
+  CheckpointRecorder,
+  CheckpointStore,
+  RewindOptions,
+  RewindOutcome,
+} from '@spine/checkpoints';
 import type { SandboxMode } from '@spine/protocol';
 import type { SpineConfig } from '../config/schema.js';
 import { checkpointStoreFor, classifyCall } from './checkpoint-store.js';
@@ -15,6 +20,12 @@ export interface WiredCheckpoints {
   beforeTools: CheckpointRecorder['beforeTools'];
   /** Records the files the turn's steps changed before the turn ends. */
   beforeTurnEnd: CheckpointRecorder['afterSteps'];
+  /**
+   * Puts the workspace back to a checkpoint of the session (`rewindWorkspace` of
+   * `@spine/checkpoints` on this store); `to` is a turn (`3`), a step (`3.2`) or a seq (`@120`).
+   * A `to` that parses as none of them is a `not-found` outcome.
+   */
+  rewind(options: Omit<RewindOptions, 'store' | 'to'> & { to: string }): Promise<RewindOutcome>;
 }
 
 /**
@@ -49,6 +60,16 @@ export async function wireCheckpoints(options: {
   };
   return {
     store,
+    async rewind({ to, ...options }) {
+      const { parseRewindTarget, rewindWorkspace } = await import('@spine/checkpoints');
+      const target = parseRewindTarget(to);
+      if (!target)
+        return {
+          status: 'not-found',
+          message: `expected a turn (3), a step (3.2) or a log seq (@120), got "${to}"`,
+        };
+      return rewindWorkspace({ ...options, store, to: target });
+    },
     async beforeTools(input) {
       try {
         await (await recorderFor(input.session.id)).beforeTools(input);

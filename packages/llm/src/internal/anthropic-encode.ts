@@ -1,6 +1,14 @@
 import { hash } from 'node:crypto';
-import type { AssistantMessage, JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
+import type {
+  AssistantMessage,
+  ImageBytes,
+  JsonValue,
+  Message,
+  ModelRequest,
+  ToolSpec,
+} from '@spine/protocol';
 import { TurnEncoder, withBreakpoint } from './anthropic-turns.js';
+import { anthropicImageBlock } from './image-encode.js';
 
 const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
 
@@ -57,14 +65,32 @@ function toolInput(text: string): string {
   return JSON.stringify({ invalid_arguments: text });
 }
 
-function blocksOf(message: Message): string[] {
+function blocksOf(message: Message, images: ImageBytes | undefined): string[] {
   switch (message.role) {
-    case 'user':
-      return [`{"type":"text","text":${JSON.stringify(message.content)}}`];
-    case 'tool':
+    case 'user': {
+      const blocks: string[] = [];
+      const attached = message.images ?? [];
+      // Anthropic rejects empty text blocks; a message of images alone has none.
+      if (message.content !== '' || attached.length === 0)
+        blocks.push(`{"type":"text","text":${JSON.stringify(message.content)}}`);
+      for (const image of attached) blocks.push(anthropicImageBlock(images, image));
+      return blocks;
+    }
+    case 'tool': {
+      const attached = message.images ?? [];
+      let content = JSON.stringify(message.content);
+      if (attached.length > 0) {
+        const parts =
+          message.content === ''
+            ? []
+            : [`{"type":"text","text":${JSON.stringify(message.content)}}`];
+        for (const image of attached) parts.push(anthropicImageBlock(images, image));
+        content = `[${parts.join(',')}]`;
+      }
       return [
-        `{"type":"tool_result","tool_use_id":${JSON.stringify(anthropicToolId(message.toolCallId))},"content":${JSON.stringify(message.content)}${message.isError ? ',"is_error":true' : ''}}`,
+        `{"type":"tool_result","tool_use_id":${JSON.stringify(anthropicToolId(message.toolCallId))},"content":${content}${message.isError ? ',"is_error":true' : ''}}`,
       ];
+    }
     default:
       return assistantBlocks(message);
   }
@@ -81,6 +107,8 @@ export class AnthropicRequestEncoder {
   private readonly blocks = new WeakMap<Message, string[]>();
   private readonly toolLists = new WeakMap<readonly ToolSpec[], string>();
   private readonly turns = new TurnEncoder((message) => this.blocksFor(message));
+  /** The blob store of the request being encoded (image bytes are content-addressed). */
+  private images: ImageBytes | undefined;
 
   constructor(
     private readonly options: { cache: boolean; defaultMaxTokens: (model: string) => number },
@@ -89,6 +117,7 @@ export class AnthropicRequestEncoder {
   /** The exact body text for `request`. */
   encode(request: ModelRequest, stream = true): string {
     const { before, after } = this.frame(request, stream);
+    this.images = request.images;
     return `${before}${this.turns.encode(request.messages, this.options.cache)}${after}`;
   }
 
@@ -99,6 +128,7 @@ export class AnthropicRequestEncoder {
    */
   encodeChunks(request: ModelRequest, stream = true): Buffer[] {
     const { before, after } = this.frame(request, stream);
+    this.images = request.images;
     const turns = this.turns.encodeChunks(request.messages, this.options.cache);
     return [
       Buffer.from(`${before}${turns.before}`),
@@ -182,7 +212,7 @@ export class AnthropicRequestEncoder {
   private blocksFor(message: Message): string[] {
     let blocks = this.blocks.get(message);
     if (blocks === undefined) {
-      blocks = blocksOf(message);
+      blocks = blocksOf(message, this.images);
       this.blocks.set(message, blocks);
     }
     return blocks;

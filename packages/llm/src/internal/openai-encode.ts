@@ -1,12 +1,29 @@
-import type { JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
+import type { ImageBytes, JsonValue, Message, ModelRequest, ToolSpec } from '@spine/protocol';
 import type { OpenAIDialect } from '../types.js';
 import { FragmentCache } from './fragment-cache.js';
+import { openAIImagePart, withToolImagesAfterRun } from './image-encode.js';
 import type { LeasedBytes } from './joined-bytes.js';
 
-function encodeMessage(message: Message, withReasoning: boolean): string {
+/** A user message's content: its text alone, or (with images) text and image parts. */
+function userContent(
+  message: Extract<Message, { role: 'user' }>,
+  images: ImageBytes | undefined,
+): string {
+  if (!message.images || message.images.length === 0) return JSON.stringify(message.content);
+  const parts =
+    message.content === '' ? [] : [`{"type":"text","text":${JSON.stringify(message.content)}}`];
+  for (const image of message.images) parts.push(openAIImagePart(images, image));
+  return `[${parts.join(',')}]`;
+}
+
+function encodeMessage(
+  message: Message,
+  withReasoning: boolean,
+  images: ImageBytes | undefined,
+): string {
   switch (message.role) {
     case 'user':
-      return `{"role":"user","content":${JSON.stringify(message.content)}}`;
+      return `{"role":"user","content":${userContent(message, images)}}`;
     case 'tool':
       return `{"role":"tool","tool_call_id":${JSON.stringify(message.toolCallId)},"content":${JSON.stringify(message.content)}}`;
     default: {
@@ -87,9 +104,13 @@ function sameFrame(frame: EncodedFrame, request: ModelRequest, stream: boolean):
  * every message, the tool list and the system prompt serialised once and reused by identity.
  */
 export class OpenAIRequestEncoder {
-  private readonly plain = new FragmentCache<Message>((message) => encodeMessage(message, false));
+  /** The blob store of the request being encoded (image bytes are content-addressed). */
+  private images: ImageBytes | undefined;
+  private readonly plain = new FragmentCache<Message>((message) =>
+    encodeMessage(message, false, this.images),
+  );
   private readonly withReasoning = new FragmentCache<Message>((message) =>
-    encodeMessage(message, true),
+    encodeMessage(message, true, this.images),
   );
   private readonly tools = new FragmentCache<ToolSpec>(encodeTool);
   private readonly toolLists = new WeakMap<readonly ToolSpec[], string>();
@@ -102,7 +123,8 @@ export class OpenAIRequestEncoder {
   /** The exact body text for `request` (`stream` true unless told otherwise). */
   encode(request: ModelRequest, stream = true): string {
     const { cache, before, after } = this.frame(request, stream);
-    return `${before}${cache.join(request.messages)}${after}`;
+    this.images = request.images;
+    return `${before}${cache.join(withToolImagesAfterRun(request.messages))}${after}`;
   }
 
   /**
@@ -113,8 +135,13 @@ export class OpenAIRequestEncoder {
    */
   encodeChunks(request: ModelRequest, stream = true): Buffer[] {
     const frame = this.frameFor(request, stream);
+    this.images = request.images;
     // The frame buffers are only ever read, so consecutive requests share them.
-    return [frame.before, frame.cache.joinBytes(request.messages), frame.after];
+    return [
+      frame.before,
+      frame.cache.joinBytes(withToolImagesAfterRun(request.messages)),
+      frame.after,
+    ];
   }
 
   /**
@@ -123,7 +150,12 @@ export class OpenAIRequestEncoder {
    */
   encodeBody(request: ModelRequest, stream = true): LeasedBytes {
     const frame = this.frameFor(request, stream);
-    return frame.cache.frameBytes(request.messages, frame.before, frame.after);
+    this.images = request.images;
+    return frame.cache.frameBytes(
+      withToolImagesAfterRun(request.messages),
+      frame.before,
+      frame.after,
+    );
   }
 
   /** The encoded frame of `request`, reused while the fields it depends on are unchanged. */

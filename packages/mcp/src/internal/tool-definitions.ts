@@ -1,10 +1,12 @@
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type {
-  AnyToolDefinition,
-  JsonSchema,
-  ToolDefinition,
-  ToolExecutionContext,
-  ToolOutput,
+import {
+  type AnyToolDefinition,
+  IMAGE_SERVICE,
+  type ImageService,
+  type JsonSchema,
+  type ToolDefinition,
+  type ToolExecutionContext,
+  type ToolOutput,
 } from '@spine/protocol';
 import { McpServerUnavailableError } from '../errors.js';
 import { toolPolicy } from '../policy.js';
@@ -14,6 +16,12 @@ import type { Redactor } from './redact.js';
 import { schemaProblem } from './schema-check.js';
 import { DEFAULT_CALL_TIMEOUT_MS, type ServerConnection } from './server-connection.js';
 import { cutAtCodePoint } from './text-cut.js';
+
+/** The session's image service, when the model accepts images (MCP images then pass through). */
+function imagesOf(context: ToolExecutionContext): { images?: ImageService } {
+  const images = context.services?.[IMAGE_SERVICE] as ImageService | undefined;
+  return images ? { images } : {};
+}
 
 const MAX_DESCRIPTION = 4_000;
 // The SDK's own timeout sits behind the runtime's, so the runtime's abort (a `timeout` outcome
@@ -110,6 +118,7 @@ async function callOnce(
       tool,
       maxChars: connection.config.maxResultChars,
       redact: (text: string) => redactor.redact(text),
+      ...imagesOf(context),
     });
   } catch (error) {
     if (context.signal.aborted) throw error;
@@ -144,6 +153,7 @@ async function callOnce(
           tool,
           maxChars: connection.config.maxResultChars,
           redact: (text: string) => redactor.redact(text),
+          ...imagesOf(context),
         });
         return { ...output, meta: { ...output.meta, retriedAfterRestart: true } };
       } catch (retryError) {

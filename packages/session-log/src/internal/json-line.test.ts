@@ -18,6 +18,53 @@ describe('escape scan', () => {
   });
 });
 
+describe('in-place escape', () => {
+  it('escapes any well-formed string in place exactly as JSON.stringify, in WebAssembly and in JS', () => {
+    const arenas = [createScanArena(1), createScanArena(1, { wasm: false })];
+    expect(String(arenas[0]!.expand)).toContain('native code');
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 120 }),
+      fc.string({
+        unit: fc.constantFrom(
+          'a',
+          'b',
+          '"',
+          '\\',
+          '\n',
+          '\t',
+          '\r',
+          '\b',
+          '\f',
+          '\u000b',
+          '\u0001',
+          '\u001f',
+          '\u007f',
+          'é',
+          '😀',
+        ),
+        maxLength: 100,
+      }),
+    );
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 40 }), (value, start) => {
+        fc.pre((value as unknown as { isWellFormed(): boolean }).isWellFormed());
+        for (const arena of arenas) {
+          arena.bytes.fill(0x78, 0, 2048);
+          const end = start + arena.bytes.write(value, start);
+          const extra = arena.extra(start, end);
+          const escaped = JSON.stringify(value).slice(1, -1);
+          expect(end + extra - start).toBe(Buffer.byteLength(escaped));
+          expect(arena.expand(start, end, extra)).toBe(end + extra);
+          expect(arena.bytes.toString('utf8', start, end + extra)).toBe(escaped);
+          // nothing before the string is touched
+          expect(arena.bytes.subarray(0, start).every((byte) => byte === 0x78)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 /** Checks `dirty` over every position and length up to 40 bytes, for each byte JSON escapes. */
 function checkScan(arena: ReturnType<typeof createScanArena>): void {
   for (let length = 0; length <= 40; length++) {

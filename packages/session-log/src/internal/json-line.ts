@@ -1,4 +1,4 @@
-import { createScanArena } from './escape-scan.js';
+import { createScanArena, type ScanArena } from './escape-scan.js';
 import { APPEND_OP } from './event-check.js';
 
 /** The shared arena lines are encoded into: 1 MiB; a longer line is left to JSON.stringify. */
@@ -29,7 +29,8 @@ const ownProperty = Object.prototype.hasOwnProperty;
  */
 class LineEncoder {
   readonly bytes: Buffer;
-  readonly dirty: (start: number, end: number) => number;
+  readonly extra: ScanArena['extra'];
+  readonly expand: ScanArena['expand'];
   readonly keys = new Map<string, Uint8Array>();
   /** `,"type":"…"` by event type. */
   readonly types = new Map<string, Uint8Array>();
@@ -42,7 +43,8 @@ class LineEncoder {
   constructor() {
     const arena = createScanArena(ARENA_PAGES);
     this.bytes = arena.bytes;
-    this.dirty = arena.dirty;
+    this.extra = arena.extra;
+    this.expand = arena.expand;
   }
 
   room(count: number): void {
@@ -78,25 +80,34 @@ class LineEncoder {
     return true;
   }
 
-  /** Writes `text` as a JSON string: its raw UTF-8 between quotes unless it needs escapes. */
+  /**
+   * Writes `text` as a JSON string: its raw UTF-8 between quotes, escaped in place when it needs
+   * escapes (one native copy and two SIMD passes, no escaped JS string).
+   */
   string(text: string): void {
     if (text.length <= SHORT && this.plainShort(text)) return;
     this.room(text.length * 3 + 2);
     const bytes = this.bytes;
     const start = this.position;
     bytes[start] = 0x22;
-    // Real text (code, tool output, prose) mostly holds a newline or a quote: a native memchr
-    // finds one and sends the string straight to JSON.stringify, skipping a copy and a scan.
-    if (text.length > SHORT && text.indexOf('\n') < 0 && text.indexOf('"') < 0) {
-      const written = bytes.write(text, start + 1);
-      // Only a string with non-ASCII characters can hold a lone surrogate, which JSON escapes.
-      const wellFormed =
-        written === text.length || (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-      if (wellFormed && this.dirty(start + 1, start + 1 + written) === 0) {
-        bytes[start + 1 + written] = 0x22;
-        this.position = start + written + 2;
-        return;
+    const from = start + 1;
+    const written = bytes.write(text, from);
+    // Only a string with non-ASCII characters can hold a lone surrogate, which JSON escapes as
+    // `\udxxx` (Buffer writes U+FFFD): such a string is left to JSON.stringify.
+    if (
+      written === text.length ||
+      (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+    ) {
+      const extra = this.extra(from, from + written);
+      let end = from + written;
+      if (extra > 0) {
+        this.position = end;
+        this.room(extra + 1);
+        end = this.expand(from, end, extra);
       }
+      bytes[end] = 0x22;
+      this.position = end + 1;
+      return;
     }
     const escaped = JSON.stringify(text);
     this.room(escaped.length * 3);

@@ -1,9 +1,10 @@
-import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
+import type { OpenedSession, SessionEvent, StoreBlobs, StoredSnapshot } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
 import { CHAIN_EXTRA_BYTES, CHAIN_HEX_LENGTH, sealLineAfterGap, sealText } from './chain.js';
 import { closeSync, fdatasyncSync, fstatSync, writeSync } from './fs.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
+import { createJsonlBlobs } from './jsonl-blobs.js';
 import { writeSnapshotFile } from './jsonl-snapshot.js';
 
 /**
@@ -57,6 +58,8 @@ export class JsonlWriter implements OpenedSession {
   readonly events: readonly SessionEvent[];
   readonly repaired: OpenedSession['repaired'];
   readonly lastSeq: number;
+  /** The blob folder beside the log file. */
+  readonly blobs: StoreBlobs;
   /** The seq of the last event appended (written or pending). */
   private appendedSeq: number;
   /** The chain value of the last line written, and that line's seq. */
@@ -79,6 +82,12 @@ export class JsonlWriter implements OpenedSession {
     this.head = init.chainHead;
     this.headSeq = init.lastSeq;
     this.immediate = init.fsync === 'always' || init.flushBytes <= 0;
+    this.blobs = createJsonlBlobs({
+      sessionId: init.sessionId,
+      sessionPath: init.path,
+      fsync: init.fsync,
+      writable: () => !this.closed && !this.init.readOnly && this.failure === undefined,
+    });
   }
 
   append(events: readonly SessionEvent[]): void {

@@ -1,4 +1,5 @@
 import { ConformanceFailure, describeError } from './assert.js';
+import { blobCases } from './cases-blobs.js';
 import { rangeCases } from './cases-range.js';
 import { recoveryCases } from './cases-recovery.js';
 import { sessionCases } from './cases-session.js';
@@ -23,6 +24,7 @@ export const storeConformanceCases: readonly StoreConformanceCase[] = Object.fre
   ...sessionCases,
   ...recoveryCases,
   ...rangeCases,
+  ...blobCases,
 ]);
 
 /** How long `checkSessionStore` lets one case run before reporting it as failed. */

@@ -5,7 +5,7 @@
 // over, or that raced another writer, stores nothing and gets a typed error.
 
 import { setTimeout as delay } from 'node:timers/promises';
-import type { OpenedSession, SessionEvent, StoredSnapshot } from '@spine/protocol';
+import type { OpenedSession, SessionEvent, StoreBlobs, StoredSnapshot } from '@spine/protocol';
 import type { Pool } from 'pg';
 import {
   AppendConflictError,
@@ -14,6 +14,7 @@ import {
   SessionClosedError,
   StoreUnavailableError,
 } from '../errors.js';
+import { type PendingBlob, writeBlobs } from './blobs.js';
 import { isConnectionError, sqlState, translate } from './database.js';
 import type { SyncChannel } from './sync-channel.js';
 
@@ -35,6 +36,8 @@ export interface WriterContext {
   syncChannel: () => SyncChannel;
   /** How long an asynchronous append retries after a lost connection. */
   reconnectMs: number;
+  /** The session's blobs read at open (the writer adds what it puts). */
+  blobs: Map<string, Uint8Array>;
 }
 
 function byteSize(lines: readonly string[]): number {
@@ -54,6 +57,8 @@ export function createWriter(context: WriterContext): OpenedSession {
   let failure: Error | undefined;
   let reported = false;
   let closed = false;
+  /** Blobs put but not yet written: sent before the next event batch. */
+  let pendingBlobs: PendingBlob[] = [];
 
   const insert = `WITH lease AS (
       UPDATE ${s}.spine_sessions
@@ -197,7 +202,18 @@ export function createWriter(context: WriterContext): OpenedSession {
   };
 
   const drain = async (): Promise<void> => {
-    while (pending.length > 0 && !failure) {
+    while ((pending.length > 0 || pendingBlobs.length > 0) && !failure) {
+      if (pendingBlobs.length > 0) {
+        const blobs = pendingBlobs;
+        pendingBlobs = [];
+        try {
+          await writeBlobs(pool, { schema: context.schema, sessionId, token }, blobs);
+        } catch (error) {
+          failure = error instanceof Error ? error : new Error(String(error));
+          break;
+        }
+      }
+      if (pending.length === 0) continue;
       const batch = pending;
       pending = [];
       sending = batch;
@@ -238,9 +254,24 @@ export function createWriter(context: WriterContext): OpenedSession {
     while (inflight) await inflight;
   };
 
+  const blobs: StoreBlobs = {
+    put(sha256: string, bytes: Uint8Array): void {
+      if (closed || readOnly)
+        throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
+      if (failure) raise();
+      if (context.blobs.has(sha256)) return;
+      const copy = Uint8Array.from(bytes);
+      context.blobs.set(sha256, copy);
+      pendingBlobs.push({ sha256, bytes: copy });
+      inflight ??= drain();
+    },
+    get: (sha256: string) => context.blobs.get(sha256),
+  };
+
   return {
     events: context.events,
     lastSeq: context.lastSeq,
+    blobs,
     append(batch: readonly SessionEvent[]): void {
       if (closed || readOnly)
         throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });

@@ -94,7 +94,7 @@ export function assembleResult(
     meta.originalLength = output.meta?.originalLength ?? cut.originalLength;
   }
   const isError = output.isError === true || outcome !== 'ok';
-  return {
+  const body: ToolResultBody = {
     toolCallId: prepared.call.id,
     toolName: prepared.call.name,
     content,
@@ -102,4 +102,6 @@ export function assembleResult(
     outcome: isError && outcome === 'ok' ? 'error' : outcome,
     meta,
   };
+  if (output.images && output.images.length > 0) body.images = output.images;
+  return body;
 }

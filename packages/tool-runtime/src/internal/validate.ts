@@ -25,16 +25,28 @@ function ajv(): Ajv2020 {
 /** A compiled argument validator: returns `undefined` when valid, else a message naming each bad field. */
 export type ArgumentValidator = (args: unknown) => string | undefined;
 
-/** Compiles a tool's JSON Schema once. Throws when the schema itself is invalid. */
+/** Validators by schema object: registering a tool checks its schema compiles, then uses it. */
+const compiled = new WeakMap<JsonSchema, { validate: ArgumentValidator; raw: ValidateFunction }>();
+
+/**
+ * Compiles a tool's JSON Schema once: the same schema object (registration checks the schema and
+ * then takes its validator; each runtime registers the same definitions) is compiled only the
+ * first time, which halves the ajv work on the way to a session's first request. Throws when
+ * the schema itself is invalid.
+ */
 export function compileArgumentValidator(schema: JsonSchema): {
   validate: ArgumentValidator;
   raw: ValidateFunction;
 } {
+  const cached = compiled.get(schema);
+  if (cached) return cached;
   const { $schema: _ignored, ...rest } = schema;
   const raw = ajv().compile(rest);
   const validate: ArgumentValidator = (args) =>
     raw(args) ? undefined : describeErrors(raw.errors ?? []);
-  return { validate, raw };
+  const result = { validate, raw };
+  compiled.set(schema, result);
+  return result;
 }
 
 function fieldName(instancePath: string, extra?: string): string {

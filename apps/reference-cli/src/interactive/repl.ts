@@ -358,7 +358,9 @@ class Repl {
         this.#terminal.progress(false);
         this.#approvals.denyAll();
         this.#interrupts = 0;
-        this.#print(statusLine(active, this.#style));
+        // Under 80 columns the status line is split between its figures, not mid-word.
+        const columns = (this.#out.isTTY && this.#out.columns) || 80;
+        this.#print(statusLine(active, this.#style, columns < 80 ? columns : undefined));
         this.#prompt();
         for (const line of this.#afterTurn.splice(0))
           this.#slash(line).catch((error: unknown) => reportError(error));

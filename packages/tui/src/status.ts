@@ -73,6 +73,7 @@ export function statusLine(active: AgentSession, style: Style, width?: number): 
     `cost ${formatCost(usage.costUsd ?? 0)} this session`,
     `sandbox ${active.runtime.sandbox}`,
     ...(running.length > 0 ? [`subagents running: ${running.join(', ')}`] : []),
+    ...jobsRunning(active),
   ];
   if (width === undefined) return style.dim(figures.join(' · '));
   return joinFitting(figures, width)
@@ -93,6 +94,12 @@ function joinFitting(parts: readonly string[], width: number): string[] {
   }
   if (line !== '') lines.push(line);
   return lines.flatMap((text) => hardWrap(text, Math.max(1, width)));
+}
+
+/** `jobs running: job-1, job-3` while background jobs run (none for a session without). */
+function jobsRunning(active: AgentSession): string[] {
+  const running = active.jobs?.manager.running() ?? [];
+  return running.length > 0 ? [`jobs running: ${running.map((job) => job.id).join(', ')}`] : [];
 }
 
 // agent-loop's RUNTIME_CONTEXT_SOURCE as a literal its type checks: importing the terminal

@@ -8,10 +8,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSessionIndex } from '@spine/harness';
 import { createJsonlStore } from '@spine/session-log';
+import {
+  interleave,
+  medianTimes,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 
 const bin = join(dirname(dirname(fileURLToPath(import.meta.url))), 'bin', 'spine.js');
 const SESSIONS = 1000;
-const RUNS = 5;
+const RUNS = 9;
 
 function makeDir(events: number): string {
   const dir = mkdtempSync(join(tmpdir(), `spine-bench-sessions-${events}-`));
@@ -49,11 +55,6 @@ function makeDir(events: number): string {
   return dir;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 function cli(dir: string): number {
   const start = performance.now();
   const result = spawnSync(process.execPath, [bin, 'sessions', '--session-dir', dir], {
@@ -78,41 +79,53 @@ const large = makeDir(1000);
 try {
   cli(small);
   cli(large);
-  const cliSmall: number[] = [];
-  const cliLarge: number[] = [];
-  const inSmall: number[] = [];
-  const inLarge: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    cliSmall.push(cli(small));
-    cliLarge.push(cli(large));
-    inSmall.push(await listing(small));
-    inLarge.push(await listing(large));
-    console.log(
-      `run ${run + 1}: cli ${cliSmall.at(-1)!.toFixed(0)} / ${cliLarge.at(-1)!.toFixed(0)} ms, listing ${inSmall.at(-1)!.toFixed(1)} / ${inLarge.at(-1)!.toFixed(1)} ms`,
-    );
-  }
-  const cliRatio = median(cliLarge) / median(cliSmall);
-  const listingRatio = median(inLarge) / median(inSmall);
-  console.log(
-    `spine sessions: ${median(cliSmall).toFixed(0)} ms (10 events) vs ${median(cliLarge).toFixed(0)} ms (1,000 events): ratio ${cliRatio.toFixed(2)} (target ≤ 2)`,
+  // Interleaved round by round, the order rotating (scripts/lib/bench-interleave.ts); each ratio
+  // is the median of the per-round ratios, judged on its 90% interval.
+  const samples = await interleave({
+    sides: {
+      cliSmall: () => cli(small),
+      cliLarge: () => cli(large),
+      inSmall: () => listing(small),
+      inLarge: () => listing(large),
+    },
+    rounds: RUNS,
+    gc: false,
+    onRound: (round, times) =>
+      console.log(
+        `run ${round + 1}: cli ${times.cliSmall.toFixed(0)} / ${times.cliLarge.toFixed(0)} ms, listing ${times.inSmall.toFixed(1)} / ${times.inLarge.toFixed(1)} ms`,
+      ),
+  });
+  const cliCheck = ratioCheck(
+    samples,
+    'cliLarge',
+    'cliSmall',
+    { atMost: 2 },
+    { name: 'spine sessions 1,000 ÷ 10 events' },
   );
-  console.log(
-    `listing alone: ${median(inSmall).toFixed(1)} ms vs ${median(inLarge).toFixed(1)} ms: ratio ${listingRatio.toFixed(2)}`,
+  const listingCheck = ratioCheck(
+    samples,
+    'inLarge',
+    'inSmall',
+    { atMost: 2 },
+    { name: 'listing 1,000 ÷ 10 events' },
   );
-  console.log(
-    JSON.stringify({
-      bench: 'cli/sessions',
+  const ms = medianTimes(samples);
+  printReport({
+    bench: 'cli/sessions',
+    checks: [cliCheck, listingCheck],
+    figures: {
       sessions: SESSIONS,
-      cliSmallMs: Math.round(median(cliSmall)),
-      cliLargeMs: Math.round(median(cliLarge)),
-      cliRatio: Number(cliRatio.toFixed(2)),
-      listingSmallMs: Number(median(inSmall).toFixed(1)),
-      listingLargeMs: Number(median(inLarge).toFixed(1)),
-      listingRatio: Number(listingRatio.toFixed(2)),
+      cliSmallMs: Math.round(ms.cliSmall),
+      cliLargeMs: Math.round(ms.cliLarge),
+      cliRatio: cliCheck.figure,
+      cliRatio90: cliCheck.interval,
+      listingSmallMs: Number(ms.inSmall.toFixed(1)),
+      listingLargeMs: Number(ms.inLarge.toFixed(1)),
+      listingRatio: listingCheck.figure,
+      listingRatio90: listingCheck.interval,
       target: 2,
-      pass: cliRatio <= 2 && listingRatio <= 2,
-    }),
-  );
+    },
+  });
 } finally {
   rmSync(small, { recursive: true, force: true });
   rmSync(large, { recursive: true, force: true });

@@ -18,10 +18,17 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  interleave,
+  judge,
+  medianTimes,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 
 const app = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(app, 'bin', 'spine.js');
-const RUNS = 15;
+const RUNS = 21;
 const TARGETS = { version: 3, help: 3, config: 4.5, sessions: 4.5 };
 
 // bin/spine.js runs sources through tsx when any build is stale: that would measure tsx.
@@ -42,11 +49,6 @@ const env: NodeJS.ProcessEnv = {
 delete env.SPINE_STORE_URL;
 delete env.XDG_CONFIG_HOME;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 function time(args: string[]): number {
   const start = performance.now();
   const result = spawnSync(process.execPath, args, { encoding: 'utf8', env, cwd: scratch });
@@ -61,55 +63,59 @@ const commands = {
   sessions: ['sessions'],
 } as const;
 type Name = keyof typeof commands;
-const samples: Record<Name | 'node', number[]> = {
-  node: [],
-  version: [],
-  help: [],
-  config: [],
-  sessions: [],
-};
+// Interleaved round by round, the order rotating (scripts/lib/bench-interleave.ts); each ratio is
+// the median of the per-round ratios to `node -e 0`, judged on its 90% interval.
+let samples: Record<Name | 'node', number[]>;
 try {
-  for (let run = 0; run < RUNS; run++) {
-    samples.node.push(time(['-e', '0']));
-    for (const name of Object.keys(commands) as Name[])
-      samples[name].push(time([bin, ...commands[name]]));
-  }
+  samples = await interleave({
+    sides: {
+      node: () => time(['-e', '0']),
+      version: () => time([bin, ...commands.version]),
+      help: () => time([bin, ...commands.help]),
+      config: () => time([bin, ...commands.config]),
+      sessions: () => time([bin, ...commands.sessions]),
+    },
+    rounds: RUNS,
+    gc: false,
+  });
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-const nodeMs = median(samples.node);
-const ms = {} as Record<Name, number>;
-const ratios = {} as Record<Name, number>;
-console.log(`node -e 0: median ${nodeMs.toFixed(1)} ms over ${RUNS} runs`);
-for (const name of Object.keys(commands) as Name[]) {
-  ms[name] = median(samples[name]);
-  ratios[name] = ms[name] / nodeMs;
-  console.log(
-    `spine ${commands[name].join(' ')}: median ${ms[name].toFixed(1)} ms, ratio ${ratios[name].toFixed(2)} (target ≤ ${TARGETS[name]})`,
-  );
-}
+const ms = medianTimes(samples);
+console.log(`node -e 0: median ${ms.node.toFixed(1)} ms over ${RUNS} runs`);
+const checks = (Object.keys(commands) as Name[]).map((name) =>
+  ratioCheck(
+    samples,
+    name,
+    'node',
+    { atMost: TARGETS[name] },
+    { name: `spine ${commands[name].join(' ')} ÷ node -e 0` },
+  ),
+);
+if (stale.length > 0)
+  checks.push(judge('built from the current sources (1 = yes)', [0], { atLeast: 1 }));
+const ratio = (name: Name): number =>
+  checks.find((check) => check.name.includes(commands[name].join(' ')))!.figure;
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));
-const pass =
-  stale.length === 0 && (Object.keys(commands) as Name[]).every((n) => ratios[n] <= TARGETS[n]);
-console.log(
-  JSON.stringify({
-    bench: 'cli/startup',
-    nodeMs: round(nodeMs, 1),
+printReport({
+  bench: 'cli/startup',
+  checks,
+  figures: {
+    nodeMs: round(ms.node, 1),
     versionMs: round(ms.version, 1),
-    ratio: round(ratios.version, 2),
+    ratio: ratio('version'),
     helpMs: round(ms.help, 1),
-    helpRatio: round(ratios.help, 2),
+    helpRatio: ratio('help'),
     configCommandMs: round(ms.config, 1),
-    configRatio: round(ratios.config, 2),
+    configRatio: ratio('config'),
     sessionsMs: round(ms.sessions, 1),
-    sessionsRatio: round(ratios.sessions, 2),
+    sessionsRatio: ratio('sessions'),
     fromBuild: stale.length === 0,
     target: TARGETS.version,
     targets: TARGETS,
-    pass,
-  }),
-);
+  },
+});
 
 /** The CLI and @spine/* packages whose build is older than a source file (bin/spine.js's test). */
 function staleBuilds(): string[] {

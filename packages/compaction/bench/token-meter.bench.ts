@@ -4,6 +4,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMemoryStore, Session } from '@spine/session-log';
+import {
+  interleave,
+  medianTimes,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 import { createTokenMeter } from '../src/token-meter.js';
 import type { TokenizerName } from '../src/tokenizer.js';
 import { resolveTokenizer } from '../src/tokenizer.js';
@@ -25,26 +31,22 @@ async function sessionOf(events: number): Promise<Session> {
   return session;
 }
 
-async function appendCost(events: number): Promise<{ medianUs: number; p90Us: number }> {
+/** One side: a session of `events` events; each call appends one message and times the meter. */
+async function appendSide(events: number): Promise<() => number> {
   const session = await sessionOf(events);
   const meter = createTokenMeter();
   const input = { session, system: 'You are a coding agent.', tools: [] };
   meter.measure(input);
-  const samples: number[] = [];
-  for (let index = 0; index < ITERATIONS; index++) {
+  let index = 0;
+  return () => {
     session.append(
       'user/message',
-      { content: `follow-up ${index}: and the lexer too`, source: 'user' },
+      { content: `follow-up ${index++}: and the lexer too`, source: 'user' },
       { surfaceOp: { op: 'append' } },
     );
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     meter.measure(input);
-    samples.push(Number(process.hrtime.bigint() - start) / 1000);
-  }
-  samples.sort((a, b) => a - b);
-  return {
-    medianUs: samples[Math.floor(samples.length / 2)] as number,
-    p90Us: samples[Math.floor(samples.length * 0.9)] as number,
+    return performance.now() - start;
   };
 }
 
@@ -68,16 +70,20 @@ function corpus(bytes: number): string {
 }
 
 async function main(): Promise<void> {
-  const small = await appendCost(1_000);
+  // Both sessions interleaved round by round (scripts/lib/bench-interleave.ts): the figure is
+  // the median of the per-round ratios 100k ÷ 1k, judged on its 90% interval.
+  const samples = await interleave({
+    sides: { small: await appendSide(1_000), large: await appendSide(100_000) },
+    rounds: ITERATIONS,
+    warmup: 100,
+    gc: false,
+  });
+  const check = ratioCheck(samples, 'large', 'small', { atMost: 2 }, { name: '100k ÷ 1k events' });
+  const us = (ms: number): number => Number((ms * 1000).toFixed(2));
+  const ms = medianTimes(samples);
   console.log(
-    `measure after one append, 1k events: median ${small.medianUs.toFixed(1)} µs, p90 ${small.p90Us.toFixed(1)} µs`,
+    `measure after one append: 1k events ${us(ms.small)} µs, 100k events ${us(ms.large)} µs (medians)`,
   );
-  const large = await appendCost(100_000);
-  console.log(
-    `measure after one append, 100k events: median ${large.medianUs.toFixed(1)} µs, p90 ${large.p90Us.toFixed(1)} µs`,
-  );
-  const ratio = large.medianUs / small.medianUs;
-  console.log(`ratio 100k / 1k: ${ratio.toFixed(2)} (target ≤ 2)`);
 
   const text = corpus(1_000_000);
   const throughput: Record<string, number> = {};
@@ -96,16 +102,17 @@ async function main(): Promise<void> {
       `${name}: ${tokens} tokens of ${sample.length} chars in ${(seconds * 1000).toFixed(0)} ms (best of 3) = ${(tokens / seconds / 1e6).toFixed(2)} M tokens/s`,
     );
   }
-  console.log(
-    JSON.stringify({
-      bench: 'compaction/token-meter',
-      medianUs1k: Number(small.medianUs.toFixed(2)),
-      medianUs100k: Number(large.medianUs.toFixed(2)),
-      ratio: Number(ratio.toFixed(3)),
+  printReport({
+    bench: 'compaction/token-meter',
+    checks: [check],
+    figures: {
+      medianUs1k: us(ms.small),
+      medianUs100k: us(ms.large),
+      ratio: check.figure,
+      ratio90: check.interval,
       tokensPerSecond: throughput,
-      pass: ratio <= 2,
-    }),
-  );
+    },
+  });
 }
 
 await main();

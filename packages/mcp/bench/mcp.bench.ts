@@ -2,7 +2,8 @@
 // a warm tool call through the whole pipeline (tool runtime: lookup, argument validation,
 // approval, timeout and abort wrappers → MCP definition → SDK → rendering) against a raw
 // `client.callTool`, and server start to first tool list, cold, unsandboxed and under bubblewrap.
-// Prints one JSON object last.
+// Both comparisons interleave their sides round by round and judge 90% intervals
+// (scripts/lib/bench-interleave.ts). Prints one JSON object last.
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ToolCallPart } from '@spine/protocol';
 import { createToolRuntime, detectSandbox } from '@spine/tool-runtime';
+import {
+  type BenchCheck,
+  interleave,
+  judge,
+  median,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 import { createMcpManager, type McpCommandWrapper } from '../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -19,12 +28,8 @@ const server = join(
   'index.js',
 );
 const log = (line: string): void => console.log(line);
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
-async function warmCalls(): Promise<{ pipelineMs: number; rawMs: number; overheadMs: number }> {
+async function warmCalls(): Promise<{ pipelineMs: number; rawMs: number; overhead: BenchCheck }> {
   const manager = createMcpManager({
     servers: { everything: { command: process.execPath, args: [server, 'stdio'], trust: true } },
     cwd: process.cwd(),
@@ -64,23 +69,27 @@ async function warmCalls(): Promise<{ pipelineMs: number; rawMs: number; overhea
     await pipelineCall();
     await rawCall();
   }
-  // Batches alternate so both sides see the same machine load; the median batch is reported.
-  const pipeline: number[] = [];
-  const bare: number[] = [];
+  // Batches interleaved round by round (scripts/lib/bench-interleave.ts), so both sides see the
+  // same machine load; the judged figure is the median per-round overhead with its 90% interval.
   const perBatch = 50;
-  for (let batch = 0; batch < 12; batch++) {
-    let started = performance.now();
-    for (let index = 0; index < perBatch; index++) await pipelineCall();
-    pipeline.push((performance.now() - started) / perBatch);
-    started = performance.now();
-    for (let index = 0; index < perBatch; index++) await rawCall();
-    bare.push((performance.now() - started) / perBatch);
-  }
+  const batchOf = (call: () => Promise<void>) => async (): Promise<number> => {
+    const started = performance.now();
+    for (let index = 0; index < perBatch; index++) await call();
+    return (performance.now() - started) / perBatch;
+  };
+  const samples = await interleave({
+    sides: { pipeline: batchOf(pipelineCall), raw: batchOf(rawCall) },
+    rounds: 15,
+    gc: false,
+  });
   await raw.close();
   await manager.close();
-  const pipelineMs = median(pipeline);
-  const rawMs = median(bare);
-  return { pipelineMs, rawMs, overheadMs: pipelineMs - rawMs };
+  const overhead = judge(
+    'warm call overhead ms (pipeline − raw SDK)',
+    samples.pipeline.map((time, round) => time - samples.raw[round]!),
+    { atMost: 1 },
+  );
+  return { pipelineMs: median(samples.pipeline), rawMs: median(samples.raw), overhead };
 }
 
 async function coldStart(wrapCommand?: McpCommandWrapper): Promise<number> {
@@ -118,28 +127,35 @@ const sandboxed: McpCommandWrapper = (command, context) => {
   });
   return { command: wrapped.file, args: wrapped.args, env: command.env };
 };
-const plain: number[] = [];
-const confined: number[] = [];
-for (let round = 0; round < 7; round++) {
-  plain.push(await coldStart());
-  confined.push(await coldStart(sandboxed));
-}
-const startMs = median(plain);
-const sandboxedStartMs = median(confined);
+const starts = await interleave({
+  sides: { plain: () => coldStart(), confined: () => coldStart(sandboxed) },
+  rounds: 9,
+  gc: false,
+});
+const startMs = median(starts.plain);
+const sandboxedStartMs = median(starts.confined);
 log(
   `start → first tool list: ${startMs.toFixed(1)} ms, sandboxed ${sandboxedStartMs.toFixed(1)} ms`,
 );
-const sandboxRatio = sandboxedStartMs / startMs;
-console.log(
-  JSON.stringify({
-    bench: 'mcp',
+const sandboxCheck = ratioCheck(
+  starts,
+  'confined',
+  'plain',
+  { atMost: 1.2 },
+  { name: 'sandboxed start ÷ plain start' },
+);
+printReport({
+  bench: 'mcp',
+  checks: [warm.overhead, sandboxCheck],
+  figures: {
     warmPipelineMs: Number(warm.pipelineMs.toFixed(3)),
     warmRawSdkMs: Number(warm.rawMs.toFixed(3)),
-    overheadMsPerCall: Number(warm.overheadMs.toFixed(3)),
+    overheadMsPerCall: warm.overhead.figure,
+    overheadMsPerCall90: warm.overhead.interval,
     ratioPipelineToRaw: Number((warm.pipelineMs / warm.rawMs).toFixed(3)),
     startToToolsMs: Number(startMs.toFixed(1)),
     sandboxedStartToToolsMs: Number(sandboxedStartMs.toFixed(1)),
-    sandboxRatio: Number(sandboxRatio.toFixed(3)),
-    pass: warm.overheadMs <= 1 && sandboxRatio <= 1.2,
-  }),
-);
+    sandboxRatio: sandboxCheck.figure,
+    sandboxRatio90: sandboxCheck.interval,
+  },
+});

@@ -4,7 +4,8 @@
 //   (PostgreSQL: committed; JSONL: fsync 'always') before the next: events/s and p99 batch latency;
 // - 8 writer processes on 8 sessions at once, batches of 10: total events/s, p99 batch latency;
 // - opening a 100,000-event session with a snapshot (Session.open history 'lazy', realistic
-//   content with compactions), best of 7 each: target ≤ 2 × the JSONL store's open;
+//   content with compactions), interleaved with the JSONL store's open round by round: median
+//   per-round ratio ≤ 2, judged on its 90% interval;
 // - follower latency: append (flushed) to delivery through follow() on another connection,
 //   p50/p99, with LISTEN/NOTIFY waking the follower (poll fallback 1 s).
 // Prints one JSON object last.
@@ -14,6 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createJsonlStore, Session } from '@spine/session-log';
+import {
+  interleave,
+  judge,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 import { buildSession } from '../../session-log/bench/build-session.js';
 import { createPostgresStore, migratePostgresStore } from '../src/index.js';
 import { bundle } from '../test/child.js';
@@ -99,17 +106,26 @@ async function openMs(store: typeof pgStore | typeof jsonlStore): Promise<number
   await session.close();
   return elapsed;
 }
-const opens: Record<'pg' | 'jsonl', number[]> = { pg: [], jsonl: [] };
-for (let n = 0; n < 7; n++) {
-  opens.pg.push(await openMs(pgStore));
-  opens.jsonl.push(await openMs(jsonlStore));
-}
-// Best of 7 each (the machine is shared; the median is printed for context).
+// Interleaved round by round (scripts/lib/bench-interleave.ts): the judged figure is the median of
+// the per-round ratios, with its 90% interval; the best of each side is printed for context.
+const opens = await interleave({
+  sides: { pg: () => openMs(pgStore), jsonl: () => openMs(jsonlStore) },
+  rounds: 9,
+  gc: false,
+});
+const openCheck = ratioCheck(
+  opens,
+  'pg',
+  'jsonl',
+  { atMost: 2 },
+  { name: 'open 100k: PostgreSQL ÷ JSONL' },
+);
 const open = {
-  pgMs: round(Math.min(...opens.pg)),
-  jsonlMs: round(Math.min(...opens.jsonl)),
-  ratio: round(Math.min(...opens.pg) / Math.min(...opens.jsonl), 2),
-  medianRatio: round(percentile(opens.pg, 50) / percentile(opens.jsonl, 50), 2),
+  pgMs: round(percentile(opens.pg, 50)),
+  jsonlMs: round(percentile(opens.jsonl, 50)),
+  ratio: openCheck.figure,
+  ratio90: openCheck.interval,
+  bestRatio: round(Math.min(...opens.pg) / Math.min(...opens.jsonl), 2),
 };
 console.log(JSON.stringify(open));
 
@@ -153,14 +169,18 @@ console.log(JSON.stringify(follower));
 await pgStore.close();
 await followerStore.close();
 await server.stop();
-const pass = open.ratio <= 2 && delays.every((value) => Number.isFinite(value));
-console.log(
-  JSON.stringify({
-    bench: 'store-postgres',
+const followed = judge(
+  'follower: every appended event seen (1 = yes)',
+  [delays.every((value) => Number.isFinite(value)) ? 1 : 0],
+  { atLeast: 1 },
+);
+printReport({
+  bench: 'store-postgres',
+  checks: [openCheck, followed],
+  figures: {
     appendOneWriter: single,
     appendEightWriters: eight,
     open100k: open,
     follower,
-    pass,
-  }),
-);
+  },
+});

@@ -21,6 +21,12 @@ import type {
 } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createToolRuntime, createWorkspaceTools, type ToolRuntime } from '@spine/tool-runtime';
+import {
+  interleave,
+  judge,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 import { createTaskTool, EXPLORE_PROFILE, type TaskArguments } from '../src/index.js';
 
 const chunk = (delta: object, finish: string | null, usage?: object): string =>
@@ -248,21 +254,26 @@ async function parallel(tool: string, toolArgs: string, dir: string) {
     return performance.now() - start;
   };
   await timeBatch(4, -1);
-  const ratios: number[] = [];
-  const ones: number[] = [];
-  const fours: number[] = [];
-  for (let round = 0; round < 7; round++) {
-    const one = await timeBatch(1, round * 2);
-    const four = await timeBatch(4, round * 2 + 1);
-    ones.push(one);
-    fours.push(four);
-    ratios.push(four / one);
-  }
+  // Interleaved round by round (scripts/lib/bench-interleave.ts); judged on the 90% interval of
+  // the median per-round ratio four ÷ one.
+  let round = 0;
+  const samples = await interleave({
+    sides: { one: () => timeBatch(1, round++), four: () => timeBatch(4, round++) },
+    rounds: 9,
+    gc: false,
+  });
   await tree.session.close();
   await slow.close();
-  const figures = { one: median(ones), four: median(fours), ratio: median(ratios) };
+  const check = ratioCheck(
+    samples,
+    'four',
+    'one',
+    { atMost: 1.3 },
+    { name: `four children ÷ one (${tool})` },
+  );
+  const figures = { one: median(samples.one), four: median(samples.four), check };
   console.log(
-    `parallel (${tool}): one child ${figures.one.toFixed(0)} ms, four children ${figures.four.toFixed(0)} ms, ratio ${figures.ratio.toFixed(3)} (median of 7, 200 ms per model answer)`,
+    `parallel (${tool}): one child ${figures.one.toFixed(0)} ms, four children ${figures.four.toFixed(0)} ms, ratio ${check.figure} [${check.interval.join(', ')}] (median of 9, 200 ms per model answer)`,
   );
   return figures;
 }
@@ -270,19 +281,23 @@ const withRead = await parallel('read', '{"path":"src/a.ts"}', 's2');
 const withGrep = await parallel('grep', '{"pattern":"alpha"}', 's3');
 rmSync(root, { recursive: true, force: true });
 
-console.log(
-  JSON.stringify({
-    bench: 'subagents',
+const startCheck = judge('child start ms', starts, { atMost: 5 });
+printReport({
+  bench: 'subagents',
+  checks: [startCheck, withRead.check],
+  figures: {
     load1: Number(loadavg()[0]?.toFixed(2)),
     childStartMs: Number(startMs.toFixed(3)),
+    childStartMs90: startCheck.interval,
     childCallOverheadMs: Number(overheadMs.toFixed(3)),
     toolFactoryMs: Number(median(factoryTimes).toFixed(1)),
     childTaskMs: Number(median(childTimes).toFixed(3)),
     clientAloneMs: Number(median(clientTimes).toFixed(3)),
     oneChildMs: Number(withRead.one.toFixed(1)),
     fourChildrenMs: Number(withRead.four.toFixed(1)),
-    parallelRatio: Number(withRead.ratio.toFixed(3)),
-    parallelRatioGrep: Number(withGrep.ratio.toFixed(3)),
-    pass: startMs <= 5 && withRead.ratio <= 1.3,
-  }),
-);
+    parallelRatio: withRead.check.figure,
+    parallelRatio90: withRead.check.interval,
+    parallelRatioGrep: withGrep.check.figure,
+    parallelRatioGrep90: withGrep.check.interval,
+  },
+});

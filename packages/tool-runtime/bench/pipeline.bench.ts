@@ -2,8 +2,6 @@
 // against the baseline: JSON.parse + ajv validate (the runtime's ajv options) + calling the function
 // directly.
 
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type {
   ToolCallPart,
   ToolExecutionContext,
@@ -12,10 +10,18 @@ import type {
 } from '@spine/protocol';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
+import {
+  interleave,
+  judge,
+  medianTimes,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 import { createToolRuntime, defineTool } from '../src/index.js';
 
 const CALLS = 1000;
-const ROUNDS = 300;
+const ROUNDS = 200;
+const WARMUP = 75;
 const noop = defineTool({
   name: 'noop',
   description: 'does nothing',
@@ -39,7 +45,15 @@ const context: ToolExecutionContext = {
   cwd: process.cwd(),
   sandbox: 'workspace-write',
 };
+// CPU time of each side too (this process, all threads), reported beside the judged wall-time
+// ratio: where the two part on a busy machine, the wall time waited for something off the CPU.
+const cpu = { baseline: [] as number[], pipeline: [] as number[] };
+const cpuNow = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 async function baseline(): Promise<number> {
+  const cpuStarted = cpuNow();
   const started = performance.now();
   const out: string[] = [];
   for (const call of calls) {
@@ -47,8 +61,10 @@ async function baseline(): Promise<number> {
     if (!validate(args)) throw new Error('invalid');
     out.push((await noop.execute(args, context)).content);
   }
+  const elapsed = performance.now() - started;
+  cpu.baseline.push(cpuNow() - cpuStarted);
   if (out.length !== CALLS) throw new Error('lost calls');
-  return performance.now() - started;
+  return elapsed;
 }
 
 const runtime = createToolRuntime({
@@ -61,68 +77,58 @@ const runtime = createToolRuntime({
 });
 async function pipeline(): Promise<number> {
   const events: ToolRunEvent[] = [];
+  const cpuStarted = cpuNow();
   const started = performance.now();
   const results: ToolResultBody[] = await runtime.run(calls, {
     onEvent: (event) => events.push(event),
   });
   const elapsed = performance.now() - started;
+  cpu.pipeline.push(cpuNow() - cpuStarted);
   if (results.length !== CALLS || results.some((result) => result.isError))
     throw new Error('pipeline failed');
   return elapsed;
 }
 
-// Collect garbage before each timed round (both sides alike), so a scavenge that a busy shared
-// machine stretches to tens of ms does not land inside one side's window by chance.
-setFlagsFromString('--expose-gc');
-const collect = (globalThis.gc ?? runInNewContext('gc')) as () => void;
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const base: number[] = [];
-const full: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  collect();
-  base.push(await baseline());
-  collect();
-  full.push(await pipeline());
-  if ((round + 1) % 50 === 0)
-    console.log(
-      `round ${round + 1}/${ROUNDS}: baseline ${base.at(-1)!.toFixed(2)} ms, pipeline ${full.at(-1)!.toFixed(2)} ms`,
-    );
-}
-// The first rounds warm up the JIT. The pass figure is the MEDIAN warm round of each side: a full
-// GC runs before every round, as between the batches of a real session, so the median shows what a
-// typical batch costs after one (an earlier version deoptimised the whole pipeline after every full
-// GC: the median was 5x the best round). The fastest warm round is reported beside it.
-const warmBase = base.slice(ROUNDS >> 2);
-const warmFull = full.slice(ROUNDS >> 2);
-const baseMs = Math.min(...warmBase);
-const fullMs = Math.min(...warmFull);
-const ratio = fullMs / baseMs;
-const medianBaseMs = median(warmBase);
-const medianFullMs = median(warmFull);
-const medianRatio = medianFullMs / medianBaseMs;
-console.log(
-  `median: baseline ${((medianBaseMs / CALLS) * 1000).toFixed(2)} us/call, pipeline ${((medianFullMs / CALLS) * 1000).toFixed(2)} us/call, ${medianRatio.toFixed(2)}x; best: ${ratio.toFixed(2)}x`,
+// Interleaved round by round in one process (scripts/lib/bench-interleave.ts), a full GC before
+// every timed batch on both sides, as between the batches of a real session: the figure is the
+// median of the per-round ratios, judged on its 90% interval, so a busy machine slows both alike.
+// (An earlier version deoptimised the whole pipeline after every full GC: the median was 5x the
+// best round; the GC before each round keeps that visible.)
+const samples = await interleave({
+  sides: { baseline, pipeline },
+  rounds: ROUNDS,
+  warmup: WARMUP,
+  onRound: (round, times) => {
+    if ((round + 1) % 50 === 0)
+      console.log(
+        `round ${round + 1}/${ROUNDS}: baseline ${times.baseline.toFixed(2)} ms, pipeline ${times.pipeline.toFixed(2)} ms`,
+      );
+  },
+});
+const check = ratioCheck(samples, 'pipeline', 'baseline', { atMost: 3 });
+const cpuRatio = judge(
+  'CPU time pipeline ÷ baseline',
+  cpu.pipeline.slice(WARMUP).map((time, round) => time / cpu.baseline[WARMUP + round]!),
+  { atLeast: 0 },
 );
-console.log(
-  JSON.stringify({
-    bench: 'tool-runtime/pipeline',
+const ms = medianTimes(samples);
+const perCallUs = (value: number) => Number(((value / CALLS) * 1000).toFixed(2));
+printReport({
+  bench: 'tool-runtime/pipeline',
+  checks: [check],
+  figures: {
     calls: CALLS,
     rounds: ROUNDS,
-    baselineMs: Number(baseMs.toFixed(3)),
-    pipelineMs: Number(fullMs.toFixed(3)),
-    perCallBaselineUs: Number(((baseMs / CALLS) * 1000).toFixed(2)),
-    perCallPipelineUs: Number(((fullMs / CALLS) * 1000).toFixed(2)),
-    perCallOverheadUs: Number((((fullMs - baseMs) / CALLS) * 1000).toFixed(2)),
-    ratio: Number(ratio.toFixed(2)),
-    medianBaselineMs: Number(medianBaseMs.toFixed(3)),
-    medianPipelineMs: Number(medianFullMs.toFixed(3)),
-    medianPerCallBaselineUs: Number(((medianBaseMs / CALLS) * 1000).toFixed(2)),
-    medianPerCallPipelineUs: Number(((medianFullMs / CALLS) * 1000).toFixed(2)),
-    medianPerCallOverheadUs: Number((((medianFullMs - medianBaseMs) / CALLS) * 1000).toFixed(2)),
-    medianRatio: Number(medianRatio.toFixed(2)),
+    medianBaselineMs: ms.baseline,
+    medianPipelineMs: ms.pipeline,
+    medianPerCallBaselineUs: perCallUs(ms.baseline),
+    medianPerCallPipelineUs: perCallUs(ms.pipeline),
+    medianPerCallOverheadUs: perCallUs(ms.pipeline - ms.baseline),
+    medianRatio: check.figure,
+    interval90: check.interval,
+    medianCpuRatio: cpuRatio.figure,
+    cpuRatio90: cpuRatio.interval,
+    bestRatio: Number((Math.min(...samples.pipeline) / Math.min(...samples.baseline)).toFixed(2)),
     target: 3,
-    pass: medianRatio <= 3,
-  }),
-);
+  },
+});

@@ -7,6 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolCallPart } from '@spine/protocol';
 import {
+  type InterleavedSamples,
+  interleave,
+  judge,
+  medianTimes,
+  perRoundRatios,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
+import {
   createBwrapSandbox,
   createToolRuntime,
   createWorkspaceTools,
@@ -15,7 +24,8 @@ import {
 } from '../src/index.js';
 import { BwrapWarmPool } from '../src/internal/bwrap-warm-pool.js';
 
-const RUNS = 40;
+const RUNS = 60;
+const WARMUP = 5;
 const backend = await detectSandbox();
 if (!backend) {
   console.log('bubblewrap is not available; install it (apt-get install bubblewrap)');
@@ -98,47 +108,82 @@ async function timed(runtime: typeof open, expected: string): Promise<number> {
   return elapsed;
 }
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const plain: number[] = [];
-const bwrap: number[] = [];
-const bwrapCold: number[] = [];
-const bwrapLegacy: number[] = [];
+// Interleaved round by round (scripts/lib/bench-interleave.ts): the order of the four rotates
+// every round, so a busy machine slows all alike; each figure is the median of the per-round
+// ratios to the unsandboxed run, judged on its 90% interval. The default backend parks the next
+// sandbox ahead of time; the cold figure starts bwrap per call.
+// Every call comes after the same untimed pause, as a shell call in a session comes after a model
+// step: long enough for the spare sandbox parked after the previous call to be ready even on a
+// busy machine (the order rotates, so the warm side sometimes comes right after itself).
+const PAUSE_MS = 100;
+async function afterPause(call: () => Promise<number>): Promise<number> {
+  await new Promise((done) => setTimeout(done, PAUSE_MS));
+  return call();
+}
+let samples: InterleavedSamples<'plain' | 'bwrap' | 'cold' | 'legacy'>;
 try {
-  for (let run = 0; run < RUNS; run++) {
-    plain.push(await timed(open, 'none'));
-    bwrap.push(await timed(sandboxed, 'bwrap'));
-    bwrapCold.push(await timed(cold, 'bwrap'));
-    bwrapLegacy.push(await timed(legacy, 'bwrap'));
-    if ((run + 1) % 10 === 0)
-      console.log(
-        `run ${run + 1}/${RUNS}: unsandboxed ${plain.at(-1)!.toFixed(1)} ms, bwrap ${bwrap.at(-1)!.toFixed(1)} ms`,
-      );
-  }
+  samples = await interleave({
+    sides: {
+      plain: () => afterPause(() => timed(open, 'none')),
+      bwrap: () => afterPause(() => timed(sandboxed, 'bwrap')),
+      cold: () => afterPause(() => timed(cold, 'bwrap')),
+      legacy: () => afterPause(() => timed(legacy, 'bwrap')),
+    },
+    rounds: RUNS,
+    warmup: WARMUP,
+    gc: false,
+    onRound: (round, times) => {
+      if ((round + 1) % 20 === 0)
+        console.log(
+          `run ${round + 1}/${RUNS}: unsandboxed ${times.plain.toFixed(1)} ms, bwrap ${times.bwrap.toFixed(1)} ms, cold ${times.cold.toFixed(1)} ms`,
+        );
+    },
+  });
 } finally {
   backend.close?.();
   legacyBackend.close?.();
   rmSync(cwd, { recursive: true, force: true });
 }
-// Interleaved runs see the same machine load; the median is the figure, the minimum is shown too.
-// The default backend parks the next sandbox ahead of time; the cold figure starts bwrap per call.
-const ratio = median(bwrap) / median(plain);
-console.log(
-  JSON.stringify({
-    bench: 'tool-runtime/sandbox',
+const warm = ratioCheck(
+  samples,
+  'bwrap',
+  'plain',
+  { atMost: 1.5 },
+  { name: 'warm bwrap ÷ unsandboxed' },
+);
+const coldCheck = ratioCheck(
+  samples,
+  'cold',
+  'plain',
+  { atMost: 4 },
+  { name: 'cold bwrap ÷ unsandboxed' },
+);
+const hardening = judge(
+  'warm bwrap ÷ pre-hardening bwrap',
+  perRoundRatios(samples, 'bwrap', 'legacy'),
+  {
+    atMost: Number.POSITIVE_INFINITY,
+  },
+);
+const ms = medianTimes(samples);
+printReport({
+  bench: 'tool-runtime/sandbox',
+  checks: [warm, coldCheck],
+  figures: {
     runs: RUNS,
-    unsandboxedMs: Number(median(plain).toFixed(2)),
-    bwrapMs: Number(median(bwrap).toFixed(2)),
-    unsandboxedMinMs: Number(Math.min(...plain).toFixed(2)),
-    bwrapMinMs: Number(Math.min(...bwrap).toFixed(2)),
-    bwrapColdMs: Number(median(bwrapCold).toFixed(2)),
-    bwrapColdMinMs: Number(Math.min(...bwrapCold).toFixed(2)),
-    legacyBwrapMs: Number(median(bwrapLegacy).toFixed(2)),
-    hardeningCost: Number((median(bwrap) / median(bwrapLegacy)).toFixed(2)),
-    ratio: Number(ratio.toFixed(2)),
-    coldRatio: Number((median(bwrapCold) / median(plain)).toFixed(2)),
+    unsandboxedMs: ms.plain,
+    bwrapMs: ms.bwrap,
+    bwrapColdMs: ms.cold,
+    legacyBwrapMs: ms.legacy,
+    unsandboxedMinMs: Number(Math.min(...samples.plain).toFixed(2)),
+    bwrapMinMs: Number(Math.min(...samples.bwrap).toFixed(2)),
+    hardeningCost: hardening.figure,
+    hardeningCost90: hardening.interval,
+    ratio: warm.figure,
+    ratio90: warm.interval,
+    coldRatio: coldCheck.figure,
+    coldRatio90: coldCheck.interval,
     target: 1.5,
     coldTarget: 4,
-    pass: ratio <= 1.5 && median(bwrapCold) / median(plain) <= 4,
-  }),
-);
+  },
+});

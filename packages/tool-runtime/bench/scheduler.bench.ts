@@ -1,10 +1,16 @@
 // 8 concurrency-safe tools that each wait 200 ms, in one batch, against one such tool alone.
 import type { ToolCallPart } from '@spine/protocol';
 import { z } from 'zod';
+import {
+  interleave,
+  medianTimes,
+  printReport,
+  ratioCheck,
+} from '../../../scripts/lib/bench-interleave.js';
 import { createToolRuntime, defineTool } from '../src/index.js';
 
 const WAIT_MS = 200;
-const ROUNDS = 3;
+const ROUNDS = 15;
 const wait = defineTool({
   name: 'wait',
   description: 'waits',
@@ -37,26 +43,29 @@ async function timed(count: number): Promise<number> {
   return performance.now() - started;
 }
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const one: number[] = [];
-const eight: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  one.push(await timed(1));
-  eight.push(await timed(8));
-  console.log(
-    `round ${round + 1}/${ROUNDS}: one ${one.at(-1)!.toFixed(1)} ms, eight ${eight.at(-1)!.toFixed(1)} ms`,
-  );
-}
-const ratio = median(eight) / median(one);
-console.log(
-  JSON.stringify({
-    bench: 'tool-runtime/scheduler',
+// Interleaved round by round (scripts/lib/bench-interleave.ts): the figure is the median of the
+// per-round ratios eight ÷ one, judged on its 90% interval.
+const samples = await interleave({
+  sides: { one: () => timed(1), eight: () => timed(8) },
+  rounds: ROUNDS,
+  warmup: 1,
+  gc: false,
+  onRound: (round, times) =>
+    console.log(
+      `round ${round + 1}/${ROUNDS}: one ${times.one.toFixed(1)} ms, eight ${times.eight.toFixed(1)} ms`,
+    ),
+});
+const check = ratioCheck(samples, 'eight', 'one', { atMost: 1.25 });
+const ms = medianTimes(samples);
+printReport({
+  bench: 'tool-runtime/scheduler',
+  checks: [check],
+  figures: {
     waitMs: WAIT_MS,
-    oneMs: Number(median(one).toFixed(1)),
-    eightMs: Number(median(eight).toFixed(1)),
-    ratio: Number(ratio.toFixed(3)),
+    oneMs: ms.one,
+    eightMs: ms.eight,
+    ratio: check.figure,
+    ratio90: check.interval,
     target: 1.25,
-    pass: ratio <= 1.25,
-  }),
-);
+  },
+});

@@ -1,9 +1,13 @@
 // Reader-corpus benchmark: conversion time per page (median, p95) of htmlToMarkdown against the
 // converter as it was before issue 24 (frozen in legacy-html-markdown.ts) and against plain
 // turndown + GFM on the whole page, all in the same run, page by page in rotating order; plus the
-// word F1 of each against the reader view. Prints one JSON line last.
+// word F1 of each against the reader view. The judged figure is the median over pages of the
+// per-page time ratio current ÷ legacy (each page's converters run in the same moments, so a busy
+// machine slows them alike), with its 90% interval (scripts/lib/bench-interleave.ts). Prints one
+// JSON line last.
 import { createRequire } from 'node:module';
 import TurndownService from 'turndown';
+import { judge, printReport } from '../../../scripts/lib/bench-interleave.js';
 import { htmlToMarkdown } from '../src/index.js';
 import { htmlWords, loadCorpus, markdownWords, quantiles, wordF1 } from '../test/reader-corpus.js';
 import { legacyHtmlToMarkdown } from './legacy-html-markdown.js';
@@ -58,17 +62,19 @@ const figures = Object.fromEntries(
     ];
   }),
 );
-const ratio =
-  (times.current.length && quantiles(times.current).median) / quantiles(times.legacy).median;
+const perPage = times.current.map((time, page) => time / times.legacy[page]!);
+const check = judge('current ÷ legacy per page', perPage, { atMost: 2 });
 console.log(`reader corpus: ${pages.length} pages, best of ${rounds} rounds per page`);
 for (const name of names) console.log(`${name}: ${JSON.stringify(figures[name])}`);
-console.log(
-  JSON.stringify({
-    bench: 'web-tools/reader',
+printReport({
+  bench: 'web-tools/reader',
+  checks: [check],
+  figures: {
     pages: pages.length,
     ...figures,
-    medianVsLegacy: round3(ratio),
+    medianVsLegacy: round3(quantiles(times.current).median / quantiles(times.legacy).median),
+    medianPerPageVsLegacy: check.figure,
+    medianPerPageVsLegacy90: check.interval,
     medianVsTurndown: round3(quantiles(times.current).median / quantiles(times.turndown).median),
-    pass: ratio <= 2,
-  }),
-);
+  },
+});

@@ -64,7 +64,11 @@ export class BwrapWarmPool {
     const ordinary = !command.network && (command.writableRoots?.length ?? 0) === 0;
     // The next spare starts once this command has exited: started at once, its set-up would
     // compete for the CPU with the command it is meant to speed up (measured on 2 loaded cores).
-    if (this.prewarm && ordinary && !this.closed) child.once('exit', () => this.park(command, env));
+    // Not inside the exit handler either: starting it (its arguments, a fork of this process)
+    // took ~5-10 ms on the main thread before the command's result could be delivered. A timer
+    // after `close` runs once the result has been handed on (the caller's promise chain).
+    if (this.prewarm && ordinary && !this.closed)
+      child.once('close', () => setTimeout(() => this.park(command, env), 0).unref());
     return child;
   }
 

@@ -85,9 +85,14 @@ export function credentialMounts(
     let real: string;
     let directory: boolean;
     try {
+      // This runs twice per sandboxed command (its own sandbox and the spare parked for the
+      // next): most paths are missing, so ask without an exception first (an exception each
+      // cost ~50 µs, 1.5 ms a command), and resolve links with one realpath(3) call.
+      const stats = statSync(isAbsolute(path) ? path : join(home, path), { throwIfNoEntry: false });
+      if (!stats) continue;
       // bwrap cannot mount on a symbolic link: cover what it points to (the link then leads there).
-      real = realpathSync(isAbsolute(path) ? path : join(home, path));
-      directory = statSync(real).isDirectory();
+      real = realpathSync.native(isAbsolute(path) ? path : join(home, path));
+      directory = stats.isDirectory();
     } catch {
       continue;
     }

@@ -119,7 +119,7 @@ describe('SIGKILL of a writer at random points', () => {
           'tool/started',
           'lease/takeover',
         ]);
-        const bytes = resumed.blobs.get(sha256);
+        const bytes = resumed.blobs?.get(sha256);
         expect(bytes?.byteLength).toBe(2 * 1024 * 1024);
         expect(
           createHash('sha256')

@@ -74,6 +74,7 @@ if (mode === 'write-ahead') {
 if (mode === 'write-ahead-image') {
   const bytes = randomBytes(2 * 1024 * 1024);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (!writer.blobs) throw new Error('the PostgreSQL writer has no blob store');
   writer.blobs.put(sha256, bytes);
   writer.append([
     {

@@ -66,7 +66,7 @@ export function prepareCall(
   }
   const tool = entry.tool as ToolDefinition<JsonValue>;
   let safe = false;
-  let paths: string[] = [];
+  let paths: string[] = NO_PATHS;
   try {
     safe =
       typeof tool.isConcurrencySafe === 'function'
@@ -131,6 +131,8 @@ function precheckOf(prepared: PreparedCall): (() => Promise<ToolOutput | undefin
 }
 type Verdict = PreExecuteVerdict | undefined;
 const NO_PERMISSIONS: ToolPermissions = Object.freeze({});
+/** The paths of a call that mutates none: one shared (frozen) array rather than one per call. */
+const NO_PATHS = Object.freeze([]) as unknown as string[];
 
 function runPreHooks(
   state: PipelineState,

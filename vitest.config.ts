@@ -1,6 +1,9 @@
 import { readdirSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { slowFirst } from './scripts/lib/test-order.js';
 
 // Tests never wait for a build: every @spine/* import resolves to the package's source.
 // Subpath exports are listed first and matched exactly.
@@ -48,6 +51,14 @@ const packages = readdirSync(`${root}packages`).map((name) => ({
   replacement: `${root}packages/${name}/src/index.ts`,
 }));
 
+/** vitest's order (results cache, else largest file first), with the known-slow files first. */
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return slowFirst(sorted, (file) => relative(root, file.moduleId).split('\\').join('/'));
+  }
+}
+
 export default defineConfig({
   resolve: { alias: [...subpaths, ...packages] },
   test: {
@@ -62,5 +73,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });

@@ -1,10 +1,10 @@
 // `spine export --format html` and `spine serve` on long sessions (10k and 100k events, generated
 // here: tool-calling turns compacted every 200 turns, as in resume-large.bench.ts). Each export
 // runs in a fresh process (this file again as a child) and reports wall time, peak RSS (VmHWM)
-// and output bytes per event, then again with the heap capped at 32 MB (flat memory: it still
-// completes, and its peak is the figure compared); `serve` is measured in-process: the time to
-// the whole first page of the 100k session (median of 7 after a warm-up). Targets (issue 37): peak memory at 100k
-// ≤ 1.2× at 10k; first page ≤ 200 ms. Each step's request is recorded as the agent loop records
+// and output bytes per event, then again with the heap capped at 32 MB (what it holds does not
+// grow with the session: it still completes); `serve` is measured in-process: the time to the
+// whole first page of the 100k session (median of 7 after a warm-up). Targets (issue 37): peak
+// memory (uncapped, as a user runs it) at 100k ≤ 1.2× at 10k; first page ≤ 200 ms. Each step's request is recorded as the agent loop records
 // it (`RequestBuilder`: prompt/system and tools/defined once, request/header with the hash chain
 // and prefix attribution, request/context), so the export rebuilds and verifies every request.
 // Baseline in the same run: the same sessions with no request headers (nothing to verify), so
@@ -246,11 +246,11 @@ async function main(): Promise<void> {
         verificationTimeRatio100k: Number(verifyCost.toFixed(2)),
         serveFirstPage100kMs: Number(pageMs.toFixed(1)),
         targets: {
-          cappedMemoryRatio100kTo10k: 1.2,
+          memoryRatio100kTo10k: 1.2,
           serveFirstPage100kMs: 200,
           allVerified: true,
         },
-        pass: cappedRatio <= 1.2 && pageMs <= 200 && verified,
+        pass: memoryRatio <= 1.2 && pageMs <= 200 && verified,
       }),
     );
   } finally {
@@ -262,5 +262,5 @@ const [role, ...rest] = process.argv.slice(2);
 if (role === 'child') await child(...(rest as [string, string, string]));
 // `generate <dir> <id> <events>`: only writes a session (to look at one export by hand).
 else if (role === 'generate')
-  await generate(rest[0] as string, rest[1] as string, Number(rest[2]), true);
+  await generate(rest[0] as string, rest[1] as string, Number(rest[2]), rest[3] !== 'bare');
 else await main();

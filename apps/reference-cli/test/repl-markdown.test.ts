@@ -1,7 +1,7 @@
 // The interactive REPL renders the model's Markdown on a terminal (tmux): finished blocks are
-// printed rendered, the block still being streamed is previewed in the live region and replaced
-// by its rendering once finished (never left behind in the scrollback); piped, the text stays
-// as written with no escape sequence.
+// printed rendered, the block still being streamed is previewed in the live region, rendered as
+// it will look, and replaced by its rendering once finished (never left behind in the
+// scrollback); piped, the text stays as written with no escape sequence.
 import { createScriptedModelServer } from '@spine/test-utils';
 import { describe, expect, it } from 'vitest';
 import { BIN, exampleWorkspace, isolatedEnv, modelArgs, runCli } from './run-cli.js';
@@ -43,14 +43,16 @@ describe('the REPL prints Markdown', () => {
     try {
       await terminal.waitFor(/›$/);
       terminal.type('report progress');
-      // The finished heading is rendered; the paragraph, not finished, is previewed as written.
-      let screen = await terminal.waitFor(/^A \*\*partly\*\* writ/m);
+      // The finished heading is rendered; the paragraph, not finished, is previewed rendered.
+      let screen = await terminal.waitFor(/^A partly writ/m);
       expect(screen).toMatch(/^## Progress$/m);
+      expect(screen).not.toContain('**partly**');
       terminal.press('C-c');
       screen = await terminal.waitFor(/aborted[\s\S]*\n›$/);
       // At the turn's end the paragraph is rendered for good and the preview is gone.
       expect(screen).toMatch(/^A partly writ\S*$/m);
       expect(screen).not.toContain('**partly**');
+      expect(screen.split('A partly writ').length, screen).toBe(2);
 
       const mark = terminal.screen().length;
       terminal.type('summarise');

@@ -46,6 +46,11 @@ export class TmuxTerminal {
     return this.#tmux(['capture-pane', '-p', '-J', '-t', 'main', '-S', '-500']).trimEnd();
   }
 
+  /** The screen and scrollback as the terminal's rows (a wrapped line is several rows). */
+  rawScreen(): string {
+    return this.#tmux(['capture-pane', '-p', '-t', 'main', '-S', '-500']).trimEnd();
+  }
+
   /** Waits until the screen matches `pattern` (after `from` characters, to skip earlier output). */
   async waitFor(
     pattern: RegExp,

@@ -1,5 +1,6 @@
 // `/rewind` and `/fork` sent as prompts by the SDK's client: a dry run names what would change, a
-// rewind puts the workspace back and records `workspace/restored`, a fork is a new session the
+// rewind puts the workspace back and records `workspace/restored` (over files changed outside
+// Spine only once the client allows it with session/request_permission, or with --yes), a fork is a new session the
 // client loads (its history replayed) and lists. Every message validated against the schema.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,7 @@ async function command(peer: Peer, sessionId: string, text: string): Promise<str
 }
 
 describe('slash commands over ACP', () => {
-  it('rewinds the workspace (dry run first, refusing outside changes without --yes) and forks', async () => {
+  it('rewinds the workspace (dry run first; outside changes kept when the client rejects, overwritten with --yes) and forks', async () => {
     fx = await fixture([
       {
         toolCalls: [
@@ -48,7 +49,10 @@ describe('slash commands over ACP', () => {
     ]);
     // Checkpoints live beside the sessions, which must be outside the workspace.
     const sessionDir = mkdtempSync(join(tmpdir(), 'spine-acp-sessions-'));
-    peer = await connect(fx.config({ approval: 'auto-edit', sessionDir }));
+    // The client rejects overwriting outside changes (only the rewind asks: edits are auto).
+    peer = await connect(fx.config({ approval: 'auto-edit', sessionDir }), {
+      answer: () => 'reject-once',
+    });
     await peer.agent.request('initialize', { protocolVersion: 1 });
     const { sessionId } = await peer.agent.request('session/new', {
       cwd: fx.workspace,
@@ -63,14 +67,26 @@ describe('slash commands over ACP', () => {
     const dry = await command(peer, sessionId, '/rewind 1 --dry-run');
     expect(dry).toMatch(/dry run\) to seq \d+ would change 1 file\(s\):\n {2}\w+ notes\.txt/);
     expect(readFileSync(notes, 'utf8')).toBe('new\n');
-    // A change made outside Spine is not overwritten without --yes.
+    // A change made outside Spine: the client is asked, rejects, and the file is kept.
     writeFileSync(notes, 'by a person\n');
+    expect(peer.permissions).toEqual([]);
     expect(await command(peer, sessionId, '/rewind 1')).toMatch(/rewind refused: 1 file/);
     expect(readFileSync(notes, 'utf8')).toBe('by a person\n');
+    expect(peer.permissions).toHaveLength(1);
+    expect(peer.permissions[0]).toMatchObject({
+      sessionId,
+      toolCall: { kind: 'edit', locations: [{ path: notes }] },
+    });
+    expect(peer.permissions[0]?.options.map((option) => option.kind)).toEqual([
+      'allow_once',
+      'reject_once',
+    ]);
+    // --yes overwrites without asking.
     expect(await command(peer, sessionId, '/rewind 1 --yes')).toMatch(
       /rewound the workspace to seq \d+: 1 file/,
     );
     expect(existsSync(notes)).toBe(false);
+    expect(peer.permissions).toHaveLength(1);
 
     const from = peer.updates.length;
     const forkText = await command(peer, sessionId, '/fork');
@@ -99,6 +115,41 @@ describe('slash commands over ACP', () => {
     expect(listed.sessions.find((s) => s.sessionId === forked)?._meta).toMatchObject({
       spine: { parent: sessionId },
     });
+    expect(peer.validator.problems).toEqual([]);
+    rmSync(sessionDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('overwrites outside changes on /rewind once the client allows it', async () => {
+    fx = await fixture([
+      {
+        toolCalls: [
+          { name: 'write', arguments: JSON.stringify({ path: 'notes.txt', content: 'new\n' }) },
+        ],
+      },
+      { text: 'Written.' },
+    ]);
+    const sessionDir = mkdtempSync(join(tmpdir(), 'spine-acp-sessions-'));
+    peer = await connect(fx.config({ approval: 'auto-edit', sessionDir }), {
+      answer: () => 'allow-once',
+    });
+    await peer.agent.request('initialize', { protocolVersion: 1 });
+    const { sessionId } = await peer.agent.request('session/new', {
+      cwd: fx.workspace,
+      mcpServers: [],
+    });
+    await command(peer, sessionId, 'Write the notes');
+    const notes = join(fx.workspace, 'notes.txt');
+    writeFileSync(notes, 'by a person\n');
+    expect(await command(peer, sessionId, '/rewind 1')).toMatch(
+      /rewound the workspace to seq \d+: 1 file/,
+    );
+    expect(existsSync(notes)).toBe(false);
+    expect(peer.permissions).toHaveLength(1);
+    expect(peer.permissions[0]?.toolCall.locations).toEqual([{ path: notes }]);
+    await peer.agent.request('session/close', { sessionId });
+    expect(readFileSync(join(sessionDir, `${sessionId}.jsonl`), 'utf8')).toContain(
+      '"type":"workspace/restored"',
+    );
     expect(peer.validator.problems).toEqual([]);
     rmSync(sessionDir, { recursive: true, force: true });
   }, 120_000);

@@ -6,6 +6,7 @@ import type {
   ModelRequest,
   Projector,
   PromptSystemBody,
+  RecordedSeqs,
   RequestHeaderBody,
   SessionEvent,
   SessionLog,
@@ -24,6 +25,7 @@ import {
 } from './internal/replay-check.js';
 import { paramsOfHeader } from './internal/request-params.js';
 import { resolveSeqs } from './internal/resolve-seqs.js';
+import { fromRanges } from './internal/seq-ranges.js';
 import { assertWholeHistory } from './projections.js';
 import { hashTools } from './request-builder.js';
 
@@ -143,7 +145,8 @@ export async function replayStream(
     if (event.surfaceOp) surfaceEvents.set(event.seq, event);
     else if (event.type === 'request/header') {
       const seqs = (event.body as RequestHeaderBody | undefined)?.seqs;
-      headers.set(event.seq, { ...event, body: { seqs } });
+      // Only what resolving a later header's `base` reads (its type and recorded seqs).
+      headers.set(event.seq, { seq: event.seq, type: event.type, at: event.at, body: { seqs } });
     }
     replayer.feed(event);
   }
@@ -192,6 +195,27 @@ class Replayer {
     return firstMismatch ? { ok: false, requests, firstMismatch } : { ok: true, requests };
   }
 
+  /**
+   * The message seqs `header` (at `seq`) recorded. A header based on the previous one updates
+   * that one's array in place: a new array per request, each living until the next, is what V8
+   * learns to allocate in the old generation, where it piles up as garbage between full GCs
+   * (peak memory growing with the log, not the surface).
+   */
+  #recordedSeqsOf(seq: number, header: RequestHeaderBody): number[] {
+    const resolved = this.#resolved;
+    const recorded = header.seqs as RecordedSeqs | undefined;
+    const previous = recorded?.base === undefined ? undefined : resolved.get(recorded.base);
+    const keep = recorded?.keep ?? 0;
+    let seqs: number[];
+    if (recorded && previous && Number.isSafeInteger(keep) && keep >= 0) {
+      previous.length = Math.min(previous.length, keep);
+      seqs = fromRanges(recorded.ranges, previous);
+    } else seqs = resolveSeqs({ get: this.#get }, seq, resolved);
+    resolved.clear();
+    resolved.set(seq, seqs);
+    return seqs;
+  }
+
   feed(event: SessionEvent): void {
     const options = this.#options;
     const projector = this.#projector;
@@ -200,7 +224,6 @@ class Replayer {
     const projected = this.#projected;
     const hasher = this.#hasher;
     const recordedChain = this.#recordedChain;
-    const resolved = this.#resolved;
     const surface = this.#surface;
     const requests = this.#requests;
     if (event.surfaceOp) {
@@ -248,9 +271,7 @@ class Replayer {
       fail({ field: 'hashing', expected: CHAIN_SCHEME, actual: String(header.hashing) });
       return;
     }
-    const recordedSeqs = resolveSeqs({ get: this.#get }, event.seq, resolved);
-    resolved.clear();
-    resolved.set(event.seq, recordedSeqs);
+    const recordedSeqs = this.#recordedSeqsOf(event.seq, header);
 
     const system = systems.get(header.systemHash);
     const tools = toolLists.get(header.toolsHash);

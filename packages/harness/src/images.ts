@@ -51,13 +51,21 @@ export function storeImage(
   };
 }
 
-/** The tool services of a session: the image service when the model accepts images. */
+/**
+ * The tool services of a session: the image service, which tools ask at each call whether the
+ * model accepts images. Pass a function to follow a model switch (`/model`, ACP
+ * `session/config`); a constant `false` leaves the service out.
+ */
 export function imageServices(
   session: SessionLog,
-  acceptsImages: boolean,
+  acceptsImages: boolean | (() => boolean),
 ): { [key: string]: unknown } {
-  if (!acceptsImages) return {};
-  const service: ImageService = { store: (bytes, what) => storeImage(session, bytes, what) };
+  if (acceptsImages === false) return {};
+  const accepts = typeof acceptsImages === 'function' ? acceptsImages : () => true;
+  const service: ImageService = {
+    store: (bytes, what) => storeImage(session, bytes, what),
+    accepts,
+  };
   return { [IMAGE_SERVICE]: service };
 }
 

@@ -10,6 +10,8 @@ import type { Session } from '@spine/session-log';
 import { configHome, type SpineConfig } from './config/schema.js';
 import * as hookWiring from './hooks-wiring.js';
 import { imageServices } from './images.js';
+import { nextJobNumber } from './jobs/jobs-state.js';
+import { wireJobs, workspaceToolsWithJobs } from './jobs/wiring.js';
 import type { ResolvedModel } from './model-config.js';
 import { createBudgetCheck, hasBudget } from './plan/budget.js';
 import { syncPlanModePrompt } from './plan/plan-mode.js';
@@ -48,6 +50,10 @@ export interface WireOptions {
   mcpRecorded?: readonly import('@spine/protocol').SessionEvent[];
   /** The budget check (default: from the configuration's limits; a rerun's repeats the record). */
   budget?: import('@spine/agent-loop').BudgetCheck;
+  /** Where background jobs' output goes. Default `<sessionDir>/<session id>.jobs`. */
+  jobsDir?: string;
+  /** A recording whose background-job calls answer with their recorded results (rerun). */
+  jobsRecorded?: readonly import('@spine/protocol').SessionEvent[];
 }
 
 /** Everything a front end drives: the agent and the parts slash commands reach into. */
@@ -76,6 +82,8 @@ export interface WiredAgent {
   close(): Promise<void>;
   /** Workspace checkpoints, unless `rewind.checkpoints` is off. */
   checkpoints?: import('./rewind/wiring.js').WiredCheckpoints;
+  /** The session's background jobs (`/jobs`, `/kill`, the status line). */
+  jobs: import('./jobs/wiring.js').WiredJobs;
 }
 
 /**
@@ -172,19 +180,18 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     }
   }
 
+  // Background jobs: output beside the session, ids continuing after a resumed session's last.
+  const dir = options.jobsDir ?? join(config.sessionDir, `${session.id}.jobs`);
+  const jobManager = toolRuntime.createJobManager({ dir, firstNumber: nextJobNumber(session) });
   let lspManager: import('@spine/lsp-tools').LspManager | undefined;
   let taskTool: AnyToolDefinition | undefined; // subagents (agents/wiring.ts), set below
   const runtime = toolRuntime.createLazyToolRuntime({
     sandbox: config.sandbox,
     ...(memory ? { mapApproval: memory.mapApproval } : {}),
     build: () => {
+      const workspace = { cwd, env: shellEnv, network, exclude: config.tools.exclude };
       const tools: AnyToolDefinition[] = [
-        ...(toolRuntime.createWorkspaceTools({
-          cwd,
-          env: shellEnv,
-          network,
-          exclude: config.tools.exclude,
-        }) as AnyToolDefinition[]),
+        ...workspaceToolsWithJobs(toolRuntime, workspace, jobManager, options.jobsRecorded),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,
       ];
       if (memory) tools.push(memory.tool as unknown as AnyToolDefinition);
@@ -204,8 +211,9 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
             ? []
             : (config.protectedPaths ?? toolRuntime.DEFAULT_PROTECTED_PATHS),
         ...(memory ? { protectedPathWriters: memory.protectedPathWriters } : {}),
-        // `read` of an image file returns it as image content when the model accepts images.
-        services: imageServices(session, model.acceptsImages),
+        // `read` of an image file returns it as image content when the model in use accepts
+        // images (asked at each call: `/model` and ACP switch it by assigning to `model`).
+        services: imageServices(session, () => model.acceptsImages),
       });
       if (webTools) {
         try {
@@ -330,6 +338,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   });
 
   hookWiring.wireAgentHooks(agent, hooks);
+  // Jobs recorded, in the runtime context, their ends and a crash's leftovers told to the model.
+  const jobs = wireJobs({ session, manager: jobManager, agent, prompt, toolRuntime });
 
   // MCP loads only when servers are configured (the SDK is heavy) or a rerun replays their results.
   const mcp =
@@ -360,7 +370,10 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     ...(memory ? { memory } : {}),
     ...(mcp ? { mcp } : {}),
     ...(checkpoints ? { checkpoints } : {}),
+    jobs,
     async close() {
+      // Exit kills the jobs (each recorded as `job/end` with `by: "exit"`).
+      await jobs.close();
       await Promise.allSettled([...background]);
       await mcp?.close();
       await lspManager?.shutdown();

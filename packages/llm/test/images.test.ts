@@ -182,4 +182,50 @@ describe('images on the wire', () => {
     expect((error as Error).message).toContain(`${parts[0]!.sha256} was altered`);
     expect(server.requests).toHaveLength(0);
   });
+
+  it('sends the same image again from the cached encoding, byte for byte, and still refuses a missing or altered blob', async () => {
+    const server = await anthropicServer();
+    const model = createAnthropicModel({ baseUrl: server.baseUrl, apiKey: 'k' });
+    const { images, parts } = store(files);
+    const first: Message[] = [
+      { role: 'user', content: 'what is this?', source: 'user', images: [parts[0]!] },
+    ];
+    // A new message object carrying the same image: its blocks are built anew, the base64 not.
+    const second: Message[] = [
+      ...first,
+      { role: 'assistant', content: [{ type: 'text', text: 'a picture' }] },
+      { role: 'user', content: 'and again?', source: 'user', images: [parts[0]!] },
+    ];
+    for (const messages of [first, second, second]) {
+      await collect(model, request({ model: 'claude-sonnet-4-5', messages, images }));
+    }
+    expect(server.requests).toHaveLength(3);
+    for (const [i, messages] of [first, second, second].entries()) {
+      const raw = server.requests[i]!.raw;
+      expect(raw).toBe(
+        model.encodeRequest!(request({ model: 'claude-sonnet-4-5', messages, images })),
+      );
+      const data = [...raw.matchAll(/"data":"([^"]+)"/g)].map((match) => match[1]!);
+      expect(data).toHaveLength(i === 0 ? 1 : 2);
+      for (const base64 of data) expect(Buffer.from(base64, 'base64').equals(files[0]!)).toBe(true);
+    }
+    const altered = Buffer.from(files[0]!);
+    altered[altered.length - 20]! ^= 1;
+    const fresh = (): Message[] => [
+      { role: 'user', content: 'once more', source: 'user', images: [parts[0]!] },
+    ];
+    for (const [bad, problem] of [
+      [{ get: () => altered }, 'was altered'],
+      [{ get: () => undefined }, 'is not in the session'],
+    ] as const) {
+      const { error } = await collectError(
+        model,
+        request({ model: 'claude-sonnet-4-5', messages: fresh(), images: bad }),
+      );
+      expect(error).toBeInstanceOf(ImageBlobError);
+      expect((error as Error).message).toContain(parts[0]!.sha256);
+      expect((error as Error).message).toContain(problem);
+    }
+    expect(server.requests).toHaveLength(3);
+  });
 });

@@ -62,6 +62,9 @@ export type SpineErrorCode =
   | 'PATH_REFUSED'
   | 'STALE_FILE'
   | 'SANDBOX_UNAVAILABLE'
+  // background jobs
+  | 'JOB_LIMIT'
+  | 'JOB_NOT_FOUND'
   // workspace checkpoints
   | 'CHECKPOINT_NOT_FOUND'
   | 'CHECKPOINT_FAILED'

@@ -60,6 +60,9 @@ export const BUILTIN_EVENT_SURFACES: Readonly<Record<string, EventSurfaceRole>> 
   'loop/detected': 'none',
   'budget/exceeded': 'none',
   'hook/run': 'none',
+  'job/start': 'none',
+  'job/end': 'none',
+  'job/recovered': 'none',
 };
 
 /** The values of `tool/result` `outcome`, as `ToolResultBodySchema` accepts them. */

@@ -18,6 +18,14 @@ import {
 import { type EventSurfaceRole, TOOL_RESULT_OUTCOMES } from './event-values.js';
 import { type HookRunBody, HookRunBodySchema } from './hook-bodies.js';
 import { ImagePartSchema } from './images.js';
+import {
+  type JobEndBody,
+  JobEndBodySchema,
+  type JobRecoveredBody,
+  JobRecoveredBodySchema,
+  type JobStartBody,
+  JobStartBodySchema,
+} from './job-bodies.js';
 import { JsonValueSchema } from './json.js';
 import type {
   AbortedBody,
@@ -283,6 +291,9 @@ export const BUILTIN_EVENT_TYPES: Readonly<
   'loop/detected': { surface: 'none', body: LoopDetectedBodySchema },
   'budget/exceeded': { surface: 'none', body: BudgetExceededBodySchema },
   'hook/run': { surface: 'none', body: HookRunBodySchema },
+  'job/start': { surface: 'none', body: JobStartBodySchema },
+  'job/end': { surface: 'none', body: JobEndBodySchema },
+  'job/recovered': { surface: 'none', body: JobRecoveredBodySchema },
 };
 
 /** Typed bodies of the built-in event types, one per entry of {@link BUILTIN_EVENT_TYPES}. */
@@ -322,6 +333,9 @@ export interface EventBodies {
   'loop/detected': LoopDetectedBody;
   'budget/exceeded': BudgetExceededBody;
   'hook/run': HookRunBody;
+  'job/start': JobStartBody;
+  'job/end': JobEndBody;
+  'job/recovered': JobRecoveredBody;
   'session/header': SessionHeaderBody;
   'session/recovered': SessionRecoveredBody;
   'user/message': UserMessageBody;

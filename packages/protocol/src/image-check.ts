@@ -145,6 +145,11 @@ export interface ImageService {
    * @throws {ImageRefusedError} when the image is refused.
    */
   store(bytes: Uint8Array, what: string): ImagePart;
+  /**
+   * Whether the session's model accepts images now (asked at each call: the model can be
+   * switched mid-session). Absent: it does. A tool treats `false` as if there were no service.
+   */
+  accepts?(): boolean;
 }
 
 /** Key of the {@link ImageService} in `ToolExecutionContext.services`. */

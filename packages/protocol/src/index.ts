@@ -89,6 +89,8 @@ export type { ImageHeader, ImageHeaderProblem, ImageMediaType } from './image-he
 export { IMAGE_MEDIA_TYPES, readImageHeader } from './image-header.js';
 export type { ImagePart } from './images.js';
 export { ImagePartSchema } from './images.js';
+export type { JobEndBody, JobRecoveredBody, JobStartBody } from './job-bodies.js';
+export { JobEndBodySchema, JobRecoveredBodySchema, JobStartBodySchema } from './job-bodies.js';
 export type { JsonObject, JsonSchema, JsonValue } from './json.js';
 export { canonicalJson, findNonJson, JsonValueSchema } from './json.js';
 export { bodyDefinitionName, sessionEventJsonSchema } from './json-schema.js';

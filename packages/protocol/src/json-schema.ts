@@ -56,6 +56,12 @@ const SUMMARIES: Readonly<Record<string, string>> = {
     'Plan mode was entered, or left to implement the plan under the previous policy; the latest wins.',
   'session/config':
     'A setting of the running session changed (approval preset, model), by an editor or a person; the latest wins.',
+  'job/start':
+    'A background shell job was started (`bash` with `run_in_background`): id, command, pid and start time.',
+  'job/end':
+    'A background job ended: on its own, by job_kill, by a person, or because the agent exited.',
+  'job/recovered':
+    'A resume found a job that was running when the agent stopped: still running (same pid and start time) or gone, outcome unknown.',
   'hook/run':
     'A user hook command ran: its event, command, exit code, duration, decision and (cut) output.',
   'loop/detected':

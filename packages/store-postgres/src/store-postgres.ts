@@ -87,6 +87,12 @@ export interface PostgresStore extends SessionStore {
   /** Sessions, most recently updated first, with the live lease holder of each. */
   list(options?: { limit?: number }): Promise<PostgresSessionSummary[]>;
   /**
+   * The live lease holder of `sessionId` (`host:pid:n`), or undefined when no writer holds it
+   * (closed, a crashed writer's lease expired, or no such session): one row read, for a follower
+   * that waits for a session's writer to go.
+   */
+  leaseHolder(sessionId: string): Promise<string | undefined>;
+  /**
    * Every event of `sessionId` after `afterSeq` (default 0), in seq order, as it is committed:
    * LISTEN/NOTIFY wakes the follower and it reads by seq, so a dropped notification costs
    * latency (at most `pollMs`), never an event. Ends when `signal` aborts.
@@ -349,6 +355,17 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
         updatedAt: row.updated_at.toISOString(),
         ...(row.leased_by ? { leasedBy: row.leased_by } : {}),
       }));
+    },
+
+    async leaseHolder(sessionId: string): Promise<string | undefined> {
+      const db = await database();
+      if (idProblem(sessionId)) return undefined;
+      const result = await db.pool.query<{ leased_by: string | null }>(
+        `SELECT CASE WHEN lease_expires_at > clock_timestamp() THEN lease_owner END AS leased_by
+           FROM "${db.schema}".spine_sessions WHERE id = $1`,
+        [sessionId],
+      );
+      return result.rows[0]?.leased_by ?? undefined;
     },
 
     follow(sessionId: string, followOptions: FollowOptions = {}): AsyncIterable<SessionEvent> {

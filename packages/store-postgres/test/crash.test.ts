@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +92,43 @@ describe('SIGKILL of a writer at random points', () => {
       for await (const event of store.readRange(id, { fromSeq: 1 })) events.push(event);
       expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       expect(events.at(-1)?.type).toBe('tool/started');
+    }
+  }, 240_000);
+
+  it('has committed the blob a tool/started follows when its append returns: 10 kills right after', async () => {
+    for (let run = 0; run < 10; run++) {
+      const id = `ahead-image-${run}`;
+      const header = await store.create({
+        seq: 1,
+        type: 'session/header',
+        at: new Date().toISOString(),
+        body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
+      });
+      await header.close();
+      const running = startChild(childFile, [server.url, schema, id, 'write-ahead-image', '30000']);
+      children.push(running);
+      await running.exited;
+      expect(running.lines[0]).toBe('opened 1');
+      const sha256 = running.lines.find((line) => line.startsWith('put '))?.slice(4) ?? '';
+      expect(sha256).toMatch(/^[0-9a-f]{64}$/);
+      const resumed = await store.open(id);
+      try {
+        expect(resumed.events.map((event) => event.type)).toEqual([
+          'session/header',
+          'user/message',
+          'tool/started',
+          'lease/takeover',
+        ]);
+        const bytes = resumed.blobs.get(sha256);
+        expect(bytes?.byteLength).toBe(2 * 1024 * 1024);
+        expect(
+          createHash('sha256')
+            .update(bytes ?? new Uint8Array())
+            .digest('hex'),
+        ).toBe(sha256);
+      } finally {
+        await resumed.close();
+      }
     }
   }, 240_000);
 });

@@ -116,6 +116,25 @@ describe('one writer per session across processes', () => {
     expect(new Set(pids)).toEqual(new Set([successor.child.pid]));
   }, 60_000);
 
+  it('names the live lease holder of one session until it closes or its lease expires', async () => {
+    await create('held');
+    expect(await store.leaseHolder('held')).toBeUndefined();
+    const closing = writer('held');
+    expect(await closing.waitFor((line) => /^(opened|error)/.test(line))).toBe('opened 1');
+    expect(await store.leaseHolder('held')).toContain(`child-${closing.child.pid}`);
+    expect(await command(closing, 'close')).toBe('closed');
+    expect(await store.leaseHolder('held')).toBeUndefined();
+    const stalled = writer('held');
+    expect(await stalled.waitFor((line) => /^(opened|error)/.test(line))).toMatch(/^opened/);
+    expect(await store.leaseHolder('held')).toContain(`child-${stalled.child.pid}`);
+    stalled.child.kill('SIGSTOP');
+    await delay(LEASE_MS + 500);
+    expect(await store.leaseHolder('held')).toBeUndefined();
+    stalled.child.kill('SIGKILL');
+    expect(await store.leaseHolder('no-such-session')).toBeUndefined();
+    expect(await store.leaseHolder('bad\u0000id')).toBeUndefined();
+  }, 30_000);
+
   it('lets a process on the same host take over at once from a holder that exited', async () => {
     await create('exited');
     const holder = writer('exited');

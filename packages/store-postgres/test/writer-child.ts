@@ -3,7 +3,10 @@
 // then obeys stdin lines `append <n>` (prints `acked <lastSeq>` or `error <code> <name>`) and
 // `close`. `loop`: opens (or creates) the session and appends batches of 1–20 events forever,
 // printing `acked <lastSeq>` after each flush. `write-ahead`: appends 5 events without flushing,
-// then a tool/started, and SIGKILLs itself right after that append returns.
+// then a tool/started, and SIGKILLs itself right after that append returns. `write-ahead-image`:
+// puts a 2 MB blob, appends (without flushing) a message referencing it, then a tool/started,
+// and SIGKILLs itself right after that append returns.
+import { createHash, randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { OpenedSession, SessionEvent } from '@spine/protocol';
 import { createPostgresStore } from '../src/index.js';
@@ -65,6 +68,33 @@ if (mode === 'write-ahead') {
       body: { toolCallId: 'c1', toolName: 'bash', arguments: '{}' },
     },
   ]);
+  process.kill(process.pid, 'SIGKILL');
+}
+
+if (mode === 'write-ahead-image') {
+  const bytes = randomBytes(2 * 1024 * 1024);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  writer.blobs.put(sha256, bytes);
+  writer.append([
+    {
+      seq: last + 1,
+      type: 'user/message',
+      at: new Date().toISOString(),
+      body: {
+        content: 'what is on this screen?',
+        images: [{ mediaType: 'image/png', size: bytes.length, sha256, width: 1, height: 1 }],
+      },
+    },
+  ]);
+  writer.append([
+    {
+      seq: last + 2,
+      type: 'tool/started',
+      at: new Date().toISOString(),
+      body: { toolCallId: 'c1', toolName: 'read', arguments: '{}' },
+    },
+  ]);
+  say(`put ${sha256}`);
   process.kill(process.pid, 'SIGKILL');
 }
 

@@ -57,3 +57,31 @@ export class InvalidRuntimeOptionsError extends SpineError {
     super({ code: 'INVALID_CONFIG', message: `Invalid tool runtime options: ${options.reason}.` });
   }
 }
+
+/** Thrown when a background job would exceed the limit of jobs running at once. */
+export class JobLimitError extends SpineError {
+  /** The limit in force. */
+  readonly limit: number;
+
+  constructor(options: { limit: number; running: readonly string[] }) {
+    super({
+      code: 'JOB_LIMIT',
+      message: `${options.limit} background jobs are already running (${options.running.join(', ')}), the limit; stop one with job_kill or wait for one to exit, then start the job again.`,
+    });
+    this.limit = options.limit;
+  }
+}
+
+/** Thrown when a job id names no background job of this session. */
+export class JobNotFoundError extends SpineError {
+  /** The id as given. */
+  readonly id: string;
+
+  constructor(options: { id: string; known: readonly string[] }) {
+    super({
+      code: 'JOB_NOT_FOUND',
+      message: `No background job ${JSON.stringify(options.id.slice(0, 100))}; ${options.known.length > 0 ? `the jobs are ${options.known.join(', ')}` : 'no job was started in this session'}.`,
+    });
+    this.id = options.id;
+  }
+}

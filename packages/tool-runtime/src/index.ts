@@ -16,6 +16,8 @@ export { defineTool, toParametersSchema } from './define-tool.js';
 export {
   InvalidRuntimeOptionsError,
   InvalidToolDefinitionError,
+  JobLimitError,
+  JobNotFoundError,
   PathRefusedError,
   SandboxUnavailableError,
   StaleFileError,
@@ -45,6 +47,15 @@ export type {
 } from './hooks-shell-run.js';
 export { createSandboxedHookRunner, runShellCommand } from './hooks-shell-run.js';
 export { DEFAULT_CREDENTIAL_PATHS } from './internal/credential-mounts.js';
+export type {
+  JobEvent,
+  JobInfo,
+  JobKiller,
+  JobManagerOptions,
+  JobOutputSlice,
+  JobStartResult,
+} from './jobs.js';
+export { createJobManager, JobManager } from './jobs.js';
 export type { DomainProxyPolicy } from './network-proxy.js';
 export {
   handleProxyConnection,
@@ -53,6 +64,8 @@ export {
 } from './network-proxy.js';
 export type { ResolvedWorkspacePath, ResolveWorkspacePathOptions } from './path-guard.js';
 export { createExcludeMatcher, isInside, resolveWorkspacePath } from './path-guard.js';
+export type { ProcessIdentity } from './process-identity.js';
+export { isProcessRunning, processStartTime } from './process-identity.js';
 export { DEFAULT_PROTECTED_PATHS, isProtectedPath } from './protected-paths.js';
 export type { ReadStateCheck, ReadStateTracker } from './read-state.js';
 export { createReadStateTracker, READ_STATE_SERVICE } from './read-state.js';
@@ -64,6 +77,8 @@ export type {
   SandboxBackend,
   SandboxBackendInfo,
   SandboxCommand,
+  SandboxSpawnOptions,
+  SharedNetworkNamespace,
   WrappedCommand,
 } from './sandbox.js';
 export { createNoneSandbox } from './sandbox.js';
@@ -95,6 +110,8 @@ export type { GlobToolArguments } from './tool-glob.js';
 export { createGlobTool } from './tool-glob.js';
 export type { GrepToolArguments, GrepToolOptions } from './tool-grep.js';
 export { createGrepTool } from './tool-grep.js';
+export type { JobKillArguments, JobOutputArguments, JobToolsOptions } from './tool-jobs.js';
+export { createJobTools } from './tool-jobs.js';
 export type { ListToolArguments } from './tool-list.js';
 export { createListTool } from './tool-list.js';
 export type { ReadToolArguments, ReadToolOptions } from './tool-read.js';

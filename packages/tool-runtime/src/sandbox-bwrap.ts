@@ -2,6 +2,12 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { domainLauncher, spawnWithDomainProxy } from './internal/bwrap-domains.js';
+import {
+  joinsSharedNetwork,
+  nsenterPrefix,
+  startNetworkHolder,
+  UNSHARE_ALL_BUT_NET,
+} from './internal/bwrap-netns.js';
 import { BwrapWarmPool } from './internal/bwrap-warm-pool.js';
 import { credentialMounts } from './internal/credential-mounts.js';
 import { spawnLeavingNoMountPoints } from './internal/mount-point-cleanup.js';
@@ -12,7 +18,13 @@ import {
 } from './internal/protected-mounts.js';
 import type { DomainProxyPolicy } from './network-proxy.js';
 import { DEFAULT_PROTECTED_PATHS } from './protected-paths.js';
-import { type SandboxBackend, type SandboxCommand, SHELL, SHELL_FLAGS } from './sandbox.js';
+import {
+  type SandboxBackend,
+  type SandboxCommand,
+  SHELL,
+  SHELL_FLAGS,
+  type SharedNetworkNamespace,
+} from './sandbox.js';
 import { createSeccompFilter } from './seccomp-filter.js';
 
 /** Options of {@link createBwrapSandbox}. */
@@ -118,7 +130,10 @@ export function bwrapArguments(
   options: BwrapArgumentsOptions = {},
 ): string[] {
   const ids = sandboxIds();
-  const args = ['--die-with-parent', '--new-session', '--unshare-all'];
+  const args = ['--die-with-parent', '--new-session'];
+  // A shared namespace is joined before bwrap starts (nsenter): unshare everything else.
+  if (joinsSharedNetwork(command)) args.push(...UNSHARE_ALL_BUT_NET);
+  else args.push('--unshare-all');
   if (command.network) args.push('--share-net');
   if (options.userNamespace !== false) {
     args.push('--unshare-user', '--uid', String(options.uid ?? ids.uid));
@@ -199,7 +214,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
   const filterEscaped = [...filter]
     .map((byte) => `\\0${byte.toString(8).padStart(3, '0')}`)
     .join('');
-  return {
+  const backend: SandboxBackend = {
     specificationVersion: 1,
     info: options.version ? { ...info, version: options.version } : info,
     wrap: (command) => {
@@ -213,6 +228,9 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
           'exec 3< <(printf %b "$1") && shift && exec "$@"',
           'spine-bwrap',
           filterEscaped,
+          ...(joinsSharedNetwork(command)
+            ? nsenterPrefix(command.sharedNetwork as SharedNetworkNamespace)
+            : []),
           path,
           ...argumentsFor(command),
         ],
@@ -220,7 +238,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
     },
     spawn: (command, spawnOptions) => {
       const child = spawnLeavingNoMountPoints(command, protectedPaths, () =>
-        spawnConfined(command, spawnOptions.env ?? process.env),
+        spawnConfined(command, spawnOptions.env ?? process.env, spawnOptions.output),
       );
       if (command.mode === 'workspace-write' && protectedPaths.length > 0) {
         // Protected files that did not exist could not be bound: remove them if the command made them.
@@ -230,10 +248,21 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
       }
       return child;
     },
+    createSharedNetwork: () =>
+      startNetworkHolder({
+        bwrapPath: path,
+        userNamespace: options.userNamespace ?? true,
+        nsenterFound: findOnPath('nsenter') !== undefined,
+      }),
     close: () => pool.close(),
   };
+  return backend;
 
-  function spawnConfined(command: SandboxCommand, env: NodeJS.ProcessEnv): ChildProcess {
+  function spawnConfined(
+    command: SandboxCommand,
+    env: NodeJS.ProcessEnv,
+    output?: number,
+  ): ChildProcess {
     const domains = command.networkDomains ?? [];
     if (command.mode !== 'danger-full-access' && !command.network && domains.length > 0) {
       const launched = { ...command, command: domainLauncher(command.command) };
@@ -246,13 +275,21 @@ export function createBwrapSandbox(options: BwrapSandboxOptions = {}): SandboxBa
         policy: { ...options.network, domains },
       });
     }
-    if (command.mode !== 'danger-full-access') return pool.spawn(command, env);
-    return spawn(SHELL, [...SHELL_FLAGS, '-c', command.command], {
-      cwd: command.cwd,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // A pre-started sandbox has pipes and a fresh network namespace: not for these.
+    if (
+      command.mode === 'danger-full-access' ||
+      joinsSharedNetwork(command) ||
+      output !== undefined
+    ) {
+      const wrapped = backend.wrap(command);
+      return spawn(wrapped.file, wrapped.args, {
+        cwd: command.cwd,
+        env,
+        detached: true,
+        stdio: ['ignore', output ?? 'pipe', output ?? 'pipe'],
+      });
+    }
+    return pool.spawn(command, env);
   }
 }
 

@@ -26,6 +26,21 @@ export interface SandboxCommand {
    * the command runs that lives under `/tmp`, such as an MCP server installed there).
    */
   readOnlyRoots?: readonly string[];
+  /**
+   * Without `network` and `networkDomains`: join this network namespace (loopback only) instead of
+   * a fresh one, so a server a background job started on 127.0.0.1 is reachable by later commands.
+   */
+  sharedNetwork?: SharedNetworkNamespace;
+}
+
+/** A network namespace with only loopback that several sandboxed commands of a session share. */
+export interface SharedNetworkNamespace {
+  /** `/proc/<pid>/ns/net` of the process holding it. */
+  readonly netPath: string;
+  /** `/proc/<pid>/ns/user` of the holder, when it has a user namespace of its own. */
+  readonly userPath?: string;
+  /** Stops the holder; the namespace ends once no command uses it. */
+  close(): void;
 }
 
 /** The executable and arguments that run a command under a backend. */
@@ -34,6 +49,17 @@ export interface WrappedCommand {
   file: string;
   /** Its arguments. */
   args: string[];
+}
+
+/** Options of {@link SandboxBackend.spawn}. */
+export interface SandboxSpawnOptions {
+  /** Environment of the command. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * A descriptor (a file) for the command's stdout and stderr instead of pipes, so its output
+   * never passes through this process. A backend that cannot do it for a command gives pipes.
+   */
+  output?: number;
 }
 
 /** What a backend is and which modes it enforces. */
@@ -68,7 +94,12 @@ export interface SandboxBackend {
    * stdout and stderr piped). A backend may hand over a sandbox it started ahead of time, so the
    * namespace set-up is off the critical path. When absent, callers spawn `wrap()`'s argv.
    */
-  spawn?(command: SandboxCommand, options: { env?: NodeJS.ProcessEnv }): ChildProcess;
+  spawn?(command: SandboxCommand, options: SandboxSpawnOptions): ChildProcess;
+  /**
+   * Optional: creates a loopback-only network namespace that commands can share (see
+   * `SandboxCommand.sharedNetwork`). Backends without it give every command its own.
+   */
+  createSharedNetwork?(): Promise<SharedNetworkNamespace>;
   /** Optional: stops sandboxes started ahead of time. */
   close?(): void;
 }

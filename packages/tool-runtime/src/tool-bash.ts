@@ -2,8 +2,10 @@ import type { SandboxMode, ToolDefinition, ToolExecutionContext } from '@spine/p
 import { type ZodType, z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { SandboxUnavailableError } from './errors.js';
+import { startBackgroundJob } from './internal/bash-background.js';
 import { runProcess } from './internal/run-process.js';
 import { failureOutput, toolSupport } from './internal/tool-support.js';
+import type { JobManager } from './jobs.js';
 import { createNoneSandbox, type SandboxBackend, type SandboxCommand } from './sandbox.js';
 import { detectSandbox } from './sandbox-bwrap.js';
 import { createShellEnv, withoutShellStartup } from './shell-env.js';
@@ -32,6 +34,11 @@ export interface BashToolOptions extends WorkspaceToolOptions {
    * Full network (`on`) is only ever granted per command by a person, through an escalation.
    */
   network?: 'off' | { domains: readonly string[] };
+  /**
+   * Background jobs of the session: with a manager, `bash` takes `run_in_background` and starts
+   * the command as a job in the same sandbox (see `createJobTools` for reading and stopping it).
+   */
+  jobs?: JobManager;
 }
 
 const BashArguments = z.object({
@@ -65,6 +72,14 @@ const BashArguments = z.object({
       'Ask the user for extra sandbox permissions for this one command. Only use when the command failed because of the sandbox.',
     ),
 });
+const BackgroundArguments = BashArguments.extend({
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      'Start the command as a background job (a server, a watcher, a long test run) and return at once with its id and first lines; read more with job_output, stop it with job_kill.',
+    ),
+});
 /** Arguments of the `bash` tool. */
 export interface BashToolArguments {
   /** Shell command line, run with `bash -c`. */
@@ -73,6 +88,8 @@ export interface BashToolArguments {
   workdir?: string;
   /** Time limit in ms; the process group is killed when it passes. */
   timeoutMs?: number;
+  /** Start the command as a background job (only when the tool has a job manager). */
+  run_in_background?: boolean;
   /** Extra sandbox permissions for this one command; only a person's approval grants them. */
   escalation?: {
     /** Why the command needs them. */
@@ -118,8 +135,12 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
       options.network && options.network !== 'off' && options.network.domains.length > 0
         ? `network only to ${options.network.domains.join(', ')} through an HTTP(S) proxy set in HTTP_PROXY/HTTPS_PROXY`
         : 'no network'
-    }). Returns combined stdout and stderr and the exit code.`,
-    parameters: BashArguments as ZodType<BashToolArguments>,
+    }). Returns combined stdout and stderr and the exit code.${
+      options.jobs
+        ? ' With run_in_background: true it starts a background job in the same sandbox and returns at once with its id and first lines.'
+        : ''
+    }`,
+    parameters: (options.jobs ? BackgroundArguments : BashArguments) as ZodType<BashToolArguments>,
     permissions: { executes: true },
     execute: async (args, context) => {
       try {
@@ -154,6 +175,21 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
         };
         if (options.network && options.network !== 'off' && options.network.domains.length > 0)
           confined.networkDomains = options.network.domains;
+        const jobs = options.jobs;
+        // While jobs run, commands share one loopback-only network namespace (a server a job
+        // started on 127.0.0.1 is reachable); granted or domain network keeps its own.
+        if (jobs && (args.run_in_background === true || jobs.running().length > 0)) {
+          const shared = await jobs.sharedNetwork(backend);
+          if (shared) confined.sharedNetwork = shared;
+        }
+        if (args.run_in_background === true && jobs) {
+          return await startBackgroundJob(jobs, {
+            confined,
+            backend,
+            env,
+            meta: { sandbox: backend.info.name, sandboxMode: mode, cwd: workdir.relative },
+          });
+        }
         const wrapped = backend.wrap(confined);
         const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
         const result = await runProcess({

@@ -85,7 +85,9 @@ export function createReadTool(options: ReadToolOptions): ToolDefinition<ReadToo
           };
         }
         const size = target.stats?.size ?? 0;
-        const images = context.services?.[IMAGE_SERVICE] as ImageService | undefined;
+        const service = context.services?.[IMAGE_SERVICE] as ImageService | undefined;
+        // Asked now: the session's model may have been switched since the runtime was built.
+        const images = service?.accepts?.() === false ? undefined : service;
         let buffer: Buffer | undefined;
         if (images && size <= HARD_LIMIT_BYTES) {
           buffer = await support.fs.readFile(target.absolute);

@@ -1,9 +1,11 @@
 import type { AnyToolDefinition } from '@spine/protocol';
+import type { JobManager } from './jobs.js';
 import type { SandboxBackend } from './sandbox.js';
 import { createBashTool } from './tool-bash.js';
 import { createEditTool } from './tool-edit.js';
 import { createGlobTool } from './tool-glob.js';
 import { createGrepTool } from './tool-grep.js';
+import { createJobTools } from './tool-jobs.js';
 import { createListTool } from './tool-list.js';
 import { createReadTool } from './tool-read.js';
 import { createWriteTool } from './tool-write.js';
@@ -17,10 +19,13 @@ export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
   env?: NodeJS.ProcessEnv;
   /** Network of `bash` commands: `'off'` (default) or `{ domains }` through a filtering proxy. */
   network?: 'off' | { domains: readonly string[] };
+  /** Background jobs: `bash` gains `run_in_background`, and `job_output` and `job_kill` are added. */
+  jobs?: JobManager;
 }
 
 /**
- * Creates the built-in workspace tools: `read`, `write`, `edit`, `grep`, `glob`, `list`, `bash`.
+ * Creates the built-in workspace tools: `read`, `write`, `edit`, `grep`, `glob`, `list`, `bash`
+ * (and `job_output`, `job_kill` with `jobs`).
  * Reads are concurrency-safe; writes, edits and commands are barriers.
  *
  * @example
@@ -37,6 +42,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): AnyToolDef
     createGlobTool(options),
     createListTool(options),
     createBashTool(options),
+    ...(options.jobs ? createJobTools({ jobs: options.jobs }) : []),
   ];
   return tools as unknown as AnyToolDefinition[];
 }

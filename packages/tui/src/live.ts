@@ -4,6 +4,9 @@ import { visibleText } from '@spine/protocol';
 import { formatCount, OutputTail } from './live-text.js';
 import type { CodeHighlighter } from './markdown/highlight.js';
 import { createMarkdownStream } from './markdown/stream.js';
+import { displayWidth } from './markdown/width.js';
+import { hardWrap } from './markdown/wrap.js';
+import { fit } from './panel-lines.js';
 import { planChecklistLines } from './plan-checklist.js';
 import type { Style } from './style.js';
 
@@ -73,19 +76,29 @@ export function attachLiveOutput(
   const showReasoning = options.showReasoning ?? (() => true);
   const outputLines = Math.max(0, options.outputLines ?? 20);
   const outputs = new Map<string, { tail: OutputTail; shown: number }>();
+  // On a terminal (Markdown on) tool lines fit its width: a summary is cut, output is wrapped.
+  const columns = (): number | undefined => {
+    const width = options.markdown?.width;
+    return typeof width === 'function' ? width() : width;
+  };
+  const cut = (text: string, used: number): string => {
+    const width = columns();
+    return width === undefined ? text : fit(text, Math.max(2, width - used));
+  };
   const printOutput = (entry: { shown: number }, lines: string[]): void => {
+    const width = columns();
     for (const line of lines) {
       if (entry.shown >= outputLines) return;
       entry.shown++;
       newline();
-      write(streams.notices, `    ${style.dim('│')} ${line}\n`);
+      const rows = width === undefined ? [line] : hardWrap(line, Math.max(2, width - 6));
+      printNotice(rows.map((row) => `    ${style.dim('│')} ${row}\n`).join(''));
     }
   };
   const fold = (count: number, which: string): void => {
     if (count <= 0) return;
     newline();
-    write(
-      streams.notices,
+    printNotice(
       style.dim(
         `    … ${formatCount(count)} ${which} line${count === 1 ? '' : 's'} (full output: spine show ${visibleText(agent.session.id)} --events)\n`,
       ),
@@ -115,8 +128,21 @@ export function attachLiveOutput(
     midLine = !text.endsWith('\n');
   };
   const markdown = options.markdown && createMarkdownStream({ ...options.markdown, style });
+  // Rendered Markdown is set apart from tool lines and notices by a blank line, as its own
+  // blocks are from each other (a terminal only; piped text is passed on as written).
+  let lastKind: 'text' | 'notice' | undefined;
+  const separate = (kind: 'text' | 'notice'): void => {
+    if (markdown && lastKind !== undefined && lastKind !== kind) write(streams.text, '\n');
+    lastKind = kind;
+  };
+  const printNotice = (text: string): void => {
+    separate('notice');
+    write(streams.notices, text);
+  };
   const writeLines = (lines: string[]): void => {
-    if (lines.length > 0) write(streams.text, `${lines.join('\n')}\n`);
+    if (lines.length === 0) return;
+    separate('text');
+    write(streams.text, `${lines.join('\n')}\n`);
   };
   let previewing = false;
   const showPending = (): void => {
@@ -160,10 +186,9 @@ export function attachLiveOutput(
   const onToolCall = ({ call }: { call: { name: string; arguments: string } }): void => {
     inReasoning = false;
     newline();
-    write(
-      streams.notices,
-      `  ${style.yellow('→')} ${visibleText(call.name)} ${style.dim(summarizeArguments(call.arguments))}\n`,
-    );
+    const name = visibleText(call.name);
+    const summary = cut(summarizeArguments(call.arguments), 5 + displayWidth(name));
+    printNotice(`  ${style.yellow('→')} ${name} ${style.dim(summary)}\n`);
   };
   const onToolResult = ({
     result,
@@ -178,21 +203,20 @@ export function attachLiveOutput(
   }): void => {
     endOutput(result.toolCallId);
     newline();
-    const mark = result.isError ? style.red(`✗ ${result.outcome ?? 'error'}`) : style.green('✓');
+    const failed = `✗ ${result.outcome ?? 'error'}`;
+    const mark = result.isError ? style.red(failed) : style.green('✓');
     // The agent's plan is shown whole, as a compact checklist.
     if (result.toolName === 'update_plan' && !result.isError) {
-      write(streams.notices, `${planChecklistLines(result.content, mark, style).join('\n')}\n`);
+      printNotice(`${planChecklistLines(result.content, mark, style).join('\n')}\n`);
       return;
     }
-    write(
-      streams.notices,
-      `  ${mark} ${visibleText(result.toolName)} ${style.dim(preview(result.content, 100))}\n`,
-    );
+    const name = visibleText(result.toolName);
+    const used = 4 + displayWidth(result.isError ? failed : '✓') + displayWidth(name);
+    printNotice(`  ${mark} ${name} ${style.dim(cut(preview(result.content, 100), used))}\n`);
   };
   const onRetry = (event: { nextAttempt: number; delayMs: number; reason: string }): void => {
     newline();
-    write(
-      streams.notices,
+    printNotice(
       style.yellow(
         `  retry: attempt ${event.nextAttempt} in ${event.delayMs} ms (${visibleText(event.reason)})\n`,
       ),
@@ -209,8 +233,7 @@ export function attachLiveOutput(
       outcome.tokensBefore === undefined
         ? ''
         : ` ${outcome.tokensBefore} → ${outcome.tokensAfter ?? '?'} tokens`;
-    write(
-      streams.notices,
+    printNotice(
       style.dim(
         `  compaction ${outcome.status}${figures}${outcome.message ? `: ${visibleText(outcome.message)}` : ''}\n`,
       ),
@@ -221,7 +244,7 @@ export function attachLiveOutput(
     if (notice === undefined) return;
     inReasoning = false;
     newline();
-    write(streams.notices, style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
+    printNotice(style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
   };
   // Progress a running tool reports, such as a subagent's current tool: one dim line each.
   // A progress message without data is a chunk of the tool's output (bash streams its own so):
@@ -250,12 +273,13 @@ export function attachLiveOutput(
     const fromChild = typeof data === 'object' && data !== null && 'childSessionId' in data;
     if (fromChild && options.childProgress === false) return;
     newline();
-    write(streams.notices, style.dim(`    ↳ ${visibleText(message)}\n`));
+    printNotice(style.dim(`    ↳ ${visibleText(message)}\n`));
   };
   const onTurnEnd = (): void => {
     for (const id of [...outputs.keys()]) endOutput(id);
     inReasoning = false;
     newline();
+    lastKind = undefined;
   };
   agent.on('reasoning-delta', onReasoning);
   agent.on('text-delta', onText);

@@ -132,4 +132,24 @@ describe('the preview of the block being streamed', () => {
       ),
     );
   });
+
+  it('renders the pending block as it will look once finished, styles and all', () => {
+    const style = styleFor({ isTTY: true }, {});
+    const paragraph = `Some **bold** and \`code\` ${'word '.repeat(30)}still \u001b]0;pwned\u0007 going`;
+    expect(markdownPreview(paragraph, 40, 3, { style })).toEqual(
+      renderMarkdown(paragraph, { width: 40, style }).slice(-3),
+    );
+    // A long fence: its language kept, only the last rows rendered (as in the final block).
+    const body = Array.from({ length: 300 }, (_, i) => `const v${i} = ${i};`).join('\n');
+    const shown = markdownPreview(`\`\`\`ts\n${body}\ncon`, 40, 4, { style });
+    const final = renderMarkdown(`\`\`\`ts\n${body}\ncon\n\`\`\`\n`, { width: 40, style });
+    expect(shown).toEqual(final.slice(-4));
+    expect(shown.join('\n')).toContain('\u001b[');
+    for (const row of [...shown, ...markdownPreview(paragraph, 40, 3, { style })]) {
+      // Only our own SGR and OSC 8 sequences: model text stays inert.
+      expect(
+        row.replace(/\u001b\[[0-9;]*m|\u001b\]8;[^\u0007\u001b]*(?:\u0007|\u001b\\)/g, ''),
+      ).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    }
+  });
 });

@@ -39,6 +39,11 @@ function lines(term: Terminal): string[] {
   return all;
 }
 
+/** Waits longer than the panel's quiet time after a resize (it draws once the size settles). */
+function settled(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 450));
+}
+
 /** A real child monitor of an empty session. */
 function newMonitor(): ReturnType<typeof childMonitorFor> {
   return childMonitorFor({ events: () => [], lastSeq: 0 } as unknown as SessionLog);
@@ -75,6 +80,7 @@ describe('the live region on a terminal', () => {
         await flush();
         term.resize(cols, 12);
         panel.resize();
+        await settled();
       }
     }
     await flush();
@@ -98,6 +104,44 @@ describe('the live region on a terminal', () => {
       expect(chunk.startsWith('\u001b[?2026h')).toBe(true);
       expect(chunk.endsWith('\u001b[?2026l')).toBe(true);
     }
+    panel.dispose();
+  });
+
+  it('draws once after resizes back to back, at the final width, leaving no stale row', async () => {
+    const term = new Terminal({ cols: 100, rows: 30, scrollback: 1000, allowProposedApi: true });
+    const { out, raw, flush } = sink(term);
+    // The terminal's present width (as an ioctl reads it); the resize signal comes later.
+    const panel = new SubagentPanel(out, styleFor({ isTTY: false }), newMonitor(), {
+      tty: true,
+      columns: () => term.cols,
+    });
+    const live = (n: number) => [
+      `tick-${n} ${'0'.repeat(120)}`,
+      `tick-${n + 1} ${'1'.repeat(120)}`,
+    ];
+    panel.write('finished line 1\n');
+    panel.setLive('call-1', live(1));
+    await flush();
+    // The terminal reflows at once on each resize while the program's writes are still on their
+    // way (the sink replays them later): the race a dragged window makes.
+    let n = 2;
+    const written = raw.length;
+    for (const cols of [60, 140, 50, 40, 30, 120, 35, 90]) {
+      term.resize(cols, 30);
+      panel.write(`finished line ${n}\n`);
+      panel.setLive('call-1', live(n++));
+      panel.resize();
+    }
+    // Nothing is written until the size settles.
+    expect(raw.length).toBe(written);
+    await settled();
+    await flush();
+    expect(lines(term)).toEqual([
+      ...Array.from({ length: n - 1 }, (_, i) => `finished line ${i + 1}`),
+      // Cut to fit 90 columns: drawn for the final width.
+      `    │ tick-${n - 1} ${'0'.repeat(75)}…`,
+      `    │ tick-${n} ${'1'.repeat(74)}…`,
+    ]);
     panel.dispose();
   });
 

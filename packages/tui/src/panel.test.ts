@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fit } from './panel.js';
+import { fit } from './panel-lines.js';
 
 /** The test alphabet's terminal widths, written out independently of the code under test. */
 const WIDE = new Set(['日', '語', '한', '🙂', '本', 'の', 'テ', 'キ', 'ス', 'ト']);

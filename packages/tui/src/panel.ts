@@ -6,15 +6,12 @@
 // while a question waits at the end of a line). Not on a terminal: plain appended lines as
 // children start, call tools and end.
 
-import {
-  type ChildMonitor,
-  type ChildState,
-  childLabel,
-  childSessionAt,
-  type MonitorEvent,
-} from '@spine/harness';
+import { type ChildMonitor, childLabel, childSessionAt, type MonitorEvent } from '@spine/harness';
 import { type SessionLog, visibleText } from '@spine/protocol';
-import { markdownPreview } from './markdown/preview.js';
+import type { CodeHighlighter } from './markdown/highlight.js';
+import { markdownPreview, PREVIEW_ROWS } from './markdown/preview.js';
+import { displayWidth } from './markdown/width.js';
+import { figures, fit, synchronized } from './panel-lines.js';
 import type { Style } from './style.js';
 
 /** Transcript lines shown under an expanded child on a terminal. */
@@ -32,72 +29,26 @@ export interface SubagentPanelOptions {
   afterDraw?: () => void;
   /** The parent session: children from before this process are found in its log. */
   session?: SessionLog;
-}
-
-function seconds(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-}
-
-/** Columns a character takes: 2 for East Asian wide characters and emoji, else 1. */
-function columnsOf(char: string): number {
-  const code = char.codePointAt(0) ?? 0;
-  const wide =
-    (code >= 0x1100 && code <= 0x115f) ||
-    (code >= 0x2e80 && code <= 0xa4cf) ||
-    (code >= 0xac00 && code <= 0xd7a3) ||
-    (code >= 0xf900 && code <= 0xfaff) ||
-    (code >= 0xfe30 && code <= 0xfe4f) ||
-    (code >= 0xff00 && code <= 0xff60) ||
-    (code >= 0xffe0 && code <= 0xffe6) ||
-    (code >= 0x1f300 && code <= 0x1faff) ||
-    (code >= 0x20000 && code <= 0x3fffd);
-  return wide ? 2 : 1;
+  /**
+   * The streamed block's preview is rendered Markdown, with these options as the finished
+   * blocks (so a block keeps its look when committed); without them it is shown as written.
+   */
+  markdown?: { hyperlinks?: boolean; highlight?: CodeHighlighter };
 }
 
 /** The shortest time between two redraws for the streamed block's preview alone. */
 const PREVIEW_MS = 50;
 
-/** Start and end of a synchronized update (DEC mode 2026): the terminal shows the result at once. */
-const SYNC_START = '\x1b[?2026h';
-const SYNC_END = '\x1b[?2026l';
-
-/** `lift` then `text` as one synchronized update when anything is lifted or drawn in place. */
-function synchronized(lift: string, text: string): string {
-  return lift === '' && text === '' ? '' : `${SYNC_START}${lift}${text}${SYNC_END}`;
-}
-
-/** Terminal columns of a panel line (the panel's own SGR styles take none). */
-function visibleColumns(line: string): number {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the panel's own SGR sequences.
-  return [...line.replace(/\x1b\[[0-9;]*m/g, '')].reduce((sum, char) => sum + columnsOf(char), 0);
-}
-
 /**
- * Cuts `text` to at most `width` terminal columns, with an ellipsis when cut: a panel line that
- * wrapped would take two rows, and the next redraw would lift one row too few.
+ * Quiet time after the last resize before the live region is drawn again. Each resize reflows the
+ * terminal's rows, and while a window is dragged the resizes come faster than a draw reaches the
+ * terminal: a draw made for one width lands after the next reflow and the rows it counted are
+ * wrong (stale rows left behind, or finished rows erased). A terminal may also tell the program
+ * late: tmux reflows its screen at once but passes sizes on at most every 250 ms, an intermediate
+ * one first. So nothing is written until the size has not changed for longer than that; then the
+ * live region is lifted and drawn once, counted at the final width.
  */
-export function fit(text: string, width: number): string {
-  let used = 0;
-  let out = '';
-  const chars = [...text];
-  for (let index = 0; index < chars.length; index++) {
-    const char = chars[index] as string;
-    const next = used + columnsOf(char);
-    // Room for the ellipsis unless this is the last character and it fits.
-    if (next > width - 1 && !(index === chars.length - 1 && next <= width)) return `${out}…`;
-    out += char;
-    used = next;
-  }
-  return out;
-}
-
-/** The step it is in and elapsed time (`step 2 · 14s`); once it ended, its steps (`3 steps · 20s`). */
-function figures(child: ChildState, now: number): string {
-  const elapsed = seconds((child.ended?.at ?? now) - child.startedAt);
-  if (!child.ended) return `step ${child.steps + 1} · ${elapsed}`;
-  return `${child.steps} step${child.steps === 1 ? '' : 's'} · ${elapsed}`;
-}
+const RESIZE_SETTLE_MS = 350;
 
 /**
  * The live view of running subagents below a REPL's output, fed by `@spine/harness`'s child
@@ -115,6 +66,8 @@ export class SubagentPanel {
   readonly #unsubscribe: () => void;
   /** Columns of each drawn panel line (none when not drawn). */
   #drawn: number[] = [];
+  /** The terminal's width when the panel was drawn. */
+  #drawnWidth = 0;
   /** Running tools' last output lines, by call. */
   readonly #live = new Map<string, readonly string[]>();
   /** The Markdown block being streamed, shown at the top of the live region until it is finished. */
@@ -125,6 +78,9 @@ export class SubagentPanel {
   #ticker: ReturnType<typeof setInterval> | undefined;
   /** Output held back while a question waits at the end of the screen. */
   #held: string[] | undefined;
+  /** Output held back while the terminal is being resized (see RESIZE_SETTLE_MS). */
+  #deferred: string[] | undefined;
+  #resizeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     out: NodeJS.WritableStream,
@@ -142,8 +98,10 @@ export class SubagentPanel {
   /** Writes output: the panel is lifted first and redrawn after a complete line. */
   write(text: string): void {
     if (text.length === 0) return;
-    if (this.#held) {
-      this.#held.push(text);
+    if (!this.#held) this.#noticeResize();
+    const queue = this.#held ?? this.#deferred;
+    if (queue) {
+      queue.push(text);
       return;
     }
     // Lift the panel, write, draw it again: one write, in one synchronized update (no flicker).
@@ -152,7 +110,8 @@ export class SubagentPanel {
     const drawn = this.#options.tty && this.#atLineStart ? this.#lines() : [];
     const body = `${text}${drawn.map((line) => `${line}\n`).join('')}`;
     this.#raw(lift === '' && drawn.length === 0 ? body : synchronized(lift, body));
-    this.#drawn = drawn.map(visibleColumns);
+    this.#drawn = drawn.map(displayWidth);
+    this.#drawnWidth = this.#options.columns();
     if (drawn.length > 0) this.#options.afterDraw?.();
   }
 
@@ -184,9 +143,43 @@ export class SubagentPanel {
     this.#previewTimer.unref();
   }
 
-  /** The terminal was resized: only the panel is redrawn (its old rows may have reflowed). */
+  /**
+   * The terminal was resized: once resizes stop for a moment, only the live region is redrawn
+   * (its old rows counted at the new width, as the terminal reflowed them). Output written
+   * meanwhile waits for that redraw; finished lines are never redrawn.
+   */
   resize(): void {
-    this.#redraw();
+    if (!this.#options.tty) return;
+    if (this.#resizeTimer) clearTimeout(this.#resizeTimer);
+    this.#deferred ??= [];
+    this.#resizeTimer = setTimeout(() => this.#settle(), RESIZE_SETTLE_MS);
+  }
+
+  /**
+   * A resize the program has not been told of yet (the terminal reflowed before its signal
+   * arrived): treated as one, so nothing is drawn for the old width.
+   */
+  #noticeResize(): void {
+    if (this.#deferred || this.#drawn.length === 0) return;
+    if (this.#options.columns() !== this.#drawnWidth) this.resize();
+  }
+
+  /** The size settled: the live region is lifted and drawn again with what waited, in one write. */
+  #settle(): void {
+    if (this.#resizeTimer) clearTimeout(this.#resizeTimer);
+    this.#resizeTimer = undefined;
+    const waiting = this.#deferred;
+    if (waiting === undefined) return;
+    this.#deferred = undefined;
+    // The drawn rows are counted at the present width, as the terminal reflowed them.
+    this.#drawnWidth = this.#options.columns();
+    // A question written during the resize is shown now; what came after it stays held.
+    const held = this.#held;
+    this.#held = undefined;
+    const text = waiting.join('');
+    if (text === '') this.#redraw();
+    else this.write(text);
+    this.#held = held;
   }
 
   /** Writes `text` as a line of its own (after a newline when the cursor is mid-line). */
@@ -283,6 +276,7 @@ export class SubagentPanel {
     if (this.#previewTimer) clearTimeout(this.#previewTimer);
     this.#previewTimer = undefined;
     this.#preview = '';
+    this.#settle();
     this.release();
     this.#erase();
     this.#unsubscribe();
@@ -328,7 +322,16 @@ export class SubagentPanel {
     const style = this.#style;
     const width = Math.max(20, this.#options.columns() - 1);
     const now = Date.now();
-    const lines: string[] = this.#preview === '' ? [] : markdownPreview(this.#preview, width);
+    const { markdown } = this.#options;
+    const lines: string[] =
+      this.#preview === ''
+        ? []
+        : markdown
+          ? markdownPreview(this.#preview, this.#options.columns(), PREVIEW_ROWS, {
+              ...markdown,
+              style: this.#style,
+            })
+          : markdownPreview(this.#preview, width);
     for (const child of this.#monitor.running()) {
       const label = childLabel(child);
       const doing = child.current
@@ -354,11 +357,13 @@ export class SubagentPanel {
 
   /** Replaces the drawn panel with the current one in a single write (no flicker). */
   #redraw(): void {
-    if (!this.#options.tty || !this.#atLineStart || this.#held) return;
+    this.#noticeResize();
+    if (!this.#options.tty || !this.#atLineStart || this.#held || this.#deferred) return;
     const lines = this.#lines();
     if (this.#drawn.length === 0 && lines.length === 0) return;
     this.#raw(synchronized(this.#lift(), lines.map((line) => `${line}\n`).join('')));
-    this.#drawn = lines.map(visibleColumns);
+    this.#drawn = lines.map(displayWidth);
+    this.#drawnWidth = this.#options.columns();
     if (lines.length > 0) this.#options.afterDraw?.();
   }
 

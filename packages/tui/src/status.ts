@@ -7,6 +7,8 @@ import {
   usageWithChildren,
 } from '@spine/harness';
 import { type AssistantMessageBody, promptTokensOf, type Usage } from '@spine/protocol';
+import { displayWidth } from './markdown/width.js';
+import { hardWrap } from './markdown/wrap.js';
 import { formatCost, type Style } from './style.js';
 
 /** Compact token figure: 950, 12.3k, 1.2M. */
@@ -51,28 +53,53 @@ function cacheFigure(last: Usage | undefined): string {
 /**
  * The status line; each figure names what it measures: the model, the context of the next
  * request (tokens / window, %), the cache hits of the last request (% of its prompt, tokens), the
- * session's cost (subagents included), the sandbox, and the subagents running, when any.
+ * session's cost (subagents included), the sandbox, and the subagents running, when any. With
+ * `width` (a terminal's columns) the figures are put on as many lines as they need, never cut.
  *
  * @example
  * `openai/gpt-5 · context of next request 12.3k/400k (3%) · cache hit of last request 83% (10.2k tokens) · cost $0.0123 this session · sandbox workspace-write`
  */
-export function statusLine(active: AgentSession, style: Style): string {
+export function statusLine(active: AgentSession, style: Style, width?: number): string {
   // Totals include the subagents' usage (their agent/child/end events).
   const usage: Usage = usageWithChildren(active.agent.usage, sessionTotals(active.session));
   const tokens = contextTokens(active);
   const window = active.model.contextWindow;
   const percent = Math.min(100, Math.round((tokens / window) * 100));
   const running = childMonitorFor(active.session).running().map(childLabel);
-  return style.dim(
-    [
-      `${active.model.provider}/${active.model.modelId}`,
-      `context of next request ${formatTokens(tokens)}/${formatTokens(window)} (${percent}%)`,
-      cacheFigure(lastRequestUsage(active)),
-      `cost ${formatCost(usage.costUsd ?? 0)} this session`,
-      `sandbox ${active.runtime.sandbox}`,
-      ...(running.length > 0 ? [`subagents running: ${running.join(', ')}`] : []),
-    ].join(' · '),
-  );
+  const figures = [
+    `${active.model.provider}/${active.model.modelId}`,
+    `context of next request ${formatTokens(tokens)}/${formatTokens(window)} (${percent}%)`,
+    cacheFigure(lastRequestUsage(active)),
+    `cost ${formatCost(usage.costUsd ?? 0)} this session`,
+    `sandbox ${active.runtime.sandbox}`,
+    ...(running.length > 0 ? [`subagents running: ${running.join(', ')}`] : []),
+    ...jobsRunning(active),
+  ];
+  if (width === undefined) return style.dim(figures.join(' · '));
+  return joinFitting(figures, width)
+    .map((line) => style.dim(line))
+    .join('\n');
+}
+
+/** `parts` joined by ` · `, a new line instead wherever the next one would pass `width`. */
+function joinFitting(parts: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const part of parts) {
+    const next = line === '' ? part : `${line} · ${part}`;
+    if (line !== '' && displayWidth(next) > width) {
+      lines.push(line);
+      line = part;
+    } else line = next;
+  }
+  if (line !== '') lines.push(line);
+  return lines.flatMap((text) => hardWrap(text, Math.max(1, width)));
+}
+
+/** `jobs running: job-1, job-3` while background jobs run (none for a session without). */
+function jobsRunning(active: AgentSession): string[] {
+  const running = active.jobs?.manager.running() ?? [];
+  return running.length > 0 ? [`jobs running: ${running.map((job) => job.id).join(', ')}`] : [];
 }
 
 // agent-loop's RUNTIME_CONTEXT_SOURCE as a literal its type checks: importing the terminal

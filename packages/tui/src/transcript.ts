@@ -2,6 +2,9 @@ import { preview, summarizeArguments } from '@spine/harness';
 import {
   type AssistantMessageBody,
   addUsage,
+  type JobEndBody,
+  type JobRecoveredBody,
+  type JobStartBody,
   type PlanModeBody,
   type SessionConfigBody,
   type SessionEvent,
@@ -168,6 +171,11 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
       );
       break;
     }
+    case 'job/start':
+    case 'job/end':
+    case 'job/recovered':
+      lines.push(style.cyan(jobLine(event)));
+      break;
     case 'session/recovered':
       lines.push(
         style.yellow(
@@ -185,6 +193,21 @@ export function transcriptLines(event: SessionEvent, options: TranscriptOptions 
       break;
   }
   return lines;
+}
+
+/** One line for a background job's start, end or recovery after a crash. */
+function jobLine(event: SessionEvent): string {
+  const body = event.body as JobStartBody & JobEndBody & JobRecoveredBody;
+  const id = visibleText(body.id);
+  if (event.type === 'job/start') return `[job ${id} started: ${visibleText(body.command)}]`;
+  if (event.type === 'job/recovered')
+    return body.state === 'running'
+      ? `[job ${id} still running after a crash (pid ${body.pid})]`
+      : `[job ${id} gone after a crash: outcome unknown]`;
+  const how = body.killed
+    ? `stopped (${visibleText(body.by)})`
+    : `exited ${body.exitCode ?? visibleText(String(body.signal))}`;
+  return `[job ${id} ${how}, ${body.outputBytes} bytes of output]`;
 }
 
 /** The closing lines of a transcript: the session's total tokens and cost. */

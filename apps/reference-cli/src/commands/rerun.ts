@@ -136,6 +136,8 @@ export async function rerunSession(
     // defined MCP tools loads @spine/mcp (an optional part: a rerun without MCP needs none).
     ...(definedTools.some((name) => name.startsWith('mcp__')) ? { mcpRecorded: recorded } : {}),
     approve: async (request) => answers.get(request.toolCallId) ?? 'once',
+    // Background jobs are not started again: job tools answer with their recorded results.
+    jobsRecorded: recorded,
     // Turns end where the recording's budget ended them, whatever the limits now.
     budget: (await import('@spine/harness')).recordedBudgetCheck(recorded),
     ...(children ? { childRecordings: children } : {}),

@@ -167,6 +167,11 @@ async function runTask(options: {
     process.off('SIGTERM', onSigterm);
     process.off('SIGHUP', onSigterm);
     approver?.close();
+    const running = started.jobs.manager.running();
+    if (running.length > 0 && !json)
+      process.stderr.write(
+        `stopping ${running.length} background job(s) as spine run ends: ${running.map((job) => job.id).join(', ')}\n`,
+      );
     await started.finish(result?.reason ?? 'completed');
   }
   if (result && !json) {

@@ -143,7 +143,7 @@ async function writeSessionBody(
       },
     });
     await writer.write(totals.html());
-    await writer.write(verificationHtml(report.requests, report.ok));
+    await writeVerification(writer, report.requests, report.ok);
     await writer.write(childrenHtml(timeline.children, childLink));
   } finally {
     await session.close();
@@ -155,16 +155,32 @@ function scriptOf(options: SessionHtmlOptions): { script?: string; connect?: str
   return options.script ? { script: options.script.source, connect: options.script.connect } : {};
 }
 
-/** The verdict of every request, linking each to its place in the timeline. */
-function verificationHtml(requests: readonly ReplayedRequest[], ok: boolean): string {
+/** Rows of the verification table per write: one string per row batch, not one for all. */
+const VERIFICATION_ROWS_PER_WRITE = 256;
+
+/**
+ * The verdict of every request, linking each to its place in the timeline; written in batches of
+ * rows so a long session's table is never one string (it would be the export's largest object).
+ */
+async function writeVerification(
+  writer: ChunkWriter,
+  requests: readonly ReplayedRequest[],
+  ok: boolean,
+): Promise<void> {
   const verdict = ok
     ? `<p class="ok" id="verdict">verified: all ${requests.length} requests rebuilt from the log match their recorded hashes</p>`
     : `<p class="bad" id="verdict">MISMATCH: at least one request rebuilt from the log does not match its recorded hash</p>`;
-  const rows = requests
-    .map(
-      (request, index) =>
-        `<tr data-seq="${request.seq}"><td><a href="#seq-${request.seq}">request ${index + 1}</a></td><td>${request.turn}.${request.step} attempt ${request.attempt}</td><td>${verdictBadge(request)}</td></tr>`,
-    )
-    .join('');
-  return `<section id="verification"><h2>Verification</h2>${verdict}<table><tr><th>request</th><th>turn.step</th><th>verdict</th></tr>${rows}</table></section>\n`;
+  await writer.write(
+    `<section id="verification"><h2>Verification</h2>${verdict}<table><tr><th>request</th><th>turn.step</th><th>verdict</th></tr>`,
+  );
+  for (let from = 0; from < requests.length; from += VERIFICATION_ROWS_PER_WRITE) {
+    let rows = '';
+    const to = Math.min(requests.length, from + VERIFICATION_ROWS_PER_WRITE);
+    for (let index = from; index < to; index++) {
+      const request = requests[index] as ReplayedRequest;
+      rows += `<tr data-seq="${request.seq}"><td><a href="#seq-${request.seq}">request ${index + 1}</a></td><td>${request.turn}.${request.step} attempt ${request.attempt}</td><td>${verdictBadge(request)}</td></tr>`;
+    }
+    await writer.write(rows);
+  }
+  await writer.write('</table></section>\n');
 }

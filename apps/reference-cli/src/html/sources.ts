@@ -7,8 +7,12 @@ import { escapeHtml, formatInteger, inertLine } from './escape.js';
 
 /** `MCP server <name>` for a tool an MCP server added (`mcp__<server>__<tool>`), else undefined. */
 export function mcpServerOf(toolName: string): string | undefined {
-  return /^mcp__(.+?)__./.exec(toolName)?.[1];
+  return MCP_TOOL.exec(toolName)?.[1];
 }
+
+// Hoisted: a literal in the function is a new RegExp per call, and the request view calls this
+// once per message of every request (allocation that grows with the session's surface).
+const MCP_TOOL = /^mcp__(.+?)__./;
 
 /** A source mark: `kind` (`memory`, `mcp`, …) as a data attribute, `label` as its text. */
 export function sourceMark(kind: string, label: string): string {

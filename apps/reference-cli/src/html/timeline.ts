@@ -40,6 +40,9 @@ export interface ChildEntry {
 const ev = (event: SessionEvent, kind: string, inner: string): string =>
   `<div class="ev ${kind}" id="seq-${event.seq}" data-type="${escapeHtml(event.type)}"><a class="mute" href="#seq-${event.seq}">#${event.seq}</a> ${inner}</div>\n`;
 
+/** How many request headers still waiting for their `assistant/attempt` are remembered. */
+const PENDING_HEADERS = 64;
+
 /** Renders events one at a time (see the module comment). */
 export class TimelineRenderer {
   /** Subagents started so far, in order. */
@@ -235,6 +238,11 @@ export class TimelineRenderer {
     const header = event.body;
     this.requests++;
     this.#headerAt.set(event.seq, Date.parse(event.at));
+    // An attempt follows its header within the step; a header no attempt names (a log written
+    // without them) must not keep its entry for the rest of the session.
+    if (this.#headerAt.size > PENDING_HEADERS) {
+      this.#headerAt.delete(this.#headerAt.keys().next().value as number);
+    }
     const unverified = rebuilt === undefined ? this.#unverified : undefined;
     const view = unverified ?? requestViewHtml(header, rebuilt, this.#previous);
     if (rebuilt) this.#previous = rebuilt.request;

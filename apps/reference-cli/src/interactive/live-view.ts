@@ -27,9 +27,13 @@ export function attachLiveView(
   const { out, style, highlight } = options;
   const panel = new SubagentPanel(out, style, childMonitorFor(active.session), {
     tty: Boolean(out.isTTY),
-    columns: () => out.columns ?? 80,
+    // The present width (an ioctl), not the one of the last resize signal: a draw between a
+    // terminal's reflow and its signal would count rows at the old width.
+    columns: () => presentColumns(out),
     session: active.session,
     afterDraw: options.afterDraw,
+    // The streamed block is previewed as it will look once finished.
+    markdown: { hyperlinks: true, ...(highlight ? { highlight } : {}) },
   });
   const detach = attachLiveOutput(
     active.agent,
@@ -53,4 +57,13 @@ export function attachLiveView(
     },
   );
   return { panel, detach };
+}
+
+/** The terminal's width now (asked of the terminal; `out.columns` changes only on SIGWINCH). */
+function presentColumns(out: NodeJS.WriteStream): number {
+  try {
+    return out.getWindowSize?.()[0] || out.columns || 80;
+  } catch {
+    return out.columns || 80;
+  }
 }

@@ -30,6 +30,7 @@ import { reportError } from '../report-error.js';
 import { describeApproval, networkText } from './approval-preview.js';
 import { ApprovalQueue } from './approval-queue.js';
 import { terminalHighlighter } from './code-highlight.js';
+import { exitQuestion, jobsRunningNote } from './job-commands.js';
 import { KeyGate } from './key-gate.js';
 import { attachLiveView } from './live-view.js';
 import { runSlashCommand } from './slash-commands.js';
@@ -72,6 +73,8 @@ class Repl {
   /** An MCP server's question (elicitation) waiting for the person's next line. */
   #elicitation: { resolve: (line: string) => void } | undefined;
   #interrupts = 0;
+  /** True while the question before an exit that stops background jobs waits for its answer. */
+  #exitAsked = false;
   /** Slash commands typed during a turn that run at its end (`/title text`). */
   #afterTurn: string[] = [];
   #showReasoning = true;
@@ -211,6 +214,12 @@ class Repl {
   async #onLine(raw: string): Promise<void> {
     const line = raw.trim();
     this.#interrupts = 0;
+    if (this.#exitAsked) {
+      this.#exitAsked = false;
+      if (line.toLowerCase() === 'y') return void (await this.#quit());
+      this.#print(this.#style.dim('background jobs keep running'));
+      if (!line) return this.#prompt();
+    }
     this.#panel?.lineEntered();
     if (this.#elicitation) {
       const { resolve } = this.#elicitation;
@@ -226,9 +235,17 @@ class Repl {
     if (line.startsWith('/')) {
       if (
         this.#turn &&
-        !['/cost', '/context', '/help', '/reasoning', '/approval', '/agents', '/title'].some(
-          (name) => line.startsWith(name),
-        )
+        ![
+          '/cost',
+          '/context',
+          '/help',
+          '/reasoning',
+          '/approval',
+          '/agents',
+          '/title',
+          '/jobs',
+          '/kill',
+        ].some((name) => line.startsWith(name))
       ) {
         this.#print(
           this.#style.yellow('a turn is running: wait for it, or Ctrl-C to cancel it first'),
@@ -328,6 +345,8 @@ class Repl {
         if (result.reason !== 'completed' || result.deniedTools.length) {
           this.#print(this.#style.yellow(describeTurnEnd(result)));
         }
+        const jobs = jobsRunningNote(active, this.#style);
+        if (jobs) this.#print(jobs);
         if (result.reason === 'aborted') {
           const print = (text: string) => this.#print(text);
           await (await import('../rewind/slash.js')).afterAbortedTurn(active, result.turn, print);
@@ -339,7 +358,9 @@ class Repl {
         this.#terminal.progress(false);
         this.#approvals.denyAll();
         this.#interrupts = 0;
-        this.#print(statusLine(active, this.#style));
+        // Under 80 columns the status line is split between its figures, not mid-word.
+        const columns = (this.#out.isTTY && this.#out.columns) || 80;
+        this.#print(statusLine(active, this.#style, columns < 80 ? columns : undefined));
         this.#prompt();
         for (const line of this.#afterTurn.splice(0))
           this.#slash(line).catch((error: unknown) => reportError(error));
@@ -351,6 +372,13 @@ class Repl {
   #onInterrupt(): void {
     this.#interrupts++;
     if (this.#interrupts >= 2) {
+      // Exiting stops background jobs: ask first (once; y or another Ctrl-C confirms).
+      const question = this.#exitAsked ? undefined : exitQuestion(this.#active, this.#style);
+      if (question) {
+        this.#exitAsked = true;
+        this.#print(question);
+        return;
+      }
       void this.#quit();
       return;
     }

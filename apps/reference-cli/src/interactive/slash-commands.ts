@@ -12,6 +12,7 @@ import {
 import type { ApprovalPolicyName } from '@spine/tool-runtime';
 import { contextReport, formatBytes, formatCost, type Style } from '@spine/tui';
 import { titleFork } from './fork-title.js';
+import { jobCommand } from './job-commands.js';
 
 /** What a slash command asks the REPL to do next. */
 export type SlashOutcome =
@@ -44,6 +45,8 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/memory': 'the memory files and their facts (edits apply next session)',
   '/agents': '[watch [n]] subagent profiles; watch expands subagent #n live, alone collapses',
   '/reasoning': "show or collapse the model's reasoning",
+  '/jobs': 'background jobs: id, state, output size, command',
+  '/kill': '<id> stop a background job and everything it started',
   '/mcp': 'MCP servers: state, tools, problems; prompts run as /mcp__<server>__<prompt>',
   '/help': 'this list',
   '/quit': 'end the session',
@@ -157,6 +160,10 @@ export async function runSlashCommand(
       }
       return { kind: 'done' };
     }
+    case '/jobs':
+    case '/kill':
+      await jobCommand(name, argument, active, { print, style });
+      return { kind: 'done' };
     case '/plan':
     case '/implement':
       return planCommand(name, active, { print, style });

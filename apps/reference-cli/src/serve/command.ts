@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSessionIndex, storeFor, storeUrlOf, UsageError } from '@spine/harness';
+import type { PostgresStore } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import type { SessionRow } from './pages.js';
@@ -48,10 +49,9 @@ export async function serveCommand(flags: AgentFlags & { port?: string }): Promi
     rows,
     ...(postgres
       ? {
+          // One row of the followed session, not the whole list, each time the follow looks.
           leased: async (id: string) =>
-            (await store.list()).some(
-              (summary) => summary.id === id && (summary as { leasedBy?: string }).leasedBy,
-            ),
+            (await (store as PostgresStore).leaseHolder(id)) !== undefined,
         }
       : { sessionDir: config.sessionDir }),
   });

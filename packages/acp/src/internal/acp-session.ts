@@ -10,7 +10,7 @@ import {
   recordSessionTitle,
   storeImage,
 } from '@spine/harness';
-import { commandsUpdate, parseCommand, runCommand } from './commands.js';
+import { type CommandOptions, commandsUpdate, parseCommand, runCommand } from './commands.js';
 import { attachLive } from './live.js';
 import type { PromptImage } from './prompt-content.js';
 
@@ -19,6 +19,7 @@ export class AcpSession {
   readonly active: AgentSession;
   readonly cwd: string;
   readonly #send: (update: SessionUpdate) => void;
+  readonly #commands: CommandOptions;
   #detach: (() => void) | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   #cancelled = new AbortController();
@@ -28,8 +29,11 @@ export class AcpSession {
     active: AgentSession;
     cwd: string;
     send: (update: SessionUpdate) => void;
+    /** What slash commands may ask the client (`/rewind` over outside changes). */
+    commands?: CommandOptions;
   }) {
     this.active = options.active;
+    this.#commands = options.commands ?? {};
     this.cwd = options.cwd;
     this.#send = options.send;
   }
@@ -76,7 +80,7 @@ export class AcpSession {
     if (signal.aborted || this.#closed) return { stopReason: 'cancelled' };
     const command = parseCommand(text);
     if (command) {
-      const reply = await runCommand(this.active, command.name, command.argument);
+      const reply = await runCommand(this.active, command.name, command.argument, this.#commands);
       if (reply) this.#say(reply.text, reply.meta);
       return { stopReason: 'end_turn' };
     }

@@ -1,7 +1,8 @@
 // The slash commands an ACP session runs itself, as the REPL does: `/compact`, `/title`, `/fork`
 // (a new session sharing this one's history, for the client to load) and `/rewind` (the
 // workspace put back to a checkpoint, recorded as `workspace/restored`). A client cannot be asked
-// to pick from a list, so `/rewind` takes its point and flags on the line.
+// to pick from a list, so `/rewind` takes its point and flags on the line; whether to overwrite
+// files changed outside Spine it asks with `session/request_permission` (or `--yes` on the line).
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import {
   type AgentSession,
@@ -26,7 +27,7 @@ export const COMMANDS = [
   {
     name: 'rewind',
     description:
-      'Put the workspace back to before a turn (3), a step (3.2) or a seq (@120); --dry-run shows what would change, --yes overwrites changes made outside Spine',
+      'Put the workspace back to before a turn (3), a step (3.2) or a seq (@120); --dry-run shows what would change, changes made outside Spine are overwritten only if you allow it (or with --yes)',
     hint: 'turn [--dry-run] [--yes]',
   },
 ] as const;
@@ -58,11 +59,21 @@ export interface CommandReply {
   meta?: Record<string, unknown>;
 }
 
+/** What a command may ask the client. */
+export interface CommandOptions {
+  /**
+   * Asks whether `/rewind` may overwrite these files changed outside Spine (without `--yes`);
+   * absent, such a rewind is refused.
+   */
+  confirmRewind?: (paths: readonly string[]) => Promise<boolean>;
+}
+
 /** Runs `name` with `argument` on the session; resolves with what to tell the client. */
 export async function runCommand(
   active: AgentSession,
   name: CommandName,
   argument: string,
+  options: CommandOptions = {},
 ): Promise<CommandReply | undefined> {
   switch (name) {
     case 'compact': {
@@ -80,7 +91,7 @@ export async function runCommand(
     case 'fork':
       return fork(active, argument);
     case 'rewind':
-      return rewind(active, argument);
+      return rewind(active, argument, options.confirmRewind);
   }
 }
 
@@ -101,7 +112,11 @@ async function fork(active: AgentSession, argument: string): Promise<CommandRepl
   };
 }
 
-async function rewind(active: AgentSession, argument: string): Promise<CommandReply> {
+async function rewind(
+  active: AgentSession,
+  argument: string,
+  confirmRewind: CommandOptions['confirmRewind'],
+): Promise<CommandReply> {
   if (!active.checkpoints)
     return { text: 'checkpoints are off (rewind.checkpoints is false): nothing to rewind to' };
   const words = argument.split(/\s+/).filter(Boolean);
@@ -112,7 +127,12 @@ async function rewind(active: AgentSession, argument: string): Promise<CommandRe
     to: point,
     reason: 'rewind',
     ...(words.includes('--dry-run') ? { dryRun: true } : {}),
-    ...(words.includes('--yes') ? { confirm: async () => true } : {}),
+    // `--yes` overwrites without asking; otherwise the client is asked, as the CLI asks a person.
+    ...(words.includes('--yes')
+      ? { confirm: async () => true }
+      : confirmRewind
+        ? { confirm: confirmRewind }
+        : {}),
   });
   return { text: rewindText(outcome), meta: { spine: { rewind: outcome.status } } };
 }
@@ -127,7 +147,7 @@ function rewindText(outcome: RewindOutcome): string {
     case 'nothing-to-do':
       return 'rewind: the workspace already matches that point; nothing to restore';
     case 'refused':
-      return `rewind refused: ${outcome.conflicts.length} file(s) changed outside Spine would be overwritten: ${outcome.conflicts.map((path) => visibleText(path)).join(', ')}; repeat with --yes to overwrite them`;
+      return `rewind refused: ${outcome.conflicts.length} file(s) changed outside Spine would be overwritten: ${outcome.conflicts.map((path) => visibleText(path)).join(', ')}; they were kept (repeat with --yes to overwrite them)`;
     case 'dry-run':
       return `rewind (dry run) to seq ${outcome.checkpoint.seq} would change ${outcome.changes.length} file(s):${files(outcome.changes)}`;
     case 'restored':

@@ -2,7 +2,12 @@
 // configuration plus the client's MCP servers, approvals asked through the client, warnings to
 // the host. An unknown id is the client's error, never a new session.
 import { isAbsolute } from 'node:path';
-import type { AgentContext, McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
+import type {
+  AgentContext,
+  McpServer,
+  RequestPermissionRequest,
+  SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import {
   type AgentSession,
   type ResolvedModel,
@@ -12,7 +17,7 @@ import {
 } from '@spine/harness';
 import { AcpSession } from './acp-session.js';
 import { withClientServers } from './mcp-servers.js';
-import { createApprover } from './permissions.js';
+import { createApprover, createRewindConfirmer } from './permissions.js';
 
 /** What {@link openSession} needs from the server. */
 export interface OpenContext {
@@ -46,14 +51,15 @@ export async function openSession(
   const config = withClientServers(context.config(cwd), request.mcpServers ?? []);
   // The id is known once the session exists; no request is sent before then.
   let sessionId = resumeId ?? '';
-  const approve = createApprover({
+  const asking = {
     sessionId,
     cwd,
     timeoutMs: context.permissionTimeoutMs,
     connection: context.connection,
-    send: (params, options) =>
+    send: (params: RequestPermissionRequest, options: { cancellationSignal: AbortSignal }) =>
       client.request('session/request_permission', { ...params, sessionId }, options),
-  });
+  };
+  const approve = createApprover(asking);
   let active: AgentSession;
   try {
     active = await startAgentSession({
@@ -72,5 +78,10 @@ export async function openSession(
     throw error;
   }
   sessionId = active.session.id;
-  return new AcpSession({ active, cwd, send: context.sendTo(client, sessionId) });
+  return new AcpSession({
+    active,
+    cwd,
+    send: context.sendTo(client, sessionId),
+    commands: { confirmRewind: createRewindConfirmer(asking) },
+  });
 }

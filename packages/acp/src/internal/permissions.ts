@@ -1,7 +1,10 @@
 // Spine's approval questions as `session/request_permission`. Asked only when Spine's policy
 // asks a person (the runtime calls `approve`); the answer goes back to the runtime, which records
 // it as `tool/approval`. Anything but an explicit allow is a denial: a cancelled turn, a request
-// the client fails or never answers (timeout), a connection that closed.
+// the client fails or never answers (timeout), a connection that closed. `/rewind` asks the same
+// way before overwriting files changed outside Spine.
+
+import { resolve } from 'node:path';
 import type {
   PermissionOption,
   RequestPermissionRequest,
@@ -59,21 +62,68 @@ export function createApprover(options: {
       },
       options: OPTIONS,
     };
-    // The turn does not wait for a client that went quiet: the abort answers `deny` at once and
-    // tells the client (`$/cancel_request`); its late answer is ignored.
-    const denied = new Promise<ApprovalAnswer>((resolve) => {
-      if (cancelled.aborted) resolve('deny');
-      cancelled.addEventListener('abort', () => resolve('deny'), { once: true });
-    });
-    const asked = options
-      .send(params, { cancellationSignal: cancelled })
-      .then((response): ApprovalAnswer => {
-        const { outcome } = response.outcome;
-        if (outcome !== 'selected') return 'deny';
-        const { optionId } = response.outcome as { optionId: string };
-        return optionId === 'allow-once' ? 'once' : optionId === 'allow-always' ? 'always' : 'deny';
-      })
-      .catch((): ApprovalAnswer => 'deny');
-    return Promise.race([asked, denied]);
+    const chosen = await ask(options.send, params, cancelled);
+    return chosen === 'allow-once' ? 'once' : chosen === 'allow-always' ? 'always' : 'deny';
+  };
+}
+
+/**
+ * Sends `params` and resolves with the option the client selected, or undefined: cancelled, the
+ * request failed, or `cancelled` aborted first (the turn does not wait for a client that went
+ * quiet: the abort answers at once and tells the client with `$/cancel_request`; its late
+ * answer is ignored).
+ */
+async function ask(
+  send: PermissionSender,
+  params: RequestPermissionRequest,
+  cancelled: AbortSignal,
+): Promise<string | undefined> {
+  if (cancelled.aborted) return undefined;
+  const gaveUp = new Promise<undefined>((resolve) => {
+    cancelled.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+  const asked = send(params, { cancellationSignal: cancelled })
+    .then((response) =>
+      response.outcome.outcome === 'selected' ? response.outcome.optionId : undefined,
+    )
+    .catch(() => undefined);
+  return Promise.race([asked, gaveUp]);
+}
+
+const REWIND_OPTIONS: PermissionOption[] = [
+  { optionId: 'allow-once', name: 'Overwrite them', kind: 'allow_once' },
+  { optionId: 'reject-once', name: 'Keep them (no rewind)', kind: 'reject_once' },
+];
+
+/**
+ * The `confirm` of an ACP `/rewind`: asks the client, as the CLI asks a person, whether files
+ * changed outside Spine may be overwritten. Only an explicit "allow once" overwrites; a
+ * rejection, a cancelled or failed request, a timeout or a closed connection keep the files.
+ */
+export function createRewindConfirmer(options: {
+  sessionId: string;
+  cwd: string;
+  send: PermissionSender;
+  timeoutMs: number;
+  /** Aborted when the connection closes. */
+  connection: AbortSignal;
+}): (paths: readonly string[]) => Promise<boolean> {
+  let asked = 0;
+  return async (paths) => {
+    asked++;
+    const params: RequestPermissionRequest = {
+      sessionId: options.sessionId,
+      toolCall: {
+        toolCallId: `spine-rewind-${asked}`,
+        title: `Rewind: overwrite ${paths.length} file(s) changed outside Spine`,
+        kind: 'edit',
+        status: 'pending',
+        locations: paths.map((path) => ({ path: resolve(options.cwd, path) })),
+        rawInput: { paths: [...paths] },
+      },
+      options: REWIND_OPTIONS,
+    };
+    const cancelled = AbortSignal.any([options.connection, AbortSignal.timeout(options.timeoutMs)]);
+    return (await ask(options.send, params, cancelled)) === 'allow-once';
   };
 }

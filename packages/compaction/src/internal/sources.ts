@@ -4,6 +4,7 @@
 // sent. None of those events is on the surface, so a lazily opened session does not hold them;
 // this fold keeps exactly what the surface still refers to, in the session's snapshots.
 import type {
+  ImagePart,
   JsonValue,
   RequestHeaderBody,
   SessionEvent,
@@ -11,6 +12,9 @@ import type {
   ToolSpec,
 } from '@spine/protocol';
 import type { CheckpointFact } from '../checkpoint-facts.js';
+
+/** An image a compaction folded, with the seq of the event that carried it. */
+export type FoldedImage = { seq: number; image: ImagePart };
 
 /** The prompt a run of requests was sent with, from the first header of the run on. */
 type Epoch = { seq: number; systemHash: string; toolsHash: string };
@@ -23,6 +27,10 @@ export type SourcesState = {
   facts: Record<string, CheckpointFact[]>;
   /** Whole outputs of the cut tool results on the surface, by the result's seq. */
   outputs: Record<string, string>;
+  /** Images folded by the checkpoint events on the surface (their summaries' `foldedImages`), by seq. */
+  images: Record<string, FoldedImage[]>;
+  /** `foldedImages` of the newest summary, by seq, until a checkpoint names it. */
+  pendingImages: Record<string, FoldedImage[]>;
   /** Facts of the newest summary and candidate, by seq, until a checkpoint names them. */
   pendingFacts: Record<string, { type: string; facts: CheckpointFact[] | null }>;
   /** Whole outputs (`tool/output`) of the current step, by seq, until a result names them. */
@@ -38,6 +46,7 @@ function dropSurface(state: SourcesState, seqs: readonly number[]): void {
   for (const seq of seqs) {
     delete state.facts[seq];
     delete state.outputs[seq];
+    delete state.images[seq];
   }
   // Requests before the surface's oldest event are no longer asked about: keep the run in
   // force at that event and the later ones.
@@ -54,11 +63,14 @@ function dropSurface(state: SourcesState, seqs: readonly number[]): void {
 /** Keeps the facts and outputs that surface events refer to, and the prompts requests used. */
 export const sourcesFold = {
   name: 'compaction/sources',
-  version: 1,
+  // 2: the images earlier checkpoints folded (a snapshot holding version 1 is refolded).
+  version: 2,
   initial: (): SourcesState => ({
     surface: [],
     facts: {},
     outputs: {},
+    images: {},
+    pendingImages: {},
     pendingFacts: {},
     pendingOutputs: {},
     epochs: [],
@@ -79,6 +91,11 @@ export const sourcesFold = {
           type: event.type,
           facts: Array.isArray(facts) ? (facts as CheckpointFact[]) : null,
         };
+        if (event.type === 'compaction/summary') {
+          state.pendingImages = {};
+          if (Array.isArray(body?.foldedImages) && body.foldedImages.length > 0)
+            state.pendingImages[event.seq] = body.foldedImages as FoldedImage[];
+        }
         break;
       }
       case 'tool/output':
@@ -125,6 +142,13 @@ export const sourcesFold = {
         const facts = state.pendingFacts[sources[i] as number]?.facts;
         if (facts) {
           state.facts[event.seq] = facts;
+          break;
+        }
+      }
+      for (let i = 0; i < sources.length && i < 3; i++) {
+        const images = state.pendingImages[sources[i] as number];
+        if (images) {
+          state.images[event.seq] = images;
           break;
         }
       }

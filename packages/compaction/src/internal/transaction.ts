@@ -2,6 +2,7 @@ import type {
   AppendOptions,
   CompactionReason,
   ImagePart,
+  SessionEvent,
   SessionLog,
   TokenMeter,
   ToolSpec,
@@ -10,6 +11,7 @@ import { frameCheckpoint, renderFacts } from '../checkpoint.js';
 import { CompactionFailedError, type CompactionFailureStage } from '../errors.js';
 import type { SurfaceRegion } from '../region.js';
 import type { PreparedCheckpoint } from './prepare.js';
+import { type FoldedImage, registeredSources } from './sources.js';
 
 /** What one compaction transaction needs. */
 export interface TransactionInput {
@@ -44,14 +46,18 @@ export type TransactionResult =
     }
   | { ok: false; compactionId?: number; stage: CompactionFailureStage; message: string };
 
-/** The images the events `seqs` carried (user messages and tool results), with their seq. */
-function imagesIn(
-  session: SessionLog,
-  seqs: readonly number[],
-): { seq: number; image: ImagePart }[] {
-  const found: { seq: number; image: ImagePart }[] = [];
+/**
+ * The images the events `seqs` carried (user messages and tool results), with their seq, and
+ * those earlier checkpoints among them had folded (from their `compaction/summary`, or the
+ * sources fold when the session does not hold it: a lazily opened one), so the list stays whole
+ * across repeated compactions.
+ */
+function imagesIn(session: SessionLog, seqs: readonly number[]): FoldedImage[] {
+  const found: FoldedImage[] = [];
+  const sources = registeredSources(session);
   for (const seq of seqs) {
     const event = session.get(seq);
+    found.push(...(sources?.images?.[seq] ?? foldedBy(session, event)));
     if (event?.type !== 'user/message' && event?.type !== 'tool/result') continue;
     const images = (event.body as { images?: ImagePart[] }).images ?? [];
     for (const image of images) found.push({ seq, image });
@@ -59,8 +65,18 @@ function imagesIn(
   return found;
 }
 
+/** The images a checkpoint event's own `compaction/summary` folded (none for other events). */
+function foldedBy(session: SessionLog, event: SessionEvent | undefined): FoldedImage[] {
+  for (const seq of event?.sourceEventSeqs?.slice(0, 3) ?? []) {
+    const source = session.get(seq);
+    if (source?.type !== 'compaction/summary') continue;
+    return (source.body as { foldedImages?: FoldedImage[] }).foldedImages ?? [];
+  }
+  return [];
+}
+
 /** The checkpoint's line naming the folded images, or '' when there are none. */
-function foldedImagesNote(folded: readonly { seq: number; image: ImagePart }[]): string {
+function foldedImagesNote(folded: readonly FoldedImage[]): string {
   if (folded.length === 0) return '';
   const lines = folded.map(
     ({ seq, image }) =>

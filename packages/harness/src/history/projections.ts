@@ -4,6 +4,7 @@
 // from the snapshot instead of a pass over the whole log.
 
 import type { SessionProjection } from '@spine/session-log';
+import { JOBS_STATE } from '../jobs/jobs-state.js';
 import { PLAN_MODE_STATE } from '../plan/plan-mode-resume.js';
 import { PLAN_STATE } from '../plan/plan-state.js';
 import { RESUME_STATE } from './resume-state.js';
@@ -26,6 +27,7 @@ export async function agentProjections(): Promise<SessionProjection[]> {
     RESUME_STATE as unknown as SessionProjection,
     PLAN_STATE as unknown as SessionProjection,
     PLAN_MODE_STATE as unknown as SessionProjection,
+    JOBS_STATE as unknown as SessionProjection,
   ];
 }
 

@@ -52,6 +52,35 @@ describe('AnthropicRequestEncoder.encodeChunks', () => {
   }
 });
 
+describe('AnthropicRequestEncoder: a large last turn', () => {
+  it('keeps the bytes of a marked turn for the next request instead of encoding them again', () => {
+    const encoder = new AnthropicRequestEncoder({ cache: true, defaultMaxTokens: () => 1024 });
+    const big = 'p'.repeat(2_000_000);
+    const request = (messages: Message[]): ModelRequest => ({
+      model: 'claude-sonnet-4-5',
+      system: '',
+      messages,
+      tools: [],
+    });
+    const first: Message[] = [{ role: 'user', content: big }];
+    const a = encoder.encodeChunks(request(first));
+    const b = encoder.encodeChunks(request(first));
+    const held = a.find((chunk) => chunk.length > big.length);
+    expect(held).toBeDefined();
+    expect(b).toContain(held);
+    // Once it is the previous user turn (still marked), the same bytes are sent.
+    const grown: Message[] = [
+      ...first,
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'user', content: 'next' },
+    ];
+    const c = encoder.encodeChunks(request(grown));
+    expect(c).toContain(held);
+    expect(text(c)).toBe(encoder.encode(request(grown)));
+    expect(text(b)).toBe(encoder.encode(request(first)));
+  });
+});
+
 describe('AnthropicRequestEncoder: history from other providers, thinking budgets', () => {
   const encoder = () =>
     new AnthropicRequestEncoder({ cache: false, defaultMaxTokens: () => 32000 });

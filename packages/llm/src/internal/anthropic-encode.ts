@@ -133,7 +133,8 @@ export class AnthropicRequestEncoder {
     return [
       Buffer.from(`${before}${turns.before}`),
       turns.cached,
-      Buffer.from(`${turns.after}${after}`),
+      ...turns.after,
+      Buffer.from(after),
     ];
   }
 

@@ -8,6 +8,15 @@ export function withBreakpoint(block: string): string {
   return `${block.slice(0, -1)},${EPHEMERAL}}`;
 }
 
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+interface MarkedTurn {
+  count: number;
+  json: string;
+  bytes?: Buffer;
+}
+
 interface Turn {
   role: 'user' | 'assistant';
   start: number;
@@ -23,6 +32,14 @@ interface Turn {
  */
 export class TurnEncoder {
   private readonly turnCache = new WeakMap<Message, { count: number; json: string }>();
+  /**
+   * The turns carrying a breakpoint in the previous request, by first message, with their text
+   * and (once sent as chunks) its UTF-8: the last turn of one request is the previous user turn
+   * of the next, marked the same way, so a large turn (an image) is neither rebuilt nor
+   * re-encoded. Only the previous request's entries are kept (at most two turns).
+   */
+  private marked = new Map<Message, MarkedTurn>();
+  private markedNow = new Map<Message, MarkedTurn>();
   private lastTurns: string[] = [];
   private lastJoined: string[] = [];
   private readonly stableBytes = new JoinedBytes<string>((text) => text);
@@ -53,12 +70,26 @@ export class TurnEncoder {
   encodeChunks(
     messages: readonly Message[],
     breakpoints: boolean,
-  ): { before: string; cached: Buffer; after: string } {
+  ): { before: string; cached: Buffer; after: Buffer[] } {
     const { texts, firstMarked } = this.texts(messages, breakpoints);
     const cached = this.stableBytes.join(texts.slice(0, firstMarked));
-    const rest = texts.slice(firstMarked).join(',');
-    const separator = firstMarked > 0 && rest !== '' ? ',' : '';
-    return { before: '[', cached, after: `${separator}${rest}]` };
+    const after: Buffer[] = [];
+    for (let i = firstMarked; i < texts.length; i++) {
+      if (i > 0) after.push(COMMA);
+      after.push(this.bytesOf(texts[i] as string));
+    }
+    after.push(CLOSE);
+    return { before: '[', cached, after };
+  }
+
+  /** The UTF-8 of one turn's text: kept with a marked turn, encoded now otherwise. */
+  private bytesOf(text: string): Buffer {
+    for (const entry of this.marked.values()) {
+      if (entry.json !== text) continue;
+      entry.bytes ??= Buffer.from(text);
+      return entry.bytes;
+    }
+    return Buffer.from(text);
   }
 
   /** Each turn's JSON, and the index of the first turn that is not closed and unmarked. */
@@ -81,11 +112,20 @@ export class TurnEncoder {
       }
     }
     const texts = turns.map((turn, i) => this.turnJson(messages, turn, marked.has(i)));
+    this.marked = this.markedNow;
+    this.markedNow = new Map();
     return { texts, firstMarked };
   }
 
   private turnJson(messages: readonly Message[], turn: Turn, breakpoint: boolean): string {
     const first = messages[turn.start] as Message;
+    if (breakpoint) {
+      const kept = this.marked.get(first);
+      if (kept && kept.count === turn.count) {
+        this.markedNow.set(first, kept);
+        return kept.json;
+      }
+    }
     const cached = breakpoint ? undefined : this.turnCache.get(first);
     if (cached && cached.count === turn.count) return cached.json;
     const blocks: string[] = [];
@@ -93,7 +133,8 @@ export class TurnEncoder {
       blocks.push(...this.blocksFor(messages[i] as Message));
     if (breakpoint) blocks[blocks.length - 1] = withBreakpoint(blocks[blocks.length - 1] as string);
     const json = `{"role":"${turn.role}","content":[${blocks.join(',')}]}`;
-    if (!breakpoint) this.turnCache.set(first, { count: turn.count, json });
+    if (breakpoint) this.markedNow.set(first, { count: turn.count, json });
+    else this.turnCache.set(first, { count: turn.count, json });
     return json;
   }
 }

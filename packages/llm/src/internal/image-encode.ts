@@ -15,14 +15,55 @@ import {
 } from '@spine/protocol';
 import { ImageBlobError, ImagesUnsupportedError } from '../errors.js';
 
-/** The base64 of `part`'s bytes, checked against its SHA-256. */
+/** A blob's verified bytes and their base64, kept for the next message carrying it. */
+interface Encoded {
+  bytes: Uint8Array;
+  base64: string;
+}
+
+/** How many bytes (blob plus base64) the cache below may hold, process-wide. */
+const IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
+
+// Most recently used last. A hit still asks the store for the blob (a missing one is named as
+// before) and compares its bytes with the verified ones (the same object, or equal by memcmp),
+// so what is sent is always the bytes the log's SHA-256 names; only hashing and base64 are saved.
+const encodedBySha = new Map<string, Encoded>();
+let cachedBytes = 0;
+
+function remember(sha256: string, entry: Encoded): void {
+  const size = entry.bytes.byteLength + entry.base64.length;
+  if (size > IMAGE_CACHE_BYTES) return;
+  const previous = encodedBySha.get(sha256);
+  if (previous) cachedBytes -= previous.bytes.byteLength + previous.base64.length;
+  encodedBySha.set(sha256, entry);
+  cachedBytes += size;
+  for (const [key, old] of encodedBySha) {
+    if (cachedBytes <= IMAGE_CACHE_BYTES) break;
+    encodedBySha.delete(key);
+    cachedBytes -= old.bytes.byteLength + old.base64.length;
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a === b || Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/** The base64 of `part`'s bytes, checked against its SHA-256 (cached by SHA-256, bounded). */
 export function imageBase64(images: ImageBytes | undefined, part: ImagePart): string {
   const bytes = images?.get(part.sha256);
   if (bytes === undefined) throw new ImageBlobError({ sha256: part.sha256, problem: 'missing' });
+  const known = encodedBySha.get(part.sha256);
+  if (known && sameBytes(known.bytes, bytes)) {
+    encodedBySha.delete(part.sha256);
+    encodedBySha.set(part.sha256, known);
+    return known.base64;
+  }
   if (hash('sha256', bytes, 'hex') !== part.sha256) {
     throw new ImageBlobError({ sha256: part.sha256, problem: 'altered' });
   }
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  const base64 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  remember(part.sha256, { bytes, base64 });
+  return base64;
 }
 
 /** An OpenAI chat-completions `image_url` content part (a data URI). */

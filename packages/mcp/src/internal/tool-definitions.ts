@@ -20,7 +20,8 @@ import { cutAtCodePoint } from './text-cut.js';
 /** The session's image service, when the model accepts images (MCP images then pass through). */
 function imagesOf(context: ToolExecutionContext): { images?: ImageService } {
   const images = context.services?.[IMAGE_SERVICE] as ImageService | undefined;
-  return images ? { images } : {};
+  // Asked at each call: the session's model may have been switched since the tools were made.
+  return images && images.accepts?.() !== false ? { images } : {};
 }
 
 const MAX_DESCRIPTION = 4_000;

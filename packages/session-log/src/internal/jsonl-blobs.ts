@@ -1,6 +1,8 @@
 // The JSONL store's blob folder: `<dir>/<id>.blobs/<sha256>`, one file per blob, written to a
 // temporary name, synced (unless fsync is `never`) and renamed into place before `put` returns,
-// so an event appended after `put` never references a blob a crash could lose.
+// so an event appended after `put` never references a blob a crash could lose (the session's
+// directory is synced too when the folder is new, so the folder's own entry survives).
+import { dirname } from 'node:path';
 import type { StoreBlobs } from '@spine/protocol';
 import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
@@ -18,6 +20,15 @@ import {
 } from './fs.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+function syncDirectory(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The blob folder beside a session file `<id>.jsonl`. */
 export function blobFolderOf(sessionPath: string): string {
@@ -45,7 +56,7 @@ export function createJsonlBlobs(options: {
         known.add(sha256);
         return;
       }
-      mkdirSync(folder, { recursive: true });
+      const created = mkdirSync(folder, { recursive: true });
       const temporary = `${path}.${process.pid}.tmp`;
       try {
         const fd = openSync(temporary, 'w');
@@ -60,12 +71,8 @@ export function createJsonlBlobs(options: {
         rmSync(temporary, { force: true });
       }
       if (options.fsync !== 'never') {
-        const dirFd = openSync(folder, 'r');
-        try {
-          fsyncSync(dirFd);
-        } finally {
-          closeSync(dirFd);
-        }
+        syncDirectory(folder);
+        if (created !== undefined) syncDirectory(dirname(folder));
       }
       known.add(sha256);
     },

@@ -33,6 +33,13 @@ export interface SyncStatement {
   seqs: number[];
   /** Their JSON lines. */
   data: string[];
+  /**
+   * Blobs not known to be committed, stored (fenced, idempotent) before any event: an event
+   * never reaches the table ahead of a blob it references.
+   */
+  blobs?: readonly { sha256: string; bytes: Uint8Array }[];
+  /** The fenced blob insert: $1 id, $2 token, $3 SHA-256, $4 bytes; returns `lease_token, lease_owner`. */
+  blobSql?: string;
 }
 
 const STATUS = ['pending', 'ok', 'lease-lost', 'conflict', 'error'] as const;
@@ -77,8 +84,22 @@ const connectedBy = async (deadline) => {
 };
 // Connect at once, so the first write-ahead append does not wait for it.
 connectedBy(Date.now() + workerData.connectTimeoutMs).catch(() => {});
+const storeBlobs = async (c, m) => {
+  while (m.blobs && m.blobs.length > 0) {
+    const b = m.blobs[0];
+    const bytes = Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
+    const row = (await bounded(c.query(m.blobSql, [m.sessionId, m.token, b.sha256, bytes]), m.deadline)).rows[0];
+    if (!row || Number(row.lease_token) !== m.token) return [2, (row && row.lease_owner) || ''];
+    m.blobs.shift();
+  }
+  return null;
+};
 const attempt = async (m) => {
   const c = await connectedBy(m.deadline);
+  // Blobs first (each insert commits on its own and a retry finds it there): an event is
+  // never committed ahead of a blob it references.
+  const fenced = await storeBlobs(c, m);
+  if (fenced) return fenced;
   const last = m.seqs[m.seqs.length - 1];
   let from = 0;
   for (;;) {

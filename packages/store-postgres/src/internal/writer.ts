@@ -14,7 +14,7 @@ import {
   SessionClosedError,
   StoreUnavailableError,
 } from '../errors.js';
-import { type PendingBlob, writeBlobs } from './blobs.js';
+import { blobInsertSql, type PendingBlob, writeBlobs } from './blobs.js';
 import { isConnectionError, sqlState, translate } from './database.js';
 import type { SyncChannel } from './sync-channel.js';
 
@@ -59,6 +59,8 @@ export function createWriter(context: WriterContext): OpenedSession {
   let closed = false;
   /** Blobs put but not yet written: sent before the next event batch. */
   let pendingBlobs: PendingBlob[] = [];
+  /** The blobs of the asynchronous write in flight (perhaps not all sent yet). */
+  let sendingBlobs: readonly PendingBlob[] = [];
 
   const insert = `WITH lease AS (
       UPDATE ${s}.spine_sessions
@@ -164,6 +166,9 @@ export function createWriter(context: WriterContext): OpenedSession {
     // committed) and everything unsent.
     const events = [...sending.filter((event) => event.seq > storedSeq), ...pending, ...batch];
     pending = [];
+    // Likewise every blob not known committed: the worker stores them before the events.
+    const blobs = [...sendingBlobs, ...pendingBlobs];
+    pendingBlobs = [];
     const seqs = events.map((event) => event.seq);
     const data = events.map((event) => JSON.stringify(event));
     const expected = (seqs[0] as number) - 1;
@@ -176,6 +181,7 @@ export function createWriter(context: WriterContext): OpenedSession {
       leaseMs,
       seqs,
       data,
+      ...(blobs.length > 0 ? { blobs, blobSql: blobInsertSql(context.schema) } : {}),
     });
     if (outcome.status === 'ok') {
       storedSeq = Math.max(storedSeq, last);
@@ -206,11 +212,14 @@ export function createWriter(context: WriterContext): OpenedSession {
       if (pendingBlobs.length > 0) {
         const blobs = pendingBlobs;
         pendingBlobs = [];
+        sendingBlobs = blobs;
         try {
           await writeBlobs(pool, { schema: context.schema, sessionId, token }, blobs);
         } catch (error) {
           failure = error instanceof Error ? error : new Error(String(error));
           break;
+        } finally {
+          sendingBlobs = [];
         }
       }
       if (pending.length === 0) continue;

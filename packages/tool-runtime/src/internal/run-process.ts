@@ -122,21 +122,36 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
       if (child.pid !== undefined) result.pid = child.pid;
       resolve(result);
     };
-    child.on('error', (error) => {
-      text.push(`failed to start ${options.file}: ${error.message}`);
-      finish(127, null);
-    });
-    child.on('exit', (code, signal) => {
-      // A detached grandchild may hold the pipes open: drain briefly, then stop listening.
-      const grace = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(code, signal);
-      }, 150);
-      child.on('close', () => {
-        clearTimeout(grace);
-        finish(code, signal);
-      });
+    onEnded(child, finish, (error) =>
+      text.push(`failed to start ${options.file}: ${error.message}`),
+    );
+  });
+}
+
+/**
+ * Calls `finish` once `child` has ended: after its exit and the draining of its pipes (or after a
+ * short grace when a detached grandchild keeps them open), or with 127 when it could not start
+ * (`failed` hears why first).
+ */
+export function onEnded(
+  child: ChildProcess,
+  finish: (code: number | null, signal: NodeJS.Signals | null) => void,
+  failed: (error: Error) => void,
+): void {
+  child.on('error', (error) => {
+    failed(error);
+    finish(127, null);
+  });
+  child.on('exit', (code, signal) => {
+    // A detached grandchild may hold the pipes open: drain briefly, then stop listening.
+    const grace = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish(code, signal);
+    }, 150);
+    child.on('close', () => {
+      clearTimeout(grace);
+      finish(code, signal);
     });
   });
 }

@@ -32,11 +32,9 @@ class CallExecution implements ExecutedCall {
   durationMs = Number.NaN;
   readonly context: ToolExecutionContext;
   private readonly started = performance.now();
-  private readonly timeoutMs: number | undefined;
-  private controller: AbortController | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** The tool's own timeout, when it has one (kept apart: most tools have none). */
+  private timeout: CallTimeout | undefined;
   private grace: NodeJS.Timeout | undefined;
-  private timedOut = false;
   private done = false;
 
   constructor(
@@ -47,25 +45,20 @@ class CallExecution implements ExecutedCall {
     private readonly index: number,
   ) {
     this.context = prepared.context;
-    this.timeoutMs = (prepared.entry.tool as ToolDefinition<JsonValue>).timeoutMs;
   }
 
   /** Starts the chain. */
   start(): void {
-    const { context, batch } = this;
-    const toolCallId = this.prepared.toolCallId;
-    context.onProgress = (progress) => {
+    // Every closure below captures `this` only, so they share one small context.
+    this.context.onProgress = (progress) => {
       // A tool that reports after it returned must not put progress after its own result.
-      if (!this.done) batch.emit({ type: 'progress', toolCallId, ...progress });
+      if (!this.done)
+        this.batch.emit({ type: 'progress', toolCallId: this.prepared.toolCallId, ...progress });
     };
-    if (this.timeoutMs !== undefined) {
-      this.controller = new AbortController();
-      context.signal = this.controller.signal;
-      this.timer = setTimeout(() => this.expire(), this.timeoutMs);
-      this.controller.signal.addEventListener('abort', () => this.stopping(), { once: true });
-    }
-    batch.track(this.index, this);
-    if (this.controller ? this.controller.signal.aborted : batch.aborted) this.stopping();
+    const timeoutMs = (this.prepared.entry.tool as ToolDefinition<JsonValue>).timeoutMs;
+    if (timeoutMs !== undefined) this.armTimeout(timeoutMs);
+    this.batch.track(this.index, this);
+    if (this.timeout ? this.timeout.controller.signal.aborted : this.batch.aborted) this.stopping();
     let run: Promise<ToolOutput>;
     try {
       const paths = this.prepared.paths;
@@ -80,9 +73,23 @@ class CallExecution implements ExecutedCall {
     );
   }
 
+  /** Gives the call its own signal, aborted by the batch or after `ms`. */
+  private armTimeout(ms: number): void {
+    const controller = new AbortController();
+    const timeout: CallTimeout = {
+      ms,
+      controller,
+      timer: setTimeout(() => this.expire(), ms),
+      timedOut: false,
+    };
+    this.timeout = timeout;
+    this.context.signal = controller.signal;
+    controller.signal.addEventListener('abort', () => this.stopping(), { once: true });
+  }
+
   /** Called by the batch when it aborts. */
   abort(): void {
-    if (this.controller) this.controller.abort(this.batch.signal.reason);
+    if (this.timeout) this.timeout.controller.abort(this.batch.signal.reason);
     else this.stopping();
   }
 
@@ -97,8 +104,9 @@ class CallExecution implements ExecutedCall {
   }
 
   private expire(): void {
-    this.timedOut = true;
-    this.controller?.abort(new Error(`timed out after ${this.timeoutMs} ms`));
+    const timeout = this.timeout!;
+    timeout.timedOut = true;
+    timeout.controller.abort(new Error(`timed out after ${timeout.ms} ms`));
   }
 
   private stopping(): void {
@@ -111,7 +119,7 @@ class CallExecution implements ExecutedCall {
   private settle(output: ToolOutput | undefined, failure: unknown, settled: boolean): void {
     if (this.done) return;
     this.done = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timeout) clearTimeout(this.timeout.timer);
     if (this.grace) clearTimeout(this.grace);
     this.batch.untrack(this.index);
     this.durationMs = Math.round((performance.now() - this.started) * 1000) / 1000;
@@ -120,7 +128,8 @@ class CallExecution implements ExecutedCall {
   }
 
   private describe(output: ToolOutput | undefined, failure: unknown, settled: boolean): void {
-    if (settled && !(this.controller ? this.controller.signal.aborted : this.batch.aborted)) {
+    const timeout = this.timeout;
+    if (settled && !(timeout ? timeout.controller.signal.aborted : this.batch.aborted)) {
       if (output !== undefined) {
         this.output = output;
         this.outcome = output.isError ? 'error' : 'ok';
@@ -130,21 +139,30 @@ class CallExecution implements ExecutedCall {
       }
       return;
     }
-    this.outcome = this.timedOut ? 'timeout' : 'aborted';
-    const why = this.timedOut ? `timed out after ${this.timeoutMs} ms` : 'was aborted';
+    const timedOut = timeout?.timedOut === true;
+    this.outcome = timedOut ? 'timeout' : 'aborted';
+    const why = timedOut ? `timed out after ${timeout!.ms} ms` : 'was aborted';
     if (!settled) {
       const content = `The tool ${why} and did not stop within ${this.state.abortGraceMs} ms; its effects are unknown. Check the state before retrying.`;
       this.output = { content, isError: true };
     } else if (output === undefined) {
       this.output = { content: `The tool ${why}: ${messageOf(failure)}`, isError: true };
     } else {
-      const note = this.timedOut ? `timed out after ${this.timeoutMs} ms` : 'aborted';
+      const note = timedOut ? `timed out after ${timeout!.ms} ms` : 'aborted';
       this.output = { ...output, content: `${output.content}\n[${note}]`, isError: true };
     }
   }
 }
 
 const EMPTY_OUTPUT: ToolOutput = Object.freeze({ content: '' });
+
+/** The state of a tool's own timeout (only calls of tools with `timeoutMs` have one). */
+interface CallTimeout {
+  readonly ms: number;
+  readonly controller: AbortController;
+  readonly timer: NodeJS.Timeout;
+  timedOut: boolean;
+}
 
 /**
  * One idle execution kept for the life of the module. V8 reaches the map a class instance ends up

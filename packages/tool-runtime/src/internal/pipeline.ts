@@ -52,7 +52,7 @@ export interface PreparedCall extends ToolHookCall, ApprovalCheck {
   entry: RegisteredTool;
   args: JsonValue;
   safe: boolean;
-  paths: string[];
+  paths: readonly string[];
   /** Context for hooks and the tool (its signal is the batch's unless the tool has a timeout). */
   context: ToolExecutionContext;
   granted?: { [key: string]: JsonValue };

@@ -66,7 +66,7 @@ export function prepareCall(
   }
   const tool = entry.tool as ToolDefinition<JsonValue>;
   let safe = false;
-  let paths: string[] = [];
+  let paths: readonly string[] = NO_PATHS;
   try {
     safe =
       typeof tool.isConcurrencySafe === 'function'
@@ -131,6 +131,11 @@ function precheckOf(prepared: PreparedCall): (() => Promise<ToolOutput | undefin
 }
 type Verdict = PreExecuteVerdict | undefined;
 const NO_PERMISSIONS: ToolPermissions = Object.freeze({});
+/**
+ * The paths of a call that mutates none: one shared array rather than one per call (typed
+ * read-only and never written; not frozen, since a frozen array has elements of another kind).
+ */
+const NO_PATHS: readonly string[] = [];
 
 function runPreHooks(
   state: PipelineState,

@@ -14,8 +14,10 @@ describe('spine rerun of a session with background jobs', () => {
               id: 'b_1',
               name: 'bash',
               arguments: JSON.stringify({
+                // The marker first: the model kills the job two steps later, which on an idle
+                // machine comes before a marker written at the end.
                 command:
-                  'for i in 1 2 3; do echo line-$i; sleep 0.4; done; echo rerun-marker > ran.txt',
+                  'echo rerun-marker > ran.txt; for i in 1 2 3; do echo line-$i; sleep 0.4; done',
                 run_in_background: true,
               }),
             },

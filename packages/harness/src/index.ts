@@ -76,6 +76,7 @@ export {
   readImageFiles,
   storeImage,
 } from './images.js';
+export type { WiredJobs } from './jobs/wiring.js';
 export { claudeUserFile, projectMcpFile } from './mcp/config-files.js';
 export { createConfiguredManager, type WiredMcp, wireMcp } from './mcp/wiring.js';
 export {

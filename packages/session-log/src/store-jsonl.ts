@@ -16,13 +16,13 @@ import {
   closeSync,
   existsSync,
   fdatasyncSync,
-  fsyncSync,
   linkSync,
   mkdirSync,
   openSync,
   readdirSync,
   rmSync,
   statSync,
+  syncDirectory,
   truncateSync,
   writeSync,
 } from './internal/fs.js';
@@ -65,16 +65,6 @@ export interface JsonlStoreOptions {
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
-
-/** Makes a newly created file's directory entry durable (Linux allows fsync on a directory). */
-function syncDirectory(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function pathFor(dir: string, id: string): string {
   if (!SAFE_ID.test(id)) {

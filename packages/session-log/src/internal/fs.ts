@@ -24,3 +24,13 @@ export const {
   unlinkSync,
   writeSync,
 } = fs;
+
+/** Makes a newly created entry of directory `path` durable (Linux allows fsync on a directory). */
+export function syncDirectory(path: string): void {
+  const fd = fs.openSync(path, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -10,25 +10,16 @@ import {
   closeSync,
   existsSync,
   fdatasyncSync,
-  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
   renameSync,
   rmSync,
+  syncDirectory,
   writeSync,
 } from './fs.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-function syncDirectory(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The blob folder beside a session file `<id>.jsonl`. */
 export function blobFolderOf(sessionPath: string): string {

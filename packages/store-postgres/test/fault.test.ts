@@ -162,7 +162,9 @@ describe('a frozen server (SIGSTOP, as in a partition)', () => {
       a.append([toolStarted(2)]);
       await a.flush();
       server.freeze();
-      server.thawLater(3000);
+      // Thawed only after both bounded waits below can have run out (1.8 s + 4.8 s): at 3 s a busy
+      // machine let b's flush start late enough to succeed after the thaw.
+      server.thawLater(7000);
       let started = now();
       expect(() => a.append([toolStarted(3)])).toThrow(StoreUnavailableError);
       // One bounded wait: the thread was blocked at most writeAheadTimeoutMs (+ scheduling).

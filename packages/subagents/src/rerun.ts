@@ -48,7 +48,10 @@ export interface RecordedChildren {
   childModel(child: ChildInfo): ChildModel | undefined;
   /** For `createTaskTool({ approve })`: a child's recorded approval answers (`once` when none). */
   approve(request: ChildApprovalRequest): Promise<ApprovalAnswer | ApprovalDecision>;
-  /** Compares the rerun's children (under `rerunSessionId` in `store`) with the recorded ones. */
+  /**
+   * Compares the rerun's children (under `rerunSessionId` in `store`) with the recorded ones. It
+   * reads the rerun's parent from the store: flush or close that session first.
+   */
   compare(
     store: SessionStore,
     rerunSessionId: string,
@@ -78,6 +81,7 @@ function flatten(node: SessionTreeNode, out: SessionTreeNode[] = []): SessionTre
  * const recorded = await recordedChildren(store, recordedId);
  * const task = createTaskTool({ ...options, childModel: recorded.childModel, approve: recorded.approve });
  * // … rerun(recordedEvents, { agent, model }) …
+ * await agent.session.flush(); // compare reads the rerun's parent from the store
  * const report = await recorded.compare(store, agent.session.id);
  * ```
  */

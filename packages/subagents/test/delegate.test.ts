@@ -211,6 +211,9 @@ describe('the task tool', () => {
     expect(report.differences).toEqual([]);
     expect(report.toolResults).toEqual({ recorded: 3, rerun: 3, same: 3 });
     expect(report.ok).toBe(true);
+    // compare reads the rerun's parent back from the store: its last links (call_c starts after
+    // the explore children end) may still be in the writer's buffer.
+    await rerunTree.session.flush();
     const childReport = await children.compare(rerunTree.store, rerunTree.session.id);
     expect(childReport.children).toHaveLength(3);
     for (const child of childReport.children) {

@@ -10,9 +10,11 @@ const config = JSON.parse(process.argv[2] ?? '{}') as {
   sessionDir: string;
   workspace: string;
   input: string;
+  /** The JSONL store's options (default: every append synced). */
+  store?: { fsync?: 'always' | 'per-turn' | 'never'; flushIntervalMs?: number };
 };
 const session = await Session.create({
-  store: createJsonlStore({ dir: config.sessionDir, fsync: 'always' }),
+  store: createJsonlStore({ dir: config.sessionDir, fsync: 'always', ...config.store }),
   cwd: config.workspace,
 });
 process.stdout.write(`session ${session.id}\n`);

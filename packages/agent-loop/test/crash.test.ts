@@ -36,6 +36,7 @@ async function runAndKill(
   input: string,
   killWhen: string,
   ready: (workspace: string) => boolean,
+  store?: { fsync?: 'always' | 'per-turn' | 'never'; flushIntervalMs?: number },
 ): Promise<Crashed> {
   const server = await createScriptedModelServer({ replies });
   const workspace = mkdtempSync(join(tmpdir(), 'spine-crash-ws-'));
@@ -51,7 +52,7 @@ async function runAndKill(
       '--import',
       'tsx',
       childScript,
-      JSON.stringify({ baseUrl: server.baseUrl, sessionDir, workspace, input }),
+      JSON.stringify({ baseUrl: server.baseUrl, sessionDir, workspace, input, store }),
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -107,59 +108,71 @@ async function reopen(crashed: Crashed) {
 }
 
 describe('crash recovery (SIGKILL of a real child process)', () => {
-  it('resumes after a kill during a tool: the call is answered "outcome unknown" and the turn continues', async () => {
-    const crashed = await runAndKill(
-      [
-        {
-          toolCalls: [
-            {
-              id: 'sh1',
-              name: 'bash',
-              arguments: JSON.stringify({
-                command: 'echo started > marker.txt && sleep 2 && echo finished >> marker.txt',
-              }),
-            },
-          ],
-        },
-        { text: 'I verified the marker file.' },
-      ],
-      'Create the marker.',
-      'tool-call',
-      (workspace) => existsSync(join(workspace, 'marker.txt')),
-    );
-    const { session, agent, model } = await reopen(crashed);
-    expect(agent.interruptedTurn).toBe(1);
-    const recovered = session
-      .events()
-      .filter((event) => event.type === 'tool/result')
-      .map((event) => event.body as ToolResultBody);
-    expect(recovered).toEqual([
-      expect.objectContaining({ toolCallId: 'sh1', outcome: 'unknown', isError: true }),
-    ]);
-    expect(session.events().some((event) => event.type === 'session/recovered')).toBe(true);
+  // The default policy groups appends for 20 ms; here the group window outlasts the test, so
+  // only the write-ahead of `tool/started` (written before the tool runs) can put the call on disk.
+  it.each([
+    ['every append synced', { fsync: 'always' as const }],
+    [
+      'the default policy, groups never written by their timer',
+      { fsync: 'per-turn' as const, flushIntervalMs: 600_000 },
+    ],
+  ])(
+    'resumes after a kill during a tool: the call is answered "outcome unknown" and the turn continues (%s)',
+    async (_name, store) => {
+      const crashed = await runAndKill(
+        [
+          {
+            toolCalls: [
+              {
+                id: 'sh1',
+                name: 'bash',
+                arguments: JSON.stringify({
+                  command: 'echo started > marker.txt && sleep 2 && echo finished >> marker.txt',
+                }),
+              },
+            ],
+          },
+          { text: 'I verified the marker file.' },
+        ],
+        'Create the marker.',
+        'tool-call',
+        (workspace) => existsSync(join(workspace, 'marker.txt')),
+        store,
+      );
+      const { session, agent, model } = await reopen(crashed);
+      expect(agent.interruptedTurn).toBe(1);
+      const recovered = session
+        .events()
+        .filter((event) => event.type === 'tool/result')
+        .map((event) => event.body as ToolResultBody);
+      expect(recovered).toEqual([
+        expect.objectContaining({ toolCallId: 'sh1', outcome: 'unknown', isError: true }),
+      ]);
+      expect(session.events().some((event) => event.type === 'session/recovered')).toBe(true);
 
-    const result = await agent.resume();
-    expect(result).toMatchObject({
-      reason: 'completed',
-      turn: 1,
-      text: 'I verified the marker file.',
-    });
-    const wire = wireMessages(crashed.server.requests[1]!);
-    expect(wire.find((message) => message.role === 'tool')?.content).toMatch(/outcome unknown/);
-    expect(wire.filter((message) => message.content === 'Create the marker.')).toHaveLength(1);
-    const headers = session
-      .events()
-      .filter((event) => event.type === 'request/header')
-      .map((event) => event.body as RequestHeaderBody);
-    expect(headers.map((header) => [header.turn, header.step, header.attempt])).toEqual([
-      [1, 1, 1],
-      [1, 2, 1],
-    ]);
-    expect(session.events().filter((event) => event.type === 'turn/end')).toHaveLength(1);
-    const report = replay(session, { model });
-    expect(report.ok).toBe(true);
-    expect(report.requests).toHaveLength(2);
-  });
+      const result = await agent.resume();
+      expect(result).toMatchObject({
+        reason: 'completed',
+        turn: 1,
+        text: 'I verified the marker file.',
+      });
+      const wire = wireMessages(crashed.server.requests[1]!);
+      expect(wire.find((message) => message.role === 'tool')?.content).toMatch(/outcome unknown/);
+      expect(wire.filter((message) => message.content === 'Create the marker.')).toHaveLength(1);
+      const headers = session
+        .events()
+        .filter((event) => event.type === 'request/header')
+        .map((event) => event.body as RequestHeaderBody);
+      expect(headers.map((header) => [header.turn, header.step, header.attempt])).toEqual([
+        [1, 1, 1],
+        [1, 2, 1],
+      ]);
+      expect(session.events().filter((event) => event.type === 'turn/end')).toHaveLength(1);
+      const report = replay(session, { model });
+      expect(report.ok).toBe(true);
+      expect(report.requests).toHaveLength(2);
+    },
+  );
 
   it('retries a step that died mid-stream as a new attempt of the same step', async () => {
     const crashed = await runAndKill(

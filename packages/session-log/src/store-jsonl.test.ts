@@ -180,6 +180,35 @@ describe('JSONL store', () => {
     }
   });
 
+  it('writes every pending line before a tool/started append returns (the write-ahead of a tool)', async () => {
+    const lines = (path: string) => readFileSync(path, 'utf8').trimEnd().split('\n').length;
+    const store = createJsonlStore({ dir, flushIntervalMs: 60_000 });
+    const session = await Session.create({ store, id: 'ahead' });
+    const path = join(dir, 'ahead.jsonl');
+    session.append('turn/start', {}, { turn: 1 });
+    expect(lines(path)).toBe(1);
+    session.append(
+      'tool/started',
+      { toolCallId: 'c1', toolName: 'bash', arguments: '{}' },
+      { turn: 1 },
+    );
+    expect(lines(path)).toBe(3);
+    await session.close();
+    // An adopter can name other types, or none.
+    const none = createJsonlStore({ dir, flushIntervalMs: 60_000, durableTypes: ['turn/start'] });
+    const other = await Session.create({ store: none, id: 'other' });
+    const otherPath = join(dir, 'other.jsonl');
+    other.append(
+      'tool/started',
+      { toolCallId: 'c1', toolName: 'bash', arguments: '{}' },
+      { turn: 1 },
+    );
+    expect(lines(otherPath)).toBe(1);
+    other.append('turn/start', {}, { turn: 1 });
+    expect(lines(otherPath)).toBe(3);
+    await other.close();
+  });
+
   it('writes buffered events on a short timer and when the size threshold is reached', async () => {
     const store = createJsonlStore({ dir, fsync: 'never', flushIntervalMs: 5, flushBytes: 1000 });
     const session = await Session.create({ store, id: 'timer' });

@@ -58,6 +58,13 @@ export interface JsonlStoreOptions {
   /** With buffered policies, write pending lines after this many ms (default 20). */
   flushIntervalMs?: number;
   /**
+   * Event types whose `append()` writes every pending line to the file before it returns
+   * (default `['tool/started']`: the tool runs right after it, and crash recovery must know it
+   * may have run). The lines reach the operating system, so they survive this process being
+   * killed; when they reach the disk stays with `fsync`.
+   */
+  durableTypes?: readonly string[];
+  /**
    * Seal every line with the tamper-evident chain (default true): the line's last key `h` is a
    * SHA-256 chain value over the previous line's and this line's bytes (see `verifyJsonlLog`).
    */
@@ -93,6 +100,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
   const flushBytes = options.flushBytes ?? 64 * 1024;
   const flushIntervalMs = options.flushIntervalMs ?? 20;
   const chain = options.chain ?? true;
+  const durableTypes: ReadonlySet<string> = new Set(options.durableTypes ?? ['tool/started']);
   const writer = (init: {
     sessionId: string;
     path: string;
@@ -110,6 +118,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       fsync,
       flushBytes,
       flushIntervalMs,
+      durableTypes,
       chain,
     });
 

@@ -43,6 +43,8 @@ export interface JsonlWriterInit {
   readOnly: boolean;
   flushBytes: number;
   flushIntervalMs: number;
+  /** Event types whose append writes the pending lines at once (the write-ahead of a side effect). */
+  durableTypes: ReadonlySet<string>;
   release: () => void;
 }
 
@@ -50,7 +52,8 @@ export interface JsonlWriterInit {
  * The writer half of an opened JSONL session. With fsync `always` (or `flushBytes` 0) every
  * append is encoded, written (and synced) before it returns. Otherwise appended events are kept
  * and encoded when they are written, in groups (on a size threshold, a short timer, a
- * checkpoint, flush or close): an append then costs a push, and the encoding of a step's events
+ * checkpoint, flush or close, or at once for a `durableTypes` event such as `tool/started`, whose
+ * tool runs right after it): an append then costs a push, and the encoding of a step's events
  * runs once, after the step, instead of inside each append. Events are immutable once appended
  * (the session hands them out as they are), so encoding them later writes the same bytes.
  */
@@ -99,10 +102,13 @@ export class JsonlWriter implements OpenedSession {
     }
     if (this.failure) throw this.failure;
     const pending = this.pending;
+    const durableTypes = this.init.durableTypes;
+    let durable = false;
     for (let i = 0; i < events.length; i++) {
       const event = events[i] as SessionEvent;
       pending.push(event);
       this.pendingSize += sizeHint(event.body);
+      if (durableTypes.has(event.type)) durable = true;
     }
     const last = events[events.length - 1];
     if (last) this.appendedSeq = last.seq;
@@ -111,7 +117,7 @@ export class JsonlWriter implements OpenedSession {
       if (this.init.fsync === 'always') fdatasyncSync(this.init.fd);
       return;
     }
-    if (this.pendingSize >= this.init.flushBytes) {
+    if (durable || this.pendingSize >= this.init.flushBytes) {
       this.writePending();
     } else if (!this.timer) {
       live.add(this);

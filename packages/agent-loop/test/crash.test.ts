@@ -109,14 +109,16 @@ async function reopen(crashed: Crashed) {
 
 describe('crash recovery (SIGKILL of a real child process)', () => {
   // The default policy groups appends for 20 ms; here the group window outlasts the test, so
-  // only the write-ahead of `tool/started` (written before the tool runs) can put the call on disk.
-  it.each([
+  // only the write-ahead of `tool/started` (written before the tool runs) and of
+  // `request/context` (before the request is sent) can put the call and the request on disk.
+  const policies = [
     ['every append synced', { fsync: 'always' as const }],
     [
       'the default policy, groups never written by their timer',
       { fsync: 'per-turn' as const, flushIntervalMs: 600_000 },
     ],
-  ])(
+  ] as const;
+  it.each(policies)(
     'resumes after a kill during a tool: the call is answered "outcome unknown" and the turn continues (%s)',
     async (_name, store) => {
       const crashed = await runAndKill(
@@ -174,50 +176,54 @@ describe('crash recovery (SIGKILL of a real child process)', () => {
     },
   );
 
-  it('retries a step that died mid-stream as a new attempt of the same step', async () => {
-    const crashed = await runAndKill(
-      [
-        { stallAfterChunks: 2, text: 'a partial answer that stalls forever' },
-        { text: 'complete answer' },
-      ],
-      'Answer me.',
-      'delta',
-      () => true,
-    );
-    const { session, agent, model } = await reopen(crashed);
-    const result = await agent.resume();
-    expect(result).toMatchObject({
-      reason: 'completed',
-      turn: 1,
-      steps: 1,
-      text: 'complete answer',
-    });
-    const types = session.events().map((event) => event.type);
-    expect(types.filter((type) => type === 'step/start')).toHaveLength(1);
-    const started = session
-      .events()
-      .filter((event) => event.type === 'llm/retry-started')
-      .map((event) => event.body);
-    expect(started).toEqual([{ attempt: 2, afterCrash: true }]);
-    const attempts = session
-      .events()
-      .filter((event) => event.type === 'assistant/attempt')
-      .map((event) => (event.body as { outcome: string }).outcome);
-    expect(attempts).toEqual(['interrupted', 'ok']);
-    const headers = session
-      .events()
-      .filter((event) => event.type === 'request/header')
-      .map((event) => event.body as RequestHeaderBody);
-    expect(headers.map((header) => [header.step, header.attempt])).toEqual([
-      [1, 1],
-      [1, 2],
-    ]);
-    expect(headers[1]?.requestHash).toBe(headers[0]?.requestHash);
-    expect(
-      wireMessages(crashed.server.requests[1]!).filter(
-        (message) => message.role === 'user' && message.content === 'Answer me.',
-      ),
-    ).toHaveLength(1);
-    expect(replay(session, { model }).ok).toBe(true);
-  });
+  it.each(policies)(
+    'retries a step that died mid-stream as a new attempt of the same step (%s)',
+    async (_name, store) => {
+      const crashed = await runAndKill(
+        [
+          { stallAfterChunks: 2, text: 'a partial answer that stalls forever' },
+          { text: 'complete answer' },
+        ],
+        'Answer me.',
+        'delta',
+        () => true,
+        store,
+      );
+      const { session, agent, model } = await reopen(crashed);
+      const result = await agent.resume();
+      expect(result).toMatchObject({
+        reason: 'completed',
+        turn: 1,
+        steps: 1,
+        text: 'complete answer',
+      });
+      const types = session.events().map((event) => event.type);
+      expect(types.filter((type) => type === 'step/start')).toHaveLength(1);
+      const started = session
+        .events()
+        .filter((event) => event.type === 'llm/retry-started')
+        .map((event) => event.body);
+      expect(started).toEqual([{ attempt: 2, afterCrash: true }]);
+      const attempts = session
+        .events()
+        .filter((event) => event.type === 'assistant/attempt')
+        .map((event) => (event.body as { outcome: string }).outcome);
+      expect(attempts).toEqual(['interrupted', 'ok']);
+      const headers = session
+        .events()
+        .filter((event) => event.type === 'request/header')
+        .map((event) => event.body as RequestHeaderBody);
+      expect(headers.map((header) => [header.step, header.attempt])).toEqual([
+        [1, 1],
+        [1, 2],
+      ]);
+      expect(headers[1]?.requestHash).toBe(headers[0]?.requestHash);
+      expect(
+        wireMessages(crashed.server.requests[1]!).filter(
+          (message) => message.role === 'user' && message.content === 'Answer me.',
+        ),
+      ).toHaveLength(1);
+      expect(replay(session, { model }).ok).toBe(true);
+    },
+  );
 });

@@ -59,9 +59,11 @@ export interface JsonlStoreOptions {
   flushIntervalMs?: number;
   /**
    * Event types whose `append()` writes every pending line to the file before it returns
-   * (default `['tool/started']`: the tool runs right after it, and crash recovery must know it
-   * may have run). The lines reach the operating system, so they survive this process being
-   * killed; when they reach the disk stays with `fsync`.
+   * (default `['tool/started', 'request/context']`: the tool runs right after the first, and
+   * crash recovery must know it may have run; the model request is sent right after the second,
+   * the last event it is rebuilt from, and the log must hold every request a provider saw). The
+   * lines reach the operating system, so they survive this process being killed; when they reach
+   * the disk stays with `fsync`.
    */
   durableTypes?: readonly string[];
   /**
@@ -100,7 +102,9 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
   const flushBytes = options.flushBytes ?? 64 * 1024;
   const flushIntervalMs = options.flushIntervalMs ?? 20;
   const chain = options.chain ?? true;
-  const durableTypes: ReadonlySet<string> = new Set(options.durableTypes ?? ['tool/started']);
+  const durableTypes: ReadonlySet<string> = new Set(
+    options.durableTypes ?? ['tool/started', 'request/context'],
+  );
   const writer = (init: {
     sessionId: string;
     path: string;

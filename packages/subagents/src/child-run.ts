@@ -88,6 +88,9 @@ export async function runChild(
     depth: child.depth,
   };
   const start = parent.append('agent/child/start', startBody, positionOf(parent));
+  // The link reaches the store before the child exists, so crash recovery always finds the
+  // child it has to close (and the child's header never names a parent seq that was lost).
+  await parent.flush();
   const chosen = modelFor(options, child);
   // A variable, not a literal: session-log's create options name only sessionId and atSeq, and
   // the header schema (protocol) accepts the call id beside them.

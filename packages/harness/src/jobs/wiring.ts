@@ -82,6 +82,9 @@ export function wireJobs(options: {
         ...(job.startTime !== undefined ? { startTime: job.startTime } : {}),
       };
       session.append('job/start', body);
+      // The job outlives this process: its record reaches the store now, so a crash right
+      // after never leaves a running process that no resume knows of (flush writes at once).
+      session.flush().catch(() => {});
       return;
     }
     const by: JobEndBody['by'] = job.killed ? (job.killedBy ?? 'model') : 'self';

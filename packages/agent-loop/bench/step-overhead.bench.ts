@@ -7,9 +7,10 @@
 // pool; figures are medians over rounds (ratios are medians of the per-round ratios). The code
 // is warmed on a separate session first, and no GC is forced between operations (see measure).
 // The JSONL store (fsync 'never', as in the issue's loopback setting) writes appended events in
-// groups, encoding them when a group is written: on its 20 ms timer or past 64 KiB, i.e. about
-// once per 20-60 rounds, inside whichever operation it lands in. That work is the agent's too;
-// medians leave those rounds out, as a real agent does it while waiting for the model.
+// groups, encoding them when a group is written, and writes the group before every request is
+// sent (`request/context` is a write-ahead type: the log holds each request a provider saw even
+// if the process is killed mid-stream). So every step pays for encoding its own events and the
+// previous step's, which medians used to leave out when only the 20 ms timer wrote them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { createJsonlStore, Session } from '@spine/session-log';
 import {
   interleave,
@@ -46,8 +47,14 @@ interface ChildResult {
 
 function runChild(args: string[]): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
+    // The bundle lives in a temp folder: NODE_PATH lets it (and the write-ahead worker thread,
+    // which loads `pg` itself) resolve `pg`, as test/child.ts does for the tests' children.
     const child = spawn(process.execPath, [childFile, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        NODE_PATH: fileURLToPath(new URL('../../../node_modules', import.meta.url)),
+      },
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {

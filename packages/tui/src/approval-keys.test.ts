@@ -48,9 +48,24 @@ describe('approvalKey', () => {
     expect(approvalKey('\u0003')).toBe('interrupt');
     expect(approvalKey('\u001b[A')).toBeUndefined();
     expect(approvalKey('\r')).toBeUndefined();
+    // A key and its Enter read together (a busy process, a person used to line prompts).
+    expect(['d\r', 'O\n', 'a\r\n', '\u001b\r'].map(approvalKey)).toEqual([
+      'deny',
+      'once',
+      'always',
+      'deny',
+    ]);
+    expect(['\r\r', 'dd', 'd\r\r', 'od\r', '\u001b[A\r'].map(approvalKey)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     fc.assert(
       fc.property(fc.string({ minLength: 2 }), (chunk) => {
-        // Pasted or multi-byte input never answers: only one deliberate key does.
+        // Pasted or multi-byte input never answers: only one deliberate key (and its Enter) does.
+        if (/^[^\r\n](\r\n?|\n)$/s.test(chunk)) return;
         if (chunk !== '\u0003') expect(approvalKey(chunk)).toBeUndefined();
       }),
     );

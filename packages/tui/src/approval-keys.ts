@@ -10,11 +10,17 @@ import type { Style } from './style.js';
 /** What one key press means at an approval prompt; `undefined` for a key that means nothing. */
 export type ApprovalKey = ApprovalAnswer | 'view' | 'interrupt';
 
+/** One key and the line end typed right after it (one read when the process was slow to read). */
+const KEY_THEN_ENTER = /^([^\r\n])(?:\r\n?|\n)$/s;
+
 /**
  * Maps one chunk of raw terminal input to its meaning: `o` once, `a` always, `d` or a lone Esc
- * deny, `v` view the whole diff, Ctrl-C interrupt; anything else (arrows, Enter, other letters) nothing.
+ * deny, `v` view the whole diff, Ctrl-C interrupt; anything else (arrows, Enter, other letters,
+ * pasted text) nothing. A key followed by one Enter counts as the key: a person used to line
+ * prompts types both, and a busy process reads them in one chunk.
  */
-export function approvalKey(chunk: string): ApprovalKey | undefined {
+export function approvalKey(input: string): ApprovalKey | undefined {
+  const chunk = input.length > 1 ? input.replace(KEY_THEN_ENTER, '$1') : input;
   if (chunk === '\u0003') return 'interrupt';
   if (chunk === '\u001b') return 'deny';
   const key = chunk.toLowerCase();

@@ -90,7 +90,10 @@ export class ApprovalQueue {
       const key = approvalKey(chunk);
       if (key === 'interrupt') this.#host.interrupt();
       // The key is echoed after the question, as a typed answer would be.
-      else if (key !== undefined) this.#decide(key, chunk === '\u001b' ? 'Esc' : chunk);
+      else if (key !== undefined) {
+        const typed = chunk.replace(/[\r\n]+$/, '');
+        this.#decide(key, typed === '\u001b' ? 'Esc' : typed);
+      }
     });
   }
 

@@ -19,11 +19,11 @@ const KEY_THEN_ENTER = /^([^\r\n])(?:\r\n?|\n)$/s;
  * pasted text) nothing. A key followed by one Enter counts as the key: a person used to line
  * prompts types both, and a busy process reads them in one chunk.
  */
-export function approvalKey(input: string): ApprovalKey | undefined {
-  const chunk = input.length > 1 ? input.replace(KEY_THEN_ENTER, '$1') : input;
-  if (chunk === '\u0003') return 'interrupt';
-  if (chunk === '\u001b') return 'deny';
-  const key = chunk.toLowerCase();
+export function approvalKey(chunk: string): ApprovalKey | undefined {
+  const typed = chunk.length > 1 ? chunk.replace(KEY_THEN_ENTER, '$1') : chunk;
+  if (typed === '\u0003') return 'interrupt';
+  if (typed === '\u001b') return 'deny';
+  const key = typed.toLowerCase();
   if (key === 'o') return 'once';
   if (key === 'a') return 'always';
   if (key === 'd') return 'deny';

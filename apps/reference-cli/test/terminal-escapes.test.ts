@@ -43,6 +43,9 @@ describe('untrusted text in a real terminal', () => {
       expect(after).toContain('All done.\\x1b]0;pwned-title\\x07\\x1b[2J\\x1b[H\\x9b31mred');
       // The screen was not cleared: the prompt is still there above the answer.
       expect(after).toContain('touch pwned-by-escape');
+      // The answer shows while the turn still ends (checkpoint, turn/end): wait for the idle
+      // prompt, or the first Ctrl-C cancels the turn instead of counting toward exit.
+      await terminal.waitFor(/completed, but denied: bash[\s\S]*\n›$/);
       terminal.press('C-c');
       terminal.press('C-c');
       await terminal.waitFor(/EXITED:0/);

@@ -9,12 +9,10 @@
 // - follower latency: append (flushed) to delivery through follow() on another connection,
 //   p50/p99, with LISTEN/NOTIFY waking the follower (poll fallback 1 s).
 // Prints one JSON object last.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { createJsonlStore, Session } from '@spine/session-log';
 import {
   interleave,
@@ -24,7 +22,7 @@ import {
 } from '../../../scripts/lib/bench-interleave.js';
 import { buildSession } from '../../session-log/bench/build-session.js';
 import { createPostgresStore, migratePostgresStore } from '../src/index.js';
-import { bundle } from '../test/child.js';
+import { bundle, startChild } from '../test/child.js';
 import { startTestServer } from '../test/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-pg-'));
@@ -45,27 +43,11 @@ interface ChildResult {
   latencies: number[];
 }
 
-function runChild(args: string[]): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    // The bundle lives in a temp folder: NODE_PATH lets it (and the write-ahead worker thread,
-    // which loads `pg` itself) resolve `pg`, as test/child.ts does for the tests' children.
-    const child = spawn(process.execPath, [childFile, ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: {
-        ...process.env,
-        NODE_PATH: fileURLToPath(new URL('../../../node_modules', import.meta.url)),
-      },
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').at(-1) ?? ''))
-        : reject(new Error(`child exit ${code}`)),
-    );
-  });
+/** Runs one bundled writer (startChild gives it the NODE_PATH that lets it load `pg`). */
+async function runChild(args: string[]): Promise<ChildResult> {
+  const running = startChild(childFile, args);
+  const line = await running.waitFor((text) => text.startsWith('{'));
+  return JSON.parse(line) as ChildResult;
 }
 
 async function appendFigures(mode: 'pg' | 'jsonl', writers: number, events: number, batch: number) {

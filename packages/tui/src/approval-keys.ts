@@ -20,7 +20,7 @@ const KEY_THEN_ENTER = /^([^\r\n])(?:\r\n?|\n)$/s;
  * prompts types both, and a busy process reads them in one chunk.
  */
 export function approvalKey(chunk: string): ApprovalKey | undefined {
-  const typed = chunk.length > 1 ? chunk.replace(KEY_THEN_ENTER, '$1') : chunk;
+  const typed = chunk.replace(KEY_THEN_ENTER, '$1');
   if (typed === '\u0003') return 'interrupt';
   if (typed === '\u001b') return 'deny';
   const key = typed.toLowerCase();

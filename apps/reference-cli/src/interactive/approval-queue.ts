@@ -90,10 +90,9 @@ export class ApprovalQueue {
       const key = approvalKey(chunk);
       if (key === 'interrupt') this.#host.interrupt();
       // The key is echoed after the question, as a typed answer would be.
-      else if (key !== undefined) {
-        const typed = chunk.replace(/[\r\n]+$/, '');
-        this.#decide(key, typed === '\u001b' ? 'Esc' : typed);
-      }
+      // (An answering chunk is one key, or one key and its Enter: its first character is the key.)
+      else if (key !== undefined)
+        this.#decide(key, chunk[0] === '\u001b' ? 'Esc' : chunk.charAt(0));
     });
   }
 

@@ -1,8 +1,18 @@
 // Checkpoint and rewind cost on a 10,000-file / 200 MB workspace (built once per run in a temp
-// folder, with a 2,000-file ignored node_modules), 10 changed files per step. In the same run:
-// the peer figure (opencode's snapshot: `git add .` + `git write-tree` against a shadow GIT_DIR,
-// two git calls per step), and the floor of a blob store of our own (lstat every file, no hashing).
-// Each figure is the median and minimum of ROUNDS steps; storage growth is bytes per checkpoint.
+// folder, with a 2,000-file ignored node_modules), 10 changed files per step. Every checkpoint is
+// of the whole workspace (issue 33 dropped path-scoped ones: they missed changes made outside the
+// file tools), so issue 18's absolute figures (≤ 50 ms for a file-tool step, ≤ 200 ms for a rewind)
+// no longer describe the design, and absolute figures swing with the machine's load anyway. Judged
+// instead, round by round in one process so a busy machine slows both sides alike:
+// - ours ÷ the peer (opencode's snapshot: `git add .` + `git write-tree` against a shadow GIT_DIR,
+//   two git calls; both see the same 10 changed files, order alternating per round) ≤ 2.5. Ours
+//   does the peer's work plus what the peer does not record: an lstat per file for all 12 permission
+//   bits (the floor printed below), the files over the size cap, and the change list;
+// - a rewind of 10 files ÷ the checkpoint of the same round ≤ 1.5 (a rewind is a checkpoint of the
+//   current state plus a diff and the restore of what changed);
+// - storage: bytes added per checkpoint ≤ 4 × the changed bytes.
+// The checkpoint itself runs while the model answers (the recorder snapshots each step's end in the
+// background), so its time is not on the user's path unless the model answers faster.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -15,13 +25,14 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { judge, printReport } from '../../../scripts/lib/bench-interleave.js';
 import { createGitCheckpointStore } from '../src/index.js';
 
 const FILES = 10_000;
 const FILE_BYTES = 20_000;
-const ROUNDS = 15;
+const ROUNDS = 21;
 const root = mkdtempSync(join(tmpdir(), 'spine-ckpt-bench-'));
 const workspace = join(root, 'ws');
 mkdirSync(workspace);
@@ -68,8 +79,8 @@ function changeTenFiles(): string[] {
 
 // Ours.
 const store = createGitCheckpointStore({ workspace, directory: join(root, 'ours') });
-let started = performance.now();
-const first = await store.checkpoint();
+const started = performance.now();
+await store.checkpoint();
 const firstMs = performance.now() - started;
 
 // Peer: opencode-style shadow repository, same workspace.
@@ -94,94 +105,92 @@ function lstatWalk(folder: string): number {
 }
 
 const ours: number[] = [];
-const scoped: number[] = [];
 const peer: number[] = [];
+const rewind: number[] = [];
 const walk: number[] = [];
 const growth: number[] = [];
-const changed: number[] = [];
 let previousBytes = duBytes(join(root, 'ours'));
-let last = first.id;
 const peerStep = () => {
   peerGit(['add', '.']);
   peerGit(['write-tree']);
 };
-// Each round: 10 files change → our full-scan checkpoint and the peer's snapshot (both see exactly
-// those 10); 10 more change → our known-paths checkpoint (the peer catches up unmeasured).
+const time = async (action: () => unknown): Promise<number> => {
+  const began = performance.now();
+  await action();
+  return performance.now() - began;
+};
+// Each round: 10 files change → our checkpoint and the peer's snapshot, in alternating order (both
+// see exactly those 10); then 10 more change and are rewound to our checkpoint (the peer catches
+// up unmeasured); then the lstat floor.
 for (let round = 0; round < ROUNDS; round++) {
   changeTenFiles();
-  started = performance.now();
-  const checkpoint = await store.checkpoint();
-  ours.push(performance.now() - started);
-  changed.push(checkpoint.changes.length);
-  started = performance.now();
-  peerStep();
-  peer.push(performance.now() - started);
-  let bytes = duBytes(join(root, 'ours'));
+  let checkpoint: Awaited<ReturnType<typeof store.checkpoint>> | undefined;
+  const ourSide = () =>
+    time(async () => {
+      checkpoint = await store.checkpoint();
+    });
+  if (round % 2 === 0) {
+    ours.push(await ourSide());
+    peer.push(await time(peerStep));
+  } else {
+    peer.push(await time(peerStep));
+    ours.push(await ourSide());
+  }
+  // The 10 just changed, and after a rewind also the 10 it put back (the store's last snapshot is
+  // the state the rewind found; the peer rehashes those 10 as well: their mtimes changed).
+  if (checkpoint?.changes.length !== (round === 0 ? 10 : 20))
+    throw new Error(`checkpoint saw ${checkpoint?.changes.length} changes`);
+  const bytes = duBytes(join(root, 'ours'));
   growth.push(bytes - previousBytes);
   previousBytes = bytes;
-  const paths = changeTenFiles();
-  started = performance.now();
-  const known = await store.checkpoint({ paths });
-  scoped.push(performance.now() - started);
-  if (known.changes.length !== 10) throw new Error(`scoped checkpoint saw ${known.changes.length}`);
-  last = known.id;
-  peerStep();
-  bytes = duBytes(join(root, 'ours'));
-  growth.push(bytes - previousBytes);
-  previousBytes = bytes;
-  started = performance.now();
-  lstatWalk(workspace);
-  walk.push(performance.now() - started);
-}
-
-// Rewind: 10 files changed since the last checkpoint, put back.
-const rewind: number[] = [];
-for (let round = 0; round < 7; round++) {
   changeTenFiles();
-  started = performance.now();
-  const result = await store.restore(last);
-  rewind.push(performance.now() - started);
-  if (result.changes.length !== 10)
-    throw new Error(`rewind restored ${result.changes.length} files`);
+  let restored = 0;
+  rewind.push(
+    await time(async () => {
+      restored = (await store.restore(checkpoint?.id as string)).changes.length;
+    }),
+  );
+  if (restored !== 10) throw new Error(`rewind restored ${restored} files, not 10`);
+  peerStep();
+  previousBytes = duBytes(join(root, 'ours'));
+  walk.push(await time(() => lstatWalk(workspace)));
 }
 rmSync(root, { recursive: true, force: true });
 
-const checkpointMs = median(ours);
-const rewindMs = median(rewind);
 const bytesPerCheckpoint = median(growth);
 const changedBytes = 10 * (FILE_BYTES + 10);
 console.log(`first checkpoint (hashes all 200 MB): ${firstMs.toFixed(0)} ms`);
-console.log(`per step: ours, full scan ${ours.map(round1).join(' ')}`);
-console.log(`per step: ours, known paths ${scoped.map(round1).join(' ')}`);
+console.log(`per step: ours ${ours.map(round1).join(' ')}`);
 console.log(`per step: peer ${peer.map(round1).join(' ')}`);
+console.log(`per rewind: ${rewind.map(round1).join(' ')}`);
 console.log(`per step: lstat walk ${walk.map(round1).join(' ')}`);
-const pass =
-  Math.min(...scoped) <= 50 && Math.min(...rewind) <= 200 && bytesPerCheckpoint <= 4 * changedBytes;
-console.log(
-  JSON.stringify({
-    bench: 'checkpoints/checkpoint',
+printReport({
+  bench: 'checkpoints/checkpoint',
+  checks: [
+    judge(
+      'checkpoint ÷ peer git add + write-tree',
+      ours.map((value, i) => value / (peer[i] as number)),
+      { atMost: 2.5 },
+    ),
+    judge(
+      'rewind of 10 files ÷ checkpoint',
+      rewind.map((value, i) => value / (ours[i] as number)),
+      { atMost: 1.5 },
+    ),
+    judge('bytes per checkpoint ÷ changed bytes', [bytesPerCheckpoint / changedBytes], {
+      atMost: 4,
+    }),
+  ],
+  figures: {
     files: FILES,
     workspaceMB: (FILES * FILE_BYTES) / 1e6,
-    changedFilesPerStep: median(changed),
+    load1: Number(loadavg()[0]?.toFixed(2)),
     firstCheckpointMs: Math.round(firstMs),
-    fileToolStepMs: round1(median(scoped)),
-    fileToolStepMinMs: round1(Math.min(...scoped)),
-    fullScanStepMs: round1(checkpointMs),
-    fullScanStepMinMs: round1(Math.min(...ours)),
+    checkpointMs: round1(median(ours)),
     peerAddWriteTreeMs: round1(median(peer)),
-    peerMinMs: round1(Math.min(...peer)),
-    fullScanVsPeer: +(checkpointMs / median(peer)).toFixed(2),
-    fileToolStepVsPeer: +(median(scoped) / median(peer)).toFixed(2),
+    rewindMs: round1(median(rewind)),
     ownStoreLstatFloorMs: round1(median(walk)),
     bytesPerCheckpoint,
     changedBytesPerStep: changedBytes,
-    rewindMs: round1(rewindMs),
-    rewindMinMs: round1(Math.min(...rewind)),
-    targets: {
-      fileToolStepMinMs: '<= 50',
-      rewindMinMs: '<= 200',
-      bytesPerCheckpoint: '<= 4x changed',
-    },
-    pass,
-  }),
-);
+  },
+});

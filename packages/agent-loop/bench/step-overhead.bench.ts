@@ -248,7 +248,7 @@ async function measure(messages: number, rounds: number, warmup: number): Promis
   }
 }
 
-const small = await measure(100, 60, 300);
+const small = await measure(100, 200, 300);
 console.log(
   `100 messages: step ${small.step.toFixed(2)} ms, client alone ${small.client.toFixed(2)} ms, raw POST ${small.raw.toFixed(2)} ms, body ${small.bytes} bytes`,
 );

@@ -15,6 +15,12 @@ import {
   sha256,
   toJson,
 } from './internal/canonical.js';
+import {
+  convertMessage,
+  type MessageTape,
+  matchesTape,
+  tapesUsable,
+} from './internal/message-tape.js';
 import { errorOf, StreamCollector } from './internal/stream-collector.js';
 
 /** Options of {@link spineRecorder}. */
@@ -87,11 +93,15 @@ interface GenerateResultFields {
   response?: { id?: unknown; modelId?: unknown; timestamp?: unknown };
 }
 
-/** The previous call's prompt: its converted messages and chain values, owned by the recorder. */
+/**
+ * The previous call's prompt, owned by the recorder: its converted messages, their chain values,
+ * and the tape of each message's conversion (none for a message a tape cannot hold).
+ */
 interface PromptState {
   seq: number;
   messages: JsonValue[];
   chain: string[];
+  tapes: (MessageTape | undefined)[];
 }
 
 interface SessionWithTypes {
@@ -188,21 +198,31 @@ export function spineRecorder(options: SpineRecorderOptions): SpineRecorderMiddl
     let keep = 0;
     if (state) {
       const limit = Math.min(prompt.length, state.messages.length);
-      while (keep < limit && sameAsJson(prompt[keep], state.messages[keep])) keep++;
+      const tapes = tapesUsable() ? state.tapes : [];
+      while (keep < limit) {
+        const tape = tapes[keep];
+        if (tape === undefined || !matchesTape(prompt[keep], tape)) {
+          if (!sameAsJson(prompt[keep], state.messages[keep])) break;
+        }
+        keep++;
+      }
     }
     const messages: JsonValue[] = [];
     const kept = state && keep > 0 ? state : undefined;
     const all = kept ? kept.messages : [];
     const chain = kept ? kept.chain : [];
+    const tapes = kept ? kept.tapes : [];
     all.length = keep;
     chain.length = keep;
+    tapes.length = keep;
     let hash = keep > 0 ? (chain[keep - 1] as string) : EMPTY_CHAIN;
     for (let i = keep; i < prompt.length; i++) {
-      const message = toJson(prompt[i]) ?? null;
+      const { json: message, tape } = convertMessage(prompt[i]);
       hash = chainMessage(hash, message);
       messages.push(message);
       all.push(message);
       chain.push(hash);
+      tapes.push(tape);
     }
     const settings = settingsOf(params, redact);
     const toolsHash = toolsHashOf(params);
@@ -234,7 +254,7 @@ export function spineRecorder(options: SpineRecorderOptions): SpineRecorderMiddl
       previous = undefined; // the state no longer matches a recorded call
       throw error;
     }
-    previous = { seq, messages: all, chain };
+    previous = { seq, messages: all, chain, tapes };
     return seq;
   };
 

@@ -8,7 +8,8 @@ import { canonicalJson } from '@spine/protocol/core';
 
 export { canonicalJson };
 
-function isPlainObject(value: object): boolean {
+/** True for objects whose prototype is Object.prototype or null. */
+export function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }

@@ -1,8 +1,19 @@
 // Subagent figures against a loopback OpenAI-compatible server, measured in one run:
 // 1. Child start overhead: from the `task` call to the child's first request reaching the model
-//    client (start event, session create, prompt assembly, request built and recorded). Target
-//    ≤ 5 ms. Also reported: the whole call (the child answers in one model call) minus the model
-//    client alone streaming the same request. Medians over interleaved rounds.
+//    client (start event in the parent, child session create, prompt assembly, request built and
+//    recorded), against the same span for a plain agent: a fresh JSONL session in the same store,
+//    `createAgent` from @spine/agent-loop on it with the child's system prompt, tools and model,
+//    `run` on the same prompt until its first request reaches the same client. That is the work
+//    any agent does before its first request, so the ratio is what the subagent machinery adds.
+//    The three sides (child, plain agent, model client alone) are interleaved round by round
+//    (scripts/lib/bench-interleave.ts) and the per-round ratio is judged on its 90% interval.
+//    Target ≤ 2× the plain start. The machinery adds, by design, one synced write (the parent's
+//    start event, flushed so crash recovery always finds the child) to the two a plain start
+//    makes (the new session's header file and folder), plus the task call's planning: 1.32–1.42×
+//    at load 3–5, 1.2–1.55× at load 5–9 (the interval's upper end up to 1.75). 2× leaves room
+//    for that spread and fails once the machinery costs as much as the agent start itself (a
+//    child tool runtime built per call costs 25–80 ms, over 5×). Reported too: both starts in ms,
+//    and the whole call (the child answers in one model call) minus the model client alone.
 // 2. Parallel read-only children: four `explore` children (each: one read, then an answer, so
 //    two model calls) run by the real tool scheduler against a server that waits 200 ms before
 //    every answer, versus one such child. Target ≤ 1.3×. The same with grep is reported too.
@@ -11,23 +22,31 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAgent, SystemPrompt } from '@spine/agent-loop';
 import { createOpenAICompatibleModel } from '@spine/llm';
 import type {
   ModelClient,
   ModelRequest,
   SandboxMode,
+  SessionStore,
   ToolCallPart,
   ToolExecutionContext,
 } from '@spine/protocol';
-import { createJsonlStore, Session } from '@spine/session-log';
+import { createJsonlStore, type FsyncPolicy, Session } from '@spine/session-log';
 import { createToolRuntime, createWorkspaceTools, type ToolRuntime } from '@spine/tool-runtime';
 import {
   interleave,
-  judge,
+  median,
+  medianInterval,
   printReport,
   ratioCheck,
 } from '../../../scripts/lib/bench-interleave.js';
-import { createTaskTool, EXPLORE_PROFILE, type TaskArguments } from '../src/index.js';
+import {
+  createTaskTool,
+  EXPLORE_PROFILE,
+  type TaskArguments,
+  type TaskToolOptions,
+} from '../src/index.js';
 
 const chunk = (delta: object, finish: string | null, usage?: object): string =>
   `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', model: 'deepseek-v4-flash', choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
@@ -82,11 +101,6 @@ async function startServer(latencyMs: number, first?: string) {
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
 /** The child-tools factory of the CLI and the tests: the workspace tools the child may use. */
 function buildChildTools(
   workspace: string,
@@ -104,20 +118,39 @@ function buildChildTools(
   });
 }
 
+/**
+ * The caller's child-tools factory, caching one runtime per tool set and mode: building a tool
+ * runtime (zod → JSON Schema, ajv compilation) is the caller's work, timed separately below, and
+ * children of one profile share a runtime built once.
+ */
+function cachedChildTools(workspace: string): TaskToolOptions['createTools'] {
+  const built = new Map<string, ToolRuntime>();
+  return (request) => {
+    const key = `${request.sandbox}:${request.tools.join(',')}`;
+    let runtime = built.get(key);
+    if (!runtime) {
+      runtime = buildChildTools(workspace, request.tools, request.sandbox);
+      built.set(key, runtime);
+    }
+    return runtime;
+  };
+}
+
 /** A parent with the read-only workspace tools and the task tool, over a JSONL store. */
-async function parentWith(model: ModelClient, dir: string, workspace: string) {
-  const store = createJsonlStore({ dir, fsync: 'never' });
+async function parentWith(
+  model: ModelClient,
+  dir: string,
+  workspace: string,
+  options: { createTools?: TaskToolOptions['createTools']; fsync?: FsyncPolicy } = {},
+) {
+  const store = createJsonlStore({ dir, fsync: options.fsync ?? 'never' });
   const session = await Session.create({ store, cwd: workspace });
-  const tools = () => createWorkspaceTools({ cwd: workspace, sandboxBackend: null });
   const runtime = createToolRuntime({
     cwd: workspace,
-    tools: tools(),
+    tools: createWorkspaceTools({ cwd: workspace, sandboxBackend: null }),
     approval: 'never-ask',
     sandboxBackend: null,
   });
-  // Building a tool runtime (zod → JSON Schema, ajv compilation) is the caller's factory, timed
-  // separately below; children of one profile share a runtime built once per tool set and mode.
-  const built = new Map<string, ToolRuntime>();
   const task = createTaskTool({
     session,
     store,
@@ -125,18 +158,10 @@ async function parentWith(model: ModelClient, dir: string, workspace: string) {
     sandbox: 'workspace-write',
     model: { model, modelId: 'deepseek-v4-flash' },
     profiles: [EXPLORE_PROFILE],
-    createTools: (request) => {
-      const key = `${request.sandbox}:${request.tools.join(',')}`;
-      let scheduler = built.get(key);
-      if (!scheduler) {
-        scheduler = buildChildTools(workspace, request.tools, request.sandbox);
-        built.set(key, scheduler);
-      }
-      return scheduler;
-    },
+    createTools: options.createTools ?? cachedChildTools(workspace),
   });
   runtime.register(task);
-  return { session, runtime, task };
+  return { session, store, runtime, task };
 }
 
 const root = mkdtempSync(join(tmpdir(), 'spine-sub-bench-'));
@@ -151,17 +176,29 @@ const fastModel = createOpenAICompatibleModel({
   apiKey: 'k',
   provider: 'deepseek',
 });
-// The child's model: the same client, noting when the child's first request is handed to it.
+// The model of the child and of the plain agent: the same client, noting when a first request is
+// handed to it.
 let streamCalledAt = 0;
+let requestChars = 0;
 const markedModel: ModelClient = {
   specificationVersion: 1,
   provider: fastModel.provider,
   stream(request, options) {
     streamCalledAt = performance.now();
+    requestChars = JSON.stringify(request).length;
     return fastModel.stream(request, options);
   },
 };
-const parent = await parentWith(markedModel, join(root, 's1'), workspace);
+const childTools = cachedChildTools(workspace);
+// The store as the harness ships it (fsync `per-turn`): a new session's header is synced (file
+// and folder) for the child and the plain agent alike, and the task tool's link to the child (the
+// parent's start event) is synced before the child exists, under any policy. With `never` the
+// plain start would do no disk sync and the child one, and the ratio would weigh the disk against
+// the CPU rather than the machinery against an agent start.
+const parent = await parentWith(markedModel, join(root, 's1'), workspace, {
+  createTools: childTools,
+  fsync: 'per-turn',
+});
 const args: TaskArguments = {
   description: 'find alpha',
   prompt: 'Where is alpha defined?',
@@ -180,41 +217,103 @@ const context = (callId: string): ToolExecutionContext => ({
   cwd: workspace,
   sandbox: 'workspace-write',
 });
-/** The whole task call, and the part before the child's first request reaches the client. */
-async function timeChild(i: number): Promise<{ total: number; start: number }> {
+/** The child's tools as the task tool asks for them: the profile's within the parent's, read-only. */
+const plainTools = await childTools({
+  toolCallId: '',
+  profile: EXPLORE_PROFILE,
+  description: args.description,
+  depth: 1,
+  sandbox: 'read-only',
+  sessionId: '',
+  tools: specs.map((spec) => spec.name),
+  session: parent.session,
+});
+/** Whole-call times of the round in progress (each side returns its start). */
+const whole = { child: 0, plain: 0 };
+/** The size of each side's first request: the same prompt, so the same size (checked below). */
+const firstRequestChars = { child: 0, plain: 0 };
+let callIndex = 0;
+/** The whole task call; returns the part before the child's first request reaches the client. */
+async function childStart(): Promise<number> {
   const start = performance.now();
-  const output = await parent.task.execute(args, context(`call_${i}`));
+  const output = await parent.task.execute(args, context(`call_${callIndex++}`));
   if (output.isError) throw new Error(`child failed: ${output.content}`);
-  return { total: performance.now() - start, start: streamCalledAt - start };
+  whole.child = performance.now() - start;
+  firstRequestChars.child = requestChars;
+  return streamCalledAt - start;
 }
-async function timeClient(): Promise<number> {
+/**
+ * The baseline, the work a child must do anyway: a fresh session in the same store, a plain agent
+ * on it with the child's system prompt, tools and model, run on the same prompt until its first
+ * request reaches the client (then it answers and the session closes, as the child's does).
+ */
+async function plainStart(store: SessionStore): Promise<number> {
+  const start = performance.now();
+  const session = await Session.create({
+    store,
+    cwd: workspace,
+    title: args.description,
+    model: 'deepseek-v4-flash',
+  });
+  const agent = createAgent({
+    session,
+    model: markedModel,
+    modelId: 'deepseek-v4-flash',
+    contextWindow: 128_000,
+    tools: plainTools,
+    systemPrompt: new SystemPrompt(EXPLORE_PROFILE.prompt),
+    maxSteps: 50,
+  });
+  const result = await agent.run(args.prompt);
+  await session.close();
+  if (result.reason !== 'completed') throw new Error(`plain agent: ${result.reason}`);
+  whole.plain = performance.now() - start;
+  firstRequestChars.plain = requestChars;
+  return streamCalledAt - start;
+}
+/** The model client alone streaming the child's request. */
+async function clientCall(): Promise<number> {
   const start = performance.now();
   for await (const event of fastModel.stream(direct)) void event;
   return performance.now() - start;
 }
-for (let i = 0; i < 200; i++) {
-  await timeChild(-i - 1);
-  await timeClient();
-}
-const overheads: number[] = [];
-const starts: number[] = [];
-const childTimes: number[] = [];
-const clientTimes: number[] = [];
-for (let i = 0; i < 150; i++) {
-  const child = await timeChild(i);
-  const client = await timeClient();
-  childTimes.push(child.total);
-  clientTimes.push(client);
-  starts.push(child.start);
-  overheads.push(child.total - client);
-}
-// The issue's figure: session create, prompt assembly and the first request built, i.e. the time
-// from the task call to the child's first request reaching the model client.
-const startMs = median(starts);
-// Everything the whole call adds to one model call (also closing the child, the end event, the result).
+/** See the file's header for why 2×. */
+const CHILD_START_TARGET = 2;
+const wholeTimes = { child: [] as number[], plain: [] as number[] };
+const startRounds = 150;
+const startSamples = await interleave({
+  sides: {
+    child: childStart,
+    plain: () => plainStart(parent.store),
+    client: clientCall,
+  },
+  rounds: startRounds,
+  warmup: 100,
+  gc: false,
+  onRound: () => {
+    wholeTimes.child.push(whole.child);
+    wholeTimes.plain.push(whole.plain);
+  },
+});
+if (firstRequestChars.child !== firstRequestChars.plain)
+  throw new Error(`first requests differ: ${JSON.stringify(firstRequestChars)} characters`);
+const startCheck = ratioCheck(
+  startSamples,
+  'child',
+  'plain',
+  { atMost: CHILD_START_TARGET },
+  { name: 'child start ÷ plain agent start' },
+);
+const startMs = median(startSamples.child);
+const plainStartMs = median(startSamples.plain);
+// Everything the whole call adds to one model call (also closing the child, the end event, the
+// result), per round.
+const overheads = wholeTimes.child.map((time, round) => time - startSamples.client[round]!);
 const overheadMs = median(overheads);
+const interval = (values: number[]): [number, number] =>
+  medianInterval(values).map((value) => Number(value.toFixed(3))) as [number, number];
 console.log(
-  `child start: ${startMs.toFixed(2)} ms before the child's first request; whole task call ${median(childTimes).toFixed(2)} ms, client alone ${median(clientTimes).toFixed(2)} ms, so ${overheadMs.toFixed(2)} ms beyond the model call (medians of 150)`,
+  `child start: ${startMs.toFixed(2)} ms [${interval(startSamples.child).join(', ')}] before the child's first request, plain agent ${plainStartMs.toFixed(2)} ms [${interval(startSamples.plain).join(', ')}], ratio ${startCheck.figure} [${startCheck.interval.join(', ')}]; whole task call ${median(wholeTimes.child).toFixed(2)} ms, client alone ${median(startSamples.client).toFixed(2)} ms, so ${overheadMs.toFixed(2)} ms beyond the model call (medians of ${startRounds} interleaved rounds)`,
 );
 const factoryTimes: number[] = [];
 for (let i = 0; i < 7; i++) {
@@ -281,18 +380,23 @@ const withRead = await parallel('read', '{"path":"src/a.ts"}', 's2');
 const withGrep = await parallel('grep', '{"pattern":"alpha"}', 's3');
 rmSync(root, { recursive: true, force: true });
 
-const startCheck = judge('child start ms', starts, { atMost: 5 });
 printReport({
   bench: 'subagents',
   checks: [startCheck, withRead.check],
   figures: {
     load1: Number(loadavg()[0]?.toFixed(2)),
     childStartMs: Number(startMs.toFixed(3)),
-    childStartMs90: startCheck.interval,
+    childStartMs90: interval(startSamples.child),
+    plainAgentStartMs: Number(plainStartMs.toFixed(3)),
+    plainAgentStartMs90: interval(startSamples.plain),
+    childStartRatio: startCheck.figure,
+    childStartRatio90: startCheck.interval,
     childCallOverheadMs: Number(overheadMs.toFixed(3)),
+    childCallOverheadMs90: interval(overheads),
     toolFactoryMs: Number(median(factoryTimes).toFixed(1)),
-    childTaskMs: Number(median(childTimes).toFixed(3)),
-    clientAloneMs: Number(median(clientTimes).toFixed(3)),
+    childTaskMs: Number(median(wholeTimes.child).toFixed(3)),
+    plainAgentTaskMs: Number(median(wholeTimes.plain).toFixed(3)),
+    clientAloneMs: Number(median(startSamples.client).toFixed(3)),
     oneChildMs: Number(withRead.one.toFixed(1)),
     fourChildrenMs: Number(withRead.four.toFixed(1)),
     parallelRatio: withRead.check.figure,

@@ -27,6 +27,7 @@ import {
   type IdWindowSizes,
   type IdWindowState,
   migrateIdList,
+  migrateSingleFilter,
   recordId,
 } from './internal/id-window.js';
 import { fromRanges } from './internal/seq-ranges.js';
@@ -305,15 +306,16 @@ function recordedSeqsOk(recorded: RequestHeaderBody['seqs'] | undefined): boolea
 export type ToolCallIdsState = IdWindowState;
 
 /**
- * Tool call ids used so far (ids must stay unique in a session), in a state whose size does not
- * grow with their number: the first and the newest 1,024 exactly, the others in a Bloom filter
- * (version 2; version 1 kept every id and is migrated from a snapshot without reading the log).
- * `sizes` is for tests that reach the filter with a few ids.
+ * Tool call ids used so far (ids must stay unique in a session), in a state bounded whatever
+ * their number: the first and the newest 1,024 exactly, the others in Bloom filters sized to what
+ * they hold, 256 KiB at most together (version 3; version 2's one filter, always 256 KiB, is
+ * folded to that size and version 1's list of every id refolded, both without reading the log).
+ * `sizes` is for tests that reach the filters with a few ids.
  */
 export function createToolCallIdsFold(sizes?: Partial<IdWindowSizes>): Fold<ToolCallIdsState> {
   return {
     name: 'agent-loop/tool-call-ids',
-    version: 2,
+    version: 3,
     types: ['assistant/message'],
     initial: () => emptyIdWindow(sizes),
     apply(state, event) {
@@ -324,6 +326,7 @@ export function createToolCallIdsFold(sizes?: Partial<IdWindowSizes>): Fold<Tool
       return state;
     },
     migrate(state, version) {
+      if (version === 2) return migrateSingleFilter(state, sizes);
       const ids = (state as { ids?: unknown } | null)?.ids;
       if (version !== 1 || !Array.isArray(ids)) return undefined;
       return migrateIdList(ids as string[], sizes);

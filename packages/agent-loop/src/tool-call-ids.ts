@@ -5,12 +5,12 @@ import type {
   SessionLog,
   SessionRange,
 } from '@spine/protocol';
-import { bloomOf, type IdWindowState, isIdWindow } from './internal/id-window.js';
+import { filtersMayHave, type IdWindowState, isIdWindow } from './internal/id-window.js';
 import { foldedState, toolCallIdsFold } from './projections.js';
 
 /**
  * The tool call ids already used in one session, kept up to date incrementally: the projection's
- * window (exact at both ends, a Bloom filter between), the ids seen since in this process, and
+ * window (exact at both ends, Bloom filters between), the ids seen since in this process, and
  * the exact answers of log scans for the filter's "maybe".
  */
 interface UsedIds {
@@ -62,7 +62,7 @@ function usedIdsOf(session: SessionLog): UsedIds {
 /** Whether `id` was used: exactly, or `undefined` for a filter hit no scan has settled yet. */
 function wasUsed(used: UsedIds, id: string): boolean | undefined {
   if (used.exact.has(id)) return true;
-  if (!bloomOf(used.window)?.mayHave(id)) return false;
+  if (!filtersMayHave(used.window, id)) return false;
   return used.settled.get(id);
 }
 
@@ -78,7 +78,7 @@ export function settleToolCallIds(
   at: { turn: number; step: number },
 ): Promise<void> | undefined {
   const used = usedIdsOf(session);
-  if (!bloomOf(used.window)) return undefined;
+  if (used.window.filters.length === 0) return undefined;
   const unsettled = new Set<string>();
   assign(content, at, (id) => {
     const known = wasUsed(used, id);

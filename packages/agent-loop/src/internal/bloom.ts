@@ -49,6 +49,24 @@ export class BloomBits {
     return true;
   }
 
+  /**
+   * The same filter in `size` bits (a power of two, at most this one's): bit `b` moves to
+   * `b & (size - 1)`, which is where adding the same strings to a filter of `size` bits puts it,
+   * so nothing added is lost and lookups agree with a filter built at that size.
+   */
+  foldTo(size: number): BloomBits {
+    const bytes = size / 8;
+    if (!Number.isSafeInteger(bytes) || bytes < 1 || bytes > this.bits.length) {
+      throw new RangeError(`cannot fold ${this.bits.length * 8} bits to ${size}`);
+    }
+    const folded = new BloomBits(size, this.probes);
+    for (let i = 0; i < this.bits.length; i++) {
+      const at = i & (bytes - 1);
+      folded.bits[at] = (folded.bits[at] as number) | (this.bits[i] as number);
+    }
+    return folded;
+  }
+
   /** `<probes>:<base64 of the bits>`: what a snapshot keeps. */
   toJSON(): string {
     return `${this.probes}:${Buffer.from(this.bits.buffer, this.bits.byteOffset, this.bits.length).toString('base64')}`;

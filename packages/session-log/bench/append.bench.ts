@@ -9,22 +9,47 @@
 // For reference only: writeSync of the floor's lines serialised beforehand, one call per line
 // (syscalls alone, no serialisation at all).
 //
-// Floor and Spine alternate round by round, their order swapping each round, in this one
-// process, so a busy machine slows both alike; each round gives a ratio (floor time ÷ Spine
-// time). The figure is the median ratio with a distribution-free 90% interval, and a pass needs
-// the interval's low end at the target (scripts/lib/bench-interleave.ts judges it). Nothing collects garbage between measurements: V8 would
-// sweep after a forced collection on background threads during the next measurement. The same
-// ratio in process CPU time (which waiting for a busy core does not inflate) is printed beside it.
+// How a round runs, and why. A round is one whole session per side: the floor writes the
+// session's 10,000 lines to a fresh file; Spine creates a session (not timed), appends the same
+// 10,000 events and closes it. Each round is cut into SLICES slices of 1,000 events and the sides
+// take turns slice by slice (sliced-rounds.ts, on scripts/lib/bench-interleave.ts's `interleave`,
+// whose order alternates and rotates); a side's round time is the sum of its slices. Under load
+// ~6-9 on this 2-core machine about half of a side's wall time or more is spent waiting for a
+// core (the main thread's run-queue wait in /proc/thread-self/schedstat: 40-440 ms beside
+// ~130 ms on the CPU per 10,000 events), and the wait comes in bursts. When each side ran its
+// 10,000 events in one piece, a burst hit one side of a round and not the other: per-round
+// ratios of 0.6-2.9, and a median pulled down, 1.13 [1.04, 1.26] at load ~7 in rounds whose main
+// thread CPU time gave 1.21 [1.19, 1.24] (idle: 1.35 [1.31, 1.40]). The first rounds also ran
+// before the JIT had compiled Spine's append path (ratio 0.6-0.9), with no warm-up. Sliced and
+// warmed up: 1.28 [1.24, 1.31] idle; 1.22-1.48 with low ends 1.09-1.38 in 13 runs at load 6-10
+// (before: 1.13-1.43, low ends 1.03-1.24 in 8 runs at load 4.5-8.5).
+//
+// The figure is the median of the per-round ratios (floor time ÷ Spine time) with a
+// distribution-free 90% interval, and a pass needs the interval's low end at the target
+// (`judge`). Nothing collects garbage between measurements: V8 would sweep after a forced
+// collection on background threads during the next measurement. The same ratio in process CPU
+// time (which waiting for a busy core does not inflate) is printed beside it.
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judge, median, printReport } from '../../../scripts/lib/bench-interleave.js';
+import {
+  type BenchSide,
+  interleave,
+  judge,
+  median,
+  printReport,
+} from '../../../scripts/lib/bench-interleave.js';
 import { createJsonlStore, Session } from '../src/index.js';
 import { assistantText, toolArguments, toolText, userText } from './corpus.js';
+import { perRound, slicedSide } from './sliced-rounds.js';
 
 const EVENTS = Number(process.env.SPINE_BENCH_EVENTS ?? 10_000);
-// 45 rounds (~10 s at 10k): with 15 the 90% interval spanned [0.96, 1.13] around a median of 1.09.
+// 45 rounds (~10 s at 10k idle): with 15 the 90% interval spanned [0.96, 1.13] around a median
+// of 1.09.
 const ROUNDS = 45;
+const WARMUP = 3;
+/** Slices per round and side (1,000 events each at 10k). */
+const SLICES = 10;
 const TARGET = 1.0;
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-append-'));
 // Removed however the run ends, even on a failure part-way.
@@ -92,62 +117,87 @@ const events = appends.map(({ type, body, options }, i) => ({
   ...options,
   h: chainValue,
 }));
-
-/** Process CPU time in ms (user + system), which waiting for a busy core does not inflate. */
-const cpuNow = (): number => {
-  const used = process.cpuUsage();
-  return (used.user + used.system) / 1000;
-};
-const cpu = { floor: [] as number[], spine: [] as number[] };
-
-function floor(round: number): number {
-  const fd = openSync(join(dir, `floor-${round}.jsonl`), 'a');
-  const cpuStart = cpuNow();
-  const start = performance.now();
-  for (const event of events) writeSync(fd, `${JSON.stringify(event)}\n`);
-  const ms = performance.now() - start;
-  cpu.floor.push(cpuNow() - cpuStart);
-  closeSync(fd);
-  rmSync(join(dir, `floor-${round}.jsonl`));
-  return ms;
-}
-
-async function spine(round: number): Promise<number> {
-  const store = createJsonlStore({ dir, fsync: 'never' });
-  const session = await Session.create({ store, id: `spine-${round}`, snapshots: false });
-  const cpuStart = cpuNow();
-  const start = performance.now();
-  for (const { type, body, options } of appends) session.append(type, body as never, options);
-  await session.close();
-  const ms = performance.now() - start;
-  cpu.spine.push(cpuNow() - cpuStart);
-  rmSync(join(dir, `spine-${round}.jsonl`));
-  return ms;
-}
-
 const lines = events.map((event) => `${JSON.stringify(event)}\n`);
-function readyLines(round: number): number {
-  const fd = openSync(join(dir, `ready-${round}.jsonl`), 'a');
-  const start = performance.now();
-  for (const line of lines) writeSync(fd, line);
-  const ms = performance.now() - start;
-  closeSync(fd);
-  rmSync(join(dir, `ready-${round}.jsonl`));
-  return ms;
+
+type Side = 'floor' | 'spine' | 'ready';
+/** CPU time per slice, in call order (warm-up slices first). */
+const cpu: Record<Side, number[]> = { floor: [], spine: [], ready: [] };
+
+/** A side that writes one line per `writeSync` (the floor, or the ready lines). */
+function lineWriter(side: 'floor' | 'ready', line: (index: number) => string): BenchSide {
+  let fd = -1;
+  const path = (round: number) => join(dir, `${side}-${round}.jsonl`);
+  return slicedSide(
+    {
+      begin: (round) => {
+        fd = openSync(path(round), 'a');
+      },
+      run: (from, to) => {
+        for (let i = from; i < to; i++) writeSync(fd, line(i));
+      },
+      cleanup: (round) => {
+        closeSync(fd);
+        rmSync(path(round));
+      },
+    },
+    { events: EVENTS, slices: SLICES, cpu: cpu[side] },
+  );
 }
 
-const times = { floor: [] as number[], spine: [] as number[], ready: [] as number[] };
-const ratios: number[] = [];
+let session: Session | undefined;
+/** Spine: the session is created before its first slice (not timed), closed in its last. */
+const spine = slicedSide(
+  {
+    begin: async (round) => {
+      const store = createJsonlStore({ dir, fsync: 'never' });
+      session = await Session.create({ store, id: `spine-${round}`, snapshots: false });
+    },
+    run: (from, to) => {
+      const open = session!;
+      for (let i = from; i < to; i++) {
+        const { type, body, options } = appends[i]!;
+        open.append(type, body as never, options);
+      }
+    },
+    finish: () => session!.close(),
+    cleanup: (round) => rmSync(join(dir, `spine-${round}.jsonl`)),
+  },
+  { events: EVENTS, slices: SLICES, cpu: cpu.spine },
+);
+
+// The first Session.create loads the event schemas with a dynamic import (an event-loop turn);
+// done here, so that no round sees it.
+await (
+  await Session.create({
+    store: createJsonlStore({ dir, fsync: 'never' }),
+    id: 'schemas',
+    snapshots: false,
+  })
+).close();
+
+const slices = await interleave({
+  sides: {
+    floor: lineWriter('floor', (i) => `${JSON.stringify(events[i])}\n`),
+    spine,
+    ready: lineWriter('ready', (i) => lines[i]!),
+  },
+  rounds: ROUNDS * SLICES,
+  warmup: WARMUP * SLICES,
+  gc: false,
+});
+
+const perRoundOf = (values: number[]): number[] => perRound(values, SLICES, ROUNDS);
+const times = {
+  floor: perRoundOf(slices.floor),
+  spine: perRoundOf(slices.spine),
+  ready: perRoundOf(slices.ready),
+};
+const cpuTimes = {
+  floor: perRoundOf(cpu.floor.slice(WARMUP * SLICES)),
+  spine: perRoundOf(cpu.spine.slice(WARMUP * SLICES)),
+};
+const ratios = times.floor.map((ms, i) => ms / times.spine[i]!);
 for (let round = 0; round < ROUNDS; round++) {
-  if (round % 2 === 0) {
-    times.floor.push(floor(round));
-    times.spine.push(await spine(round));
-  } else {
-    times.spine.push(await spine(round));
-    times.floor.push(floor(round));
-  }
-  times.ready.push(readyLines(round));
-  ratios.push(times.floor[round]! / times.spine[round]!);
   console.log(
     `round ${round + 1}/${ROUNDS} (${EVENTS} events, ms): floor stringify+writeSync ${times.floor[round]!.toFixed(1)}, ` +
       `Session.append+close ${times.spine[round]!.toFixed(1)}, ratio ${ratios[round]!.toFixed(2)}; ` +
@@ -158,17 +208,13 @@ for (let round = 0; round < ROUNDS; round++) {
 const check = judge('floor ÷ Spine time (wall)', ratios, { atLeast: TARGET });
 const cpuRatio = judge(
   'floor ÷ Spine CPU time',
-  cpu.floor.map((ms, i) => ms / cpu.spine[i]!),
-  {
-    atLeast: TARGET,
-  },
+  cpuTimes.floor.map((ms, i) => ms / cpuTimes.spine[i]!),
+  { atLeast: TARGET },
 );
 const readyRatio = judge(
   'ready-line writes ÷ Spine time',
   times.ready.map((ms, i) => ms / times.spine[i]!),
-  {
-    atLeast: 0,
-  },
+  { atLeast: 0 },
 );
 const rate = (values: number[]) => Math.round(EVENTS / (median(values) / 1000));
 console.log(
@@ -180,6 +226,8 @@ printReport({
   checks: [check],
   figures: {
     events: EVENTS,
+    rounds: ROUNDS,
+    slicesPerRound: SLICES,
     spineEventsPerSecond: rate(times.spine),
     floorEventsPerSecond: rate(times.floor),
     readyLinesEventsPerSecond: rate(times.ready),

@@ -41,7 +41,7 @@ import {
 } from '../../../scripts/lib/bench-interleave.js';
 import { createJsonlStore, Session } from '../src/index.js';
 import { assistantText, toolArguments, toolText, userText } from './corpus.js';
-import { perRound, slicedSide } from './sliced-rounds.js';
+import { loadEventSchemas, perRound, slicedSide } from './sliced-rounds.js';
 
 const EVENTS = Number(process.env.SPINE_BENCH_EVENTS ?? 10_000);
 // 45 rounds (~10 s at 10k idle): with 15 the 90% interval spanned [0.96, 1.13] around a median
@@ -165,15 +165,7 @@ const spine = slicedSide(
   { events: EVENTS, slices: SLICES, cpu: cpu.spine },
 );
 
-// The first Session.create loads the event schemas with a dynamic import (an event-loop turn);
-// done here, so that no round sees it.
-await (
-  await Session.create({
-    store: createJsonlStore({ dir, fsync: 'never' }),
-    id: 'schemas',
-    snapshots: false,
-  })
-).close();
+await loadEventSchemas(dir);
 
 const slices = await interleave({
   sides: {

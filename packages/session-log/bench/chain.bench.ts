@@ -54,7 +54,7 @@ import {
 import { createJsonlStore, Session, verifyJsonlLog } from '../src/index.js';
 import { buildSession } from './build-session.js';
 import { assistantText, toolText, userText } from './corpus.js';
-import { perRound, slicedSide } from './sliced-rounds.js';
+import { loadEventSchemas, perRound, slicedSide } from './sliced-rounds.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spine-bench-chain-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -125,15 +125,7 @@ function sessionSide(chain: boolean, cpu: number[]) {
   );
 }
 
-// The first Session.create loads the event schemas with a dynamic import (an event-loop turn);
-// done here, so that no round sees it.
-await (
-  await Session.create({
-    store: createJsonlStore({ dir, fsync: 'never' }),
-    id: 'schemas',
-    snapshots: false,
-  })
-).close();
+await loadEventSchemas(dir);
 
 const appendStarted = performance.now();
 const appendSlices = await interleave({

@@ -13,6 +13,7 @@
 // side checks that no event-loop turn happened during its round, so setup that turns the loop
 // (the first Session.create imports the event schemas) must run before the rounds.
 import type { BenchSide } from '../../../scripts/lib/bench-interleave.js';
+import { createJsonlStore, Session } from '../src/index.js';
 
 /** The work of one side, per round: set up, run the events of each slice, finish, clean up. */
 export interface SlicedWork {
@@ -82,4 +83,13 @@ export function perRound(values: readonly number[], slices: number, rounds: numb
   return Array.from({ length: rounds }, (_, round) =>
     values.slice(round * slices, (round + 1) * slices).reduce((sum, value) => sum + value, 0),
   );
+}
+
+/**
+ * Creates and closes one throwaway session in `dir`: the first `Session.create` loads the event
+ * schemas with a dynamic import (an event-loop turn), which no measured round may see.
+ */
+export async function loadEventSchemas(dir: string): Promise<void> {
+  const store = createJsonlStore({ dir, fsync: 'never' });
+  await (await Session.create({ store, id: 'schemas', snapshots: false })).close();
 }

@@ -37,15 +37,7 @@ export function toJson(value: unknown): JsonValue | undefined {
       for (const key of Object.keys(value).sort()) {
         const converted = toJson((value as Record<string, unknown>)[key]);
         if (converted === undefined) continue;
-        // `__proto__` from JSON.parse is an own member: keep it one (assignment would set the prototype).
-        if (key === '__proto__')
-          Object.defineProperty(out, key, {
-            value: converted,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        else out[key] = converted;
+        setMember(out, key, converted);
       }
       return out;
     }
@@ -115,4 +107,19 @@ export function requestHashOf(fields: {
   messagesHash: string;
 }): string {
   return sha256(canonicalJson(fields as unknown as JsonValue));
+}
+
+/**
+ * Sets `out[key]` as an own enumerable member, `__proto__` included (JSON.parse makes it an own
+ * member; plain assignment would set the prototype instead).
+ */
+export function setMember(out: JsonObject, key: string, value: JsonValue): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  else out[key] = value;
 }

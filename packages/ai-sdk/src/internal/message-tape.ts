@@ -19,7 +19,7 @@
 // both properties against toJson on generated messages.
 
 import type { JsonObject, JsonValue } from '@spine/protocol';
-import { isPlainObject, toJson } from './canonical.js';
+import { isPlainObject, setMember, toJson } from './canonical.js';
 
 /** What converting one message read: see the file's comment. */
 export type MessageTape = readonly unknown[];
@@ -105,18 +105,7 @@ function convertNode(value: object, tape: unknown[]): JsonValue | typeof NO_TAPE
   tape.push(END);
   // Keys in toJson's order (sorted), so the recorded JSON is byte for byte what toJson gives.
   const out: JsonObject = {};
-  for (const key of [...members.keys()].sort()) {
-    const converted = members.get(key) as JsonValue;
-    // `__proto__` from JSON.parse is an own member: keep it one (assignment would set the prototype).
-    if (key === '__proto__')
-      Object.defineProperty(out, key, {
-        value: converted,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else out[key] = converted;
-  }
+  for (const key of [...members.keys()].sort()) setMember(out, key, members.get(key) as JsonValue);
   return out;
 }
 

@@ -86,6 +86,15 @@ export async function interleave<Name extends string>(
   return samples;
 }
 
+/**
+ * This process's CPU time in ms (user + system, all threads): waiting for a busy core does not
+ * inflate it, so it stays meaningful when other processes share the cores (wall time does not).
+ */
+export function cpuNow(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
 /** The median of `values` (the mean of the two middle values of an even count). */
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of no values');

@@ -29,7 +29,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJsonlStore, Session } from '@spine/session-log';
 import type { LanguageModelMiddleware } from 'ai';
-import { judge, median, printReport, roundOrder } from '../../../scripts/lib/bench-interleave.js';
+import {
+  cpuNow,
+  judge,
+  median,
+  printReport,
+  roundOrder,
+} from '../../../scripts/lib/bench-interleave.js';
 import { AI_SDK_EVENT_TYPES, spineRecorder } from '../src/index.js';
 
 type Wrap = NonNullable<LanguageModelMiddleware['wrapGenerate']>;
@@ -116,12 +122,6 @@ function prompt(size: number, k: number): Options['params'] {
   } as unknown as Options['params'];
 }
 
-/** Process CPU time in ms: stable when other processes share the 2 cores (wall time is not). */
-function cpuMs(): number {
-  const used = process.cpuUsage();
-  return (used.user + used.system) / 1000;
-}
-
 type Size = (typeof SIZES)[number];
 type Wrapped = (params: Options['params']) => PromiseLike<unknown>;
 
@@ -170,19 +170,19 @@ async function round(): Promise<Record<Size, Figures>> {
       const sums = totals.get(size) as Figures;
       // Each prompt is built just before its call (outside the clock), so the heap holds one
       // per size at a time.
-      let startCpu = cpuMs();
+      let startCpu = cpuNow();
       const params = prompt(size, k);
-      sums.buildCpu += cpuMs() - startCpu;
+      sums.buildCpu += cpuNow() - startCpu;
       let start = performance.now();
-      startCpu = cpuMs();
+      startCpu = cpuNow();
       await doGenerate();
       sums.direct += performance.now() - start;
-      sums.directCpu += cpuMs() - startCpu;
+      sums.directCpu += cpuNow() - startCpu;
       start = performance.now();
-      startCpu = cpuMs();
+      startCpu = cpuNow();
       await call(params);
       sums.recorded += performance.now() - start;
-      sums.recordedCpu += cpuMs() - startCpu;
+      sums.recordedCpu += cpuNow() - startCpu;
     }
   }
   for (const { close } of subjects.values()) await close();

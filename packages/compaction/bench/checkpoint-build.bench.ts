@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionLog } from '@spine/protocol';
 import {
+  cpuNow,
   interleave,
   median,
   medianTimes,
@@ -78,12 +79,6 @@ async function buildSession(): Promise<{ session: SessionLog; outputBytes: numbe
   return { session, outputBytes };
 }
 
-/** CPU milliseconds (user + system) of this process: other processes' load does not count. */
-function cpuMs(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
 async function main(): Promise<void> {
   const { session, outputBytes } = await buildSession();
   const surface = session.surface();
@@ -104,11 +99,11 @@ async function main(): Promise<void> {
   // time is reported): the figure is the median of the per-round CPU ratios, judged on its 90%
   // interval.
   const side = (name: 'legacy' | 'today', build: () => string) => (): number => {
-    const startCpu = cpuMs();
+    const startCpu = cpuNow();
     const startWall = performance.now();
     for (let index = 0; index < BATCH; index++) recordChars = build().length;
     wall[name].push((performance.now() - startWall) / BATCH);
-    return (cpuMs() - startCpu) / BATCH;
+    return (cpuNow() - startCpu) / BATCH;
   };
   const samples = await interleave({
     sides: { legacy: side('legacy', legacy), today: side('today', today) },

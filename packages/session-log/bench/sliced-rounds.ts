@@ -12,7 +12,7 @@
 // the code measured (the JSONL store's flush timer) cannot do its work untimed in between; each
 // side checks that no event-loop turn happened during its round, so setup that turns the loop
 // (the first Session.create imports the event schemas) must run before the rounds.
-import type { BenchSide } from '../../../scripts/lib/bench-interleave.js';
+import { type BenchSide, cpuNow } from '../../../scripts/lib/bench-interleave.js';
 import { createJsonlStore, Session } from '../src/index.js';
 
 /** The work of one side, per round: set up, run the events of each slice, finish, clean up. */
@@ -35,12 +35,6 @@ export interface SlicedSideOptions {
   slices: number;
   /** Receives the process CPU time (user + system, ms) of each call, in call order. */
   cpu?: number[];
-}
-
-/** Process CPU time in ms (user + system), which waiting for a busy core does not inflate. */
-export function cpuNow(): number {
-  const used = process.cpuUsage();
-  return (used.user + used.system) / 1000;
 }
 
 /**

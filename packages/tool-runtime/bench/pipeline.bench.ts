@@ -11,6 +11,7 @@ import type {
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import {
+  cpuNow,
   interleave,
   judge,
   medianTimes,
@@ -48,10 +49,6 @@ const context: ToolExecutionContext = {
 // CPU time of each side too (this process, all threads), reported beside the judged wall-time
 // ratio: where the two part on a busy machine, the wall time waited for something off the CPU.
 const cpu = { baseline: [] as number[], pipeline: [] as number[] };
-const cpuNow = (): number => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
 async function baseline(): Promise<number> {
   const cpuStarted = cpuNow();
   const started = performance.now();

@@ -35,9 +35,23 @@ interface TurnState {
 /**
  * Runs the steps of one turn from `start` (a fresh step, or a retried attempt of a crashed
  * step), until the model stops calling tools and no `next-step` input waits, the step limit,
- * an abort or an unrecoverable error. Always ends with `turn/end`.
+ * an abort or an unrecoverable error. Always ends with `turn/end`, then marks the turn boundary
+ * (`session.checkpoint()`): the `per-turn` fsync policy syncs the turn there, and a due automatic
+ * snapshot is written. A store that fails at that point rejects the run with its own error; the
+ * turn is not recorded again as failed (its `turn/end` is already appended).
  */
 export async function runTurnLoop(
+  context: StepContext,
+  start: StepStart,
+  signal?: AbortSignal,
+): Promise<TurnResult> {
+  const result = await runTurn(context, start, signal);
+  context.session.checkpoint?.();
+  return result;
+}
+
+/** The steps of one turn and its `turn/end` (see {@link runTurnLoop}). */
+async function runTurn(
   context: StepContext,
   start: StepStart,
   signal?: AbortSignal,

@@ -65,6 +65,12 @@ export interface SessionLog {
   /** Makes every appended event durable now, whatever the store's fsync policy. */
   flush(): Promise<void>;
   /**
+   * Marks a turn boundary: the events appended so far are written, synced when the store's fsync
+   * policy is `per-turn`, and an automatic snapshot is written when one is due. Optional: a log
+   * without buffered writes or snapshots omits it. The agent loop calls it after each `turn/end`.
+   */
+  checkpoint?(): void;
+  /**
    * Registers state captured into every snapshot this log writes, under `name` (a consumer's
    * derived state that is costly to rebuild, such as the request-hash chain). Optional: a log
    * without snapshots omits it.

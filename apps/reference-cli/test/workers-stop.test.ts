@@ -158,7 +158,7 @@ describe('stopping a worker', { timeout: 300_000 }, () => {
     const check = checks.find((entry) => entry.name === 'postgres store');
     expect(check).toMatchObject({
       status: 'ok',
-      detail: expect.stringMatching(/reachable, schema version 3$/),
+      detail: expect.stringMatching(/reachable, schema version 4$/),
     });
     expect(doctor.stdout + doctor.stderr).not.toContain(new URL(pg.url).password);
   });

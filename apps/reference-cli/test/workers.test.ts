@@ -133,10 +133,10 @@ describe('spine workers on a PostgreSQL store', { timeout: 300_000 }, () => {
     const migrated = await runCli(['store', 'migrate', '--store', pg.url], { env });
     expect(migrated.stderr).toBe('');
     expect(migrated.code).toBe(0);
-    expect(migrated.stdout).toMatch(/version 0 → 3/);
+    expect(migrated.stdout).toMatch(/version 0 → 4/);
     expect(migrated.stdout).not.toContain(password());
     const again = await runCli(['store', 'migrate', '--store', pg.url], { env });
-    expect(again.stdout).toMatch(/is current \(version 3\)/);
+    expect(again.stdout).toMatch(/is current \(version 4\)/);
 
     store = createPostgresStore({ connectionString: pg.url });
     queue = createPostgresTaskQueue({ connectionString: pg.url });

@@ -126,6 +126,26 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = Object.freeze([
       -- Images are compressed already: stored out of line, never pglz'd again.
       ALTER TABLE ${s}.spine_blobs ALTER COLUMN data SET STORAGE EXTERNAL;`,
   },
+  {
+    version: 4,
+    description:
+      'snapshots stored in parts (spine_snapshot_parts) and read as small rows; existing snapshots stay readable whole',
+    // A snapshot written before this keeps its text in spine_snapshots.data (parts NULL) and is
+    // read from there; the next one the session writes goes to parts (data NULL). Exactly one of
+    // the two is set. Nothing is back-filled: a snapshot is rewritten as its session goes on.
+    sql: (s: string) => `
+      ALTER TABLE ${s}.spine_snapshots ALTER COLUMN data DROP NOT NULL;
+      ALTER TABLE ${s}.spine_snapshots ADD COLUMN parts integer;
+      ALTER TABLE ${s}.spine_snapshots ADD CONSTRAINT spine_snapshots_whole_or_parts
+        CHECK ((data IS NULL) <> (parts IS NULL));
+      CREATE TABLE ${s}.spine_snapshot_parts (
+        session_id text NOT NULL REFERENCES ${s}.spine_snapshots (session_id) ON DELETE CASCADE,
+        part integer NOT NULL CHECK (part >= 1),
+        data text NOT NULL,
+        PRIMARY KEY (session_id, part));
+      -- Read whole on every open, like the snapshot was: uncompressed, out of line.
+      ALTER TABLE ${s}.spine_snapshot_parts ALTER COLUMN data SET STORAGE EXTERNAL;`,
+  },
 ]);
 
 /** The default statement bound of {@link migratePostgresStore} (one hour): back-fills take long. */

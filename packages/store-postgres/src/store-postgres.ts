@@ -37,6 +37,7 @@ import {
 } from './internal/database.js';
 import { acquireLease, newHolder } from './internal/lease.js';
 import { checkRange, pageRange, readEvents } from './internal/read.js';
+import { readSnapshotParts } from './internal/snapshots.js';
 import { createSyncChannel, type SyncChannel } from './internal/sync-channel.js';
 import { createWriter } from './internal/writer.js';
 import { assertMigrated } from './migrations.js';
@@ -315,13 +316,8 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Postgre
 
     async readSnapshot(sessionId: string): Promise<StoredSnapshot | undefined> {
       const db = await database();
-      await lastSeqOf(db.pool, db, sessionId);
-      const { rows } = await db.pool.query<{ seq: string; data: string }>(
-        `SELECT seq, data FROM "${db.schema}".spine_snapshots WHERE session_id = $1`,
-        [sessionId],
-      );
-      const row = rows[0];
-      return row && { seq: Number(row.seq), data: row.data };
+      if (idProblem(sessionId)) throw new SessionNotFoundError({ sessionId, where: db.where });
+      return readSnapshotParts(db.pool, { schema: db.schema, sessionId, where: db.where });
     },
 
     async exists(sessionId: string): Promise<boolean> {

@@ -42,7 +42,7 @@ describe('explicit, versioned migrations', () => {
     // Still unmigrated: opening never changed the schema.
     const result = await migratePostgresStore({ connectionString: server.url, schema });
     expect(result).toMatchObject({ schema, from: 0, to: POSTGRES_SCHEMA_VERSION });
-    expect(result.applied.map((step) => step.version)).toEqual([1, 2, 3]);
+    expect(result.applied.map((step) => step.version)).toEqual([1, 2, 3, 4]);
     // The same store object works once the schema is migrated.
     await (await store.create(header('a'))).close();
     expect((await store.list()).map((summary) => summary.id)).toEqual(['a']);

@@ -16,6 +16,7 @@ import {
 } from '../errors.js';
 import { blobInsertSql, type PendingBlob, writeBlobs } from './blobs.js';
 import { isConnectionError, sqlState, translate } from './database.js';
+import { snapshotWriteSql, splitSnapshot } from './snapshots.js';
 import type { SyncChannel } from './sync-channel.js';
 
 /** What a writer needs to know about its session and lease. */
@@ -314,14 +315,15 @@ export function createWriter(context: WriterContext): OpenedSession {
         });
       }
       // Stored only while this writer still holds the lease (the fencing token is checked).
-      const result = await pool.query(
-        `INSERT INTO ${s}.spine_snapshots (session_id, seq, data)
-         SELECT id, $3, $4 FROM ${s}.spine_sessions WHERE id = $1 AND lease_token = $2
-         ON CONFLICT (session_id) DO UPDATE
-           SET seq = excluded.seq, data = excluded.data, created_at = clock_timestamp()`,
-        [sessionId, token, snapshot.seq, snapshot.data],
-      );
-      if (result.rowCount === 0) {
+      const parts = splitSnapshot(snapshot.data);
+      const result = await pool.query<{ stored: number }>(snapshotWriteSql(context.schema), [
+        sessionId,
+        token,
+        snapshot.seq,
+        parts.length,
+        parts,
+      ]);
+      if (result.rows[0]?.stored !== 1) {
         failure ??= await diagnose(storedSeq);
         raise();
       }

@@ -22,9 +22,27 @@ export function executeCall(
   new CallExecution(state, prepared, batch, listener, index).start();
 }
 
+const EMPTY_OUTPUT: ToolOutput = Object.freeze({ content: '' });
+
 // A class rather than closures, and itself the `ExecutedCall`: one object per call for all the
 // bookkeeping, which matters when a batch holds a thousand cheap calls.
 class CallExecution implements ExecutedCall {
+  /**
+   * One idle execution kept while the class lives. V8 reaches the map an instance ends up with only
+   * through weak transitions from the class's initial map: when a full GC finds no live instance,
+   * the map dies and every optimised function that checks for it is deoptimised. A batch's
+   * executions all die between batches, so without an anchor each full GC sent the whole pipeline
+   * back to the interpreter for the next batch. A static field, not a module constant: a bundle
+   * (the published dist) makes an unused module constant a local of the module's top-level code,
+   * which dies as soon as the module has run.
+   */
+  static readonly shapeAnchor: ExecutedCall = new CallExecution(
+    undefined as unknown as PipelineState,
+    { context: {}, entry: { tool: {} } } as unknown as PreparedCall,
+    undefined as unknown as BatchContext,
+    undefined as unknown as ExecutionListener,
+    -1,
+  );
   output: ToolOutput = EMPTY_OUTPUT;
   outcome: ToolOutcome = 'ok';
   // NaN, not 0: the field holds a double from the start, so the first fractional duration does
@@ -49,12 +67,9 @@ class CallExecution implements ExecutedCall {
 
   /** Starts the chain. */
   start(): void {
-    // Every closure below captures `this` only, so they share one small context.
-    this.context.onProgress = (progress) => {
-      // A tool that reports after it returned must not put progress after its own result.
-      if (!this.done)
-        this.batch.emit({ type: 'progress', toolCallId: this.prepared.toolCallId, ...progress });
-    };
+    // Bound methods, not closures: the optimised code of a closure made per call dies with the
+    // batch's closures at a full GC and is compiled again for the next batch; a method's stays.
+    this.context.onProgress = this.progress.bind(this);
     const timeoutMs = (this.prepared.entry.tool as ToolDefinition<JsonValue>).timeoutMs;
     if (timeoutMs !== undefined) this.armTimeout(timeoutMs);
     this.batch.track(this.index, this);
@@ -67,10 +82,22 @@ class CallExecution implements ExecutedCall {
     } catch (error) {
       run = Promise.reject(error);
     }
-    run.then(
-      (output) => this.settle(output, undefined, true),
-      (error: unknown) => this.settle(undefined, error, true),
-    );
+    run.then(this.fulfilled.bind(this), this.rejected.bind(this));
+  }
+
+  /** The context's `onProgress`. */
+  private progress(progress: ToolProgress): void {
+    // A tool that reports after it returned must not put progress after its own result.
+    if (!this.done)
+      this.batch.emit({ type: 'progress', toolCallId: this.prepared.toolCallId, ...progress });
+  }
+
+  private fulfilled(output: ToolOutput): void {
+    this.settle(output, undefined, true);
+  }
+
+  private rejected(error: unknown): void {
+    this.settle(undefined, error, true);
   }
 
   /** Gives the call its own signal, aborted by the batch or after `ms`. */
@@ -154,7 +181,8 @@ class CallExecution implements ExecutedCall {
   }
 }
 
-const EMPTY_OUTPUT: ToolOutput = Object.freeze({ content: '' });
+/** What a tool reports through `context.onProgress`. */
+type ToolProgress = Parameters<NonNullable<ToolExecutionContext['onProgress']>>[0];
 
 /** The state of a tool's own timeout (only calls of tools with `timeoutMs` have one). */
 interface CallTimeout {
@@ -163,18 +191,3 @@ interface CallTimeout {
   readonly timer: NodeJS.Timeout;
   timedOut: boolean;
 }
-
-/**
- * One idle execution kept for the life of the module. V8 reaches the map a class instance ends up
- * with only through weak transitions from the class's initial map: when a full GC finds no live
- * instance, the map dies and every optimised function that checks for it is deoptimised. A batch's
- * executions all die between batches, so without an anchor each full GC sent the whole pipeline
- * back to the interpreter for the next batch.
- */
-export const EXECUTION_SHAPE_ANCHOR: ExecutedCall = new CallExecution(
-  undefined as unknown as PipelineState,
-  { context: {}, entry: { tool: {} } } as unknown as PreparedCall,
-  undefined as unknown as BatchContext,
-  undefined as unknown as ExecutionListener,
-  -1,
-);

@@ -39,6 +39,18 @@ export function runBatch(
 // `handleEvent`): its methods live on the prototype, so no closure is made per batch and optimised
 // code never records a call target that dies with the batch.
 class Batch implements ExecutionListener, BatchContext {
+  /**
+   * One idle batch kept while the class lives, so the map (hidden class) every batch ends up with
+   * survives full GCs between batches; see `CallExecution.shapeAnchor` in execute.ts for why.
+   */
+  static readonly shapeAnchor: unknown = new Batch(
+    undefined as unknown as PipelineState,
+    [],
+    {},
+    1,
+    () => undefined,
+    () => undefined,
+  );
   readonly agent: string | undefined;
   readonly signal: AbortSignal;
   readonly approve: BatchContext['approve'];
@@ -262,16 +274,3 @@ class Batch implements ExecutionListener, BatchContext {
     else this.resolve(this.results);
   }
 }
-
-/**
- * One idle batch kept for the life of the module, so the map (hidden class) every batch ends up with
- * survives full GCs between batches; see `EXECUTION_SHAPE_ANCHOR` in execute.ts for why.
- */
-export const BATCH_SHAPE_ANCHOR: unknown = new Batch(
-  undefined as unknown as PipelineState,
-  [],
-  {},
-  1,
-  () => undefined,
-  () => undefined,
-);

@@ -44,11 +44,22 @@ export class SnapshotScheduler {
       });
   }
 
-  /** Writes a snapshot without making the caller wait; a failure only costs a slower open. */
+  /**
+   * Writes a snapshot without making the caller wait; a failure only costs a slower open. That
+   * includes a failure to build it (an attachment's capture that throws): the caller is at a turn
+   * boundary or closing, and neither may fail because a snapshot could not be taken.
+   */
   inBackground(): void {
-    const content = this.core.snapshotContent();
+    let content: ReturnType<SessionCore['snapshotContent']>;
+    let encoded: ReturnType<typeof encodeSnapshot>;
+    try {
+      content = this.core.snapshotContent();
+      encoded = encodeSnapshot(content);
+    } catch {
+      return;
+    }
     this.running = this.writer
-      .writeSnapshot(encodeSnapshot(content))
+      .writeSnapshot(encoded)
       .then(
         () => {
           this.core.snapshotSeq = Math.max(this.core.snapshotSeq, content.seq);

@@ -295,3 +295,21 @@ describe('snapshots', () => {
     await lazy.close();
   });
 });
+
+describe('an automatic snapshot that cannot be built', () => {
+  it('fails neither the checkpoint nor close, and the log stays whole', async () => {
+    const store = createMemoryStore();
+    const session = await Session.create({ store, id: 'capture', snapshots: { afterEvents: 2 } });
+    session.attachToSnapshots('broken', () => {
+      throw new Error('capture failed');
+    });
+    for (let i = 0; i < 4; i++) session.append('turn/start', {});
+    expect(() => session.checkpoint()).not.toThrow();
+    session.append('turn/start', {});
+    await expect(session.close()).resolves.toBeUndefined();
+    expect(await store.readSnapshot('capture')).toBeUndefined();
+    const reopened = await Session.open({ store, id: 'capture', readOnly: true });
+    expect(reopened.lastSeq).toBe(6);
+    await reopened.close();
+  });
+});

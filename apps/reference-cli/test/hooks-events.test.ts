@@ -20,13 +20,24 @@ function withConfig(cwd: string, config: object): void {
   writeFileSync(join(cwd, '.spine', 'config.json'), JSON.stringify(config));
 }
 
+/**
+ * The events of the run's own session: the one whose header names no parent (a `task` child's
+ * session sits in the same directory, and directory order is not creation order).
+ */
 function sessionLog(sessionDir: string): Event[] {
-  const file = readdirSync(sessionDir).find((name) => name.endsWith('.jsonl'));
-  if (!file) throw new Error(`no session in ${sessionDir}`);
-  return readFileSync(join(sessionDir, file), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Event);
+  const logs = readdirSync(sessionDir)
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) =>
+      readFileSync(join(sessionDir, name), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Event),
+    );
+  const own = logs.filter(
+    (log) => (log[0]?.body as { parent?: unknown } | undefined)?.parent === undefined,
+  );
+  if (own.length !== 1) throw new Error(`${own.length} top-level sessions in ${sessionDir}`);
+  return own[0] as Event[];
 }
 
 function hookRuns(log: Event[]): HookRunBody[] {

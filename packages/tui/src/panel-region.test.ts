@@ -39,9 +39,19 @@ function lines(term: Terminal): string[] {
   return all;
 }
 
-/** Waits longer than the panel's quiet time after a resize (it draws once the size settles). */
-function settled(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 450));
+/**
+ * Waits until the panel has drawn after a resize: it draws once the size settles (its quiet time
+ * is 350 ms), in one write. Waiting for that write rather than for a fixed time: on a busy
+ * machine the panel's timer can fire after a fixed wait has ended, and the test then wrote the
+ * next line into a region still waiting to be drawn, which is not the case it means to check.
+ */
+async function settled(raw: string[]): Promise<void> {
+  const before = raw.length;
+  const deadline = performance.now() + 10_000;
+  while (raw.length === before) {
+    if (performance.now() > deadline) throw new Error('the panel never drew after the resize');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 /** A real child monitor of an empty session. */
@@ -80,7 +90,7 @@ describe('the live region on a terminal', () => {
         await flush();
         term.resize(cols, 12);
         panel.resize();
-        await settled();
+        await settled(raw);
       }
     }
     await flush();
@@ -134,7 +144,7 @@ describe('the live region on a terminal', () => {
     }
     // Nothing is written until the size settles.
     expect(raw.length).toBe(written);
-    await settled();
+    await settled(raw);
     await flush();
     expect(lines(term)).toEqual([
       ...Array.from({ length: n - 1 }, (_, i) => `finished line ${i + 1}`),

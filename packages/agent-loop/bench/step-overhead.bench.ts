@@ -21,7 +21,7 @@ import type { ModelClient, ModelRequest } from '@spine/protocol';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { createToolRuntime } from '@spine/tool-runtime';
 import { request } from 'undici';
-import { judge, printReport } from '../../../scripts/lib/bench-interleave.js';
+import { cpuNow, judge, printReport } from '../../../scripts/lib/bench-interleave.js';
 import { agentLoopProjections, createAgent, SystemPrompt } from '../src/index.js';
 
 const REPLY = [
@@ -90,6 +90,12 @@ interface Measured {
   ratio: number;
   /** The per-round ratios step / raw. */
   ratios: number[];
+  /**
+   * The per-round ratios of the same in process CPU time (agent, client and the in-process
+   * server alike): where the wall ratio rises on a busy machine and this one does not, the step
+   * waited longer for a core, it did not do more work.
+   */
+  cpuRatios: number[];
   /** Median over rounds of step − raw. */
   own: number;
   /** Median time of the model client alone streaming the same request. */
@@ -164,10 +170,14 @@ async function setup(messages: number) {
   });
 
   /** Times one step, the client alone on the same request, and the raw POST of its body. */
-  async function round(label: string): Promise<{ step: number; client: number; raw: number }> {
+  async function round(
+    label: string,
+  ): Promise<{ step: number; client: number; raw: number; stepCpu: number; rawCpu: number }> {
+    let cpuStarted = cpuNow();
     let started = performance.now();
     const result = await agent.run(label);
     const step = performance.now() - started;
+    const stepCpu = cpuNow() - cpuStarted;
     if (result.reason !== 'completed') throw new Error(`step failed: ${result.error?.message}`);
     const body = server.lastBody();
     started = performance.now();
@@ -175,6 +185,7 @@ async function setup(messages: number) {
       if (event.type === 'finish') break;
     }
     const clientOnly = performance.now() - started;
+    cpuStarted = cpuNow();
     started = performance.now();
     const response = await request(`${server.url}/chat/completions`, {
       method: 'POST',
@@ -185,7 +196,7 @@ async function setup(messages: number) {
       // read the stream to the end
     }
     const raw = performance.now() - started;
-    return { step, client: clientOnly, raw };
+    return { step, client: clientOnly, raw, stepCpu, rawCpu: cpuNow() - cpuStarted };
   }
 
   async function close(): Promise<void> {
@@ -220,9 +231,11 @@ async function measure(messages: number, rounds: number, warmup: number): Promis
     const owns: number[] = [];
     const clientTimes: number[] = [];
     const harnessOwns: number[] = [];
+    const cpuRatios: number[] = [];
     for (let round = 0; round < rounds + 3; round++) {
-      const { step, client, raw } = await subject.round(`question ${round}`);
+      const { step, client, raw, stepCpu, rawCpu } = await subject.round(`question ${round}`);
       if (round >= 3) {
+        cpuRatios.push(stepCpu / rawCpu);
         stepTimes.push(step);
         rawTimes.push(raw);
         ratios.push(step / raw);
@@ -237,6 +250,7 @@ async function measure(messages: number, rounds: number, warmup: number): Promis
       raw: median(rawTimes),
       ratio: median(ratios),
       ratios,
+      cpuRatios,
       own: median(owns),
       client: median(clientTimes),
       harnessOwn: median(harnessOwns),
@@ -261,6 +275,7 @@ const ratio10k = large.ratio;
 const own100 = Math.max(small.own, 0.001);
 const own10k = Math.max(large.own, 0);
 const flat = own10k / own100;
+const cpu100 = judge('step ÷ raw POST CPU, 100 messages', small.cpuRatios, { atMost: 1.3 });
 const figures = {
   bench: 'agent-loop/step-overhead',
   load1: Number(loadavg()[0]?.toFixed(2)),
@@ -281,6 +296,9 @@ const figures = {
   buildMs100: Number(small.build.toFixed(3)),
   buildMs10k: Number(large.build.toFixed(3)),
   bodyBytes10k: large.bytes,
+  // Reported, not judged (see Measured.cpuRatios).
+  cpuRatio100: cpu100.figure,
+  cpuRatio100Interval: cpu100.interval,
 };
 // Each ratio to the raw POST is judged on the 90% interval of its per-round median
 // (scripts/lib/bench-interleave.ts); the flatness is a ratio of two medians, without one.

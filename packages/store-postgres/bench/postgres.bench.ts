@@ -107,10 +107,10 @@ async function openMs(store: typeof pgStore | typeof jsonlStore): Promise<number
 // the per-round ratios, with its 90% interval; the best of each side is printed for context.
 const opens = await interleave({
   sides: { pg: () => openMs(pgStore), jsonl: () => openMs(jsonlStore) },
-  // 31 rounds (~5 s): the PostgreSQL side runs in three processes (client, server backend, and the
-  // test server's), so a busy machine's bursts hit its rounds harder; with 15 the interval of a
-  // 1.49 median reached 2.57 beside npm test.
-  rounds: 31,
+  // 61 rounds (~10–15 s): the PostgreSQL side runs in three processes (client, server backend,
+  // and the test server's), so a busy machine's bursts hit its rounds harder; with 15 the interval
+  // of a 1.49 median reached 2.57 beside npm test, with 31 a 1.90 median's reached 1.52–2.37.
+  rounds: 61,
   warmup: 2,
   gc: false,
 });

@@ -5,7 +5,6 @@
 
 import type { SessionEvent } from '@spine/protocol';
 import fc from 'fast-check';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPostgresStore,
@@ -14,7 +13,14 @@ import {
   type PostgresStore,
   verifyPostgresChain,
 } from '../src/index.js';
-import { dropSchema, freshSchema, startTestServer, type TestServer } from './server.js';
+import {
+  dropSchema,
+  freshSchema,
+  query,
+  sessionHeader,
+  startTestServer,
+  type TestServer,
+} from './server.js';
 
 let server: TestServer;
 let schema: string;
@@ -34,21 +40,10 @@ afterAll(async () => {
 });
 
 async function sql(text: string, params: unknown[] = []): Promise<void> {
-  const client = new pg.Client({ connectionString: server.url });
-  await client.connect();
-  try {
-    await client.query(text, params);
-  } finally {
-    await client.end();
-  }
+  await query(server.url, text, params);
 }
 
-const header = (id: string): SessionEvent => ({
-  seq: 1,
-  type: 'session/header',
-  at: new Date().toISOString(),
-  body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
-});
+const header = sessionHeader;
 const event = (seq: number, type = 'note/chain', body: unknown = { seq }): SessionEvent => ({
   seq,
   type,

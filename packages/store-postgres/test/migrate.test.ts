@@ -1,4 +1,3 @@
-import type { SessionEvent } from '@spine/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPostgresStore,
@@ -7,7 +6,13 @@ import {
   SchemaNotMigratedError,
   StoreUnavailableError,
 } from '../src/index.js';
-import { dropSchema, freshSchema, startTestServer, type TestServer } from './server.js';
+import {
+  dropSchema,
+  freshSchema,
+  sessionHeader,
+  startTestServer,
+  type TestServer,
+} from './server.js';
 
 let server: TestServer;
 const schemas: string[] = [];
@@ -21,19 +26,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const header = (id: string): SessionEvent => ({
-  seq: 1,
-  type: 'session/header',
-  at: new Date().toISOString(),
-  body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
-});
-
 describe('explicit, versioned migrations', () => {
   it('refuses an unmigrated schema at open with an error naming spine store migrate, and migrates nothing', async () => {
     const schema = freshSchema('unmigrated');
     schemas.push(schema);
     const store = createPostgresStore({ connectionString: server.url, schema });
-    const error = await store.create(header('a')).catch((caught: unknown) => caught);
+    const error = await store.create(sessionHeader('a')).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SchemaNotMigratedError);
     expect((error as SchemaNotMigratedError).code).toBe('STORE_UNAVAILABLE');
     expect((error as Error).message).toContain('spine store migrate');
@@ -44,7 +42,7 @@ describe('explicit, versioned migrations', () => {
     expect(result).toMatchObject({ schema, from: 0, to: POSTGRES_SCHEMA_VERSION });
     expect(result.applied.map((step) => step.version)).toEqual([1, 2, 3, 4]);
     // The same store object works once the schema is migrated.
-    await (await store.create(header('a'))).close();
+    await (await store.create(sessionHeader('a'))).close();
     expect((await store.list()).map((summary) => summary.id)).toEqual(['a']);
     await store.close();
   });

@@ -13,7 +13,13 @@ import {
   StorePermissionError,
   StoreUnavailableError,
 } from '../src/index.js';
-import { dropSchema, freshSchema, startTestServer, type TestServer } from './server.js';
+import {
+  dropSchema,
+  freshSchema,
+  sessionHeader,
+  startTestServer,
+  type TestServer,
+} from './server.js';
 
 let server: TestServer;
 let schema: string;
@@ -41,13 +47,6 @@ async function role(name: string, grants: string[]): Promise<string> {
   url.password = 'pw';
   return url.toString();
 }
-
-const header = (id: string): SessionEvent => ({
-  seq: 1,
-  type: 'session/header',
-  at: new Date().toISOString(),
-  body: { sessionId: id, formatVersion: 1, createdAt: new Date().toISOString() },
-});
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -90,7 +89,7 @@ describe('a role without the privileges Spine needs', () => {
     const store = createPostgresStore({ connectionString: url, schema });
     try {
       expect(await store.list()).toBeInstanceOf(Array);
-      const error = await store.create(header('refused')).catch((thrown: unknown) => thrown);
+      const error = await store.create(sessionHeader('refused')).catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(StorePermissionError);
       expect((error as Error).message).toMatch(
         /permission denied for table spine_(sessions|events)/,
@@ -102,7 +101,7 @@ describe('a role without the privileges Spine needs', () => {
 
   it('without INSERT on events: the write-ahead tool/started and flush fail with StorePermissionError', async () => {
     const admin = createPostgresStore({ connectionString: server.url, schema });
-    const created = await admin.create(header('leased'));
+    const created = await admin.create(sessionHeader('leased'));
     await created.close();
     await admin.close();
     const url = await role('noevents', [

@@ -44,8 +44,6 @@ afterAll(async () => {
 
 const sql = <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) =>
   query<T>(server.url, text, params);
-const header = sessionHeader;
-
 async function partCount(where: string, id: string): Promise<number> {
   const rows = await sql<{ n: number }>(
     `SELECT count(*)::int AS n FROM "${where}".spine_snapshot_parts WHERE session_id = $1`,
@@ -71,7 +69,7 @@ describe('snapshots kept in parts', () => {
   });
 
   it('gives back any snapshot text exactly, and a shorter one after it leaves no stale parts', async () => {
-    const writer = await store.create(header('big'));
+    const writer = await store.create(sessionHeader('big'));
     const pair = '\u{1F600}';
     // Pairs, multi-byte characters and JSON escapes on and around every part boundary.
     const unit = `${'x'.repeat(PART_UNITS - 1)}${pair}"\\\n{é€}`;
@@ -89,7 +87,7 @@ describe('snapshots kept in parts', () => {
   });
 
   it('says a session has no snapshot, and refuses an unknown session', async () => {
-    await (await store.create(header('none'))).close();
+    await (await store.create(sessionHeader('none'))).close();
     expect(await store.readSnapshot('none')).toBeUndefined();
     await expect(store.readSnapshot('missing')).rejects.toMatchObject({
       code: 'SESSION_NOT_FOUND',
@@ -97,7 +95,7 @@ describe('snapshots kept in parts', () => {
   });
 
   it('stores nothing for a writer whose lease was taken over', async () => {
-    const writer = await store.create(header('fenced'));
+    const writer = await store.create(sessionHeader('fenced'));
     await writer.writeSnapshot({ seq: 1, data: 'kept' });
     await sql(
       `UPDATE "${schema}".spine_sessions SET lease_token = lease_token + 1 WHERE id = 'fenced'`,

@@ -6,7 +6,9 @@
 // Session.open of the same file, and the bytes each read (rchar of /proc/self/io: every read
 // syscall, page-cache hits included). The last line is one JSON object. Targets (issues 41 and
 // 42): first request at the largest size ≤ 1.2× at 10k, open CPU ≤ 1.5× 10k, 100k resume ready
-// ≤ 1.5× Session.open of the same file.
+// ≤ 1.5× Session.open of the same file. The first request is judged in process CPU time from the
+// start to the request (the wall time is reported beside it): beside `npm test` at load 6, the
+// wall ratio of single rounds ranged 0.84-1.93 around sizes whose reads differ by 2%.
 //
 // Every size and mode runs in every round, their order rotating round by round, so a machine that
 // is busy for a while slows both sizes alike (measured one size after the other, the open-CPU
@@ -53,7 +55,12 @@ async function main() {
     );
     const samples: Record<string, Record<string, Figures[]>> = {};
     const largestId = `s${sizes.at(-1)}`;
-    const ratios = { openCpu: [] as number[], firstRequest: [] as number[], ready: [] as number[] };
+    const ratios = {
+      openCpu: [] as number[],
+      firstRequestCpu: [] as number[],
+      firstRequest: [] as number[],
+      ready: [] as number[],
+    };
     for (let round = 0; round < rounds; round++) {
       for (const { id, mode } of roundOrder(jobs, round)) {
         const byMode = samples[id] ?? {};
@@ -62,6 +69,10 @@ async function main() {
       }
       const at = (id: string, mode: string) => samples[id]?.[mode]?.[round] as Figures;
       ratios.openCpu.push(at(largestId, 'open-lazy').cpuMs / at('s10000', 'open-lazy').cpuMs);
+      ratios.firstRequestCpu.push(
+        at(largestId, 'first-request').firstRequestCpuMs /
+          at('s10000', 'first-request').firstRequestCpuMs,
+      );
       ratios.firstRequest.push(
         at(largestId, 'first-request').firstRequestMs /
           at('s10000', 'first-request').firstRequestMs,
@@ -69,7 +80,8 @@ async function main() {
       ratios.ready.push(at('s100000', 'ready').ms / at('s100000', 'open-full').ms);
       console.log(
         `round ${round + 1}/${rounds}: open CPU ${ratios.openCpu[round]?.toFixed(2)}x, first ` +
-          `request ${ratios.firstRequest[round]?.toFixed(2)}x, ready ÷ full open 100k ` +
+          `request CPU ${ratios.firstRequestCpu[round]?.toFixed(2)}x ` +
+          `(wall ${ratios.firstRequest[round]?.toFixed(2)}x), ready ÷ full open 100k ` +
           `${ratios.ready[round]?.toFixed(2)}x (load ${loadavg()[0]?.toFixed(1)})`,
       );
     }
@@ -89,6 +101,7 @@ async function main() {
         readyMs: of('ready', 'ms'),
         readyReadBytes: of('ready', 'readBytes'),
         firstRequestMs: of('first-request', 'firstRequestMs'),
+        firstRequestCpuMs: of('first-request', 'firstRequestCpuMs'),
         firstRequestReadBytes: of('first-request', 'readBytes'),
       };
       console.log(id, JSON.stringify(rows[id]));
@@ -101,12 +114,13 @@ async function main() {
       interval90: medianInterval(values).map(round2),
     });
     const judged = {
+      firstRequestCpuLargestTo10k: figure(ratios.firstRequestCpu),
       firstRequestLargestTo10k: figure(ratios.firstRequest),
       openCpuLargestTo10k: figure(ratios.openCpu),
       readyToFullOpen100k: figure(ratios.ready),
     };
     const pass =
-      judged.firstRequestLargestTo10k.median <= TARGETS.firstRequest &&
+      judged.firstRequestCpuLargestTo10k.median <= TARGETS.firstRequest &&
       judged.openCpuLargestTo10k.median <= TARGETS.openCpu &&
       judged.readyToFullOpen100k.median <= TARGETS.readyToFullOpen;
     console.log(
@@ -127,7 +141,7 @@ async function main() {
           Object.entries(judged).map(([key, value]) => [key, value.interval90]),
         ),
         targets: {
-          firstRequestLargestTo10k: TARGETS.firstRequest,
+          firstRequestCpuLargestTo10k: TARGETS.firstRequest,
           openCpuLargestTo10k: TARGETS.openCpu,
           readyToFullOpen100k: TARGETS.readyToFullOpen,
         },

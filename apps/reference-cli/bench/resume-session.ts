@@ -115,11 +115,16 @@ async function child(mode: string, sessionDir: string, id: string, warm: string,
   } as SessionEvent;
   const measure = async (target: string) => {
     let firstRequest = Number.NaN;
+    let firstRequestCpuMs = Number.NaN;
     const recorded = createRecordedModel({ events: [reply, reply] });
     const client: ModelClient = {
       ...recorded,
       stream(request, options) {
-        if (Number.isNaN(firstRequest)) firstRequest = performance.now();
+        if (Number.isNaN(firstRequest)) {
+          firstRequest = performance.now();
+          const used = process.cpuUsage(cpu);
+          firstRequestCpuMs = (used.user + used.system) / 1000;
+        }
         return recorded.stream(request, options);
       },
     };
@@ -156,6 +161,7 @@ async function child(mode: string, sessionDir: string, id: string, warm: string,
     return {
       ms: readyMs,
       firstRequestMs: firstRequest - start,
+      firstRequestCpuMs,
       cpuMs: (used.user + used.system) / 1000,
       readBytes: rchar() - bytes,
     };
@@ -165,7 +171,14 @@ async function child(mode: string, sessionDir: string, id: string, warm: string,
 }
 
 /** One child measurement. */
-export type Figures = { ms: number; firstRequestMs: number; cpuMs: number; readBytes: number };
+export type Figures = {
+  ms: number;
+  firstRequestMs: number;
+  /** Process CPU time from the start to the first model request. */
+  firstRequestCpuMs: number;
+  cpuMs: number;
+  readBytes: number;
+};
 
 /** Measures `mode` on session `id` in a fresh process (after a warm-up on `warm`). */
 export function inChild(

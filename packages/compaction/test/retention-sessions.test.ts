@@ -342,7 +342,10 @@ describe('fact retention over generated sessions through the real agent loop', (
         // a loss fails here, so fast-check shrinks it to a minimal session.
         expect(lost).toEqual([]);
       }),
-      { numRuns: SESSIONS },
+      // Stopped by fast-check before the test's own timeout, so that a run that is too slow (on a
+      // busy machine, or while shrinking a failure) fails with its seed and counterexample
+      // instead of a bare timeout.
+      { numRuns: SESSIONS, interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true },
     );
     const planted = CATEGORIES.reduce((sum, category) => sum + tally[category].planted, 0);
     const kept = CATEGORIES.reduce((sum, category) => sum + tally[category].kept, 0);

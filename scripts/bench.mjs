@@ -47,6 +47,16 @@ function describe(figures) {
   return parts.length > 0 ? parts.join(', ') : 'no judged figure';
 }
 
+// The CLI benchmarks start the built `spine`, which falls back to the sources when dist/ is not
+// current: build first (a second or two when turbo's cache already holds it).
+const build = spawnSync('npm', ['run', 'build', '--silent'], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (build.status !== 0) {
+  console.error(`npm run build failed (exit ${build.status ?? build.signal})`);
+  process.exit(1);
+}
+
 const results = {};
 const lines = [];
 let failed = false;

@@ -39,11 +39,14 @@ function start(config: LanguageServerConfig, options: Partial<LspManagerOptions>
   return manager;
 }
 
+/** The server's log lines so far; a line it is still writing (no newline yet) is left out. */
 function logged(): { method?: string; of?: string; version?: number; answered?: unknown }[] {
   if (!existsSync(logFile)) return [];
-  return readFileSync(logFile, 'utf8')
-    .trim()
+  const text = readFileSync(logFile, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
+    .filter((line) => line !== '')
     .map((line) => JSON.parse(line));
 }
 

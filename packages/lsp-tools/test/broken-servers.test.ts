@@ -42,11 +42,10 @@ function start(config: LanguageServerConfig, options: Partial<LspManagerOptions>
 /** The server's log lines so far; a line it is still writing (no newline yet) is left out. */
 function logged(): { method?: string; of?: string; version?: number; answered?: unknown }[] {
   if (!existsSync(logFile)) return [];
-  const text = readFileSync(logFile, 'utf8');
-  return text
-    .slice(0, text.lastIndexOf('\n') + 1)
+  // The last piece after the final newline is '' or a line still being written.
+  return readFileSync(logFile, 'utf8')
     .split('\n')
-    .filter((line) => line !== '')
+    .slice(0, -1)
     .map((line) => JSON.parse(line));
 }
 

@@ -112,11 +112,10 @@ for (let round = 0; round < OPEN_ROUNDS; round++) {
     opens[index]?.cpu.push(cpu);
   }
 }
+const smallestOpens = opens[0] as (typeof opens)[number];
+const largestOpens = opens[opens.length - 1] as (typeof opens)[number];
 const flatRatios = (pick: 'wall' | 'cpu') =>
-  Array.from({ length: OPEN_ROUNDS }, (_, round) => {
-    const largest = opens[opens.length - 1]?.[pick][round] as number;
-    return largest / (opens[0]?.[pick][round] as number);
-  });
+  largestOpens[pick].map((largest, round) => largest / (smallestOpens[pick][round] as number));
 for (const [index, count] of sizes.entries()) {
   const side = opens[index] as (typeof opens)[number];
   console.log(
@@ -147,7 +146,6 @@ for (let round = 0; round < 7; round++) {
     `round ${round + 1}/7: read+split+JSON.parse ${baseline[round]?.wall.toFixed(0)} ms (CPU ${baseline[round]?.cpu.toFixed(0)}), open without snapshot ${firstOpen[round]?.wall.toFixed(0)} ms (CPU ${firstOpen[round]?.cpu.toFixed(0)})`,
   );
 }
-const largestOpens = opens[opens.length - 1] as (typeof opens)[number];
 const checks = [
   judge(`lazy open, ${sizes.at(-1)} ÷ ${sizes[0]} events (wall)`, flatRatios('wall'), {
     atMost: 1.5,

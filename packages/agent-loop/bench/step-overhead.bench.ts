@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAICompatibleModel } from '@spine/llm';
 import type { ModelClient, ModelRequest } from '@spine/protocol';
-import { createJsonlStore, Session } from '@spine/session-log';
+import { createJsonlStore, createMemoryStore, Session } from '@spine/session-log';
 import { createToolRuntime } from '@spine/tool-runtime';
 import { request } from 'undici';
 import { cpuNow, judge, printReport } from '../../../scripts/lib/bench-interleave.js';
@@ -107,17 +107,23 @@ interface Measured {
   bytes: number;
 }
 
-/** One agent over a session of `messages` ~1 KB messages, its client and a loopback server. */
-async function setup(messages: number) {
+/**
+ * One agent over a session of `messages` ~1 KB messages, its client and a loopback server. The
+ * session is in the JSONL store (the CLI's), or in memory to tell the log's cost from the rest.
+ */
+async function setup(messages: number, store: 'jsonl' | 'memory' = 'jsonl') {
   const server = await startServer();
   const dir = mkdtempSync(join(tmpdir(), 'spine-bench-'));
   const session = await Session.create({
-    store: createJsonlStore({
-      dir,
-      fsync: 'never',
-      // SPINE_BENCH_CHAIN=off (scripts/bench-compare.mjs --env) measures without the chain.
-      ...(process.env.SPINE_BENCH_CHAIN === 'off' ? { chain: false } : {}),
-    }),
+    store:
+      store === 'memory'
+        ? createMemoryStore()
+        : createJsonlStore({
+            dir,
+            fsync: 'never',
+            // SPINE_BENCH_CHAIN=off (scripts/bench-compare.mjs --env) measures without the chain.
+            ...(process.env.SPINE_BENCH_CHAIN === 'off' ? { chain: false } : {}),
+          }),
     // SPINE_BENCH_PROJECTIONS=on registers the loop's projections, as the CLI does for every
     // session: each append is then folded into them (the default measures without).
     ...(process.env.SPINE_BENCH_PROJECTIONS === 'on' ? { projections: agentLoopProjections } : {}),
@@ -208,65 +214,90 @@ async function setup(messages: number) {
 }
 
 /**
- * Measures `rounds` steps on a session of `messages` messages. `warmup` rounds first run on a
- * separate session of the same size (so the measured history keeps its size), then 3 untimed
- * rounds on the measured one fill its caches. No GC is forced between operations: a forced
+ * Measures `rounds` steps on a session of `messages` messages in each of `stores`, one result per
+ * store. `warmup` rounds first run on a separate session of the same size (so the measured
+ * history keeps its size), then 3 untimed rounds on the measured one fill its caches. No GC is forced between operations: a forced
  * full GC outside the timers hides the cost of what an operation allocated and leaves the
  * next one running on cold caches; natural collections are part of what each side costs.
  */
-async function measure(messages: number, rounds: number, warmup: number): Promise<Measured> {
+async function measure(
+  messages: number,
+  rounds: number,
+  warmup: number,
+  stores: readonly ('jsonl' | 'memory')[] = ['jsonl'],
+): Promise<Measured[]> {
   if (warmup > 0) {
-    const warm = await setup(messages);
-    try {
-      for (let i = 0; i < warmup; i++) await warm.round(`warm-up ${i}`);
-    } finally {
-      await warm.close();
+    for (const store of stores) {
+      const warm = await setup(messages, store);
+      try {
+        for (let i = 0; i < warmup; i++) await warm.round(`warm-up ${i}`);
+      } finally {
+        await warm.close();
+      }
     }
   }
-  const subject = await setup(messages);
+  // With two stores, their subjects take turns within each round, so both see the same machine.
+  const subjects: Awaited<ReturnType<typeof setup>>[] = [];
   try {
-    const stepTimes: number[] = [];
-    const rawTimes: number[] = [];
-    const ratios: number[] = [];
-    const owns: number[] = [];
-    const clientTimes: number[] = [];
-    const harnessOwns: number[] = [];
-    const cpuRatios: number[] = [];
+    for (const store of stores) subjects.push(await setup(messages, store));
+    const samples = subjects.map(() => ({
+      step: [] as number[],
+      raw: [] as number[],
+      ratios: [] as number[],
+      owns: [] as number[],
+      client: [] as number[],
+      harnessOwns: [] as number[],
+      cpuRatios: [] as number[],
+    }));
     for (let round = 0; round < rounds + 3; round++) {
-      const { step, client, raw, stepCpu, rawCpu } = await subject.round(`question ${round}`);
-      if (round >= 3) {
-        cpuRatios.push(stepCpu / rawCpu);
-        stepTimes.push(step);
-        rawTimes.push(raw);
-        ratios.push(step / raw);
-        owns.push(step - raw);
-        clientTimes.push(client);
-        harnessOwns.push(step - client);
+      for (const [index, subject] of subjects.entries()) {
+        const { step, client, raw, stepCpu, rawCpu } = await subject.round(`question ${round}`);
+        const into = samples[index] as (typeof samples)[number];
+        if (round < 3) continue;
+        into.cpuRatios.push(stepCpu / rawCpu);
+        into.step.push(step);
+        into.raw.push(raw);
+        into.ratios.push(step / raw);
+        into.owns.push(step - raw);
+        into.client.push(client);
+        into.harnessOwns.push(step - client);
       }
       if (round % 10 === 9) console.log(`  ${messages} messages: round ${round + 1}/${rounds + 3}`);
     }
-    return {
-      step: median(stepTimes),
-      raw: median(rawTimes),
-      ratio: median(ratios),
-      ratios,
-      cpuRatios,
-      own: median(owns),
-      client: median(clientTimes),
-      harnessOwn: median(harnessOwns),
-      build: median(subject.buildTimes.slice(3)),
-      bytes: subject.bytes(),
-    };
+    return subjects.map((subject, index) => {
+      const taken = samples[index] as (typeof samples)[number];
+      return {
+        step: median(taken.step),
+        raw: median(taken.raw),
+        ratio: median(taken.ratios),
+        ratios: taken.ratios,
+        cpuRatios: taken.cpuRatios,
+        own: median(taken.owns),
+        client: median(taken.client),
+        harnessOwn: median(taken.harnessOwns),
+        build: median(subject.buildTimes.slice(3)),
+        bytes: subject.bytes(),
+      };
+    });
   } finally {
-    await subject.close();
+    for (const subject of subjects) await subject.close();
   }
 }
 
-const small = await measure(100, 200, 300);
+// At 100 messages a second agent keeps its session in memory, round by round beside the judged
+// one: the same steps without the durable log (no encoding, chain or write-ahead write), reported
+// to tell the log's share of the overhead from the rest.
+const [small, inMemory] = (await measure(100, 200, 300, ['jsonl', 'memory'])) as [
+  Measured,
+  Measured,
+];
 console.log(
   `100 messages: step ${small.step.toFixed(2)} ms, client alone ${small.client.toFixed(2)} ms, raw POST ${small.raw.toFixed(2)} ms, body ${small.bytes} bytes`,
 );
-const large = await measure(10_000, 40, 0);
+console.log(
+  `100 messages, memory store: step ${inMemory.step.toFixed(2)} ms, raw POST ${inMemory.raw.toFixed(2)} ms`,
+);
+const [large] = (await measure(10_000, 40, 0)) as [Measured];
 console.log(
   `10,000 messages: step ${large.step.toFixed(2)} ms, client alone ${large.client.toFixed(2)} ms, raw POST ${large.raw.toFixed(2)} ms, body ${large.bytes} bytes`,
 );
@@ -276,6 +307,9 @@ const own100 = Math.max(small.own, 0.001);
 const own10k = Math.max(large.own, 0);
 const flat = own10k / own100;
 const cpu100 = judge('step ÷ raw POST CPU, 100 messages', small.cpuRatios, { atMost: 1.3 });
+const memory100 = judge('step ÷ raw POST, 100 messages, memory store', inMemory.ratios, {
+  atMost: 1.3,
+});
 const figures = {
   bench: 'agent-loop/step-overhead',
   load1: Number(loadavg()[0]?.toFixed(2)),
@@ -299,6 +333,9 @@ const figures = {
   // Reported, not judged (see Measured.cpuRatios).
   cpuRatio100: cpu100.figure,
   cpuRatio100Interval: cpu100.interval,
+  // Reported, not judged: the same steps without the JSONL log (ratio100 − this is its cost).
+  memoryStoreRatio100: memory100.figure,
+  memoryStoreRatio100Interval: memory100.interval,
 };
 // Each ratio to the raw POST is judged on the 90% interval of its per-round median
 // (scripts/lib/bench-interleave.ts); the flatness is a ratio of two medians, without one.

@@ -6,12 +6,13 @@
 //     from CommonJS (`require`), and `.mts`/`.cts` files that import every entry point type-check
 //     with `strict` under `moduleResolution` `nodenext` and `bundler`, first without `@types/node`
 //     in the consumer's own dependencies, then with it, and with `"types": []` (no `@types` at all);
+//     the installed `spine mcp serve` answers an MCP client's `initialize`;
 //  2. one consumer project with `@spine/session-log` alone (plus the `@spine/protocol` tarball it
 //     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
 //  3. the CLI alone, as `npm i @spine/cli` installs it (its optional peers absent): node_modules
-//     stays under 42 MB, `spine demo` runs, and `spine doctor` names the optional @spine/mcp with
-//     its install command (a failed check once `.mcp.json` configures a server, and `spine run`
-//     then exits 2 with that command);
+//     stays under 42 MB, `spine demo` runs, `spine acp` answers an editor's `initialize`, and
+//     `spine doctor` names the optional @spine/mcp with its install command (a failed check once
+//     `.mcp.json` configures a server, and `spine run` then exits 2 with that command);
 //  4. the loaders and sessions of 1 and 2, and `spine demo`, again under each pinned Node version
 //     of scripts/lib/node-versions.mjs (the oldest `engines` allows and the newest 22.x; official
 //     binaries from the npm registry, cached outside the repository; a failed download fails);
@@ -21,7 +22,7 @@
 // (`npm publish --dry-run` of every tarball, after `changeset version`, is scripts/release-check.mjs.)
 // Registry dependencies (zod, undici, …) come from the npm registry. Everything it creates is
 // removed at the end unless `--keep` is given. Exit code 1 with every problem listed on failure.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +40,48 @@ const problems = [];
 const CLI_BUDGET_MB = 42;
 
 /** Runs a command; returns stdout, or records the failure and returns undefined. */
+/**
+ * Starts the installed `spine <args>` (a JSON-RPC server on stdio), sends `request` as request 1
+ * and records a problem unless the answer to it is a result within 60 s: the bundled build reads
+ * files relative to its own chunks, which only an installed copy exercises.
+ */
+async function answersOnStdio(label, spine, args, cwd, request) {
+  const child = spawn(process.execPath, [spine, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  const answer = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 60_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      for (const line of out.split('\n').slice(0, -1)) {
+        try {
+          const message = JSON.parse(line);
+          if (message.id === 1) {
+            clearTimeout(timer);
+            resolve(message);
+          }
+        } catch {
+          // not JSON: reported below with the rest of stdout
+        }
+      }
+    });
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, ...request })}\n`);
+  });
+  child.stdin.end();
+  child.kill();
+  if (!answer?.result)
+    problems.push(
+      `${label}: no result for ${request.method}: ${JSON.stringify(answer)} ${out}${err}`,
+    );
+}
+
 function run(label, command, args, cwd) {
   try {
     return execFileSync(command, args, {
@@ -168,6 +211,14 @@ const allPackagesDir = consumer('all-packages', published, ['typescript@5.9.3'])
   // the DeepSeek tokenizer, are not installed here).
   const spine = join(dir, 'node_modules', '@spine', 'cli', 'bin', 'spine.js');
   run(`${name}: spine demo`, 'node', [spine, 'demo'], dir);
+  await answersOnStdio(`${name}: spine mcp serve`, spine, ['mcp', 'serve'], dir, {
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'consumer-check', version: '1' },
+    },
+  });
   run(
     `${name}: install @types/node`,
     'npm',
@@ -249,6 +300,10 @@ const sessionLogDir = consumer(
   }
   const spine = join(dir, 'node_modules', '@spine', 'cli', 'bin', 'spine.js');
   run(`${name}: spine demo`, 'node', [spine, 'demo'], dir);
+  await answersOnStdio(`${name}: spine acp`, spine, ['acp'], dir, {
+    method: 'initialize',
+    params: { protocolVersion: 1 },
+  });
   const mcpLine = () => {
     // No key here, so the provider check fails and doctor exits 7; its JSON report is complete.
     const result = spawnSync(process.execPath, [spine, 'doctor', '--json'], {

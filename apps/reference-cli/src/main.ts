@@ -1,9 +1,10 @@
 // The `spine` command line. Every command module is imported lazily, inside its action, so a
 // command pays only for what it uses (cold start is a benchmarked figure).
-import { readFileSync } from 'node:fs';
+
 import { Command, CommanderError } from 'commander';
 import { type AgentFlags, addAgentOptions, addStoreOptions } from './cli-flags.js';
 import { tolerateClosedOutput } from './closed-output.js';
+import { cliVersion } from './version.js';
 
 // report-error.ts loads the harness (to explain a missing optional part): only when reporting.
 const reporting = () => import('./report-error.js');
@@ -20,11 +21,7 @@ const crash = (error: unknown): void => {
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
-const version = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  }
-).version;
+const version = cliVersion();
 
 type Flags = AgentFlags & Record<string, unknown>;
 

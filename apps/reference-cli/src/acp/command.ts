@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { serveAcp } from '@spine/acp';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
+import { cliVersion } from '../version.js';
 
 /**
  * `spine acp [options]`: serves Spine to an editor over the Agent Client Protocol on stdin and
@@ -12,11 +12,7 @@ import { type AgentFlags, configForFlags } from '../cli-options.js';
 export async function acpCommand(flags: AgentFlags): Promise<number> {
   // Validated once up front, so a bad flag fails before the editor sees a connection.
   configForFlags(flags);
-  const version = (
-    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    }
-  ).version;
+  const version = cliVersion();
   const server = await serveAcp(
     {
       input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

@@ -51,6 +51,12 @@ describe('spine rewind from outside', () => {
 
       const rewind = (...extra: string[]) =>
         runCli(['rewind', id, '--cwd', cwd, '--to', '1', ...extra], { env });
+      // Points no session has: turn 0, seq 0, a seq past the end.
+      for (const to of ['0', '@0', '@99999']) {
+        const none = await runCli(['rewind', id, '--cwd', cwd, '--to', to, '--dry-run'], { env });
+        expect(none.code, `${to}: ${none.stdout}${none.stderr}`).toBe(2);
+        expect(none.stderr).toContain('--to');
+      }
       const dry = await rewind('--dry-run');
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stdout).toMatch(/rewind cannot restore: [\s\S]*vendor\/lib\/ \(nested repository/);

@@ -188,6 +188,17 @@ describe('spine run', { timeout: 180_000 }, () => {
       env,
     });
     expect(missing.code).toBe(2);
+    // The unknown id is named before a missing key.
+    const { env: keyless } = isolatedEnv();
+    const unknown = await runCli(['resume', 'no-such-session', 'x'], { env: keyless });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No session "no-such-session"');
+    // Without a task, with every turn closed: nothing was done, so not a success (no request).
+    const idle = await runCli(['resume', id, '--base-url', server.baseUrl, '--cwd', cwd], { env });
+    expect(idle.code).toBe(2);
+    expect(idle.stderr).toContain(`nothing to resume`);
+    expect(idle.stderr).toContain(`spine resume ${id} "…"`);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('refuses bad usage with exit 2 and a message saying what to do', async () => {
@@ -195,6 +206,12 @@ describe('spine run', { timeout: 180_000 }, () => {
     const noBase = await runCli(['run', '--model', 'openai-compatible/x', 'task'], { env });
     expect(noBase.code).toBe(2);
     expect(noBase.stderr).toContain('--base-url');
+    const ftp = await runCli(
+      ['run', '--model', 'openai-compatible/x', '--base-url', 'ftp://127.0.0.1:9', 'task'],
+      { env },
+    );
+    expect(ftp.code).toBe(2);
+    expect(ftp.stderr).toContain('http(s) URL');
     const badModel = await runCli(['run', '--model', 'nonsense', 'task'], { env });
     expect(badModel.code).toBe(2);
     const unknownOption = await runCli(['run', '--bogus', 'task'], { env });

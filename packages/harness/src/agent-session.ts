@@ -70,14 +70,15 @@ export async function startAgentSession(options: StartOptions): Promise<AgentSes
   const { cwd } = options;
   let { config } = options;
   const store = storeFor(config);
+  // An unknown session is named before a missing key: the id is what the person got wrong.
+  if (options.resumeId !== undefined && !(await store.exists(options.resumeId))) {
+    throw new SessionNotFoundError({ sessionId: options.resumeId, dir: config.sessionDir });
+  }
   const model = options.model ?? (await resolveModel(config, { requireKey: true }));
   // A cost limit the price table cannot check is refused before anything is written.
   await assertBudgetCheckable(config, model);
   let session: Session;
   if (options.resumeId !== undefined) {
-    if (!(await store.exists(options.resumeId))) {
-      throw new SessionNotFoundError({ sessionId: options.resumeId, dir: config.sessionDir });
-    }
     // Once, lazily: the snapshot and the tail (plus the interrupted step after a crash).
     session = await openToResume({
       store,

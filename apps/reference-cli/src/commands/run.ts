@@ -4,6 +4,7 @@ import {
   deriveSessionTitle,
   recordSessionTitle,
   resolveModel,
+  SessionNotFoundError,
   startAgentSession,
   storeFor,
   storeImage,
@@ -50,6 +51,9 @@ async function runTask(options: {
   const { loaded, cwd } = configForFlags(flags);
   // A resumed session keeps the model it last sent a request to (it may have been resumed on
   // another provider before), else the one it was created with, unless one is chosen explicitly.
+  // An unknown session is named before a missing key: the id is what the person got wrong.
+  if (options.resumeId !== undefined && !(await storeFor(loaded.config).exists(options.resumeId)))
+    throw new SessionNotFoundError({ sessionId: options.resumeId, dir: loaded.config.sessionDir });
   if (options.resumeId !== undefined && loaded.provenance.get('model')?.layer === 'default') {
     const recorded = storeUrlOf(loaded.config)
       ? await recordedModelInStore(storeFor(loaded.config), options.resumeId)
@@ -142,6 +146,7 @@ async function runTask(options: {
   process.on('SIGTERM', onSigterm);
   process.on('SIGHUP', onSigterm);
   let result: TurnResult | undefined;
+  let nothingToResume = false;
   try {
     if (options.resumeId !== undefined) {
       result = await started.agent.resume({ signal: controller.signal });
@@ -157,10 +162,12 @@ async function runTask(options: {
         ...(images.length > 0 ? { images } : {}),
       });
     } else if (options.resumeId !== undefined && !result && !options.task) {
-      if (!json)
-        process.stderr.write(
-          'nothing to resume: the session has no interrupted turn or queued input; pass a task\n',
-        );
+      // An aborted turn (Ctrl-C, SIGTERM) was closed in the log when it stopped: nothing is
+      // left half-done, and re-running it unasked could repeat what the person stopped.
+      writeNotice(
+        `nothing to resume: every turn of the session is closed (an aborted one too); pass a task to go on: spine resume ${options.resumeId} "…"\n`,
+      );
+      nothingToResume = true;
     }
   } finally {
     process.off('SIGINT', onSigint);
@@ -188,7 +195,7 @@ async function runTask(options: {
       );
     }
   }
-  const code = exitCodeForTurn(result);
+  const code = nothingToResume ? EXIT_CODES.usage : exitCodeForTurn(result);
   if (result?.error) {
     // Printed with --json too (on stderr): the events say what happened, not what to do.
     const advice = adviceFor(result.error);

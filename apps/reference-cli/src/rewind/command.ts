@@ -9,11 +9,12 @@ import {
   checkpointStoreFor,
   historyMode,
   newSessionId,
+  SessionInUseError,
   SessionNotFoundError,
   storeFor,
   UsageError,
 } from '@spine/harness';
-import { visibleText } from '@spine/protocol';
+import { SpineError, visibleText } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
@@ -110,7 +111,8 @@ export function reportRewind(outcome: RewindOutcome, write: (text: string) => vo
 export async function rewindCommand(id: string, flags: RewindFlags): Promise<number> {
   const { parseRewindTarget, rewindWorkspace } = await import('@spine/checkpoints');
   const target = flags.to === undefined ? undefined : parseRewindTarget(flags.to);
-  if (!target) {
+  // Turns count from 1 and seqs from 1 (the header): 0 names no point of any session.
+  if (!target || ('seq' in target ? target.seq : target.turn) < 1) {
     throw new UsageError({
       message: `--to expects a turn (3), a step (3.2) or a log seq (@120), got "${flags.to ?? ''}"`,
     });
@@ -120,14 +122,12 @@ export async function rewindCommand(id: string, flags: RewindFlags): Promise<num
   if (!(await store.exists(id)))
     throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
   // Lazily: rewindWorkspace and forkSeq stream the events they need from the store.
-  const session = await Session.open({
-    store,
-    id,
-    readOnly: flags.dryRun === true,
-    history: historyMode(),
-    projections: await agentProjections(),
-  });
+  const session = await openForRewind(store, id, config.sessionDir, flags.dryRun === true);
   try {
+    if ('seq' in target && target.seq > session.lastSeq)
+      throw new UsageError({
+        message: `--to @${target.seq}: session ${id} ends at @${session.lastSeq}`,
+      });
     const workspace = session.header.cwd ?? configForFlags(flags).cwd;
     const checkpoints = await checkpointStoreFor(config, workspace, id);
     // The fork is made after the restore (a refused rewind forks nothing); its id is chosen now
@@ -156,5 +156,32 @@ export async function rewindCommand(id: string, flags: RewindFlags): Promise<num
     return code;
   } finally {
     await session.close();
+  }
+}
+
+/** Opens the session (lazily), naming the process that holds it when it is in use. */
+async function openForRewind(
+  store: ReturnType<typeof storeFor>,
+  id: string,
+  dir: string,
+  readOnly: boolean,
+): Promise<Session> {
+  try {
+    return await Session.open({
+      store,
+      id,
+      readOnly,
+      history: historyMode(),
+      projections: await agentProjections(),
+    });
+  } catch (error) {
+    if (!SpineError.isInstance(error) || error.code !== 'SESSION_LOCKED') throw error;
+    const pid = (error as { pid?: unknown }).pid;
+    throw new SessionInUseError({
+      sessionId: id,
+      dir,
+      ...(typeof pid === 'number' ? { pid } : {}),
+      cause: error,
+    });
   }
 }

@@ -80,7 +80,7 @@ const layerFields = {
     .regex(/^[a-z][a-z0-9-]*\/.+$/, 'a "provider/model" string, e.g. "deepseek/deepseek-chat"')
     .optional(),
   /** The provider's base URL (an OpenAI-compatible server, a proxy). */
-  baseUrl: z.url({ message: 'an absolute http(s) URL' }).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, message: 'an absolute http(s) URL' }).optional(),
   /** The NAME of the environment variable holding the key (never the key itself). */
   apiKeyEnv: z
     .string()

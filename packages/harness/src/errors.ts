@@ -11,10 +11,16 @@ export class InvalidConfigError extends SpineError {
   readonly key: string;
 
   constructor(options: { source: string; key: string; expected: string; cause?: unknown }) {
-    const where = options.key === '' ? 'the document' : `key "${options.key}"`;
+    // "the document is not valid JSON (…)"; `key "sandbox": expected one of …`.
+    const where =
+      options.key !== ''
+        ? `key "${options.key}": `
+        : options.expected.startsWith('is ')
+          ? 'the document '
+          : 'the document: ';
     super({
       code: 'INVALID_CONFIG',
-      message: `Invalid configuration in ${options.source}: ${where}: ${options.expected}. Fix the value (see \`spine config --effective\` for every key and its layer).`,
+      message: `Invalid configuration in ${options.source}: ${where}${options.expected}. Fix the value (see \`spine config --effective\` for every key and its layer).`,
       cause: options.cause,
     });
     this.source = options.source;

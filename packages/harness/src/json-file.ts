@@ -14,7 +14,7 @@ export function readJsonFile(path: string): unknown {
     throw new InvalidConfigError({
       source: path,
       key: '',
-      expected: `valid JSON (${(error as Error).message})`,
+      expected: `is not valid JSON (${(error as Error).message})`,
       cause: error,
     });
   }

@@ -91,7 +91,9 @@ describe('loadConfig', () => {
   it('reports bad JSON, bad environment values and unknown profiles', () => {
     const { cwd, env } = setup();
     writeFileSync(join(cwd, '.spine', 'config.json'), '{ "model": ');
-    expect(() => loadConfig({ cwd, env })).toThrow(/valid JSON/);
+    expect(() => loadConfig({ cwd, env })).toThrow(/: the document is not valid JSON \(/);
+    const option = setup(undefined, { sandbox: 'none' });
+    expect(() => loadConfig(option)).toThrow(/key "sandbox": expected one of "read-only"\|/);
     const mcp = setup();
     writeFileSync(join(mcp.cwd, '.mcp.json'), '{ "mcpServers": ');
     expect(() => loadConfig(mcp)).toThrow(/\.mcp\.json.*valid JSON/);

@@ -219,7 +219,9 @@ function describeIssue(issue: z.core.$ZodIssue, unknownKeys: string[]): string {
   }
   if (unknownKeys.length)
     return `is not a known key (${issue.message}); check the spelling against \`spine config --effective\``;
-  return `expected ${issue.message.replace(/^Invalid input: /, '')}`;
+  // zod says "Invalid option: expected one of …" or "Invalid input: expected string, …".
+  const detail = issue.message.replace(/^Invalid (?:input|option|type|value): /, '');
+  return detail.startsWith('expected') ? detail : `expected ${detail}`;
 }
 
 function mergeLayer(

@@ -63,14 +63,63 @@ const USAGE_CODES = new Set([
 ]);
 
 /** A Node system error (`EEXIST`, `ENOTDIR`, `EACCES`, `ENOSPC` …) from a file system call. */
-function systemErrorOf(
-  error: unknown,
-): { code: string; syscall: string; path?: string; message: string } | undefined {
+function systemErrorOf(error: unknown): SystemError | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, syscall, path } = error as NodeJS.ErrnoException;
   if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code) || typeof syscall !== 'string')
     return undefined;
-  return { code, syscall, message: error.message, ...(path ? { path } : {}) };
+  const { address, port } = error as { address?: unknown; port?: unknown };
+  return {
+    code,
+    syscall,
+    message: error.message,
+    ...(path ? { path } : {}),
+    ...(typeof address === 'string' ? { address } : {}),
+    ...(typeof port === 'number' ? { port } : {}),
+  };
+}
+
+interface SystemError {
+  code: string;
+  syscall: string;
+  message: string;
+  path?: string;
+  address?: string;
+  port?: number;
+}
+
+/** What the operating system's error codes mean for a person. */
+const SYSTEM_REASONS: { [code: string]: string } = {
+  ENOENT: 'it does not exist',
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EEXIST: 'it already exists',
+  EMFILE: 'too many open files',
+  EADDRINUSE: 'the address is already in use',
+  EADDRNOTAVAIL: 'the address is not available on this machine',
+  EIO: 'an input/output error (a terminal that went away, or a failing disk)',
+};
+
+/** "could not open /x/y: permission denied (EACCES)", with the advice that fits the call. */
+function systemErrorText(system: SystemError): string {
+  const reason =
+    system.syscall === 'mkdir' && system.code === 'EEXIST'
+      ? 'it exists and is not a directory'
+      : (SYSTEM_REASONS[system.code] ?? 'the operating system refused');
+  if (system.syscall === 'listen' || system.syscall === 'bind') {
+    const where = system.port === undefined ? '' : ` ${system.address ?? ''}:${system.port}`;
+    return `could not listen on${where}: ${reason} (${system.code}); choose another port`;
+  }
+  const target = system.path ? ` ${system.path}` : '';
+  const advice = system.path
+    ? '; check that path, its permissions and the free space (sessions are kept in --session-dir or SPINE_SESSION_DIR)'
+    : '';
+  return `could not ${system.syscall}${target}: ${reason} (${system.code})${advice}`;
 }
 
 function isModelCode(code: string): boolean {
@@ -116,9 +165,7 @@ export function reportError(thrown: unknown): void {
     }
     const system = systemErrorOf(error);
     if (system) {
-      process.stderr.write(
-        `spine: the file system refused ${system.syscall}${system.path ? ` on ${system.path}` : ''} (${system.code}); check that path and its permissions (--session-dir, --cwd, SPINE_SESSION_DIR) and the free space [${system.code}]\n`,
-      );
+      process.stderr.write(`spine: ${systemErrorText(system)} [${system.code}]\n`);
       return;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -58,9 +58,10 @@ const program = new Command('spine')
 Exit codes: 0 success · 1 internal error (a bug: please report it) · 2 bad usage, invalid
 configuration, an unknown or unusable session or session directory
 · 3 model or provider failure · 4 a tool call was denied (or a hook blocked the prompt)
-· 5 replay or rerun mismatch, or an altered log (spine verify) · 6 step limit reached · 7 spine doctor found a failed check
-· 8 cost or token budget reached (--max-cost, --max-tokens) · 9 the model was stuck in a
-loop (it went on repeating itself after it was told; thresholds under "loops") · 130 aborted (Ctrl-C)
+· 5 replay or rerun mismatch, or an altered log (spine verify) · 6 step limit reached
+· 7 spine doctor found a failed check · 8 cost or token budget reached (--max-cost,
+--max-tokens) · 9 the model was stuck in a loop (it went on repeating itself after it was
+told; thresholds under "loops") · 130 aborted (Ctrl-C)
 
 Try it with no key and no network: spine demo`,
   );

@@ -55,6 +55,21 @@ describe('spine mcp serve over stdio', { timeout: 180_000 }, () => {
     for (const name of ['task', 'recall_history', 'remember', 'web_search'])
       expect(byName.has(name), name).toBe(false);
     expect(byName.get('read')?.annotations).toMatchObject({ readOnlyHint: true });
+    // Tools the harness adds: none reaches the network, job_output only reads.
+    expect(byName.get('job_output')?.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
+    expect(byName.get('job_kill')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      openWorldHint: false,
+    });
+    expect(byName.get('update_plan')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
     expect(byName.get('lsp_definition')?.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get('write')?.annotations).toMatchObject({
       readOnlyHint: false,

@@ -10,6 +10,7 @@ import type { ResolvedModel, SpineConfig } from '@spine/harness';
 import type { AcpSession } from './internal/acp-session.js';
 import { BadCursorError, LIST_PAGE_SIZE, listSessions } from './internal/list.js';
 import { type OpenContext, openSession } from './internal/open-session.js';
+import { type MessageStream, orderedStream } from './internal/ordered-stream.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
 import {
   applyModel,
@@ -24,6 +25,7 @@ import {
 } from './internal/presets.js';
 import { promptInput } from './internal/prompt-content.js';
 import { ReplayFold } from './internal/replay.js';
+import { requestErrorOf } from './internal/request-errors.js';
 
 /** A JSON-RPC message as the SDK's message streams carry it. */
 export type AcpMessage = Record<string, unknown>;
@@ -98,10 +100,18 @@ export async function serveAcp(
 ): Promise<AcpServer> {
   // ESM-only SDK: a real dynamic import, also from the CommonJS build.
   const acp = await import('@agentclientprotocol/sdk');
-  const stream = (
-    'input' in transport ? acp.ndJsonStream(transport.output, transport.input) : transport
-  ) as Stream;
   const sessions = new Map<string, AcpSession>();
+  const stream = orderedStream(
+    ('input' in transport
+      ? acp.ndJsonStream(transport.output, transport.input)
+      : transport) as MessageStream,
+    {
+      // The client is gone: running turns end now, so their prompts are answered before exit.
+      onInputEnd: () => {
+        for (const session of sessions.values()) session.cancel();
+      },
+    },
+  ) as Stream;
   const warn = options.onWarning ?? (() => {});
   const acceptsImages = await configuredModelTakesImages(options);
   const connection = new AbortController();
@@ -149,10 +159,7 @@ export async function serveAcp(
       try {
         return await handler(...args);
       } catch (error) {
-        if (error instanceof acp.RequestError) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        const code = (error as { code?: unknown }).code;
-        throw acp.RequestError.internalError(typeof code === 'string' ? { code } : {}, message);
+        throw requestErrorOf(acp, error);
       }
     };
   const find = (sessionId: string): AcpSession => {

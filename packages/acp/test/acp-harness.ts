@@ -67,7 +67,7 @@ export interface Peer {
 }
 
 /** A pass-through that JSON round-trips and validates each message. */
-function validating(
+export function validating(
   validator: MessageValidator,
   direction: string,
   tap?: (message: AcpMessage) => void,

@@ -1,9 +1,10 @@
 // Hostile client input: unknown methods, malformed params, resources outside the workspace, huge
 // prompts, prompts for sessions that do not exist, many prompts queued at once. Each is a clear
 // JSON-RPC error or a turn, never a crash; the connection keeps serving afterwards.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { requestErrorOf } from '../src/internal/request-errors.js';
 import { connect, type Fixture, fixture, type Peer } from './acp-harness.js';
 
 let fx: Fixture | undefined;
@@ -16,6 +17,51 @@ afterEach(async () => {
 });
 
 describe('hostile ACP clients', () => {
+  it('answers a bad cwd with -32602 and a missing API key with auth_required (-32000)', async () => {
+    fx = await fixture([{ text: 'Here.' }]);
+    const workspace = fx.workspace;
+    writeFileSync(join(workspace, 'a-file.txt'), 'x');
+    const base = fx.config();
+    const noKey = fx.config({
+      model: 'deepseek/deepseek-v4-flash',
+      apiKeyEnv: 'SPINE_TEST_KEY_THAT_IS_NOT_SET',
+    });
+    peer = await connect((cwd) => (cwd === join(workspace, 'keyless') ? noKey : base));
+    await peer.agent.request('initialize', { protocolVersion: 1 });
+    for (const [cwd, why] of [
+      [join(workspace, 'does-not-exist'), 'cwd does not exist'],
+      [join(workspace, 'a-file.txt'), 'cwd is not a directory'],
+      [`${workspace}/x\u0000y`, 'cwd contains a NUL character'],
+    ] as const) {
+      await expect(
+        peer.agent.request('session/new', { cwd, mcpServers: [] }),
+      ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(why) });
+    }
+    mkdirSync(join(workspace, 'keyless'));
+    await expect(
+      peer.agent.request('session/new', { cwd: join(workspace, 'keyless'), mcpServers: [] }),
+    ).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('SPINE_TEST_KEY_THAT_IS_NOT_SET is not set'),
+    });
+    // Still serving.
+    await peer.agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    expect(peer.validator.problems).toEqual([]);
+  }, 60_000);
+
+  it('says how to fix a session directory the agent may not write', async () => {
+    const acp = await import('@agentclientprotocol/sdk');
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/s/x.lock'"), {
+      code: 'EACCES',
+      path: '/s/x.lock',
+    });
+    const error = requestErrorOf(acp, new Error('could not lock', { cause: denied }));
+    expect(error.code).toBe(-32603);
+    expect(error.message).not.toMatch(/^Internal error/);
+    expect(error.message).toContain('EACCES /s/x.lock');
+    expect(error.message).toContain('--session-dir');
+  });
+
   it('answers bad requests with JSON-RPC errors and keeps serving', async () => {
     fx = await fixture([{ text: 'Still here.' }]);
     peer = await connect(fx.config());

@@ -64,6 +64,16 @@ describe('the stdio server under hostile input', () => {
       const read = (await answered(4))?.result as { isError: boolean; content: { text: string }[] };
       expect(read.isError).toBe(false);
       expect(read.content[0]?.text).toContain('alpha');
+      // Over the SDK's 10 MiB buffer, which would close the connection (and exit 0, silently).
+      request(5, 'tools/call', { name: 'read', arguments: { path: 'A'.repeat(12_000_000) } });
+      request(6, 'ping', {});
+      const tooLarge = (await answered(5))?.error as { code: number; message: string };
+      expect(tooLarge.code).toBe(-32600);
+      expect(tooLarge.message).toMatch(
+        /^Request too large: \d+ bytes, over the 8388608-byte limit/,
+      );
+      expect((await answered(6))?.result).toEqual({});
+      expect(child.exitCode).toBeNull();
     } finally {
       child.kill('SIGKILL');
     }

@@ -1,8 +1,14 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ErrorCode,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { AnyToolDefinition, ToolRunEvent } from '@spine/protocol';
 import { createToolRuntime, createWorkspaceTools } from '@spine/tool-runtime';
 import { describe, expect, it } from 'vitest';
@@ -76,12 +82,18 @@ describe('createMcpToolServer', () => {
     await close();
   });
 
-  it('serves only the exposed tools and answers any other name as unknown, recorded', async () => {
+  it('serves only the exposed tools and answers any other name with -32602, recorded', async () => {
     const { client, events, close } = await connect({ expose: ['read', 'grep'] });
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['read', 'grep']);
-    const result = await client.callTool({ name: 'bash', arguments: { command: 'true' } });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toBe('Unknown tool `bash`. Available tools: read, grep.');
+    const refused = await client.callTool({ name: 'bash', arguments: { command: 'true' } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused).toMatchObject({ code: ErrorCode.InvalidParams });
+    expect((refused as Error).message).toContain(
+      'Unknown tool `bash`. Available tools: read, grep.',
+    );
     expect(events.at(-1)).toMatchObject({ type: 'result', body: { outcome: 'not-found' } });
     await close();
   });
@@ -208,4 +220,38 @@ describe('createMcpToolServer', () => {
     expect(events.filter((event) => event.type === 'result')).toHaveLength(2);
     await close();
   });
+
+  it('answers tools/call without params with -32602 in one readable sentence', async () => {
+    const { client, close } = await connect({});
+    const refused = await client
+      .request({ method: 'tools/call' } as never, CallToolResultSchema)
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toMatchObject({ code: ErrorCode.InvalidParams });
+    const message = (refused as Error).message;
+    expect(message).toContain('Invalid tools/call request: params: expected object');
+    expect(message).not.toContain('\n');
+    await close();
+  });
+
+  for (const depth of [100, 5_000]) {
+    it(`refuses arguments nesting ${depth} levels as invalid before anything runs, recordably`, async () => {
+      const { client, cwd, events, close } = await connect({ approval: 'never-ask' });
+      const x = JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown;
+      const result = await client.callTool({
+        name: 'write',
+        arguments: { path: 'deep.txt', content: 'written\n', x },
+      });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^Invalid arguments for tool `write`: .*nest/);
+      expect(existsSync(join(cwd, 'deep.txt'))).toBe(false);
+      // One result, never started, small enough for the session log (its limit is 64 levels).
+      expect(events.map((event) => event.type)).toEqual(['result']);
+      expect(events[0]).toMatchObject({ body: { outcome: 'invalid' } });
+      expect(JSON.stringify(events[0]).length).toBeLessThan(1_000);
+      await close();
+    });
+  }
 });

@@ -6,6 +6,32 @@ import type { AnyToolDefinition, ToolSpec } from '@spine/protocol';
 /** Tools that only make sense inside a Spine agent (they need its model or its history). */
 const AGENT_ONLY = new Set(['task', 'recall_history', 'remember']);
 
+/**
+ * Hints for tools the harness adds to the runtime (their definitions are not built here, and an
+ * unknown definition gets the most cautious hints): none reaches the network; `job_output` only
+ * reads; `job_kill` ends a process (again: no further effect); `update_plan` replaces the plan.
+ */
+export const HARNESS_TOOL_HINTS = {
+  job_output: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  job_kill: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  update_plan: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+} as const;
+
 /** The definitions of the tools a served runtime holds, built only to read their permissions. */
 export async function toolDefinitions(
   config: SpineConfig,

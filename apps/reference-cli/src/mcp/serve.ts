@@ -5,7 +5,7 @@ import type { ModelClient, ToolRunEvent, ToolScheduler } from '@spine/protocol';
 import { visibleText } from '@spine/protocol';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { chooseTools, toolDefinitions } from './serve-tools.js';
+import { chooseTools, HARNESS_TOOL_HINTS, toolDefinitions } from './serve-tools.js';
 
 /** Flags of `spine mcp serve`. */
 export interface McpServeFlags extends AgentFlags {
@@ -78,7 +78,10 @@ async function serve(
       scheduler,
       expose,
       tools,
-      annotations: { bash: { openWorldHint: config.shell.network !== 'off' } },
+      annotations: {
+        ...HARNESS_TOOL_HINTS,
+        bash: { openWorldHint: config.shell.network !== 'off' },
+      },
       onEvent: record,
       callId: () => `mcp_${++calls}`,
       serverInfo: { name: 'spine', version: mcp.VERSION },

@@ -18,6 +18,7 @@ import {
 import { AcpSession } from './acp-session.js';
 import { withClientServers } from './mcp-servers.js';
 import { createApprover, createRewindConfirmer } from './permissions.js';
+import { checkCwd } from './request-errors.js';
 
 /** What {@link openSession} needs from the server. */
 export interface OpenContext {
@@ -46,8 +47,7 @@ export async function openSession(
 ): Promise<AcpSession> {
   const { sdk } = context;
   const { client, cwd, resumeId } = request;
-  if (!isAbsolute(cwd))
-    throw sdk.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  checkCwd(sdk, cwd, isAbsolute);
   const config = withClientServers(context.config(cwd), request.mcpServers ?? []);
   // The id is known once the session exists; no request is sent before then.
   let sessionId = resumeId ?? '';

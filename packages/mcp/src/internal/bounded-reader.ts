@@ -74,6 +74,18 @@ export function reduceOversized(head: Buffer, tail: Buffer, total: number): Read
   };
 }
 
+/** The `id` of an oversized message, when its start or end shows one. */
+function oversizedId(head: Buffer, tail: Buffer): string | number | undefined {
+  const start = head.subarray(0, 4_096).toString('utf8');
+  const id = ID_AT_START.exec(start)?.[1] ?? ID_AT_END.exec(tail.toString('utf8'))?.[1];
+  if (id === undefined) return undefined;
+  try {
+    return JSON.parse(id) as string | number;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A drop-in for the SDK's `ReadBuffer` with a per-message limit instead of a fatal one. */
 export class BoundedReadBuffer {
   private head: Buffer[] = [];
@@ -82,7 +94,15 @@ export class BoundedReadBuffer {
   private total = 0;
   private readonly ready: Ready[] = [];
 
-  constructor(private readonly limit = MAX_MESSAGE_BYTES) {}
+  /**
+   * @param onOversizedRequest when given (a server reading requests), an oversized line is never
+   *   reduced to a cut result: it is dropped, and this is called with its `id` when one is found,
+   *   so the server can answer it with an error instead of leaving the request unanswered.
+   */
+  constructor(
+    private readonly limit = MAX_MESSAGE_BYTES,
+    private readonly onOversizedRequest?: (id: string | number | undefined, total: number) => void,
+  ) {}
 
   /** Takes bytes read from the server's stdout. */
   append(chunk: Buffer): void {
@@ -135,6 +155,14 @@ export class BoundedReadBuffer {
     if (this.tail === undefined) {
       const line = head.toString('utf8').replace(/\r$/, '');
       if (line.trim() !== '') this.ready.push({ line });
+    } else if (this.onOversizedRequest) {
+      const id = oversizedId(head, this.tail);
+      this.ready.push({
+        error: new Error(
+          `an MCP message of ${this.total} bytes (over the ${this.limit}-byte limit) was dropped`,
+        ),
+      });
+      this.onOversizedRequest(id, this.total);
     } else this.ready.push(reduceOversized(head, this.tail, this.total));
     this.head = [];
     this.headBytes = 0;
@@ -148,7 +176,11 @@ export class BoundedReadBuffer {
  *
  * @throws {Error} when the transport has no read buffer of the known shape (the SDK changed).
  */
-export function installBoundedReader(transport: object, limit = MAX_MESSAGE_BYTES): void {
+export function installBoundedReader(
+  transport: object,
+  limit = MAX_MESSAGE_BYTES,
+  onOversizedRequest?: (id: string | number | undefined, total: number) => void,
+): void {
   const holder = transport as { _readBuffer?: Record<string, unknown> };
   const current = holder._readBuffer;
   const known =
@@ -157,7 +189,10 @@ export function installBoundedReader(transport: object, limit = MAX_MESSAGE_BYTE
     ['append', 'readMessage', 'clear'].every((key) => typeof current[key] === 'function');
   if (!known)
     throw new Error(
-      `@modelcontextprotocol/sdk's StdioClientTransport no longer has the read buffer Spine replaces to bound message sizes (written for ${PINNED_SDK_VERSION}); pin @modelcontextprotocol/sdk to ${PINNED_SDK_VERSION}`,
+      `@modelcontextprotocol/sdk's stdio transport no longer has the read buffer Spine replaces to bound message sizes (written for ${PINNED_SDK_VERSION}); pin @modelcontextprotocol/sdk to ${PINNED_SDK_VERSION}`,
     );
-  holder._readBuffer = new BoundedReadBuffer(limit) as unknown as Record<string, unknown>;
+  holder._readBuffer = new BoundedReadBuffer(limit, onOversizedRequest) as unknown as Record<
+    string,
+    unknown
+  >;
 }

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { installBoundedReader, MAX_MESSAGE_BYTES } from '../internal/bounded-reader.js';
 import type { McpToolServer } from './tool-server.js';
 
 /** Options of {@link startMcpStdioServer}. */
@@ -32,6 +33,14 @@ export interface McpStdioServer {
 export async function startMcpStdioServer(options: McpStdioServerOptions): Promise<McpStdioServer> {
   const stdin = options.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  // The SDK's reader closes the connection (and so the server, silently) on a line over 10 MiB;
+  // this one drops the line, answers its request with an error, and keeps serving.
+  // A line without a visible id (a notification) is dropped; the transport reports it as an error.
+  installBoundedReader(transport, MAX_MESSAGE_BYTES, (id, total) => {
+    if (id === undefined) return;
+    const message = `Request too large: ${total} bytes, over the ${MAX_MESSAGE_BYTES}-byte limit of one MCP message; it was not read. Send a smaller request.`;
+    void transport.send({ jsonrpc: '2.0', id, error: { code: -32600, message } }).catch(() => {});
+  });
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ElicitResultSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type {
@@ -47,11 +50,21 @@ export interface McpToolServerOptions {
 const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
 
 /**
- * `tools/call` matched by method only: the SDK then checks the parameters itself and answers a
- * malformed call with "Invalid params" (-32602), where its strict schema would answer with an
- * internal error (-32603).
+ * `tools/call` matched by method only (any params, even none): the handler checks the parameters
+ * itself and answers a malformed call with "Invalid params" (-32602) in one readable sentence,
+ * where a strict schema would answer with an internal error (-32603) or a zod dump.
  */
-const CallToolByMethodSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+const CallToolByMethodSchema = z.looseObject({ method: z.literal('tools/call') });
+
+/** A zod error as one sentence: `params.name: expected string, received undefined; …`. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.') || 'request';
+      return `${path}: ${issue.message.replace(/^Invalid input: /, '')}`;
+    })
+    .join('; ');
+}
 
 /** The specs served, in the order asked for; a name the scheduler does not have is refused. */
 function servedSpecs(scheduler: ToolScheduler, expose: readonly string[] | undefined): ToolSpec[] {
@@ -122,63 +135,88 @@ export function createMcpToolServer(options: McpToolServerOptions): McpToolServe
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolByMethodSchema, async (loose, extra) => {
-    const request = CallToolRequestSchema.parse(loose);
-    const name = request.params.name;
-    const toolCallId = nextId();
-    if (!served.has(name)) {
-      // Recorded like the runtime's own answer to a tool it does not have.
-      const body: ToolResultBody = {
-        toolCallId,
-        toolName: name,
-        content: `Unknown tool \`${name}\`. Available tools: ${[...served].join(', ') || '(none)'}.`,
-        isError: true,
-        outcome: 'not-found',
+  // Registered past `Server`'s own tools/call wrapper, which answers bad params with a zod dump;
+  // this handler checks them itself, and its results are always well-formed.
+  Protocol.prototype.setRequestHandler.call(
+    server,
+    CallToolByMethodSchema,
+    async (loose, extra) => {
+      const parsed = CallToolRequestSchema.safeParse(loose);
+      if (!parsed.success)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid tools/call request: ${describeIssues(parsed.error)}. Send params { name, arguments }.`,
+        );
+      const request = parsed.data;
+      const name = request.params.name;
+      const toolCallId = nextId();
+      if (!served.has(name)) {
+        // Recorded like the runtime's own answer to a tool it does not have, and answered with the
+        // protocol error (-32602) the MCP specification asks for an unknown tool.
+        const content = `Unknown tool \`${name}\`. Available tools: ${[...served].join(', ') || '(none)'}.`;
+        options.onEvent?.({
+          type: 'result',
+          body: { toolCallId, toolName: name, content, isError: true, outcome: 'not-found' },
+        });
+        throw new McpError(ErrorCode.InvalidParams, content);
+      }
+      const capabilities = server.getClientCapabilities()?.elicitation;
+      const canElicit =
+        capabilities !== undefined &&
+        (capabilities.form !== undefined || capabilities.url === undefined);
+      const send: ElicitationSender = (params, sendOptions) =>
+        extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
+          timeout: options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
+          ...(sendOptions.signal ? { signal: sendOptions.signal } : {}),
+        }) as ReturnType<ElicitationSender>;
+      const progressToken = extra._meta?.progressToken;
+      let progress = 0;
+      const run: ToolRunOptions = {
+        signal: extra.signal,
+        onEvent: (event) => {
+          if (event.type === 'progress') {
+            if (progressToken === undefined || event.toolCallId !== toolCallId) return;
+            progress += 1;
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: {
+                  progressToken,
+                  progress,
+                  ...(event.message !== undefined ? { message: event.message } : {}),
+                },
+              })
+              .catch(() => {});
+            return;
+          }
+          options.onEvent?.(event);
+        },
+        // Without elicitation nobody can be asked: the runtime denies by the policy, saying so.
+        ...(canElicit ? { approve: elicitationApprover(send) } : {}),
       };
-      options.onEvent?.({ type: 'result', body });
+      let encoded: string;
+      try {
+        encoded = JSON.stringify(request.params.arguments ?? {});
+      } catch (error) {
+        // Thousands of levels overflow JSON.stringify's stack: refused (and recorded) like the
+        // runtime refuses arguments nesting too deeply, before anything runs.
+        const body: ToolResultBody = {
+          toolCallId,
+          toolName: name,
+          content: `Invalid arguments for tool \`${name}\`: they cannot be encoded (${error instanceof Error ? error.message : String(error)}); objects and arrays nest far too deeply. Send flatter arguments matching the tool's parameters.`,
+          isError: true,
+          outcome: 'invalid',
+        };
+        options.onEvent?.({ type: 'result', body });
+        return toCallToolResult(body);
+      }
+      const [body] = await options.scheduler.run(
+        [{ type: 'tool-call', id: toolCallId, name, arguments: encoded }],
+        run,
+      );
+      if (!body) throw new Error(`the tool runtime returned no result for ${toolCallId}`);
       return toCallToolResult(body);
-    }
-    const capabilities = server.getClientCapabilities()?.elicitation;
-    const canElicit =
-      capabilities !== undefined &&
-      (capabilities.form !== undefined || capabilities.url === undefined);
-    const send: ElicitationSender = (params, sendOptions) =>
-      extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
-        timeout: options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
-        ...(sendOptions.signal ? { signal: sendOptions.signal } : {}),
-      }) as ReturnType<ElicitationSender>;
-    const progressToken = extra._meta?.progressToken;
-    let progress = 0;
-    const run: ToolRunOptions = {
-      signal: extra.signal,
-      onEvent: (event) => {
-        if (event.type === 'progress') {
-          if (progressToken === undefined || event.toolCallId !== toolCallId) return;
-          progress += 1;
-          void extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: {
-                progressToken,
-                progress,
-                ...(event.message !== undefined ? { message: event.message } : {}),
-              },
-            })
-            .catch(() => {});
-          return;
-        }
-        options.onEvent?.(event);
-      },
-      // Without elicitation nobody can be asked: the runtime denies by the policy, saying so.
-      ...(canElicit ? { approve: elicitationApprover(send) } : {}),
-    };
-    const args = request.params.arguments ?? {};
-    const [body] = await options.scheduler.run(
-      [{ type: 'tool-call', id: toolCallId, name, arguments: JSON.stringify(args) }],
-      run,
-    );
-    if (!body) throw new Error(`the tool runtime returned no result for ${toolCallId}`);
-    return toCallToolResult(body);
-  });
+    },
+  );
   return server;
 }

@@ -19,6 +19,7 @@ import {
   type PreparedCall,
 } from './pipeline.js';
 import { errorResult, messageOf } from './results.js';
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from './validate.js';
 
 /** True when `value` is a finished result rather than a call to run. */
 export function isResult<T extends object>(value: T | ToolResultBody): value is ToolResultBody {
@@ -54,6 +55,21 @@ export function prepareCall(
         'invalid',
         `Invalid arguments for tool \`${call.name}\`: not valid JSON (${messageOf(error)}). Send one JSON object matching the tool's parameters.`,
       );
+  }
+  // Before the schema (ajv recurses) and before anything runs: a result must be recordable.
+  // Each level takes two characters (`[` and `]`), so shorter text cannot nest too deeply.
+  if (
+    call.arguments.length > 2 * MAX_ARGUMENT_DEPTH &&
+    typeof args === 'object' &&
+    args !== null &&
+    nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)
+  ) {
+    // No `params` in the metadata: the arguments themselves are what the log cannot hold.
+    return errorResult(
+      call,
+      'invalid',
+      `Invalid arguments for tool \`${call.name}\`: objects and arrays nest deeper than ${MAX_ARGUMENT_DEPTH} levels. Send flatter arguments matching the tool's parameters.`,
+    );
   }
   const problem = entry.validate(args);
   if (problem !== undefined) {

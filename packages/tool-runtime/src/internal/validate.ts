@@ -85,3 +85,28 @@ export function describeErrors(errors: readonly ErrorObject[]): string {
   }
   return [...lines].join('; ');
 }
+
+/**
+ * How deeply a call's arguments may nest, counting the arguments object itself as level 1. The
+ * arguments are recorded inside result bodies (`meta.params` of `tool/result`, three levels down)
+ * and the session log refuses bodies deeper than 64 levels, so a call nesting deeper than this is
+ * refused before hooks, approval or execution: a tool that ran always has a recordable result.
+ */
+export const MAX_ARGUMENT_DEPTH = 32;
+
+/**
+ * True when `value` has objects or arrays nested more than `limit` levels (a top-level object or
+ * array is level 1). Iterative, so 100,000 levels cannot overflow the stack.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const pending: { node: object; depth: number }[] = [{ node: value, depth: 1 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > limit) return true;
+    const items: unknown[] = Array.isArray(next.node) ? next.node : Object.values(next.node);
+    for (const item of items)
+      if (typeof item === 'object' && item !== null)
+        pending.push({ node: item, depth: next.depth + 1 });
+  }
+  return false;
+}

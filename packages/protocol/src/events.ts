@@ -142,6 +142,17 @@ export const SessionHeaderBodySchema = z.object({
       atSeq: z.number().int().nonnegative(),
       // Set on a subagent's session: the parent's `task` call this child answers.
       toolCallId: z.string().optional(),
+      // Set on a fork of a chained JSONL log: the parent's chain values at seq 1 and at atSeq
+      // (and of the parent's own parents), so the copied request headers' records stay checkable.
+      chain: z
+        .object({
+          start: z.string(),
+          end: z.string(),
+          ancestors: z
+            .array(z.object({ atSeq: z.number().int().nonnegative(), start: z.string() }))
+            .optional(),
+        })
+        .optional(),
     })
     .optional(),
   meta: z.record(z.string(), JsonValueSchema).optional(),

@@ -35,5 +35,10 @@ export type {
   SessionProjection,
   SnapshotPolicy,
 } from './types.js';
-export type { ChainProblem, ChainProblemKind, VerifyJsonlResult } from './verify-jsonl.js';
+export type {
+  ChainProblem,
+  ChainProblemKind,
+  UnverifiedTail,
+  VerifyJsonlResult,
+} from './verify-jsonl.js';
 export { verifyJsonlLog } from './verify-jsonl.js';

@@ -24,7 +24,9 @@ import { assertSpecificationVersion } from '@spine/protocol/core';
 import { InvalidEventError, SessionClosedError } from './errors.js';
 import { loadBuiltinSchemas } from './event-types.js';
 import { hash, randomUUID } from './internal/crypto.js';
+import { anchorForFork } from './internal/fork-anchor.js';
 import { SessionListeners } from './internal/listeners.js';
+import { forkAnchor, hooksOf } from './internal/store-hooks.js';
 import { SnapshotScheduler } from './session-autosnapshot.js';
 import { SessionCore } from './session-core.js';
 import { currentFormatEvents, headerEvent } from './session-format.js';
@@ -430,7 +432,12 @@ export class Session implements SessionLog {
    * `header.parent` recording where it came from. Tool calls left open at `atSeq` are answered
    * as on recovery unless `recover` is false.
    *
+   * A JSONL parent is verified first (`verifyJsonlLog`), and the fork's header records the
+   * parent's chain values at seq 1 and `atSeq` (`parent.chain`), so the chain records of the
+   * copied request headers stay checkable.
+   *
    * @throws {InvalidEventError} when `atSeq` is outside `1..lastSeq`.
+   * @throws {SessionCorruptError} when the parent's log does not verify.
    */
   async fork(atSeq: number, options: SessionForkOptions = {}): Promise<Session> {
     if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > this.lastSeq) {
@@ -440,11 +447,16 @@ export class Session implements SessionLog {
       });
     }
     const { sessionId: _id, createdAt: _at, parent: _parent, ...rest } = this.header;
+    // The parent must verify (a fork re-seals what it copies), and the fork's header records the
+    // parent's chain values that the copied request headers' records are checked against.
+    if (this.state === 'open' && !this.readOnly) await this.writer.flush();
+    const values = hooksOf(this.store)[forkAnchor]?.(this.id, atSeq);
+    const anchor = values && anchorForFork(this.header, atSeq, values);
     const child = await Session.create({
       ...rest,
       store: options.store ?? this.store,
       id: options.id ?? randomUUID(),
-      parent: { sessionId: this.id, atSeq },
+      parent: anchor ? { sessionId: this.id, atSeq, chain: anchor } : { sessionId: this.id, atSeq },
       eventTypes: this.core.registry.definitions(),
       projector: this.core.projector,
     });

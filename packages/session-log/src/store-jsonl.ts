@@ -9,7 +9,12 @@ import type {
   SessionSummary,
   StoredSnapshot,
 } from '@spine/protocol';
-import { InvalidEventError, SessionExistsError, SessionNotFoundError } from './errors.js';
+import {
+  InvalidEventError,
+  SessionCorruptError,
+  SessionExistsError,
+  SessionNotFoundError,
+} from './errors.js';
 import { sealText } from './internal/chain.js';
 import { acquireFileLock } from './internal/file-lock.js';
 import {
@@ -43,6 +48,10 @@ import { JsonlWriter } from './internal/jsonl-writer.js';
 import { checkRange } from './internal/range.js';
 import * as hooks from './internal/store-hooks.js';
 import type { FsyncPolicy } from './types.js';
+import { verifyJsonlLogInChunks } from './verify-jsonl.js';
+
+/** Bytes `verifyJsonlLog` reads at a time (the parent of a fork is verified first). */
+const VERIFY_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /** Options of {@link createJsonlStore}. */
 export interface JsonlStoreOptions {
@@ -280,6 +289,28 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       const path = pathFor(dir, sessionId);
       if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
       return readJsonlBatches(path, { ...anchorFor(path, range.fromSeq), ...range });
+    },
+
+    [hooks.forkAnchor](
+      sessionId: string,
+      atSeq: number,
+    ): { start: string; end: string } | undefined {
+      const path = pathFor(dir, sessionId);
+      const values = new Map([
+        [1, ''],
+        [atSeq, ''],
+      ]);
+      const result = verifyJsonlLogInChunks(path, VERIFY_CHUNK_BYTES, values);
+      if (!result.ok && result.problem) {
+        throw new SessionCorruptError({
+          file: path,
+          line: result.problem.line,
+          reason: `${result.problem.message}; a fork would re-seal it, so it was not forked (spine verify ${sessionId} shows the problem)`,
+        });
+      }
+      const start = values.get(1);
+      const end = values.get(atSeq);
+      return result.chainedFrom === 1 && start && end ? { start, end } : undefined;
     },
 
     [hooks.readSnapshotHead](sessionId: string, lines: number): StoredSnapshot | undefined {

@@ -56,8 +56,16 @@ export interface SessionCreateOptions {
   title?: string;
   /** The model the session started with. */
   model?: string;
-  /** The session and seq this one was forked from. */
-  parent?: { sessionId: string; atSeq: number };
+  /**
+   * The session and seq this one was forked from; `chain` holds the parent's chain values at
+   * seq 1 and `atSeq`, and for a fork of a fork those of the chains before it (set by `fork()`,
+   * see `verifyJsonlLog`).
+   */
+  parent?: {
+    sessionId: string;
+    atSeq: number;
+    chain?: { start: string; end: string; ancestors?: { atSeq: number; start: string }[] };
+  };
   /** Free-form JSON metadata stored in the header. */
   meta?: JsonObject;
   /** Custom event types to register before anything is appended. */

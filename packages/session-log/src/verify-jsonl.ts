@@ -3,8 +3,10 @@
 
 import { CHAIN_HEX_LENGTH, carriesValue, chainKeyAt } from './internal/chain.js';
 import { createHash, hash } from './internal/crypto.js';
+import { CopiedChains, forkCopyOf } from './internal/fork-anchor.js';
 import { closeSync, fstatSync, openSync, readSync } from './internal/fs.js';
 import { readSnapshotMeta } from './internal/jsonl-snapshot.js';
+import { tailOf } from './internal/verify-tail.js';
 
 /** What kind of damage {@link verifyJsonlLog} found first. */
 export type ChainProblemKind =
@@ -28,14 +30,31 @@ export interface ChainProblem {
   message: string;
 }
 
+/** Bytes after the last newline that {@link verifyJsonlLog} did not verify: a torn last write. */
+export interface UnverifiedTail {
+  /** The 1-based line the bytes start. */
+  line: number;
+  /** How many bytes (the log's size is `bytes` + these). */
+  bytes: number;
+  /** A sentence saying what the bytes are. */
+  message: string;
+}
+
 /** What {@link verifyJsonlLog} resolves to. */
 export interface VerifyJsonlResult {
   /** True when every line chains from the one before and nothing is missing at the end. */
   ok: boolean;
   /** Committed events read (complete lines). */
   events: number;
-  /** Bytes read. */
+  /** Bytes verified (complete lines). */
   bytes: number;
+  /**
+   * Bytes after the last complete line that look like a torn last write (a crash during an
+   * append: the start of the next event, or a whole next event without its newline): not
+   * committed, not verified, dropped by the store on the next open. Other bytes there are a
+   * `problem` instead.
+   */
+  tail?: UnverifiedTail;
   /** The first seq whose line carries a chain value (undefined: the log is not chained). */
   chainedFrom?: number;
   /** The chain value of the last line ('' when unchained). */
@@ -134,7 +153,10 @@ function laterLineHolds(fd: number, from: number, seq: number): boolean {
  * the chain head (`body.chain`: a recent line's seq and value) matches that line, so a log
  * rewritten and re-sealed before a request is found by that request's record. Lines written before the chain existed (logs of
  * earlier versions) are reported through `chainedFrom`, not as a problem. A torn last line (no
- * newline) is not read.
+ * newline) is reported as `tail`, not verified, when it is what a crash leaves (the start of the
+ * next event, or all of it without its newline and still chaining); other bytes there, and an
+ * empty file, are a `problem`. In a fork, the copied `request/header`s' records are checked
+ * against the parent's chain, recomputed from the values the fork's header recorded.
  *
  * @example
  * ```ts
@@ -146,8 +168,15 @@ export function verifyJsonlLog(path: string): VerifyJsonlResult {
   return verifyJsonlLogInChunks(path, CHUNK_BYTES);
 }
 
-/** {@link verifyJsonlLog} reading `chunkBytes` at a time (tests use small chunks). */
-export function verifyJsonlLogInChunks(path: string, chunkBytes: number): VerifyJsonlResult {
+/**
+ * {@link verifyJsonlLog} reading `chunkBytes` at a time (tests use small chunks). The chain
+ * value of each seq that is a key of `valuesAt` is stored there (forks record two of them).
+ */
+export function verifyJsonlLogInChunks(
+  path: string,
+  chunkBytes: number,
+  valuesAt?: Map<number, string>,
+): VerifyJsonlResult {
   const fd = openSync(path, 'r');
   const snapshot = readSnapshotMeta(path); // the meta line only: seq and chain value
   let previous = '';
@@ -160,6 +189,10 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
   let bytes = 0;
   const recentSeqs = new Float64Array(RECENT).fill(-1);
   const recentValues: string[] = new Array(RECENT).fill('');
+  // A fork: the parent's chain over the copied events, recomputed from the value its header
+  // recorded (see internal/fork-anchor.ts), for the records of the copied request headers.
+  let fork: CopiedChains | undefined;
+  let tail: UnverifiedTail | undefined;
   try {
     const size = fstatSync(fd).size;
     let position = 0;
@@ -242,6 +275,16 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
             const hex = lineValue(buffer, GAP + start0, payloadEnd, previous);
             const carries = carriesValue(line, payloadEnd + KEY_BYTES, hex);
             const value = hex.slice(0, CHAIN_HEX_LENGTH);
+            if (seq === 1) {
+              const copy = forkCopyOf(line);
+              fork = copy && new CopiedChains(copy, RECENT);
+            }
+            const copied = fork?.copies(seq) === true;
+            if (copied) {
+              fork?.advance(seq, (from) =>
+                lineValue(buffer, GAP + start0, payloadEnd, from).slice(0, CHAIN_HEX_LENGTH),
+              );
+            }
             if (!carries && chainedFrom === seq && seq > 1) {
               // The chain seems to start here, after unchained lines, yet does not start from
               // nothing: the line before had a chain value and lost it.
@@ -257,6 +300,18 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
                 seq,
                 `event ${seq} (line ${lineNumber}) does not match its chain value: it was altered (or event ${seq - 1} was altered and re-sealed)`,
               );
+            } else if (seq === 1 && fork?.malformed) {
+              fail(
+                'altered',
+                seq,
+                `the header (line ${lineNumber}) records the parent's chain values not in the form the store writes: it was altered`,
+              );
+            } else if (copied && fork?.endDiffers(seq)) {
+              fail(
+                'altered',
+                seq,
+                `the events copied from ${fork.copy.parentId} (2..${seq}) do not give the parent's chain value the fork's header recorded at event ${seq}: a copied event was altered and re-sealed`,
+              );
             } else if (snapshot?.chain && snapshot.seq === seq && snapshot.chain !== value) {
               fail(
                 'altered',
@@ -264,8 +319,13 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
                 `event ${seq} (line ${lineNumber}) does not carry the chain value its snapshot recorded: the log up to it was rewritten and re-sealed`,
               );
             } else {
-              const recorded = recordedChainOf(line, seq);
+              // A copied request header recorded the parent's chain: checked against the chain
+              // recomputed from the fork's anchor, and not at all in a fork that has none
+              // (forks of earlier versions, or of a parent not chained from its header).
+              const parentValues = copied ? fork?.valuesFor(seq) : undefined;
+              const recorded = copied && !parentValues ? null : recordedChainOf(line, seq);
               const slot = typeof recorded === 'object' && recorded ? recorded.seq % RECENT : 0;
+              const values = parentValues ?? recentValues;
               if (recorded === 'malformed') {
                 fail(
                   'altered',
@@ -278,17 +338,18 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
                   seq,
                   `request/header ${seq} (line ${lineNumber}) records the chain value of event ${recorded.seq}, which is not among the ${RECENT} events before it (the store records a recent one): it was altered`,
                 );
-              } else if (recorded && recentValues[slot] !== recorded.h) {
+              } else if (recorded && values[slot] !== recorded.h) {
                 fail(
                   'altered',
                   recorded.seq,
-                  `request/header ${seq} (line ${lineNumber}) recorded the chain value ${recorded.h} for the log up to event ${recorded.seq}, which now gives ${recentValues[slot]}: the log up to event ${recorded.seq} was rewritten and re-sealed`,
+                  `request/header ${seq} (line ${lineNumber}) recorded the chain value ${recorded.h} for the ${copied ? `log it was copied from (${fork?.copy.parentId})` : 'log'} up to event ${recorded.seq}, which now gives ${values[slot]}: the log up to event ${recorded.seq} was rewritten and re-sealed`,
                 );
               }
             }
             previous = value;
             recentSeqs[seq % RECENT] = seq;
             recentValues[seq % RECENT] = value;
+            if (valuesAt?.has(seq)) valuesAt.set(seq, value);
           }
           if (!problem) {
             bytes += line.length + 1;
@@ -299,10 +360,25 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
       carried = data.length - start;
       if (carried > 0) buffer.copyWithin(GAP, GAP + start, GAP + data.length);
     }
+    if (!problem && carried > 0) {
+      const bytesLeft = buffer.subarray(GAP, GAP + carried);
+      const found = tailOf(bytesLeft, expected, previous);
+      if (found.torn) tail = { line: lineNumber + 1, bytes: carried, message: found.message };
+      else
+        problem = { kind: found.kind, seq: expected, line: lineNumber + 1, message: found.message };
+    }
   } finally {
     closeSync(fd);
   }
   const events = expected - 1;
+  if (!problem && events === 0 && !tail) {
+    problem = {
+      kind: 'corrupt',
+      seq: 1,
+      line: 1,
+      message: 'the log is empty: it holds no session/header, so it is not a session',
+    };
+  }
   if (!problem && snapshot?.chain && snapshot.seq > events) {
     problem = {
       kind: 'truncated',
@@ -311,5 +387,14 @@ export function verifyJsonlLogInChunks(path: string, chunkBytes: number): Verify
       message: `the log ends at event ${events} but its snapshot was taken at event ${snapshot.seq}: events ${events + 1}..${snapshot.seq} were removed`,
     };
   }
-  return { ok: problem === undefined, events, bytes, chainedFrom, head: previous, problem };
+  const result: VerifyJsonlResult = {
+    ok: problem === undefined,
+    events,
+    bytes,
+    chainedFrom,
+    head: previous,
+    problem,
+  };
+  if (tail) result.tail = tail;
+  return result;
 }

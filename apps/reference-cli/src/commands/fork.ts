@@ -9,7 +9,9 @@ export async function forkCommand(
   id: string,
   flags: AgentFlags & { at?: string },
 ): Promise<number> {
-  if (flags.at === undefined || !/^\d+$/.test(flags.at)) {
+  // Seq 1 is the header, which every fork has of its own: the first seq to fork at is 1 (the
+  // header alone), so 0 and 00 are refused here like any other non-seq.
+  if (flags.at === undefined || !/^\d+$/.test(flags.at) || Number(flags.at) < 1) {
     throw new UsageError({
       message: `--at expects the seq to fork at (a positive integer), got "${flags.at ?? ''}"`,
     });

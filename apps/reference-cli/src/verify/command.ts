@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectionOf, SessionNotFoundError, storeUrlOf } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
-import { verifyJsonlLog } from '@spine/session-log';
+import { SessionCorruptError, verifyJsonlLog } from '@spine/session-log';
 import { styleFor } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -12,7 +12,10 @@ import { EXIT_CODES } from '../exit-codes.js';
  * line of it (events no request carried included), and names the first altered, removed,
  * inserted or reordered event. With a PostgreSQL store (`--store`), it checks the per-row chain of
  * the session's rows instead and names the first edited, deleted or reordered row. Exit 5 when the
- * log does not verify.
+ * log does not verify (bytes appended after the last line, or a last line altered and left without
+ * its newline, included); exit 2 when the file is empty (not a session). Exit 0 with a `!` (and
+ * `tail` in the JSON) when the events verify and a torn last write follows them: what a crash
+ * during an append leaves, not committed, dropped by the store on the next open.
  */
 export async function verifyCommand(
   id: string,
@@ -24,6 +27,13 @@ export async function verifyCommand(
   const path = join(config.sessionDir, `${id}.jsonl`);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(id) || !existsSync(path)) {
     throw new SessionNotFoundError({ sessionId: id, dir: config.sessionDir });
+  }
+  if (statSync(path).size === 0) {
+    throw new SessionCorruptError({
+      file: path,
+      line: 1,
+      reason: 'the file is empty: it holds no session/header, so it is not a session',
+    });
   }
   const started = performance.now();
   const result = verifyJsonlLog(path);
@@ -37,10 +47,17 @@ export async function verifyCommand(
   const rate = seconds > 0 ? `${(bytes / 1e6 / seconds).toFixed(0)} MB/s` : '';
   if (!result.ok) {
     process.stdout.write(
-      `${style.red('✗')} ${id}: ${result.problem?.message ?? 'does not verify'}\n` +
+      `${style.red('✗')} ${id}: ${visibleText(result.problem?.message ?? 'does not verify')}\n` +
         `  checked ${result.events} event(s) before it (${rate})\n`,
     );
     return EXIT_CODES.mismatch;
+  }
+  if (result.tail) {
+    process.stdout.write(
+      `${style.yellow('!')} ${id}: ${result.events} event(s) verify, then ${visibleText(result.tail.message)}\n` +
+        `  head ${result.head || '(none)'} · ${result.bytes} of ${bytes} bytes verified · ${rate}\n`,
+    );
+    return EXIT_CODES.ok;
   }
   const scope =
     result.chainedFrom === undefined

@@ -23,6 +23,13 @@ export const readRangeBatches: unique symbol = Symbol('spine.session-log.readRan
  */
 export const openStreaming: unique symbol = Symbol('spine.session-log.openStreaming');
 
+/**
+ * Verifies a session's chain before it is forked and returns its chain values at seq 1 and at
+ * the fork point (undefined when the log is not chained from its header). Throws
+ * `SessionCorruptError` when the log does not verify: a fork must not re-seal damage.
+ */
+export const forkAnchor: unique symbol = Symbol('spine.session-log.forkAnchor');
+
 /** A session being opened by {@link openStreaming}. */
 export interface StreamingOpen {
   /** Every event from seq 1, in batches; iterate once. */
@@ -46,6 +53,7 @@ export interface StoreHooks {
   [readSnapshotHead]?: (sessionId: string, lines: number) => StoredSnapshot | undefined;
   [readRangeBatches]?: (sessionId: string, range: BatchRange) => Iterable<SessionEvent[]>;
   [openStreaming]?: (sessionId: string, options: { readOnly: boolean }) => StreamingOpen;
+  [forkAnchor]?: (sessionId: string, atSeq: number) => { start: string; end: string } | undefined;
 }
 
 /** The hooks `store` offers (none for stores from elsewhere). */

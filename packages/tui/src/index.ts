@@ -37,7 +37,7 @@ export {
   type ElicitationResult,
   parseElicitationAnswer,
 } from './elicitation.js';
-export { attachLiveOutput, describeTurnEnd, type LiveOptions, type LiveStreams } from './live.js';
+export { attachLiveOutput, type LiveOptions, type LiveStreams } from './live.js';
 export { formatCount, OutputTail, outputLine, outputText } from './live-text.js';
 export { type CodeHighlighter, loadCodeHighlighter } from './markdown/highlight.js';
 export { markdownPreview, PREVIEW_ROWS } from './markdown/preview.js';
@@ -74,6 +74,7 @@ export {
 export {
   contextReport,
   contextTokens,
+  fitFigures,
   formatTokens,
   lastRequestUsage,
   statusLine,
@@ -93,3 +94,4 @@ export {
   transcriptFooter,
   transcriptLines,
 } from './transcript.js';
+export { describeTurnEnd } from './turn-end.js';

@@ -1,6 +1,7 @@
-import type { Agent, TurnResult } from '@spine/agent-loop';
+import type { Agent } from '@spine/agent-loop';
 import { preview, summarizeArguments } from '@spine/harness';
 import { visibleText } from '@spine/protocol';
+import { StreamText } from './internal/stream-text.js';
 import { formatCount, OutputTail } from './live-text.js';
 import type { CodeHighlighter } from './markdown/highlight.js';
 import { createMarkdownStream } from './markdown/stream.js';
@@ -17,7 +18,8 @@ const STOP_NOTICES: Readonly<Record<string, string>> = {
   'content-filter': "the provider's content filter stopped the answer",
 };
 
-const MULTI_LINE = { keepLineBreaks: true } as const;
+/** What was printed last: answer text, a notice, or the end of a step's text. */
+type BlockKind = 'text' | 'notice' | 'step';
 
 /** Lines of a running tool's output the live region shows. */
 const LIVE_LINES = 5;
@@ -59,6 +61,13 @@ export interface LiveOptions {
    * `outputLines` lines are printed, after one line counting the earlier ones.
    */
   liveTail?: (toolCallId: string, lines: readonly string[] | undefined) => void;
+  /**
+   * Hold the text of each model attempt until the attempt completes (its step ends, or its tool
+   * calls come), so the partial text of an attempt that broke off and is retried is never
+   * written: for a pipe, whose reader wants only the answer that was kept. Without it (a
+   * terminal) the partial text stays, followed by a dim line saying it was abandoned.
+   */
+  holdAttempts?: boolean;
 }
 
 /**
@@ -121,16 +130,43 @@ export function attachLiveOutput(
   };
   let inReasoning = false;
   let midLine = false;
+  // Each streamed block is sanitised as one text, whatever the cuts between its deltas.
+  const answerText = new StreamText();
+  const reasoningText = new StreamText();
+  // With `holdAttempts`: what the current attempt wrote to `streams.text` (notices sharing that
+  // stream too, so the order holds), and the state before the attempt, to drop it whole.
+  const held: string[] = [];
+  let beforeAttempt: { midLine: boolean; lastKind: BlockKind | undefined } = {
+    midLine: false,
+    lastKind: undefined,
+  };
+  // Whether the current attempt has streamed any text (a retry then marks it as abandoned).
+  let attemptShown = false;
+  const startAttempt = (): void => {
+    if (attemptShown) return;
+    attemptShown = true;
+    beforeAttempt = { midLine, lastKind };
+  };
   const write = (stream: NodeJS.WritableStream, text: string): void => {
+    if (text === '') return;
+    if (options.holdAttempts && stream === streams.text) held.push(text);
+    else emit(stream, text);
+    midLine = !text.endsWith('\n');
+  };
+  const emit = (stream: NodeJS.WritableStream, text: string): void => {
     // A closed terminal or pipe (EPIPE, hang-up) does not stop the run: the log is the record.
     if ((stream as NodeJS.WriteStream).destroyed) return;
     stream.write(text);
-    midLine = !text.endsWith('\n');
+  };
+  /** The held text of an attempt that completed goes out. */
+  const release = (): void => {
+    if (held.length > 0) emit(streams.text, held.splice(0).join(''));
   };
   const markdown = options.markdown && createMarkdownStream({ ...options.markdown, style });
   // Rendered Markdown is set apart from tool lines and notices by a blank line, as its own
   // blocks are from each other (a terminal only; piped text is passed on as written).
-  let lastKind: 'text' | 'notice' | undefined;
+  // `step`: a step's text ended; the next block, of any kind, is set apart from it.
+  let lastKind: BlockKind | undefined;
   const separate = (kind: 'text' | 'notice'): void => {
     if (markdown && lastKind !== undefined && lastKind !== kind) write(streams.text, '\n');
     lastKind = kind;
@@ -152,7 +188,15 @@ export function attachLiveOutput(
     previewing = text !== '';
     options.pending(text);
   };
+  /** Ends the reasoning being streamed: the rest of its text, dimmed. */
+  const endReasoning = (): void => {
+    const rest = reasoningText.end();
+    if (rest !== '') write(streams.text, style.dim(rest));
+  };
+  /** Ends the block being streamed (answer or reasoning) and the line it is on. */
   const newline = (): void => {
+    endReasoning();
+    write(streams.text, answerText.end());
     if (markdown) {
       const rest = markdown.end();
       showPending();
@@ -161,6 +205,7 @@ export function attachLiveOutput(
     if (midLine) write(streams.text, '\n');
   };
   const onReasoning = ({ text }: { text: string }): void => {
+    startAttempt();
     if (!inReasoning) {
       newline();
       write(
@@ -169,10 +214,14 @@ export function attachLiveOutput(
       );
       inReasoning = true;
     }
-    if (showReasoning()) write(streams.text, style.dim(visibleText(text, MULTI_LINE)));
+    if (!showReasoning()) return;
+    const safe = reasoningText.push(text);
+    if (safe !== '') write(streams.text, style.dim(safe));
   };
   const onText = ({ text }: { text: string }): void => {
+    startAttempt();
     if (inReasoning) {
+      endReasoning();
       write(streams.text, '\n');
       inReasoning = false;
     }
@@ -181,11 +230,17 @@ export function attachLiveOutput(
       // The preview changes first, so a finished block is never shown twice for a moment.
       showPending();
       writeLines(done);
-    } else write(streams.text, visibleText(text, MULTI_LINE));
+    } else write(streams.text, answerText.push(text));
+  };
+  /** The current attempt completed: its text is the kept answer. */
+  const attemptDone = (): void => {
+    attemptShown = false;
+    release();
   };
   const onToolCall = ({ call }: { call: { name: string; arguments: string } }): void => {
     inReasoning = false;
     newline();
+    attemptDone();
     const name = visibleText(call.name);
     const summary = cut(summarizeArguments(call.arguments), 5 + displayWidth(name));
     printNotice(`  ${style.yellow('→')} ${name} ${style.dim(summary)}\n`);
@@ -214,7 +269,26 @@ export function attachLiveOutput(
     const used = 4 + displayWidth(result.isError ? failed : '✓') + displayWidth(name);
     printNotice(`  ${mark} ${name} ${style.dim(cut(preview(result.content, 100), used))}\n`);
   };
-  const onRetry = (event: { nextAttempt: number; delayMs: number; reason: string }): void => {
+  const onRetry = (event: {
+    failedAttempt: number;
+    nextAttempt: number;
+    delayMs: number;
+    reason: string;
+  }): void => {
+    inReasoning = false;
+    if (options.holdAttempts) abandonHeld();
+    else if (attemptShown) {
+      // The partial text stays on the screen: say it is not the answer.
+      newline();
+      separate('notice');
+      write(
+        streams.text,
+        style.dim(
+          `  — attempt ${event.failedAttempt} broke off, retrying; the text above is discarded —\n`,
+        ),
+      );
+    }
+    attemptShown = false;
     newline();
     printNotice(
       style.yellow(
@@ -239,11 +313,26 @@ export function attachLiveOutput(
       ),
     );
   };
+  /** Drops the held text of an attempt that broke off, as if it had never been streamed. */
+  const abandonHeld = (): void => {
+    answerText.discard();
+    reasoningText.discard();
+    if (markdown) {
+      markdown.end();
+      showPending();
+    }
+    held.length = 0;
+    if (attemptShown) ({ midLine, lastKind } = beforeAttempt);
+  };
   const onStepEnd = ({ finishReason }: { finishReason: string }): void => {
+    inReasoning = false;
+    // The step's text is a block of its own: the next step's text starts on a new line (after
+    // a blank line when rendered), even when this one did not end with a line feed.
+    newline();
+    attemptDone();
+    if (lastKind === 'text') lastKind = 'step';
     const notice = STOP_NOTICES[finishReason];
     if (notice === undefined) return;
-    inReasoning = false;
-    newline();
     printNotice(style.yellow(`  ${notice} (finish reason ${finishReason})\n`));
   };
   // Progress a running tool reports, such as a subagent's current tool: one dim line each.
@@ -279,6 +368,8 @@ export function attachLiveOutput(
     for (const id of [...outputs.keys()]) endOutput(id);
     inReasoning = false;
     newline();
+    // A turn that failed or was aborted mid-attempt: what it streamed is shown, not dropped.
+    attemptDone();
     lastKind = undefined;
   };
   agent.on('reasoning-delta', onReasoning);
@@ -301,24 +392,4 @@ export function attachLiveOutput(
     agent.off('step-end', onStepEnd);
     agent.off('turn-end', onTurnEnd);
   };
-}
-
-/** One sentence on how a turn ended, for people. */
-export function describeTurnEnd(result: TurnResult): string {
-  switch (result.reason) {
-    case 'completed':
-      return result.deniedTools.length
-        ? `completed, but denied: ${visibleText(result.deniedTools.join(', '))}`
-        : `completed in ${result.steps} step${result.steps === 1 ? '' : 's'}`;
-    case 'max-steps':
-      return `stopped at the step limit (${result.steps} steps); raise --max-steps or continue with spine resume`;
-    case 'stuck':
-      return `stopped: ${visibleText(result.error?.message ?? 'the model was stuck in a loop')}`;
-    case 'aborted':
-      return 'aborted';
-    case 'budget':
-      return `stopped: ${visibleText(result.budget?.message ?? 'a budget is reached')}`;
-    default:
-      return `failed: ${visibleText(result.error?.message ?? 'unknown error')}`;
-  }
 }

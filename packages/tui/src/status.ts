@@ -76,13 +76,21 @@ export function statusLine(active: AgentSession, style: Style, width?: number): 
     ...jobsRunning(active),
   ];
   if (width === undefined) return style.dim(figures.join(' · '));
-  return joinFitting(figures, width)
+  return fitFigures(figures, width)
     .map((line) => style.dim(line))
     .join('\n');
 }
 
-/** `parts` joined by ` · `, a new line instead wherever the next one would pass `width`. */
-function joinFitting(parts: readonly string[], width: number): string[] {
+/**
+ * Figures joined by ` · ` into lines of at most `width` columns: a line breaks between two
+ * figures, never inside one (only a figure wider than `width` alone is cut into rows).
+ *
+ * @example
+ * ```ts
+ * fitFigures(['spine', 'model x', '/work'], 16); // ['spine · model x', '/work']
+ * ```
+ */
+export function fitFigures(parts: readonly string[], width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const part of parts) {

@@ -111,7 +111,9 @@ async function runTask(options: {
       'auto',
     );
   if (!json) {
-    // On a terminal the answer is rendered as Markdown; piped, it stays the text as written.
+    // On a terminal the answer is rendered as Markdown, and the text of an attempt that broke
+    // off is marked as discarded; piped, it stays the text as written, and each attempt's text
+    // is held until the attempt completes, so a script reads only the answer that was kept.
     const highlight = await terminalHighlighter(process.stdout);
     const markdown = process.stdout.isTTY
       ? {
@@ -121,7 +123,7 @@ async function runTask(options: {
             ...(highlight ? { highlight } : {}),
           },
         }
-      : {};
+      : { holdAttempts: true };
     attachLiveOutput(
       started.agent,
       { text: process.stdout, notices: process.stderr },

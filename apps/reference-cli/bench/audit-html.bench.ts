@@ -171,7 +171,12 @@ function exportInChild(dir: string, id: string, out: string, heapCapMb?: number)
 /** Milliseconds to fetch the whole first page of `id` from an in-process server (median of 7). */
 async function firstPageMs(dir: string, id: string): Promise<number> {
   const store = createJsonlStore({ dir });
-  const server = createAuditServer({ store, token: 't', rows: async () => [], sessionDir: dir });
+  const server = createAuditServer({
+    store,
+    token: 't',
+    rows: async () => ({ rows: [], problems: [] }),
+    sessionDir: dir,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/s/${id}?token=t`;

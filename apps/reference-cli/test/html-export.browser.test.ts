@@ -4,6 +4,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createJsonlStore, Session } from '@spine/session-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchBrowser, type PageWatch, type TestBrowser } from './browser.js';
 import { FAMILY, writeFamilySessions } from './family-session.js';
@@ -182,6 +183,58 @@ describe('spine export --format html in a real browser', { timeout: 300_000 }, (
     await expect(bad.textContent()).resolves.toContain('event seq 14');
     await expect(page.locator('#verdict').textContent()).resolves.toContain('MISMATCH');
     await page.close();
+  });
+
+  it('puts the first altered event of an edited log at the top of the page, requests still verified', async () => {
+    const sessions = join(tempFolder('spine-html-'), 'sessions');
+    const session = await Session.create({
+      store: createJsonlStore({ dir: sessions, fsync: 'never' }),
+      id: 'edited',
+      title: 'an edited log',
+    });
+    session.append('turn/start', {}, { turn: 1 });
+    session.append(
+      'user/message',
+      { content: 'say done', source: 'user' },
+      { turn: 1, surfaceOp: { op: 'append' } },
+    );
+    session.append(
+      'assistant/message',
+      { content: [{ type: 'text', text: 'ALL-DONE' }], finishReason: 'stop' },
+      { turn: 1, step: 1, surfaceOp: { op: 'append' } },
+    );
+    session.append('turn/end', { reason: 'completed' }, { turn: 1 });
+    await session.close();
+    const log = join(sessions, 'edited.jsonl');
+    writeFileSync(log, readFileSync(log, 'utf8').replace('ALL-DONE', 'ALL-D0NE'));
+    const file = await exportHtml(sessions, 'edited');
+    const watch = await browser.open(pathToFileURL(file).href);
+    expectQuiet(watch, file);
+    const { page } = watch;
+    const chain = page.locator('#chain');
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
+    expect(await chain.innerText()).toMatch(/^TAMPERED: the log's hash chain breaks at event 4 /);
+    await expect(chain.getAttribute('data-seq')).resolves.toBe('4');
+    // Seen first: above the timeline, inside the first screen.
+    const tops = await page.evaluate<{ chain: number; timeline: number; height: number }>(`(() => ({
+      chain: document.querySelector('#chain').getBoundingClientRect().top,
+      timeline: document.querySelector('#timeline').getBoundingClientRect().top,
+      height: window.innerHeight,
+    }))()`);
+    expect(tops.chain).toBeLessThan(tops.timeline);
+    expect(tops.chain).toBeLessThan(tops.height);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
+    await expect(page.locator('#chain-summary').innerText()).resolves.toContain('TAMPERED');
+    await expect(page.locator('#verdict').textContent()).resolves.toContain('verified');
+    await page.close();
+
+    const example = await exportHtml(sessionsCopy(), EXAMPLE);
+    const unchained = await browser.open(pathToFileURL(example).href);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
+    await expect(unchained.page.locator('#chain').innerText()).resolves.toContain(
+      'no event carries a chain value',
+    );
+    await unchained.page.close();
   });
 
   it('runs nothing from a hostile corpus and folds a 10 MB single-line output', async () => {

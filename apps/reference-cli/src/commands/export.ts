@@ -1,4 +1,6 @@
-import { storeFor, streamSessionEvents, UsageError } from '@spine/harness';
+import { join } from 'node:path';
+import { storeFor, storeUrlOf, streamSessionEvents, UsageError } from '@spine/harness';
+import { visibleText } from '@spine/protocol';
 import { writeSessionMarkdown } from '@spine/session-log';
 import {
   type ChunkSink,
@@ -9,6 +11,7 @@ import {
 } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { withImageMarkers } from '../html/image-marker.js';
 
 /**
  * `spine export <id> --format md|json|html [-o file]`. The events are streamed from the store and
@@ -27,12 +30,18 @@ export async function exportCommand(
   const file = flags.output ? fileSink(flags.output) : undefined;
   const sink: ChunkSink = file ? file.sink : streamSink(process.stdout);
   try {
-    if (format === 'md') await writeSessionMarkdown(events, sink);
+    // Model and tool text never reaches a terminal or a Markdown file raw: C0 and C1 controls
+    // (but line feeds and tabs), bidi and zero-width marks are written escaped (`\x1b`, `\u202e`).
+    if (format === 'md')
+      await writeSessionMarkdown(withImageMarkers(events), (chunk) =>
+        sink(visibleText(chunk, { keepLineBreaks: true })),
+      );
     else if (format === 'html') {
       // The renderer loads marked and jsdiff: only for this format.
       const { writeSessionHtml } = await import('../html/export-html.js');
       const writer = createChunkWriter(sink);
-      await writeSessionHtml(storeFor(config), id, writer);
+      const logPath = storeUrlOf(config) ? undefined : join(config.sessionDir, `${id}.jsonl`);
+      await writeSessionHtml(storeFor(config), id, writer, logPath ? { logPath } : {});
       await writer.end();
     } else {
       const writer = createChunkWriter(sink);

@@ -1,7 +1,9 @@
-import { preview, readSessionIndex, storeFor, storeUrlOf, UsageError } from '@spine/harness';
+import { preview, readSessionIndex, storeUrlOf, UsageError } from '@spine/harness';
+import { visibleJson, visibleText } from '@spine/protocol';
 import { formatBytes, formatCost } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { listJsonlSessions } from '../history/list-jsonl.js';
 
 /** `spine sessions`: one line per session from headers only (title, time, size, model, cost). */
 export async function sessionsCommand(
@@ -14,9 +16,13 @@ export async function sessionsCommand(
   }
   const storeUrl = storeUrlOf(config);
   if (storeUrl) return (await import('../workers/sessions.js')).listStoreSessions(storeUrl, flags);
-  const store = storeFor(config);
+  // The folder is listed here rather than by the store so that one unreadable file, or one whose
+  // name no command accepts, is marked instead of failing the whole list.
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-  const all = await store.list(flags.here || limit === undefined ? {} : { limit });
+  const { summaries: all, problems } = listJsonlSessions(
+    config.sessionDir,
+    flags.here || limit === undefined ? {} : { limit },
+  );
   const mine = flags.here ? all.filter((summary) => summary.header.cwd === cwd) : all;
   const summaries = limit === undefined ? mine : mine.slice(0, limit);
   const rows = summaries.map((summary) => {
@@ -36,28 +42,34 @@ export async function sessionsCommand(
       subagent: summary.header.parent?.toolCallId !== undefined,
     };
   });
+  // Files that are not openable sessions: one line each, on stderr with --json (stdout stays rows).
+  const problemLines = problems.map(
+    (problem) => `! ${visibleText(problem.name)}: ${visibleText(problem.reason)}\n`,
+  );
   if (flags.json) {
     process.stdout.write(
-      rows.map((row) => JSON.stringify(row)).join('\n') + (rows.length ? '\n' : ''),
+      visibleJson(rows.map((row) => JSON.stringify(row)).join('\n')) + (rows.length ? '\n' : ''),
     );
+    process.stderr.write(problemLines.join(''));
     return EXIT_CODES.ok;
   }
   if (rows.length === 0) {
+    process.stdout.write(problemLines.join(''));
     process.stdout.write(
       `No sessions in ${config.sessionDir}. Start one with \`spine\` or \`spine run "task"\`.\n`,
     );
     return EXIT_CODES.ok;
   }
   // Session ids are 26 characters; a subagent's may be a 36-character UUID: the column fits the longest.
-  const idWidth = Math.max(26, ...rows.map((row) => row.id.length));
+  const idWidth = Math.max(26, ...rows.map((row) => visibleText(row.id).length));
   const lines = rows.map((row) =>
     [
-      row.id.padEnd(idWidth),
-      row.updatedAt.slice(0, 16).replace('T', ' '),
+      visibleText(row.id).padEnd(idWidth),
+      visibleText(row.updatedAt.slice(0, 16).replace('T', ' ')),
       formatBytes(row.sizeBytes).padStart(9),
-      row.model.padEnd(28),
+      visibleText(row.model).padEnd(28),
       formatCost(row.costUsd).padStart(8),
-      preview(row.subagent ? `↳ ${row.title}` : row.title, 50),
+      visibleText(preview(row.subagent ? `↳ ${row.title}` : row.title, 50)),
     ].join('  '),
   );
   const head = [
@@ -68,6 +80,6 @@ export async function sessionsCommand(
     'cost'.padStart(8),
     'title',
   ];
-  process.stdout.write(`${head.join('  ')}\n${lines.join('\n')}\n`);
+  process.stdout.write(`${head.join('  ')}\n${lines.join('\n')}\n${problemLines.join('')}`);
   return EXIT_CODES.ok;
 }

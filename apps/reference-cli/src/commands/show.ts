@@ -11,6 +11,7 @@ import {
 } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { withImageMarkers } from '../html/image-marker.js';
 import { requireStoreUrl } from '../workers/store-url.js';
 
 /**
@@ -36,7 +37,8 @@ export async function showCommand(
   } else if (flags.events) await writeEventLines(events, writer);
   else {
     const style = styleFor(process.stdout);
-    const pass = await writeTranscript(events, writer, {
+    // Attached images as a marker line each (type, size, sha256 prefix): the log holds no bytes.
+    const pass = await writeTranscript(withImageMarkers(events), writer, {
       style,
       reasoning: Boolean(flags.reasoning),
     });

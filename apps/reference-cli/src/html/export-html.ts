@@ -4,11 +4,14 @@
 // per request (for the verification table) and the subagent list. Without a `childLink`, each
 // subagent's session (and theirs, depth first) follows in the same file, one at a time, so a
 // single exported file links to every child it names.
+
+import { dirname, join } from 'node:path';
 import { type ReplayedRequest, replayStream } from '@spine/agent-loop';
 import type { SessionEvent, SessionRange, SessionStore } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { ChunkWriter } from '@spine/tui';
 
+import { chainVerdict } from './chain.js';
 import { inertLine } from './escape.js';
 import { pageFoot, pageHead } from './page.js';
 import { type RebuiltEntry, verdictBadge } from './request-view.js';
@@ -26,6 +29,12 @@ export interface SessionHtmlOptions {
   script?: { source: string; connect: string };
   /** HTML placed right after the header (paging links under `spine serve`). */
   banner?: string;
+  /**
+   * The JSONL file of session `id`: its hash chain is checked (as `spine verify` does) and the
+   * verdict shown at the top of the page; a subagent's file is looked for beside it. Without it
+   * (a PostgreSQL store) the page says the chain was not checked.
+   */
+  logPath?: string;
 }
 
 type Streamable = Session & { readEvents(range: SessionRange): AsyncIterable<SessionEvent> };
@@ -41,7 +50,17 @@ export async function writeSessionHtml(
   const childLink = options.childLink ?? embeddedLink;
   await writer.write(pageHead({ title: `Spine session ${id}`, ...scriptOf(options) }));
   if (embed) await writer.write(`<div id="${embeddedLink(id).slice(1)}"></div>`);
-  const children = await writeSessionBody(store, id, writer, childLink, options.banner);
+  const chainOf = (session: string): string | undefined =>
+    options.logPath === undefined
+      ? undefined
+      : session === id
+        ? options.logPath
+        : join(dirname(options.logPath), `${session}.jsonl`);
+  const children = await writeSessionBody(store, id, writer, {
+    childLink,
+    banner: options.banner,
+    chainPath: chainOf(id),
+  });
   // Depth first, each child once (a log naming a session twice, or itself, is hostile input).
   const queue = embed ? [...children] : [];
   const seen = new Set([id]);
@@ -49,7 +68,7 @@ export async function writeSessionHtml(
     const child = queue.shift() as string;
     if (seen.has(child)) continue;
     seen.add(child);
-    queue.unshift(...(await writeEmbeddedChild(store, child, writer)));
+    queue.unshift(...(await writeEmbeddedChild(store, child, writer, chainOf(child))));
   }
   await writer.write(pageFoot(options.script?.source));
 }
@@ -67,6 +86,7 @@ async function writeEmbeddedChild(
   store: SessionStore,
   id: string,
   writer: ChunkWriter,
+  chainPath: string | undefined,
 ): Promise<string[]> {
   const anchor = embeddedLink(id).slice(1);
   const name = inertLine(id);
@@ -90,7 +110,10 @@ async function writeEmbeddedChild(
           .replace(/ href="#(?!session-)/g, ` href="#${prefix}`),
       ),
   };
-  const children = await writeSessionBody(store, id, prefixed, embeddedLink);
+  const children = await writeSessionBody(store, id, prefixed, {
+    childLink: embeddedLink,
+    chainPath,
+  });
   await writer.write('</section>\n');
   return children;
 }
@@ -100,9 +123,12 @@ async function writeSessionBody(
   store: SessionStore,
   id: string,
   writer: ChunkWriter,
-  childLink: ChildLink,
-  banner = '',
+  body: { childLink: ChildLink; banner?: string | undefined; chainPath?: string | undefined },
 ): Promise<string[]> {
+  const { childLink, banner = '' } = body;
+  // The hash chain first, before anything of the log is shown: an altered log is said at the top.
+  const chain = chainVerdict(body.chainPath);
+  await writer.write(chain.html);
   const timeline = new TimelineRenderer(childLink);
   const totals = new TotalsFold();
   const session = (await Session.open({
@@ -143,7 +169,7 @@ async function writeSessionBody(
       },
     });
     await writer.write(totals.html());
-    await writeVerification(writer, report.requests, report.ok);
+    await writeVerification(writer, report.requests, report.ok, chain.summary);
     await writer.write(childrenHtml(timeline.children, childLink));
   } finally {
     await session.close();
@@ -166,12 +192,13 @@ async function writeVerification(
   writer: ChunkWriter,
   requests: readonly ReplayedRequest[],
   ok: boolean,
+  chainSummary: string,
 ): Promise<void> {
   const verdict = ok
     ? `<p class="ok" id="verdict">verified: all ${requests.length} requests rebuilt from the log match their recorded hashes</p>`
     : `<p class="bad" id="verdict">MISMATCH: at least one request rebuilt from the log does not match its recorded hash</p>`;
   await writer.write(
-    `<section id="verification"><h2>Verification</h2>${verdict}<table><tr><th>request</th><th>turn.step</th><th>verdict</th></tr>`,
+    `<section id="verification"><h2>Verification</h2>${chainSummary}${verdict}<table><tr><th>request</th><th>turn.step</th><th>verdict</th></tr>`,
   );
   for (let from = 0; from < requests.length; from += VERIFICATION_ROWS_PER_WRITE) {
     let rows = '';

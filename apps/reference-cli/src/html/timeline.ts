@@ -20,6 +20,7 @@ import type {
 } from '@spine/protocol';
 import { escapeHtml, formatInteger, formatUsd, inertLine } from './escape.js';
 import { foldedPre } from './fold.js';
+import { imagesHtml } from './image-marker.js';
 import { renderMarkdownHtml } from './markdown.js';
 import { type RebuiltEntry, requestViewHtml, verdictBadge } from './request-view.js';
 import { toolSourceMark } from './sources.js';
@@ -212,13 +213,14 @@ export class TimelineRenderer {
 
   #userMessage(event: SessionEvent<UserMessageBody>): string {
     const { source, content } = event.body;
-    if (source === 'user') return ev(event, 'user', renderMarkdownHtml(content));
+    const images = imagesHtml(event.body.images);
+    if (source === 'user') return ev(event, 'user', `${renderMarkdownHtml(content)}${images}`);
     const label =
       source === 'compact-checkpoint' ? 'compaction checkpoint' : `context from ${source}`;
     return ev(
       event,
       'context',
-      `<details><summary>${inertLine(label)} (${formatInteger(content.length)} chars)</summary>${foldedPre(content)}</details>`,
+      `<details><summary>${inertLine(label)} (${formatInteger(content.length)} chars)</summary>${foldedPre(content)}</details>${images}`,
     );
   }
 
@@ -303,7 +305,7 @@ export class TimelineRenderer {
     return ev(
       event,
       'result',
-      `<div class="tool">result of <code>${inertLine(result.toolName)}</code>${toolSourceMark(result.toolName)} [${inertLine(result.toolCallId)}] · ${facts.join(' · ')}${foldedPre(result.content)}</div>`,
+      `<div class="tool">result of <code>${inertLine(result.toolName)}</code>${toolSourceMark(result.toolName)} [${inertLine(result.toolCallId)}] · ${facts.join(' · ')}${imagesHtml(result.images)}${foldedPre(result.content)}</div>`,
     );
   }
 

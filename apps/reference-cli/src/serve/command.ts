@@ -6,7 +6,8 @@ import { readSessionIndex, storeFor, storeUrlOf, UsageError } from '@spine/harne
 import type { PostgresStore } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import type { SessionRow } from './pages.js';
+import { listJsonlSessions } from '../history/list-jsonl.js';
+import type { SessionList } from './pages.js';
 import { createAuditServer } from './server.js';
 
 /**
@@ -24,12 +25,16 @@ export async function serveCommand(flags: AgentFlags & { port?: string }): Promi
   const store = storeFor(config);
   const postgres = storeUrlOf(config) !== undefined;
   const token = randomBytes(24).toString('base64url');
-  const rows = async (): Promise<SessionRow[]> => {
-    const summaries = await store.list();
+  const rows = async (): Promise<SessionList> => {
+    // A JSONL folder is listed so that one unreadable file is marked, not a failure of the list.
+    const listing = postgres
+      ? { summaries: await store.list(), problems: [] }
+      : listJsonlSessions(config.sessionDir);
+    const summaries = listing.summaries;
     const sorted = summaries.sort((a, b) =>
       (b.updatedAt ?? b.header.createdAt).localeCompare(a.updatedAt ?? a.header.createdAt),
     );
-    return sorted.map((summary) => {
+    const sessions = sorted.map((summary) => {
       const index = postgres ? undefined : readSessionIndex(config.sessionDir, summary.id);
       const leasedBy = (summary as { leasedBy?: string }).leasedBy;
       const locked = !postgres && existsSync(join(config.sessionDir, `${summary.id}.jsonl.lock`));
@@ -42,6 +47,7 @@ export async function serveCommand(flags: AgentFlags & { port?: string }): Promi
         status,
       };
     });
+    return { rows: sessions, problems: listing.problems };
   };
   const server = createAuditServer({
     store,
@@ -56,7 +62,7 @@ export async function serveCommand(flags: AgentFlags & { port?: string }): Promi
       : { sessionDir: config.sessionDir }),
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port)));
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const address = server.address();
@@ -76,4 +82,17 @@ export async function serveCommand(flags: AgentFlags & { port?: string }): Promi
   });
   await (store as { close?: () => Promise<void> }).close?.();
   return EXIT_CODES.ok;
+}
+
+/** A refused `listen` as what the user can do about it (exit 2), not as a file system error. */
+function listenError(error: NodeJS.ErrnoException, port: number): Error {
+  if (error.code === 'EADDRINUSE')
+    return new UsageError({
+      message: `port ${port} is already in use on 127.0.0.1; pass another --port (0 picks a free one)`,
+    });
+  if (error.code === 'EACCES' || error.code === 'EPERM')
+    return new UsageError({
+      message: `listening on port ${port} is not allowed for this user (${error.code}); pass a port above 1023, or --port 0 for a free one`,
+    });
+  return error;
 }

@@ -2,6 +2,7 @@
 // only its own range of the log, so the first page of a long session costs what a short one does.
 import type { SessionStore, SessionSummary } from '@spine/protocol';
 import type { ChunkWriter } from '@spine/tui';
+import type { SessionFileProblem } from '../history/list-jsonl.js';
 import { escapeHtml, formatUsd, inertLine } from '../html/escape.js';
 import { pageFoot, pageHead } from '../html/page.js';
 import { TimelineRenderer } from '../html/timeline.js';
@@ -21,11 +22,22 @@ export interface SessionRow {
   status: string;
 }
 
+/** The list of `spine serve`: the sessions, and the files that cannot be opened as sessions. */
+export interface SessionList {
+  rows: SessionRow[];
+  problems: readonly SessionFileProblem[];
+}
+
 /** Builds links that carry the token. */
 export type LinkFor = (path: string, query?: Record<string, string | number>) => string;
 
 /** The session list, page `page` (from 1). */
-export function listPage(rows: readonly SessionRow[], page: number, link: LinkFor): string {
+export function listPage(
+  rows: readonly SessionRow[],
+  page: number,
+  link: LinkFor,
+  problems: readonly SessionFileProblem[] = [],
+): string {
   const start = (page - 1) * LIST_PAGE;
   const shown = rows.slice(start, start + LIST_PAGE);
   const body = shown
@@ -40,7 +52,19 @@ export function listPage(rows: readonly SessionRow[], page: number, link: LinkFo
       ? `<a href="${escapeHtml(link('/', { page: page + 1 }))}" rel="next">older →</a>`
       : '',
   ].join('');
-  return `${pageHead({ title: 'Spine sessions' })}<header class="session"><h1>Sessions</h1><p class="meta">${rows.length} sessions · page ${page} · read-only</p></header><section id="sessions"><table><tr><th>title</th><th>created</th><th>updated</th><th>model</th><th>cost</th><th>status</th></tr>${body}</table><p class="pager">${pager}</p></section>${pageFoot()}`;
+  return `${pageHead({ title: 'Spine sessions' })}<header class="session"><h1>Sessions</h1><p class="meta">${rows.length} sessions · page ${page} · read-only</p></header><section id="sessions"><table><tr><th>title</th><th>created</th><th>updated</th><th>model</th><th>cost</th><th>status</th></tr>${body}</table><p class="pager">${pager}</p></section>${problemsHtml(problems)}${pageFoot()}`;
+}
+
+/** The files of the folder that are not openable sessions, each with the reason. */
+function problemsHtml(problems: readonly SessionFileProblem[]): string {
+  if (problems.length === 0) return '';
+  const items = problems
+    .map(
+      (problem) =>
+        `<li class="bad"><code>${inertLine(problem.name)}</code>: ${inertLine(problem.reason)}</li>`,
+    )
+    .join('');
+  return `<section id="unreadable"><h2>Files that cannot be opened</h2><ul>${items}</ul></section>`;
 }
 
 /**

@@ -3,23 +3,26 @@
 // Read-only: GET and HEAD, nothing else; no endpoint changes a session.
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { SessionEvent, SessionStore } from '@spine/protocol';
-import { createChunkWriter, streamSink } from '@spine/tui';
+import { basename, join } from 'node:path';
+import { type SessionEvent, type SessionStore, SpineError } from '@spine/protocol';
+import { type ChunkWriter, createChunkWriter, streamSink } from '@spine/tui';
+import { systemReason } from '../history/list-jsonl.js';
+import { inertLine } from '../html/escape.js';
 import { writeSessionHtml } from '../html/export-html.js';
-import { cspHash, PAGE_CSS } from '../html/page.js';
+import { cspHash, PAGE_CSS, pageFoot, pageHead } from '../html/page.js';
 import { TimelineRenderer } from '../html/timeline.js';
 import { followJsonl } from './follow-jsonl.js';
 import { type FollowingStore, followPostgres } from './follow-postgres.js';
 import { LIVE_SCRIPT } from './live.js';
-import { type LinkFor, listPage, type SessionRow, writeSessionPage } from './pages.js';
+import { type LinkFor, listPage, type SessionList, writeSessionPage } from './pages.js';
 
 /** Options of {@link createAuditServer}. */
 export interface AuditServerOptions {
   store: SessionStore;
   /** The random token every request must carry (`?token=`). */
   token: string;
-  /** The session rows of the list, newest first. */
-  rows: () => Promise<SessionRow[]>;
+  /** The session rows of the list, newest first, and the files that cannot be opened. */
+  rows: () => Promise<SessionList>;
   /** The JSONL folder, when the store is one (followed by polling; PostgreSQL has a follower). */
   sessionDir?: string;
   /** Whether a writer holds session `id` now (a store with a follower: when its follow ends). */
@@ -39,6 +42,36 @@ const HEADERS = {
 function refuse(response: ServerResponse, status: number, message: string): void {
   response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...HEADERS });
   response.end(`${message}\n`);
+}
+
+/** Characters of a page gathered before its status is sent: a failure before then is a 4xx/5xx. */
+const HELD_CHARS = 1024 * 1024;
+
+/**
+ * The status and the message of an error met while reading a session, with the session folder
+ * left out (the page names the file, not where the machine keeps it).
+ */
+function failureOf(error: unknown, sessionDir?: string): [number, string] {
+  if (SpineError.isInstance(error)) {
+    const status = error.code === 'SESSION_NOT_FOUND' ? 404 : 422;
+    const message = sessionDir ? error.message.split(`${sessionDir}/`).join('') : error.message;
+    return [status, `${message} [${error.code}]`];
+  }
+  const system = error as NodeJS.ErrnoException;
+  if (error instanceof Error && typeof system.code === 'string' && /^E[A-Z]+$/.test(system.code)) {
+    const file = system.path ? ` ${basename(system.path)}` : '';
+    const status = system.code === 'EACCES' || system.code === 'EPERM' ? 403 : 422;
+    return [status, `cannot read${file}: ${systemReason(error)} [${system.code}]`];
+  }
+  return [500, 'spine serve failed to render this page; `spine show` on the session says why'];
+}
+
+/** An HTML page saying why a session page cannot be shown, with the headers of every page. */
+function errorPage(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...HEADERS });
+  response.end(
+    `${pageHead({ title: 'Spine: cannot show this session' })}<header class="session"><h1>Cannot show this session</h1></header><p class="bad" id="error">${inertLine(message)}</p>${pageFoot()}`,
+  );
 }
 
 function tokenMatches(given: string | null, token: string): boolean {
@@ -78,8 +111,7 @@ export function createAuditServer(options: AuditServerOptions): Server {
     const refused = refusal(request, url, token);
     if (refused) return refuse(response, ...refused);
     route(url, request, response).catch((error: unknown) => {
-      if (!response.headersSent)
-        refuse(response, 500, error instanceof Error ? error.message : String(error));
+      if (!response.headersSent) errorPage(response, ...failureOf(error, options.sessionDir));
       else response.destroy();
     });
   });
@@ -91,9 +123,9 @@ export function createAuditServer(options: AuditServerOptions): Server {
   ): Promise<void> {
     const html = { 'content-type': 'text/html; charset=utf-8', ...HEADERS };
     if (url.pathname === '/') {
-      const rows = await options.rows();
+      const { rows, problems } = await options.rows();
       response.writeHead(200, html);
-      response.end(listPage(rows, positive(url.searchParams.get('page'), 1), link));
+      response.end(listPage(rows, positive(url.searchParams.get('page'), 1), link, problems));
       return;
     }
     const match = /^\/s\/([^/]+)(\/audit|\/events)?$/.exec(url.pathname);
@@ -102,15 +134,40 @@ export function createAuditServer(options: AuditServerOptions): Server {
     if (!(await store.exists(id))) return refuse(response, 404, `no session ${id}`);
     if (match[2] === '/events')
       return events(id, positive(url.searchParams.get('after'), 0), request, response);
-    response.writeHead(200, html);
-    const writer = createChunkWriter(streamSink(response));
-    if (match[2] === '/audit') {
-      const childLink = (child: string) => link(`/s/${encodeURIComponent(child)}/audit`);
-      await writeSessionHtml(store, id, writer, { childLink });
-    } else
-      await writeSessionPage(store, id, positive(url.searchParams.get('from'), 1), writer, link);
+    // The page is held until it is HELD_CHARS long: a log that cannot be read (corrupt, a
+    // directory, no permission, empty) then gets an error page and a 4xx/5xx status instead of a
+    // dropped connection. Past that, the page says where it stopped and why.
+    const sink = streamSink(response);
+    const writer = createChunkWriter((chunk) => {
+      if (!response.headersSent) response.writeHead(200, html);
+      return sink(chunk);
+    }, HELD_CHARS);
+    try {
+      await writePage(id, match[2], url, writer);
+    } catch (error) {
+      const [status, message] = failureOf(error, options.sessionDir);
+      if (!response.headersSent) return errorPage(response, status, message);
+      await writer.write(
+        `<p class="bad" id="error">The page stops here: ${inertLine(message)}</p>${pageFoot()}`,
+      );
+    }
+    if (!response.headersSent) response.writeHead(200, html);
     await writer.end();
     response.end();
+  }
+
+  async function writePage(
+    id: string,
+    kind: string | undefined,
+    url: URL,
+    writer: ChunkWriter,
+  ): Promise<void> {
+    if (kind === '/audit') {
+      const childLink = (child: string) => link(`/s/${encodeURIComponent(child)}/audit`);
+      const logPath = options.sessionDir ? join(options.sessionDir, `${id}.jsonl`) : undefined;
+      await writeSessionHtml(store, id, writer, { childLink, ...(logPath ? { logPath } : {}) });
+    } else
+      await writeSessionPage(store, id, positive(url.searchParams.get('from'), 1), writer, link);
   }
 
   async function events(

@@ -13,7 +13,7 @@
  * | 7 | `spine doctor` found a check that failed |
  * | 8 | a cost or token budget was reached (`--max-cost`, `--max-tokens`); raise it and continue |
  * | 9 | the model was stuck in a loop: it went on repeating itself after it was told (`turn/end` reason `stuck`) |
- * | 130 | aborted (Ctrl-C / SIGINT) |
+ * | 130 | aborted (Ctrl-C / SIGINT, SIGTERM, or SIGHUP when the terminal goes away) |
  */
 export const EXIT_CODES = {
   /** Success. */
@@ -36,7 +36,7 @@ export const EXIT_CODES = {
   budget: 8,
   /** The model was stuck in a loop (turn reason `stuck`; the `loop/detected` event has the evidence). */
   stuck: 9,
-  /** Aborted with Ctrl-C. */
+  /** Aborted: Ctrl-C (twice in the REPL), SIGTERM, or SIGHUP when the terminal goes away. */
   aborted: 130,
 } as const;
 

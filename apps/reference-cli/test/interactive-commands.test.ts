@@ -28,7 +28,7 @@ describe('interactive slash commands', () => {
       terminal.type('/reasoning');
       await terminal.waitFor(/reasoning collapsed/);
       terminal.type('hello, see @missing.txt');
-      const first = await terminal.waitFor(/First answer\.[\s\S]*context .*\n›$/);
+      const first = await terminal.waitFor(/First answer\.[\s\S]*context [^›]*\n›$/);
       expect(first).toContain('thinking… (collapsed; /reasoning shows it)');
       expect(first).toContain('@missing.txt: no such file in this workspace');
       expect(first).not.toContain('private chain of thought');
@@ -63,7 +63,7 @@ describe('interactive slash commands', () => {
       const [, parent, child] = /forked (\S+) at seq \d+ into (\S+);/.exec(forked)!;
       terminal.type('in the fork');
       await terminal.waitFor(/Answer in the fork\./);
-      await terminal.waitFor(/Answer in the fork\.\n.*context .*\n›$/);
+      await terminal.waitFor(/Answer in the fork\.\n.*context [^›]*\n›$/);
       terminal.type(`/resume ${parent}`);
       await terminal.waitFor(new RegExp(`resumed ${parent}; now in ${parent}`));
       terminal.type('/bogus');

@@ -56,7 +56,7 @@ describe('background jobs in the interactive session', () => {
       terminal.press('C-c');
       await terminal.waitFor(/Exit and stop it\?/);
       terminal.press('C-c');
-      await terminal.waitFor(/EXITED:0/);
+      await terminal.waitFor(/EXITED:130/);
     } finally {
       terminal.close();
       await server.close();

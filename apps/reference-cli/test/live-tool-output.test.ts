@@ -61,7 +61,7 @@ describe('live tool output in a real terminal', () => {
       expect(screen).not.toContain('\\x0a');
       terminal.press('C-c');
       terminal.press('C-c');
-      await terminal.waitFor(/EXITED:0/);
+      await terminal.waitFor(/EXITED:130/);
     } finally {
       terminal.close();
       await server.close();

@@ -32,7 +32,7 @@ describe('memory in the interactive CLI', () => {
       terminal.type('remember that I prefer tabs');
       await terminal.waitFor(/allow remember.*\n.*reason: writes user memory.*\n.*\[o\]nce/);
       terminal.type('o');
-      await terminal.waitFor(/Saved for next time\.[\s\S]*context .*\n›$/);
+      await terminal.waitFor(/Saved for next time\.[\s\S]*context [^›]*\n›$/);
       const userFile = join(root, 'config', 'memory.md');
       expect(readFileSync(userFile, 'utf8')).toContain('- Prefers tabs <!-- spine: session ');
       terminal.type('/memory');

@@ -94,7 +94,7 @@ describe('resizing the terminal while a tool runs', () => {
       expect(bytes.match(/\x1b\[[23]J|\x1b\[\d*;\d*r|\x1bc/g) ?? []).toEqual([]);
       terminal.press('C-c');
       terminal.press('C-c');
-      await terminal.waitFor(/EXITED:0/);
+      await terminal.waitFor(/EXITED:130/);
     } finally {
       terminal.close();
       await server.close();

@@ -285,7 +285,7 @@ describe('spine run with its I/O going away', { timeout: 180_000 }, () => {
     await until(() => stdout.includes('word1 word2'), 'the answer to stream');
     child.kill('SIGHUP');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(0);
+    expect(code).toBe(130);
     const id = /session (\S+) ·/.exec(stdout)?.[1] ?? '';
     const events = readLog(sessionDir, id);
     expect(events.at(-1)).toMatchObject({ type: 'turn/end', body: { reason: 'aborted' } });

@@ -128,7 +128,7 @@ describe('subagents in the REPL', () => {
       terminal.type(firstIsOne ? 'd' : 'o');
       // Output held back while the questions waited follows the answers, in order.
       const done = await terminal.waitFor(
-        /✓ \[waiter #1\] look one · completed · 4 steps[\s\S]*Both waited\.[\s\S]*context .*\n›$/,
+        /✓ \[waiter #1\] look one · completed · 4 steps[\s\S]*Both waited\.[\s\S]*context [^›]*\n›$/,
       );
       expect(done).toMatch(/✓ \[waiter #2\] look two · completed · 3 steps/);
       expect(done).toMatch(/\[d\]eny › o\nallowed once\n/);
@@ -151,7 +151,7 @@ describe('subagents in the REPL', () => {
       const cost = await terminal.waitFor(/output \d+ · cost \$[\d.]+\n›$/);
       const shown = (pattern: RegExp) => pattern.exec(cost)?.[1];
       expect(shown(/output \d+ · cost (\$[\d.]+)\n›$/)).toBe(
-        shown(/context .* · cost (\$[\d.]+) this session · sandbox workspace-write\n/),
+        shown(/context .* · cost (\$[\d.]+) this session(?: · |\n)sandbox workspace-write\n/),
       );
 
       terminal.type('/quit');

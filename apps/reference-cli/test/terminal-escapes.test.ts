@@ -48,7 +48,7 @@ describe('untrusted text in a real terminal', () => {
       await terminal.waitFor(/completed, but denied: bash[\s\S]*\n›$/);
       terminal.press('C-c');
       terminal.press('C-c');
-      await terminal.waitFor(/EXITED:0/);
+      await terminal.waitFor(/EXITED:130/);
     } finally {
       terminal.close();
       await server.close();

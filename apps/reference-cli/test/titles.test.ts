@@ -73,7 +73,7 @@ describe.concurrent('session titles', () => {
       await terminal.waitFor(/\* \S+ .*Release notes for v2/);
       terminal.press('C-c');
       terminal.press('C-c');
-      await terminal.waitFor(/EXITED:0/);
+      await terminal.waitFor(/EXITED:130/);
       // The terminal's own title is back (tmux keeps a title stack: the host name).
       expect(terminal.paneTitle()).not.toContain(project);
     } finally {
@@ -135,7 +135,7 @@ describe.concurrent('session titles', () => {
       expect(before).not.toContain(basename(workspace));
       terminal.press('C-c');
       terminal.press('C-c');
-      await terminal.waitFor(/EXITED:0/);
+      await terminal.waitFor(/EXITED:130/);
     } finally {
       terminal.close();
       await server.close();

@@ -31,6 +31,12 @@ export class TmuxTerminal {
     if (enter) this.#tmux(['send-keys', '-t', 'main', 'Enter']);
   }
 
+  /** Pastes `text` as a terminal would: bracketed (when the program asked for it), breaks kept. */
+  paste(text: string): void {
+    execFileSync('tmux', ['-L', this.#socket, 'load-buffer', '-b', 'paste', '-'], { input: text });
+    this.#tmux(['paste-buffer', '-p', '-d', '-b', 'paste', '-t', 'main']);
+  }
+
   /** Presses keys by tmux name (`C-c`, `Tab`, `C-u`). */
   press(...keys: string[]): void {
     this.#tmux(['send-keys', '-t', 'main', ...keys]);

@@ -28,6 +28,11 @@ export interface ApprovalQueueHost {
   print(text: string): void;
   /** Ctrl-C typed at a question. */
   interrupt(): void;
+  /**
+   * A question was just shown (called once the call stack unwinds): off a terminal, a line read
+   * ahead answers it, and at the end of input it is denied.
+   */
+  opened(): void;
 }
 
 interface OpenQuestion {
@@ -69,6 +74,18 @@ export class ApprovalQueue {
     this.#decide(line.toLowerCase() === 'v' ? 'view' : parseApprovalAnswer(line));
   }
 
+  /** Answers the open question with a line read ahead, echoed after it as if typed there. */
+  answerEchoed(line: string): void {
+    if (!this.#open) return;
+    const answer = line.toLowerCase() === 'v' ? 'view' : parseApprovalAnswer(line);
+    this.#decide(answer, line);
+  }
+
+  /** Denies the open question, echoing `echo` after it as the answer (`(end of input)`). */
+  denyOpen(echo: string): void {
+    this.#decide('deny', echo);
+  }
+
   /** Denies every open and waiting question (Ctrl-C, end of the turn). */
   denyAll(): void {
     this.#host.gate()?.release();
@@ -85,6 +102,7 @@ export class ApprovalQueue {
     const { label, detail } = this.#host.describe(next.request);
     this.#open = { resolve: next.resolve, request: next.request, label, detail };
     this.#show(`\n${approvalQuestion(next.request, this.#host.style, label, detail)}`);
+    queueMicrotask(() => this.#host.opened());
     // On a terminal one key decides (o, a, d or Esc, v views the whole diff); no Enter.
     this.#host.gate()?.capture((chunk) => {
       const key = approvalKey(chunk);

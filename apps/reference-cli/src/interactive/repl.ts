@@ -16,6 +16,7 @@ import {
   type CodeHighlighter,
   describeElicitation,
   describeTurnEnd,
+  fitFigures,
   parseElicitationAnswer,
   type Style,
   type SubagentPanel,
@@ -31,9 +32,10 @@ import { describeApproval, networkText } from './approval-preview.js';
 import { ApprovalQueue } from './approval-queue.js';
 import { terminalHighlighter } from './code-highlight.js';
 import { exitQuestion, jobsRunningNote } from './job-commands.js';
-import { KeyGate } from './key-gate.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, KeyGate, pastedText } from './key-gate.js';
 import { attachLiveView } from './live-view.js';
 import { runSlashCommand } from './slash-commands.js';
+import { releaseDeadTerminal, terminalDescriptors } from './terminal-gone.js';
 import { openTranscriptPager } from './transcript-pager.js';
 import { completeInput, referenceProblems, type WorkspaceInput } from './workspace-input.js';
 
@@ -79,6 +81,17 @@ class Repl {
   #afterTurn: string[] = [];
   #showReasoning = true;
   #quitting = false;
+  /** The code the session exits with: 130 once aborted (Ctrl-C twice, SIGTERM, SIGHUP). */
+  #exitCode: number = EXIT_CODES.ok;
+  /** The input ended (Ctrl-D, the end of piped input, the terminal gone): no more answers. */
+  #inputEnded = false;
+  /**
+   * Off a terminal, lines read while a turn runs: the next ones answer the questions the turn
+   * asks (answers are lines there), and the rest are taken in order once it ends.
+   */
+  #held: string[] = [];
+  /** True while the lines held during a turn are taken, in order. */
+  #draining = false;
   #exit!: (code: number) => void;
   /** The session's latest title; the first request sets one when there is none. */
   #title: string | undefined;
@@ -106,13 +119,25 @@ class Repl {
         }),
       print: (text) => this.#print(text),
       interrupt: () => this.#onInterrupt(),
+      opened: () => this.#answerAhead(),
     });
   }
 
   async start(): Promise<number> {
     this.#highlight = await terminalHighlighter(this.#out);
     this.#active = await this.#open();
-    if (process.stdin.isTTY) this.#gate = new KeyGate(process.stdin);
+    // Which of fds 0–2 are terminals, to tell a hung-up terminal at exit (terminal-gone.ts).
+    const terminals = terminalDescriptors();
+    if (process.stdin.isTTY) {
+      this.#gate = new KeyGate(process.stdin);
+      // The terminal went away (end of its input or EIO): abort and close the turn, exit 130.
+      this.#gate.once('hangup', () => void this.#quit({ code: EXIT_CODES.aborted }));
+      // A paste arrives as one piece (bracketed), to be sent as one message.
+      if (this.#out.isTTY) this.#out.write(BRACKETED_PASTE_ON);
+    } else {
+      // A failed read of piped input ends the input, as its end would.
+      process.stdin.on('error', () => this.#rl.close());
+    }
     this.#rl = createInterface({
       input: this.#gate ?? process.stdin,
       output: this.#out,
@@ -125,12 +150,16 @@ class Repl {
     const exited = new Promise<number>((resolve) => {
       this.#exit = resolve;
     });
-    this.#print(this.#style.bold(`spine · ${this.#config.model} · ${this.#cwd}`));
-    this.#print(
-      this.#style.dim(
-        `session ${this.#active.session.id} · /help for commands · Ctrl-C cancels, twice exits`,
-      ),
-    );
+    // The banner, like the status line, breaks between its figures where it does not fit.
+    const columns = this.#out.isTTY ? this.#out.columns || 80 : Number.POSITIVE_INFINITY;
+    for (const line of fitFigures(['spine', this.#config.model, this.#cwd], columns))
+      this.#print(this.#style.bold(line));
+    const session = `session ${this.#active.session.id}`;
+    for (const line of fitFigures(
+      [session, '/help for commands', 'Ctrl-C cancels, twice exits'],
+      columns,
+    ))
+      this.#print(this.#style.dim(line));
     this.#rl.on('line', (line) => {
       this.#onLine(line).catch((error: unknown) => {
         reportError(error);
@@ -140,13 +169,16 @@ class Repl {
     this.#rl.on('SIGINT', () => this.#onInterrupt());
     // SIGTERM, or SIGHUP (the terminal went away): end the turn cleanly (turn/end in the log).
     for (const signal of ['SIGTERM', 'SIGHUP'] as const)
-      process.once(signal, () => void this.#quit());
-    // However the process ends, the terminal gets its own title back and no stuck progress.
-    process.once('exit', () => this.#terminal.restore());
-    // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
-    this.#rl.on('close', () => {
-      void this.#quit({ abort: false });
+      process.once(signal, () => void this.#quit({ code: EXIT_CODES.aborted }));
+    // However the process ends, the terminal gets its own title back and no stuck progress, and
+    // Node does not abort resetting a terminal that hung up.
+    process.once('exit', () => {
+      this.#terminal.restore();
+      if (this.#gate && this.#out.isTTY && !this.#gate.gone) this.#out.write(BRACKETED_PASTE_OFF);
+      releaseDeadTerminal(terminals);
     });
+    // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
+    this.#rl.on('close', () => this.#onInputEnd());
     this.#prompt();
     return exited;
   }
@@ -168,6 +200,7 @@ class Repl {
       this.#write(`\n${describeElicitation(request)}`);
       const line = await new Promise<string>((resolve) => {
         this.#elicitation = { resolve };
+        queueMicrotask(() => this.#answerAhead());
       });
       return parseElicitationAnswer(line, request);
     });
@@ -207,16 +240,28 @@ class Repl {
   }
 
   #prompt(): void {
+    if (this.#quitting) return;
     this.#rl.setPrompt(this.#turn ? '' : PROMPT);
     if (!this.#turn) this.#rl.prompt();
   }
 
-  async #onLine(raw: string): Promise<void> {
-    const line = raw.trim();
+  async #onLine(raw: string, options: { held?: boolean } = {}): Promise<void> {
+    if (this.#quitting) return;
+    // Off a terminal, a line read while a turn runs waits (it may answer the turn's question),
+    // and so does one read while the lines held before it are taken. Slash commands keep their
+    // course: those allowed during a turn run at once.
+    const held = !this.#gate && !raw.trimStart().startsWith('/');
+    if (held && (this.#turn || (this.#draining && !options.held))) {
+      this.#held.push(raw);
+      this.#answerAhead();
+      return;
+    }
+    // `exit` or `quit` alone ends the session, as /quit does.
+    const line = /^\s*(exit|quit)\s*$/i.test(raw) ? '/quit' : pastedText(raw).trim();
     this.#interrupts = 0;
     if (this.#exitAsked) {
       this.#exitAsked = false;
-      if (line.toLowerCase() === 'y') return void (await this.#quit());
+      if (line.toLowerCase() === 'y') return void (await this.#quit({ code: EXIT_CODES.aborted }));
       this.#print(this.#style.dim('background jobs keep running'));
       if (!line) return this.#prompt();
     }
@@ -232,6 +277,8 @@ class Repl {
       return;
     }
     if (!line) return this.#prompt();
+    // Ends the session at once, so that no line after it is taken (piped input).
+    if (!this.#turn && /^\/(quit|exit)$/.test(line)) return this.#quit();
     if (line.startsWith('/')) {
       if (
         this.#turn &&
@@ -358,12 +405,13 @@ class Repl {
         this.#terminal.progress(false);
         this.#approvals.denyAll();
         this.#interrupts = 0;
-        // Under 80 columns the status line is split between its figures, not mid-word.
-        const columns = (this.#out.isTTY && this.#out.columns) || 80;
-        this.#print(statusLine(active, this.#style, columns < 80 ? columns : undefined));
+        // On a terminal the status line is split between its figures where it does not fit.
+        const columns = this.#out.isTTY ? this.#out.columns || 80 : undefined;
+        this.#print(statusLine(active, this.#style, columns));
         this.#prompt();
         for (const line of this.#afterTurn.splice(0))
           this.#slash(line).catch((error: unknown) => reportError(error));
+        void this.#takeHeld();
       });
     this.#turn = { controller, done };
     this.#prompt();
@@ -379,7 +427,7 @@ class Repl {
         this.#print(question);
         return;
       }
-      void this.#quit();
+      void this.#quit({ code: EXIT_CODES.aborted });
       return;
     }
     if (this.#turn) {
@@ -436,20 +484,80 @@ class Repl {
     return { cwd: this.#cwd, exclude: this.#config.tools.exclude, mcp: this.#active.mcp };
   }
 
-  /** Ends the session: a running turn is aborted, or (at end of input) allowed to finish. */
-  async #quit(options: { abort?: boolean } = {}): Promise<void> {
+  /**
+   * Ends the session: a running turn is aborted (its questions denied), or with
+   * `abort: false` (end of input) allowed to finish. A later call that aborts still aborts the
+   * turn the first one waits for (the terminal hung up after Ctrl-D), and its code wins.
+   */
+  async #quit(options: { abort?: boolean; code?: number } = {}): Promise<void> {
+    if (options.code !== undefined) this.#exitCode = options.code;
+    if (options.abort !== false && this.#turn) {
+      this.#approvals.denyAll();
+      this.#elicitation?.resolve('cancel');
+      this.#elicitation = undefined;
+      this.#turn.controller.abort();
+    }
     if (this.#quitting) return;
     this.#quitting = true;
-    if (this.#turn) {
-      if (options.abort !== false) this.#turn.controller.abort();
-      await this.#turn.done;
-    }
+    if (this.#turn) await this.#turn.done;
     this.#detach();
     this.#panel?.dispose();
     await this.#active.finish('exit');
     this.#terminal.restore();
     this.#rl.close();
     this.#gate?.close();
-    this.#exit(EXIT_CODES.ok);
+    this.#exit(this.#exitCode);
+  }
+
+  /**
+   * The input ended: once the running turn ends (and the lines read ahead are taken), the
+   * session ends. A question open now, or asked later, is denied (fail closed; exit 4).
+   */
+  #onInputEnd(): void {
+    this.#inputEnded = true;
+    this.#answerAhead();
+    if (!this.#turn && this.#held.length === 0) void this.#quit({ abort: false });
+  }
+
+  /**
+   * Answers the open question (approval or MCP elicitation) with the next line read ahead,
+   * off a terminal; at the end of input with none left, denies it.
+   */
+  #answerAhead(): void {
+    while (this.#approvals.isOpen || this.#elicitation) {
+      const line = this.#held.shift();
+      if (line === undefined && !this.#inputEnded) return;
+      // On a terminal one key still answers an approval after Ctrl-D closed the input line.
+      if (line === undefined && this.#gate && !this.#elicitation) return;
+      if (this.#elicitation) {
+        const { resolve } = this.#elicitation;
+        this.#elicitation = undefined;
+        this.#write(`${line ?? ''}\n`);
+        resolve(line?.trim() ?? 'cancel');
+      } else if (line !== undefined) {
+        this.#approvals.answerEchoed(line.trim());
+      } else {
+        // Fail closed: nobody is left to answer. The session then exits 4 (a call denied).
+        this.#exitCode = EXIT_CODES.toolDenied;
+        this.#approvals.denyOpen('(end of input)');
+      }
+    }
+  }
+
+  /** After a turn: the lines read ahead are taken in order; at the end of input, exits. */
+  async #takeHeld(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
+    while (!this.#turn && !this.#quitting) {
+      const line = this.#held.shift();
+      if (line === undefined) break;
+      await this.#onLine(line, { held: true }).catch((error: unknown) => {
+        reportError(error);
+        this.#prompt();
+      });
+    }
+    this.#draining = false;
+    if (this.#inputEnded && !this.#turn && this.#held.length === 0)
+      void this.#quit({ abort: false });
   }
 }

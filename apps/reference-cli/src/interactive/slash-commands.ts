@@ -49,7 +49,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   '/kill': '<id> stop a background job and everything it started',
   '/mcp': 'MCP servers: state, tools, problems; prompts run as /mcp__<server>__<prompt>',
   '/help': 'this list',
-  '/quit': 'end the session',
+  '/quit': 'end the session (so do `exit`, `quit` and Ctrl-D)',
 };
 
 const SANDBOXES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
@@ -75,6 +75,7 @@ export async function runSlashCommand(
         '  @path      reference a workspace file (Tab completes); the agent reads it with its tools',
       );
       print('  Ctrl-C     cancel the running turn; twice to exit');
+      print('  Ctrl-D     end the session once the running turn ends (like exit, quit, /quit)');
       return { kind: 'done' };
     case '/quit':
     case '/exit':

@@ -1,6 +1,5 @@
 // Verifies the tamper-evident chain of a JSONL session file without parsing its events: per
 // line, a seq read from the line's first bytes and one SHA-256 over the line.
-
 import { CHAIN_HEX_LENGTH, carriesValue, chainKeyAt } from './internal/chain.js';
 import { createHash, hash } from './internal/crypto.js';
 import { CopiedChains, forkCopyOf } from './internal/fork-anchor.js';

@@ -37,7 +37,16 @@ describe('exit codes and error reports', () => {
     });
     expect(exitCodeOf(refused)).toBe(EXIT_CODES.usage);
     expect(captured(() => reportError(refused))).toMatch(
-      /refused mkdir on \/x \(EEXIST\); check that path/,
+      /could not mkdir \/x: it exists and is not a directory \(EEXIST\); check that path/,
+    );
+    const listen = Object.assign(new Error('listen EADDRINUSE: address already in use'), {
+      code: 'EADDRINUSE',
+      syscall: 'listen',
+      address: '127.0.0.1',
+      port: 8080,
+    });
+    expect(captured(() => reportError(listen))).toMatch(
+      /could not listen on 127\.0\.0\.1:8080: the address is already in use \(EADDRINUSE\)/,
     );
     for (const code of ['SESSION_CORRUPT', 'STORE_UNAVAILABLE', 'SESSION_LOCKED'] as const)
       expect(exitCodeOf(new SpineError({ code, message: 'x' }))).toBe(EXIT_CODES.usage);

@@ -6,13 +6,13 @@
 //     from CommonJS (`require`), and `.mts`/`.cts` files that import every entry point type-check
 //     with `strict` under `moduleResolution` `nodenext` and `bundler`, first without `@types/node`
 //     in the consumer's own dependencies, then with it, and with `"types": []` (no `@types` at all);
-//     the installed `spine mcp serve` answers an MCP client's `initialize`;
+//     the installed `spine acp` and `spine mcp serve` answer their clients' `initialize`;
 //  2. one consumer project with `@spine/session-log` alone (plus the `@spine/protocol` tarball it
 //     depends on): a session is written from ESM and from CommonJS, and the same two type checks.
 //  3. the CLI alone, as `npm i @spine/cli` installs it (its optional peers absent): node_modules
-//     stays under 42 MB, `spine demo` runs, `spine acp` answers an editor's `initialize`, and
-//     `spine doctor` names the optional @spine/mcp with its install command (a failed check once
-//     `.mcp.json` configures a server, and `spine run` then exits 2 with that command);
+//     stays under 42 MB, `spine demo` runs, and `spine doctor` names the optional @spine/mcp with
+//     its install command (a failed check once `.mcp.json` configures a server, and `spine run`
+//     then exits 2 with that command);
 //  4. the loaders and sessions of 1 and 2, and `spine demo`, again under each pinned Node version
 //     of scripts/lib/node-versions.mjs (the oldest `engines` allows and the newest 22.x; official
 //     binaries from the npm registry, cached outside the repository; a failed download fails);
@@ -211,6 +211,11 @@ const allPackagesDir = consumer('all-packages', published, ['typescript@5.9.3'])
   // the DeepSeek tokenizer, are not installed here).
   const spine = join(dir, 'node_modules', '@spine', 'cli', 'bin', 'spine.js');
   run(`${name}: spine demo`, 'node', [spine, 'demo'], dir);
+  // The ACP and MCP servers (optional peers, installed here) from the installed bundle.
+  await answersOnStdio(`${name}: spine acp`, spine, ['acp'], dir, {
+    method: 'initialize',
+    params: { protocolVersion: 1 },
+  });
   await answersOnStdio(`${name}: spine mcp serve`, spine, ['mcp', 'serve'], dir, {
     method: 'initialize',
     params: {
@@ -300,10 +305,6 @@ const sessionLogDir = consumer(
   }
   const spine = join(dir, 'node_modules', '@spine', 'cli', 'bin', 'spine.js');
   run(`${name}: spine demo`, 'node', [spine, 'demo'], dir);
-  await answersOnStdio(`${name}: spine acp`, spine, ['acp'], dir, {
-    method: 'initialize',
-    params: { protocolVersion: 1 },
-  });
   const mcpLine = () => {
     // No key here, so the provider check fails and doctor exits 7; its JSON report is complete.
     const result = spawnSync(process.execPath, [spine, 'doctor', '--json'], {

@@ -2,6 +2,7 @@ import type { TurnResult } from '@spine/agent-loop';
 import { explainMissingPart } from '@spine/harness';
 import { isModelErrorCode, ModelError, SpineError } from '@spine/protocol';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
+import { systemReason } from './system-reasons.js';
 
 /** The session a command is working on, named in a bug report. */
 let currentSession: { id: string; dir: string } | undefined;
@@ -88,29 +89,12 @@ interface SystemError {
   port?: number;
 }
 
-/** What the operating system's error codes mean for a person. */
-const SYSTEM_REASONS: { [code: string]: string } = {
-  ENOENT: 'it does not exist',
-  EACCES: 'permission denied',
-  EPERM: 'the operation is not permitted',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is exceeded',
-  EISDIR: 'it is a directory',
-  ENOTDIR: 'a part of the path is not a directory',
-  EEXIST: 'it already exists',
-  EMFILE: 'too many open files',
-  EADDRINUSE: 'the address is already in use',
-  EADDRNOTAVAIL: 'the address is not available on this machine',
-  EIO: 'an input/output error (a terminal that went away, or a failing disk)',
-};
-
 /** "could not open /x/y: permission denied (EACCES)", with the advice that fits the call. */
 function systemErrorText(system: SystemError): string {
   const reason =
     system.syscall === 'mkdir' && system.code === 'EEXIST'
       ? 'it exists and is not a directory'
-      : (SYSTEM_REASONS[system.code] ?? 'the operating system refused');
+      : systemReason(system.code);
   if (system.syscall === 'listen' || system.syscall === 'bind') {
     const where = system.port === undefined ? '' : ` ${system.address ?? ''}:${system.port}`;
     return `could not listen on${where}: ${reason} (${system.code}); choose another port`;

@@ -23,6 +23,13 @@ export { NOT_STARTED_CONTENT, OUTCOME_UNKNOWN_CONTENT } from './session-recovery
 export { SurfaceState } from './session-surface.js';
 export type { JsonlStoreOptions } from './store-jsonl.js';
 export { createJsonlStore } from './store-jsonl.js';
+export type {
+  JsonlFileProblem,
+  JsonlFileProblemReason,
+  ListJsonlSessionsOptions,
+  ListJsonlSessionsResult,
+} from './store-jsonl-list.js';
+export { listJsonlSessions } from './store-jsonl-list.js';
 export type { LastJsonlEventOptions } from './store-jsonl-peek.js';
 export { readJsonlHeader, readLastJsonlEvent } from './store-jsonl-peek.js';
 export type { MemoryStoreOptions } from './store-memory.js';

@@ -1,13 +1,10 @@
 import { join } from 'node:path';
 import type { SessionEvent, SessionHeaderBody } from '@spine/protocol';
 import { closeSync, fstatSync, openSync, readSync } from './internal/fs.js';
-import { readFirstLine } from './internal/jsonl-read.js';
+import { readHeaderLine, SAFE_ID } from './internal/jsonl-files.js';
 
 // Cheap looks into a stored JSONL session file without opening the session (no lock, no full
 // read): its header from the first line, or the last event of a type read from the end.
-
-/** Session ids the JSONL store accepts (the same rule as `createJsonlStore`). */
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 function fileOf(dir: string, sessionId: string): string | undefined {
   return SAFE_ID.test(sessionId) ? join(dir, `${sessionId}.jsonl`) : undefined;
@@ -15,15 +12,14 @@ function fileOf(dir: string, sessionId: string): string | undefined {
 
 /**
  * The header of a session stored by {@link createJsonlStore} in `dir`, read from its first line
- * only (cheap on any size). Undefined when the file is missing, the id is not a valid session id,
- * or the first line is not a `session/header` event.
+ * only (cheap on any size). Undefined when the file is missing or cannot be read, the id is not a
+ * valid session id, or the first line is not a `session/header` event.
  */
 export function readJsonlHeader(dir: string, sessionId: string): SessionHeaderBody | undefined {
   const path = fileOf(dir, sessionId);
   if (!path) return undefined;
   try {
-    const event = readFirstLine(path, 64 * 1024) as SessionEvent<SessionHeaderBody> | undefined;
-    return event?.type === 'session/header' ? event.body : undefined;
+    return readHeaderLine(path, 64 * 1024);
   } catch {
     return undefined;
   }

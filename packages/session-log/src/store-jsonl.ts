@@ -24,15 +24,13 @@ import {
   linkSync,
   mkdirSync,
   openSync,
-  readdirSync,
   rmSync,
-  statSync,
   syncDirectory,
   truncateSync,
   writeSync,
 } from './internal/fs.js';
+import { SAFE_ID } from './internal/jsonl-files.js';
 import {
-  readFirstLine,
   readJsonlBatches,
   readJsonlEvents,
   readJsonlRange,
@@ -47,6 +45,7 @@ import {
 import { JsonlWriter } from './internal/jsonl-writer.js';
 import { checkRange } from './internal/range.js';
 import * as hooks from './internal/store-hooks.js';
+import { listJsonlSessions } from './store-jsonl-list.js';
 import type { FsyncPolicy } from './types.js';
 import { verifyJsonlLogInChunks } from './verify-jsonl.js';
 
@@ -81,8 +80,6 @@ export interface JsonlStoreOptions {
    */
   chain?: boolean;
 }
-
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 function pathFor(dir: string, id: string): string {
   if (!SAFE_ID.test(id)) {
@@ -325,33 +322,8 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
     },
 
     async list(listOptions: { limit?: number } = {}): Promise<SessionSummary[]> {
-      if (!existsSync(dir)) return [];
-      // Stat every file, then read headers newest first only until the limit is reached.
-      const files: Array<{ name: string; size: number; mtime: Date }> = [];
-      for (const name of readdirSync(dir)) {
-        if (!name.endsWith('.jsonl')) continue;
-        try {
-          const stat = statSync(join(dir, name));
-          if (stat.isFile()) files.push({ name, size: stat.size, mtime: stat.mtime });
-        } catch {
-          // Removed while listing: skip it.
-        }
-      }
-      files.sort((a, b) => b.mtime.getTime() - a.mtime.getTime());
-      const limit = listOptions.limit ?? Number.POSITIVE_INFINITY;
-      const summaries: SessionSummary[] = [];
-      for (const file of files) {
-        if (summaries.length >= limit) break;
-        const first = readFirstLine(join(dir, file.name)) as SessionEvent | undefined;
-        if (first?.type !== 'session/header') continue;
-        summaries.push({
-          id: file.name.slice(0, -'.jsonl'.length),
-          header: first.body as SessionHeaderBody,
-          sizeBytes: file.size,
-          updatedAt: file.mtime.toISOString(),
-        });
-      }
-      return summaries;
+      // A file that is not an openable session (see listJsonlSessions' problems) is left out.
+      return listJsonlSessions(dir, listOptions).summaries;
     },
   };
   return store;

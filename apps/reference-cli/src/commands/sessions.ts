@@ -3,7 +3,7 @@ import { visibleJson, visibleText } from '@spine/protocol';
 import { formatBytes, formatCost } from '@spine/tui';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { listJsonlSessions } from '../history/list-jsonl.js';
+import { listSessionFolder } from '../history/list-jsonl.js';
 
 /** `spine sessions`: one line per session from headers only (title, time, size, model, cost). */
 export async function sessionsCommand(
@@ -16,10 +16,10 @@ export async function sessionsCommand(
   }
   const storeUrl = storeUrlOf(config);
   if (storeUrl) return (await import('../workers/sessions.js')).listStoreSessions(storeUrl, flags);
-  // The folder is listed here rather than by the store so that one unreadable file, or one whose
-  // name no command accepts, is marked instead of failing the whole list.
+  // The folder is listed with its problems rather than by the store's `list()` (which leaves them
+  // out) so that one unreadable file, or one whose name no command accepts, is marked.
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-  const { summaries: all, problems } = listJsonlSessions(
+  const { summaries: all, problems } = listSessionFolder(
     config.sessionDir,
     flags.here || limit === undefined ? {} : { limit },
   );

@@ -6,7 +6,7 @@ import { readSessionIndex, storeFor, storeUrlOf, UsageError } from '@spine/harne
 import type { PostgresStore } from '@spine/store-postgres';
 import { type AgentFlags, configForFlags } from '../cli-options.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { listJsonlSessions } from '../history/list-jsonl.js';
+import { listSessionFolder } from '../history/list-jsonl.js';
 import type { SessionList } from './pages.js';
 import { createAuditServer } from './server.js';
 
@@ -29,7 +29,7 @@ export async function serveCommand(flags: AgentFlags & { port?: string }): Promi
     // A JSONL folder is listed so that one unreadable file is marked, not a failure of the list.
     const listing = postgres
       ? { summaries: await store.list(), problems: [] }
-      : listJsonlSessions(config.sessionDir);
+      : listSessionFolder(config.sessionDir);
     const summaries = listing.summaries;
     const sorted = summaries.sort((a, b) =>
       (b.updatedAt ?? b.header.createdAt).localeCompare(a.updatedAt ?? a.header.createdAt),

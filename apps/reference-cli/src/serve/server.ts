@@ -6,11 +6,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { basename, join } from 'node:path';
 import { type SessionEvent, type SessionStore, SpineError } from '@spine/protocol';
 import { type ChunkWriter, createChunkWriter, streamSink } from '@spine/tui';
-import { systemReason } from '../history/list-jsonl.js';
 import { inertLine } from '../html/escape.js';
 import { writeSessionHtml } from '../html/export-html.js';
 import { cspHash, PAGE_CSS, pageFoot, pageHead } from '../html/page.js';
 import { TimelineRenderer } from '../html/timeline.js';
+import { systemReason } from '../system-reasons.js';
 import { followJsonl } from './follow-jsonl.js';
 import { type FollowingStore, followPostgres } from './follow-postgres.js';
 import { LIVE_SCRIPT } from './live.js';
@@ -29,7 +29,8 @@ export interface AuditServerOptions {
   leased?: (id: string) => Promise<boolean>;
 }
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+// The ids the JSONL store accepts (a session it lists must open here too: up to 200 characters).
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 const HEADERS = {
@@ -61,9 +62,22 @@ function failureOf(error: unknown, sessionDir?: string): [number, string] {
   if (error instanceof Error && typeof system.code === 'string' && /^E[A-Z]+$/.test(system.code)) {
     const file = system.path ? ` ${basename(system.path)}` : '';
     const status = system.code === 'EACCES' || system.code === 'EPERM' ? 403 : 422;
-    return [status, `cannot read${file}: ${systemReason(error)} [${system.code}]`];
+    return [
+      status,
+      `cannot read${file}: ${systemReason(system.code)} (${system.code}) [${system.code}]`,
+    ];
   }
   return [500, 'spine serve failed to render this page; `spine show` on the session says why'];
+}
+
+/**
+ * The server-sent event that ends a live follow which cannot go on (`event: failed`), its HTML
+ * saying why, like the error of a page.
+ */
+function followFailure(error: unknown, sessionDir?: string): string {
+  const [, message] = failureOf(error, sessionDir);
+  const html = `<p class="bad" id="live-error">The live view stopped: ${inertLine(message)}</p>`;
+  return `event: failed\ndata: ${JSON.stringify({ html })}\n\n`;
 }
 
 /** An HTML page saying why a session page cannot be shown, with the headers of every page. */
@@ -192,6 +206,11 @@ export function createAuditServer(options: AuditServerOptions): Server {
         );
       }
       if (!controller.signal.aborted) response.write('event: end\ndata: {}\n\n');
+    } catch (error) {
+      // The log turned unreadable or corrupt while followed. The stream ends cleanly with the
+      // reason, which the page shows: a dropped connection would make the browser reconnect
+      // from the page's first seq, append the same events again and fail again, forever.
+      if (!controller.signal.aborted) response.write(followFailure(error, options.sessionDir));
     } finally {
       clearInterval(heartbeat);
       response.end();

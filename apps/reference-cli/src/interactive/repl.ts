@@ -34,6 +34,7 @@ import { terminalHighlighter } from './code-highlight.js';
 import { exitQuestion, jobsRunningNote } from './job-commands.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, KeyGate, pastedText } from './key-gate.js';
 import { attachLiveView } from './live-view.js';
+import { type OpenElicitation, ReadAhead } from './read-ahead.js';
 import { runSlashCommand } from './slash-commands.js';
 import { releaseDeadTerminal, terminalDescriptors } from './terminal-gone.js';
 import { openTranscriptPager } from './transcript-pager.js';
@@ -73,7 +74,7 @@ class Repl {
   /** Subagents' live lines; all output passes through it (@spine/tui's SubagentPanel). */
   #panel: SubagentPanel | undefined;
   /** An MCP server's question (elicitation) waiting for the person's next line. */
-  #elicitation: { resolve: (line: string) => void } | undefined;
+  #elicitation: OpenElicitation | undefined;
   #interrupts = 0;
   /** True while the question before an exit that stops background jobs waits for its answer. */
   #exitAsked = false;
@@ -83,15 +84,8 @@ class Repl {
   #quitting = false;
   /** The code the session exits with: 130 once aborted (Ctrl-C twice, SIGTERM, SIGHUP). */
   #exitCode: number = EXIT_CODES.ok;
-  /** The input ended (Ctrl-D, the end of piped input, the terminal gone): no more answers. */
-  #inputEnded = false;
-  /**
-   * Off a terminal, lines read while a turn runs: the next ones answer the questions the turn
-   * asks (answers are lines there), and the rest are taken in order once it ends.
-   */
-  #held: string[] = [];
-  /** True while the lines held during a turn are taken, in order. */
-  #draining = false;
+  /** Off a terminal, lines read ahead: answers to the turn's questions, or the next messages. */
+  readonly #readAhead: ReadAhead;
   #exit!: (code: number) => void;
   /** The session's latest title; the first request sets one when there is none. */
   #title: string | undefined;
@@ -119,7 +113,29 @@ class Repl {
         }),
       print: (text) => this.#print(text),
       interrupt: () => this.#onInterrupt(),
-      opened: () => this.#answerAhead(),
+      opened: () => this.#readAhead.answer(),
+    });
+    this.#readAhead = new ReadAhead({
+      terminal: () => this.#gate !== undefined,
+      turnRunning: () => this.#turn !== undefined,
+      quitting: () => this.#quitting,
+      approvals: this.#approvals,
+      elicitation: () => this.#elicitation,
+      closeElicitation: () => {
+        this.#elicitation = undefined;
+      },
+      write: (text) => this.#write(text),
+      denyOpen: () => {
+        // Fail closed: nobody is left to answer. The session then exits 4 (a call denied).
+        this.#exitCode = EXIT_CODES.toolDenied;
+        this.#approvals.denyOpen('(end of input)');
+      },
+      enter: (line) =>
+        this.#onLine(line, { held: true }).catch((error: unknown) => {
+          reportError(error);
+          this.#prompt();
+        }),
+      finished: () => void this.#quit({ abort: false }),
     });
   }
 
@@ -177,8 +193,9 @@ class Repl {
       if (this.#gate && this.#out.isTTY && !this.#gate.gone) this.#out.write(BRACKETED_PASTE_OFF);
       releaseDeadTerminal(terminals);
     });
-    // End of input (Ctrl-D, or the end of piped input) lets a running turn finish.
-    this.#rl.on('close', () => this.#onInputEnd());
+    // End of input (Ctrl-D, or the end of piped input) lets a running turn finish; a question
+    // open now, or asked later, is denied (fail closed; exit 4).
+    this.#rl.on('close', () => this.#readAhead.end());
     this.#prompt();
     return exited;
   }
@@ -200,7 +217,7 @@ class Repl {
       this.#write(`\n${describeElicitation(request)}`);
       const line = await new Promise<string>((resolve) => {
         this.#elicitation = { resolve };
-        queueMicrotask(() => this.#answerAhead());
+        queueMicrotask(() => this.#readAhead.answer());
       });
       return parseElicitationAnswer(line, request);
     });
@@ -250,12 +267,7 @@ class Repl {
     // Off a terminal, a line read while a turn runs waits (it may answer the turn's question),
     // and so does one read while the lines held before it are taken. Slash commands keep their
     // course: those allowed during a turn run at once.
-    const held = !this.#gate && !raw.trimStart().startsWith('/');
-    if (held && (this.#turn || (this.#draining && !options.held))) {
-      this.#held.push(raw);
-      this.#answerAhead();
-      return;
-    }
+    if (this.#readAhead.hold(raw, options)) return;
     // `exit` or `quit` alone ends the session, as /quit does.
     const line = /^\s*(exit|quit)\s*$/i.test(raw) ? '/quit' : pastedText(raw).trim();
     this.#interrupts = 0;
@@ -411,7 +423,7 @@ class Repl {
         this.#prompt();
         for (const line of this.#afterTurn.splice(0))
           this.#slash(line).catch((error: unknown) => reportError(error));
-        void this.#takeHeld();
+        void this.#readAhead.take();
       });
     this.#turn = { controller, done };
     this.#prompt();
@@ -507,57 +519,5 @@ class Repl {
     this.#rl.close();
     this.#gate?.close();
     this.#exit(this.#exitCode);
-  }
-
-  /**
-   * The input ended: once the running turn ends (and the lines read ahead are taken), the
-   * session ends. A question open now, or asked later, is denied (fail closed; exit 4).
-   */
-  #onInputEnd(): void {
-    this.#inputEnded = true;
-    this.#answerAhead();
-    if (!this.#turn && this.#held.length === 0) void this.#quit({ abort: false });
-  }
-
-  /**
-   * Answers the open question (approval or MCP elicitation) with the next line read ahead,
-   * off a terminal; at the end of input with none left, denies it.
-   */
-  #answerAhead(): void {
-    while (this.#approvals.isOpen || this.#elicitation) {
-      const line = this.#held.shift();
-      if (line === undefined && !this.#inputEnded) return;
-      // On a terminal one key still answers an approval after Ctrl-D closed the input line.
-      if (line === undefined && this.#gate && !this.#elicitation) return;
-      if (this.#elicitation) {
-        const { resolve } = this.#elicitation;
-        this.#elicitation = undefined;
-        this.#write(`${line ?? ''}\n`);
-        resolve(line?.trim() ?? 'cancel');
-      } else if (line !== undefined) {
-        this.#approvals.answerEchoed(line.trim());
-      } else {
-        // Fail closed: nobody is left to answer. The session then exits 4 (a call denied).
-        this.#exitCode = EXIT_CODES.toolDenied;
-        this.#approvals.denyOpen('(end of input)');
-      }
-    }
-  }
-
-  /** After a turn: the lines read ahead are taken in order; at the end of input, exits. */
-  async #takeHeld(): Promise<void> {
-    if (this.#draining) return;
-    this.#draining = true;
-    while (!this.#turn && !this.#quitting) {
-      const line = this.#held.shift();
-      if (line === undefined) break;
-      await this.#onLine(line, { held: true }).catch((error: unknown) => {
-        reportError(error);
-        this.#prompt();
-      });
-    }
-    this.#draining = false;
-    if (this.#inputEnded && !this.#turn && this.#held.length === 0)
-      void this.#quit({ abort: false });
   }
 }

@@ -6,8 +6,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { createJsonlStore, Session } from '@spine/session-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeChainedSession } from './chained-session.js';
 import { sampleSessionEvents } from './fixtures.js';
 import { HOSTILE_CONTROLS } from './hostile-session.js';
 import { BIN, isolatedEnv, runCli, writeSessionFile } from './run-cli.js';
@@ -15,28 +15,6 @@ import { BIN, isolatedEnv, runCli, writeSessionFile } from './run-cli.js';
 /** Raw C0/C1/bidi characters a terminal would act on (tab and line feed excluded). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-
-/** A chained session of two turns whose last answer says `answer`. */
-async function chainedSession(dir: string, id: string): Promise<void> {
-  const session = await Session.create({
-    store: createJsonlStore({ dir, fsync: 'never' }),
-    id,
-    title: 'chained',
-  });
-  session.append('turn/start', {}, { turn: 1 });
-  session.append(
-    'user/message',
-    { content: 'say done', source: 'user' },
-    { turn: 1, surfaceOp: { op: 'append' } },
-  );
-  session.append(
-    'assistant/message',
-    { content: [{ type: 'text', text: 'ALL-DONE' }], finishReason: 'stop' },
-    { turn: 1, step: 1, surfaceOp: { op: 'append' } },
-  );
-  session.append('turn/end', { reason: 'completed' }, { turn: 1 });
-  await session.close();
-}
 
 function get(
   url: URL,
@@ -243,7 +221,7 @@ describe('spine serve and spine sessions with an unreadable file', { timeout: 18
 describe('the audit surfaces on hostile logs', { timeout: 180_000 }, () => {
   it('puts the altered event of an edited log at the top of the HTML audit', async () => {
     const { env, sessionDir } = isolatedEnv();
-    await chainedSession(sessionDir, 'edited');
+    await writeChainedSession(sessionDir, 'edited');
     const path = join(sessionDir, 'edited.jsonl');
     writeFileSync(path, readFileSync(path, 'utf8').replace('ALL-DONE', 'ALL-D0NE'));
     const verify = await runCli(['verify', 'edited', '--json'], { env });
@@ -258,7 +236,7 @@ describe('the audit surfaces on hostile logs', { timeout: 180_000 }, () => {
     // Before the timeline, not after it.
     expect(html.indexOf('id="chain"')).toBeLessThan(html.indexOf('id="timeline"'));
 
-    await chainedSession(sessionDir, 'intact');
+    await writeChainedSession(sessionDir, 'intact');
     await runCli(['export', 'intact', '--format', 'html', '-o', out], { env });
     expect(readFileSync(out, 'utf8')).toMatch(
       /<p class="ok chain" id="chain" data-ok="true">hash chain verified: all \d+ events chain/,

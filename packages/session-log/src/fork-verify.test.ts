@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { requestHeader } from '../test/request-header.js';
 import { SessionCorruptError } from './errors.js';
 import { sealText } from './internal/chain.js';
 import { Session } from './session.js';
@@ -16,27 +17,6 @@ const pathOf = (id: string): string => join(dir, `${id}.jsonl`);
 const surface = { surfaceOp: { op: 'append' as const } };
 let serial = 0;
 const nextId = (prefix: string): string => `${prefix}-${++serial}`;
-
-/** A request/header body as the agent loop writes it, recording the chain head. */
-function requestHeader(turn: number, chain: { seq: number; h: string } | undefined) {
-  return {
-    turn,
-    step: 1,
-    attempt: 1,
-    model: 'm',
-    provider: 'p',
-    systemHash: 'sha256:s',
-    toolsHash: 'sha256:t',
-    generation: 0,
-    messageCount: turn,
-    seqs: { ranges: [] },
-    addedHashes: [],
-    messagesHash: 'sha256:m',
-    requestHash: 'sha256:r',
-    prefix: { kept: 0, of: 0, extends: true, causes: [] },
-    ...(chain ? { chain } : {}),
-  };
-}
 
 /** Appends `turns` turns to `session`, each with a request/header recording the chain head. */
 let lastTurn = 0;

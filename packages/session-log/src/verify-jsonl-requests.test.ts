@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { requestHeader } from '../test/request-header.js';
 import { sealText } from './internal/chain.js';
 import { Session } from './session.js';
 import { createJsonlStore } from './store-jsonl.js';
@@ -11,31 +12,6 @@ import { verifyJsonlLog } from './verify-jsonl.js';
 const dir = mkdtempSync(join(tmpdir(), 'spine-verify-requests-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const surface = { surfaceOp: { op: 'append' as const } };
-
-/** A request/header body as the agent loop writes it, with the chain head when there is one. */
-function header(
-  turn: number,
-  chain: { seq: number; h: string } | undefined,
-): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    turn,
-    step: 1,
-    attempt: 1,
-    model: 'm',
-    provider: 'p',
-    systemHash: 'sha256:s',
-    toolsHash: 'sha256:t',
-    generation: 0,
-    messageCount: turn,
-    seqs: { ranges: [] },
-    addedHashes: [],
-    messagesHash: 'sha256:m',
-    requestHash: 'sha256:r',
-    prefix: { kept: 0, of: 0, extends: true, causes: [] },
-  };
-  if (chain !== undefined) body.chain = chain;
-  return body;
-}
 
 /**
  * Turns that each end with a request/header recording (or not) the chain head. The events are
@@ -55,9 +31,11 @@ async function writeLog(id: string, record: boolean): Promise<string> {
       { turn, ...surface },
     );
     await session.flush();
-    session.append('request/header', header(turn, record ? session.chainHead() : undefined), {
-      turn,
-    });
+    session.append(
+      'request/header',
+      requestHeader(turn, record ? session.chainHead() : undefined),
+      { turn },
+    );
     session.append(
       'assistant/message',
       { content: [{ type: 'text', text: `done ${turn}` }], finishReason: 'stop' },
@@ -132,7 +110,7 @@ describe('request/header chain values', () => {
     session.append('user/message', { content: 'b', source: 'user' }, surface);
     // Nothing written since the header line: the record names it, and verify accepts that.
     expect(session.chainHead()?.seq).toBe(1);
-    session.append('request/header', header(1, session.chainHead()), { turn: 1 });
+    session.append('request/header', requestHeader(1, session.chainHead()), { turn: 1 });
     await session.flush();
     expect(session.chainHead()?.seq).toBe(4);
     await session.close();

@@ -8,7 +8,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { ResolvedModel, SpineConfig } from '@spine/harness';
 import type { AcpSession } from './internal/acp-session.js';
-import { BadCursorError, LIST_PAGE_SIZE, listSessions } from './internal/list.js';
+import { BadCursorError, isDirectory, LIST_PAGE_SIZE, listSessions } from './internal/list.js';
 import { type OpenContext, openSession } from './internal/open-session.js';
 import { type MessageStream, orderedStream } from './internal/ordered-stream.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from './internal/permissions.js';
@@ -25,7 +25,7 @@ import {
 } from './internal/presets.js';
 import { promptInput } from './internal/prompt-content.js';
 import { ReplayFold } from './internal/replay.js';
-import { requestErrorOf } from './internal/request-errors.js';
+import { checkCwdForm, requestErrorOf } from './internal/request-errors.js';
 
 /** A JSON-RPC message as the SDK's message streams carry it. */
 export type AcpMessage = Record<string, unknown>;
@@ -231,8 +231,12 @@ export async function serveAcp(
       'session/list',
       explained(async ({ params }) => {
         const cwd = params.cwd ?? undefined;
-        if (cwd !== undefined && !isAbsolute(cwd))
-          throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+        if (cwd !== undefined) {
+          checkCwdForm(acp, cwd, isAbsolute);
+          // A filter, not a workspace to open: no session can be loaded into a folder that is not
+          // there, so the page is empty (and the folder's configuration is never asked for).
+          if (!isDirectory(cwd)) return { sessions: [] };
+        }
         try {
           return await listSessions(
             options.config(cwd ?? process.cwd()),

@@ -1,7 +1,8 @@
 // `session/list` through the SDK's client: the store's sessions newest first, paged by an opaque
 // cursor that survives a session written between two pages, filtered by workspace, and a cursor
-// the agent did not make refused as invalid params. Every message validated against the schema.
-import { mkdirSync } from 'node:fs';
+// the agent did not make refused as invalid params, and a workspace filter that names no folder
+// answered with an empty page. Every message validated against the schema.
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -97,6 +98,44 @@ describe('session/list over ACP', () => {
       }),
       { numRuns: 60 },
     );
+    expect(peer.validator.problems).toEqual([]);
+  }, 60_000);
+
+  it('lists nothing for a cwd that is not a folder, and refuses a cwd with NUL like session/new', async () => {
+    fx = await fixture([]);
+    const workspace = fx.workspace;
+    const base = fx.config();
+    // Like `spine acp`'s: the configuration of a workspace that is not a directory is an error.
+    const asked: string[] = [];
+    peer = await connect((cwd) => {
+      asked.push(cwd);
+      if (!statSync(cwd).isDirectory()) throw new Error(`${cwd} is not a directory`);
+      return base;
+    });
+    await peer.agent.request('initialize', { protocolVersion: 1 });
+    const created = await peer.agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    const file = join(workspace, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const notFolders = [join(workspace, 'missing'), join(workspace, 'missing', 'deeper'), file];
+    for (const cwd of notFolders) {
+      await expect(peer.agent.request('session/list', { cwd })).resolves.toEqual({ sessions: [] });
+    }
+    for (const cwd of notFolders) expect(asked).not.toContain(cwd);
+    for (const [cwd, message] of [
+      ['relative/dir', 'cwd must be an absolute path'],
+      ['', 'cwd must be an absolute path'],
+      [`${workspace}/a\0b`, 'cwd contains a NUL character'],
+    ] as const) {
+      const listed = peer.agent.request('session/list', { cwd });
+      await expect(listed).rejects.toMatchObject({ code: -32602 });
+      await expect(listed).rejects.toThrow(message);
+      const opened = peer.agent.request('session/new', { cwd, mcpServers: [] });
+      await expect(opened).rejects.toMatchObject({ code: -32602 });
+      await expect(opened).rejects.toThrow(message);
+    }
+    // The folder that exists still lists its session.
+    const listed = await peer.agent.request('session/list', { cwd: workspace });
+    expect(listed.sessions.map((session) => session.sessionId)).toEqual([created.sessionId]);
     expect(peer.validator.problems).toEqual([]);
   }, 60_000);
 });

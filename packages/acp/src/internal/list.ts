@@ -1,6 +1,7 @@
 // `session/list`: the sessions of the store, newest first, a page at a time. The cursor names the
 // last session of the page (its time and id), so a session written between two pages neither
 // shifts the next page nor repeats one already sent; a cursor Spine did not make is refused.
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { ListSessionsResponse, SessionInfo } from '@agentclientprotocol/sdk';
 import { currentSessionTitle, type SpineConfig, storeFor } from '@spine/harness';
@@ -42,6 +43,15 @@ function decodeCursor(text: string): Cursor {
     // Falls through to the typed error.
   }
   throw new BadCursorError();
+}
+
+/** True when `path` is a directory the agent can see (false when missing, a file or unreadable). */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 const timeOf = (summary: SessionSummary): string =>

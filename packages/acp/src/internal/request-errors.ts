@@ -24,15 +24,24 @@ function withCode(
 }
 
 /**
+ * Checks the form of a `cwd` the client sent: absolute, no NUL (whether it exists is not asked).
+ *
+ * @throws {RequestError} -32602 (invalid params) naming what is wrong.
+ */
+export function checkCwdForm(sdk: Sdk, cwd: string, isAbsolute: (path: string) => boolean): void {
+  if (cwd.includes('\0'))
+    throw sdk.RequestError.invalidParams({ cwd }, 'cwd contains a NUL character');
+  if (!isAbsolute(cwd))
+    throw sdk.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+}
+
+/**
  * Checks a session's `cwd` the client sent: absolute, no NUL, an existing directory.
  *
  * @throws {RequestError} -32602 (invalid params) naming what is wrong.
  */
 export function checkCwd(sdk: Sdk, cwd: string, isAbsolute: (path: string) => boolean): void {
-  if (cwd.includes('\0'))
-    throw sdk.RequestError.invalidParams({ cwd }, 'cwd contains a NUL character');
-  if (!isAbsolute(cwd))
-    throw sdk.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  checkCwdForm(sdk, cwd, isAbsolute);
   let directory: boolean;
   try {
     directory = statSync(cwd).isDirectory();

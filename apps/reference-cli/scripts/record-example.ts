@@ -34,13 +34,17 @@ try {
     model: `deepseek/${modelId}`,
     title: 'Fix the failing test of the example workspace',
   });
+  const defaults = defaultConfig(process.env);
   const config = {
-    ...defaultConfig(process.env),
+    ...defaults,
     sessionDir,
     approval: 'never-ask' as const,
     lsp: { enabled: false },
     web: { enabled: false },
     instructions: { enabled: true, userFile: join(workspace, 'no-user-file.md') },
+    // No workspace checkpoints: their store (a git repository beside the log) is not shipped with
+    // the example, and without it the log's events keep the seqs the guides and tests cite.
+    rewind: { ...defaults.rewind, checkpoints: false },
   };
   const wired = await wireAgent({
     config,

@@ -1,26 +1,19 @@
-// A parent session with a subagent: the recorded example session twice, the second as the child
-// of the first (its header names the parent), and a second turn in the parent that starts and
-// ends the child, and starts one more that is not in the store.
-import { readFileSync, writeFileSync } from 'node:fs';
+// A parent session with a subagent: the recorded example session twice (without its chain), the
+// second as the child of the first (its header names the parent), and a second turn in the parent
+// that starts and ends the child, and starts one more that is not in the store.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP_DIR } from './run-cli.js';
+import { unchainedExampleEvents } from './fixtures.js';
 
 /** The ids {@link writeFamilySessions} writes, and the child it names but does not write. */
 export const FAMILY = { parent: 'example-parent', child: 'example-child', missing: 'gone-child' };
-
-function exampleLines(): Record<string, unknown>[] {
-  return readFileSync(join(APP_DIR, 'examples', 'sessions', 'example-fix-add.jsonl'), 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 const toJsonl = (lines: readonly unknown[]): string =>
   `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
 
 /** Writes the parent and the child into `dir` (a JSONL session folder). */
 export function writeFamilySessions(dir: string): void {
-  const parent = exampleLines();
+  const parent = unchainedExampleEvents();
   const parentHeader = (parent[0] as { body: Record<string, unknown> }).body;
   parentHeader.sessionId = FAMILY.parent;
   parentHeader.title = 'a session with a subagent';
@@ -36,7 +29,7 @@ export function writeFamilySessions(dir: string): void {
   add('turn/end', { reason: 'completed', steps: 1 });
   writeFileSync(join(dir, `${FAMILY.parent}.jsonl`), toJsonl(parent));
 
-  const child = exampleLines();
+  const child = unchainedExampleEvents();
   const childHeader = (child[0] as { body: Record<string, unknown> }).body;
   childHeader.sessionId = FAMILY.child;
   childHeader.title = 'the subagent';

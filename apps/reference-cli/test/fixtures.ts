@@ -1,3 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The example session as it was recorded before the JSONL store chained its lines and request
+ * headers said `hashing: 'chain/1'`: a real legacy log (the bundled example has been recorded
+ * again since). Tests of what Spine does with old logs read it.
+ */
+export const BEFORE_CHAIN = join(
+  import.meta.dirname,
+  'fixtures',
+  'example-fix-add-before-chain.jsonl',
+);
+
+/**
+ * The bundled example session's events without its chain: no line carries its chain value (`h`)
+ * and no request header its record of the chain head. For tests that edit the example into
+ * another session: an edited copy of a chained log would rightly read as tampered.
+ */
+export function unchainedExampleEvents(): Record<string, unknown>[] {
+  const file = join(import.meta.dirname, '..', 'examples', 'sessions', 'example-fix-add.jsonl');
+  return readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => {
+      const { h: _value, ...event } = JSON.parse(line) as Record<string, unknown>;
+      const body = event.body as Record<string, unknown>;
+      if (event.type === 'request/header') delete body.chain;
+      return event;
+    });
+}
+
 /** A small, hand-written session in the JSONL format of DESIGN.md (one tool call, then an answer). */
 export function sampleSessionEvents(id: string): object[] {
   const at = '2026-11-30T09:00:00.000Z';

@@ -1,9 +1,9 @@
 // A hostile corpus appended to the recorded example session as a second turn: every field a
 // person might read carries markup, event handlers, javascript: links, SVG with script, ANSI,
 // bidi and C1 controls, and one tool output is a 10 MB single line. Nothing in it may run.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP_DIR } from './run-cli.js';
+import { unchainedExampleEvents } from './fixtures.js';
 
 /** Markup that would run script, were it ever parsed as HTML by the browser. */
 export const HOSTILE_MARKUP = [
@@ -33,16 +33,9 @@ export const HOSTILE_MARKDOWN = [
 /** The size of the single-line tool output. */
 export const BIG_OUTPUT_BYTES = 10 * 1024 * 1024;
 
-/** Writes the example session plus the hostile turn as `<dir>/<id>.jsonl`; returns the path. */
+/** Writes the example session (unchained) and the hostile turn as `<dir>/<id>.jsonl`; its path. */
 export function writeHostileSession(dir: string, id: string): string {
-  const example = readFileSync(
-    join(APP_DIR, 'examples', 'sessions', 'example-fix-add.jsonl'),
-    'utf8',
-  );
-  const lines = example
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = unchainedExampleEvents();
   const header = lines[0] as { body: Record<string, unknown> };
   header.body.sessionId = id;
   header.body.title = `title ${HOSTILE_MARKUP} ${HOSTILE_CONTROLS}`;

@@ -1,14 +1,16 @@
 // `spine export --format html` opened in a real browser (chromium through playwright-core): the
 // page makes no request, runs nothing from the hostile corpus, shows the log's totals, lands deep
 // links, and shows a verification mismatch on the request whose input was altered.
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createJsonlStore, Session } from '@spine/session-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchBrowser, type PageWatch, type TestBrowser } from './browser.js';
+import { writeChainedSession } from './chained-session.js';
 import { FAMILY, writeFamilySessions } from './family-session.js';
+import { BEFORE_CHAIN } from './fixtures.js';
 import { BIG_OUTPUT_BYTES, writeHostileSession } from './hostile-session.js';
+import { LONG_URL, LONG_WORD, writeLongWordSession } from './long-word-session.js';
 import { APP_DIR, isolatedEnv, runCli, tempFolder } from './run-cli.js';
 
 const EXAMPLE = 'example-fix-add';
@@ -94,6 +96,8 @@ describe('spine export --format html in a real browser', { timeout: 300_000 }, (
       log.requests,
     );
     await expect(page.locator('#verdict').textContent()).resolves.toContain('verified');
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
+    await expect(page.locator('#chain').innerText()).resolves.toMatch(/^hash chain verified/);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'export-timeline.png') });
@@ -187,24 +191,7 @@ describe('spine export --format html in a real browser', { timeout: 300_000 }, (
 
   it('puts the first altered event of an edited log at the top of the page, requests still verified', async () => {
     const sessions = join(tempFolder('spine-html-'), 'sessions');
-    const session = await Session.create({
-      store: createJsonlStore({ dir: sessions, fsync: 'never' }),
-      id: 'edited',
-      title: 'an edited log',
-    });
-    session.append('turn/start', {}, { turn: 1 });
-    session.append(
-      'user/message',
-      { content: 'say done', source: 'user' },
-      { turn: 1, surfaceOp: { op: 'append' } },
-    );
-    session.append(
-      'assistant/message',
-      { content: [{ type: 'text', text: 'ALL-DONE' }], finishReason: 'stop' },
-      { turn: 1, step: 1, surfaceOp: { op: 'append' } },
-    );
-    session.append('turn/end', { reason: 'completed' }, { turn: 1 });
-    await session.close();
+    await writeChainedSession(sessions, 'edited', { title: 'an edited log' });
     const log = join(sessions, 'edited.jsonl');
     writeFileSync(log, readFileSync(log, 'utf8').replace('ALL-DONE', 'ALL-D0NE'));
     const file = await exportHtml(sessions, 'edited');
@@ -228,13 +215,70 @@ describe('spine export --format html in a real browser', { timeout: 300_000 }, (
     await expect(page.locator('#verdict').textContent()).resolves.toContain('verified');
     await page.close();
 
-    const example = await exportHtml(sessionsCopy(), EXAMPLE);
+    const before = join(tempFolder('spine-html-'), 'sessions');
+    mkdirSync(before);
+    copyFileSync(BEFORE_CHAIN, join(before, `${EXAMPLE}.jsonl`));
+    const example = await exportHtml(before, EXAMPLE);
     const unchained = await browser.open(pathToFileURL(example).href);
     // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
     await expect(unchained.page.locator('#chain').innerText()).resolves.toContain(
       'no event carries a chain value',
     );
     await unchained.page.close();
+  });
+
+  it('stays within the window when every field holds a 2,000-letter word or a long URL', async () => {
+    const sessions = join(tempFolder('spine-html-'), 'sessions');
+    await writeLongWordSession(sessions, 'long-words');
+    const file = await exportHtml(sessions, 'long-words');
+    const watch = await browser.open(pathToFileURL(file).href);
+    expectQuiet(watch, file);
+    const { page } = watch;
+    // Everything folded is opened, so what a reader can unfold is measured too.
+    const measure = `(() => {
+      for (const details of document.querySelectorAll('details')) details.open = true;
+      // What sticks out past the right edge (elements, and text by the element holding it), except
+      // inside a box that scrolls on its own (that box itself is measured).
+      const scrolls = (element) => getComputedStyle(element).overflowX !== 'visible';
+      const clipped = (element) => {
+        for (let up = element.parentElement; up; up = up.parentElement) if (scrolls(up)) return true;
+        return false;
+      };
+      const wide = new Set();
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ALL);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const element = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
+        if (!element || clipped(node.nodeType === Node.TEXT_NODE ? node : element)) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const box = node.nodeType === Node.TEXT_NODE ? range : element;
+        if (box.getBoundingClientRect().right <= window.innerWidth) continue;
+        wide.add(element.tagName + (element.className ? '.' + element.className : ''));
+      }
+      return {
+        scrollWidth: document.scrollingElement.scrollWidth,
+        innerWidth: window.innerWidth,
+        wide: [...wide],
+        text: document.body.textContent ?? '',
+      };
+    })()`;
+    for (const width of [1200, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const found = await page.evaluate<{
+        scrollWidth: number;
+        innerWidth: number;
+        wide: string[];
+        text: string;
+      }>(measure);
+      expect(found.text).toContain(LONG_WORD);
+      expect(found.text).toContain(LONG_URL);
+      expect(found.innerWidth).toBe(width);
+      expect({ width, wide: found.wide }).toEqual({ width, wide: [] });
+      expect(found.scrollWidth).toBeLessThanOrEqual(found.innerWidth);
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'export-long-words.png') });
+    await page.close();
   });
 
   it('runs nothing from a hostile corpus and folds a 10 MB single-line output', async () => {

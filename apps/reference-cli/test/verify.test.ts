@@ -1,8 +1,9 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createJsonlStore, Session } from '@spine/session-log';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SESSION_ID } from '../scripts/example-task.js';
+import { BEFORE_CHAIN } from './fixtures.js';
 import { APP_DIR, isolatedEnv, runCli } from './run-cli.js';
 
 const surface = { surfaceOp: { op: 'append' as const } };
@@ -45,9 +46,20 @@ describe('spine verify', { timeout: 120_000 }, () => {
     });
   });
 
-  it('says a log written before the chain existed has nothing to verify, and refuses an unknown id', async () => {
+  it('verifies the bundled example session, whose every event chains from the header', async () => {
     const { env, sessionDir } = isolatedEnv();
     cpSync(join(APP_DIR, 'examples', 'sessions'), sessionDir, { recursive: true });
+    const example = await runCli(['verify', EXAMPLE_SESSION_ID], { env });
+    expect(example.code).toBe(0);
+    expect(example.stdout).toContain(
+      `${EXAMPLE_SESSION_ID}: 49 event(s), every event chains from the header`,
+    );
+  });
+
+  it('says a log written before the chain existed has nothing to verify, and refuses an unknown id', async () => {
+    const { env, sessionDir } = isolatedEnv();
+    mkdirSync(sessionDir, { recursive: true });
+    copyFileSync(BEFORE_CHAIN, join(sessionDir, `${EXAMPLE_SESSION_ID}.jsonl`));
     const old = await runCli(['verify', EXAMPLE_SESSION_ID], { env });
     expect(old.code).toBe(0);
     expect(old.stdout).toContain('no event carries a chain value');

@@ -16,11 +16,12 @@ import { legacyDigestRequest, legacyMessageHash } from '../src/internal/canonica
 import { paramsOfHeader, type RequestParams } from '../src/internal/request-params.js';
 
 // Replay against real JSONL files for both hashing schemes: headers written now (`chain/1`),
-// headers in the legacy form (no `hashing`, running hash), and the recorded example session
-// of the reference CLI. Every tamper is a byte edit of the file, then a read-only reopen.
+// headers in the legacy form (no `hashing`, running hash), and the reference CLI's example
+// session as it was recorded before `chain/1`. Every tamper is a byte edit of the file, then a
+// read-only reopen.
 
-const EXAMPLE = new URL(
-  '../../../apps/reference-cli/examples/sessions/example-fix-add.jsonl',
+const EXAMPLE_BEFORE_CHAIN = new URL(
+  '../../../apps/reference-cli/test/fixtures/example-fix-add-before-chain.jsonl',
   import.meta.url,
 );
 const tools: ToolSpec[] = [{ name: 'read', description: 'Reads a file', parameters: {} }];
@@ -248,9 +249,9 @@ describe('replay with the message chain (chain/1)', () => {
 });
 
 describe('replay of legacy headers (no hashing field)', () => {
-  it('verifies the recorded example session and names its tampered message, params and system', async () => {
+  it('verifies the example session recorded before chain/1 and names its tampered message, params and system', async () => {
     const source = { dir: tempDir(), id: 'example-fix-add' };
-    copyFileSync(EXAMPLE, join(source.dir, `${source.id}.jsonl`));
+    copyFileSync(EXAMPLE_BEFORE_CHAIN, join(source.dir, `${source.id}.jsonl`));
     const headers = readEvents(source.dir, source.id).filter(
       (event) => event.type === 'request/header',
     );

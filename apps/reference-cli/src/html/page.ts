@@ -8,7 +8,7 @@ import { escapeHtml } from './escape.js';
 export const PAGE_CSS = `
 :root{color-scheme:light dark;--fg:#1d1f21;--bg:#fff;--mute:#666;--line:#ddd;--ok:#116b2e;--bad:#b00020;--ins:#d8f5dd;--del:#fbe0e3;--code:#f5f5f5}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e6e6;--bg:#16181b;--mute:#9a9a9a;--line:#33373c;--ok:#5fd08a;--bad:#ff7b8a;--ins:#173d22;--del:#4a1d24;--code:#202328}}
-body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0}
+body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0;overflow-wrap:anywhere}
 main{display:flex;flex-direction:column;max-width:1100px;margin:0 auto;padding:16px}
 header.session{order:0}#totals{order:1}#timeline{order:2}#verification{order:3}#children{order:4}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;border-bottom:1px solid var(--line);padding-bottom:4px}
@@ -22,7 +22,7 @@ section.turn{border-left:3px solid var(--line);padding-left:12px;margin:12px 0}
 .ctl{background:#fff3bf;color:#7a4b00;border-radius:2px;font-family:monospace}
 pre{background:var(--code);padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all;max-height:40em;overflow-y:auto;margin:4px 0}
 ins{background:var(--ins);text-decoration:none}del{background:var(--del)}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid var(--line);padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}
+table{border-collapse:collapse;font-size:13px;display:block;max-width:100%;overflow-x:auto;overflow-wrap:break-word}td,th{border:1px solid var(--line);padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}
 .cut{border-top:2px dashed #e0a800;margin:6px 0;font-size:12px;color:#a06d00}
 .dropped-link{text-decoration:underline dotted}
 .pager a{margin-right:12px}

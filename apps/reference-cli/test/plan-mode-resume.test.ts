@@ -46,11 +46,14 @@ describe('spine resume of a session in plan mode', { timeout: 400_000 }, () => {
       const id = (sessionLog(sessionDir)[0]?.body.sessionId as string) ?? '';
 
       // No --approval: the configured default (ask) does not take the session out of plan mode.
-      const kept = await runCli(['resume', id, ...model, '--cwd', cwd, '--json', 'write it'], {
+      const kept = await runCli(['resume', id, ...model, '--cwd', cwd, 'write it'], {
         env,
         timeoutMs: 180_000,
       });
       expect(kept.code, kept.stderr).toBe(4);
+      // The hint names plan mode: nobody was going to be asked.
+      expect(kept.stderr).toContain('the session is in plan mode');
+      expect(kept.stderr).not.toContain('nobody could be asked');
       expect(existsSync(join(cwd, 'made.txt'))).toBe(false);
       let log = sessionLog(sessionDir);
       expect(log.find((e) => e.type === 'tool/approval')?.body).toMatchObject({

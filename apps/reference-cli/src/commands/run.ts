@@ -189,10 +189,17 @@ async function runTask(options: {
     process.stderr.write(
       style.dim(`${describeTurnEnd(result)} · session ${started.session.id}${cost}\n`),
     );
-    if (result.deniedTools.length && !interactiveApproval && loaded.config.approval === 'ask') {
+    // The policy in force, not the configured one: a resumed session can still be in plan mode.
+    if (result.deniedTools.length && !interactiveApproval && started.approval === 'ask') {
       process.stderr.write(
         style.dim(
           'nobody could be asked: pass --approval auto-edit or never-ask for unattended runs\n',
+        ),
+      );
+    } else if (result.deniedTools.length && started.approval === 'plan') {
+      process.stderr.write(
+        style.dim(
+          'the session is in plan mode (read, search and fetch only): to carry out the plan, pass --approval ask, auto-edit or never-ask\n',
         ),
       );
     }

@@ -8,6 +8,10 @@
 // provider keys are removed from the environment, so an example that needs one must say so and
 // exit 0. Blocks without such an import, and blocks fenced as `ts excerpt`, are fragments (signatures,
 // parts of a program) and are listed, not run.
+// A block fenced as `ts prints` also documents what it prints: the comment after each
+// `console.log(…);` is that line's output, `…` standing for text left out, and the run's stdout
+// must hold every part in order (exit 0 alone let an example print a denial where the README
+// promised a started job).
 // Each example then runs again under every pinned Node version of scripts/lib/node-versions.mjs
 // (the oldest `engines` allows and the newest 22.x), transpiled once to `.mjs` (TypeScript's
 // transpileModule: the type check above already ran) and run by that binary directly (tsx's
@@ -57,9 +61,44 @@ for (const source of sources) {
     const label = `${where} block ${index}`;
     // A `ts excerpt` fence marks part of a program (it names things defined elsewhere).
     if (!match[1].includes('excerpt') && /from\s+['"]@spine\//.test(code)) {
-      examples.push({ label, code });
+      examples.push({ label, code, prints: match[1].includes('prints') ? printedParts(code) : [] });
     } else fragments.push(label);
   }
+}
+
+/** The documented output of a `ts prints` block: each console.log comment, split at `…`. */
+function printedParts(code) {
+  const parts = [];
+  for (const line of code.split('\n')) {
+    const comment = line.match(/console\.log\(.*\);\s*\/\/\s*(.+)$/)?.[1];
+    if (comment)
+      parts.push(
+        ...comment
+          .split('…')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      );
+  }
+  return parts;
+}
+
+/** The first documented part `stdout` lacks (the parts are looked for in order), or undefined. */
+function missingPart(stdout, parts) {
+  let from = 0;
+  for (const part of parts) {
+    const at = stdout.indexOf(part, from);
+    if (at < 0) return part;
+    from = at + part.length;
+  }
+  return undefined;
+}
+
+/** A problem when a `ts prints` example's output is not the documented one. */
+function outputProblem(example, stdout, where) {
+  const missing = missingPart(stdout, example.prints);
+  if (missing === undefined) return undefined;
+  const printed = stdout.trim().split('\n').slice(-8).join('\n  ');
+  return `${example.label}${where}: printed something else than documented (no ${JSON.stringify(missing)})\n  ${printed}`;
 }
 
 // 2. One consumer project with every published package from its tarball.
@@ -151,8 +190,11 @@ for (const example of files) {
     [join(project, example.file)],
     { cwd, env, encoding: 'utf8', timeout: 120_000 },
   );
-  const status = result.status === 0 ? 'ok' : `exit ${result.status ?? result.signal}`;
+  const wrong = result.status === 0 ? outputProblem(example, result.stdout, '') : undefined;
+  const status =
+    result.status !== 0 ? `exit ${result.status ?? result.signal}` : wrong ? 'output' : 'ok';
   console.log(`readme-examples: ${status.padEnd(8)} ${example.label}`);
+  if (wrong) problems.push(wrong);
   if (result.status !== 0) {
     problems.push(
       `${example.label}: ${status}\n  ${`${result.stdout}${result.stderr}`.trim().split('\n').slice(-8).join('\n  ')}`,
@@ -174,6 +216,9 @@ for (const { version, binary } of nodes) {
       problems.push(
         `${example.label} under Node ${version}: exit ${result.status ?? result.signal}\n  ${`${result.stdout}${result.stderr}`.trim().split('\n').slice(-8).join('\n  ')}`,
       );
+    } else {
+      const wrong = outputProblem(example, result.stdout, ` under Node ${version}`);
+      if (wrong) problems.push(wrong);
     }
   }
 }

@@ -14,7 +14,7 @@ export type { AgentFlags } from './cli-flags.js';
 /**
  * Loads the configuration for a command: the flags become the top layer.
  *
- * @throws {InvalidConfigError} for a bad file, variable or flag.
+ * @throws an {@link InvalidConfigError} for a bad file, variable or flag.
  */
 export function configForFlags(flags: AgentFlags): { loaded: LoadedConfig; cwd: string } {
   const cwd = resolve(flags.cwd ?? process.cwd());
@@ -26,16 +26,17 @@ export function configForFlags(flags: AgentFlags): { loaded: LoadedConfig; cwd: 
     const value = (flags as Record<string, unknown>)[key];
     if (value === undefined) continue;
     if (key === 'maxSteps') {
-      if (!/^\d+$/.test(String(value))) {
+      if (!/^[1-9]\d*$/.test(String(value))) {
         throw new UsageError({
           message: `--max-steps expects a positive integer, got "${String(value)}"`,
         });
       }
       layer[key] = Number(value);
     } else if (key === 'maxCost') {
-      if (!/^\d+(\.\d+)?$/.test(String(value)))
+      // 0 would stop nothing before the first request, which is sent and paid for.
+      if (!/^\d+(\.\d+)?$/.test(String(value)) || Number(value) <= 0)
         throw new UsageError({
-          message: `--max-cost expects an amount in USD such as 0.50, got "${String(value)}"`,
+          message: `--max-cost expects a positive amount in USD such as 0.50, got "${String(value)}"`,
         });
       layer[key] = Number(value);
     } else if (key === 'maxTokens') {

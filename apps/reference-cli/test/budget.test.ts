@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   createScriptedModelServer,
   type ReceivedRequest,
@@ -136,7 +138,42 @@ describe('budgets through the CLI', { timeout: 240_000 }, () => {
       expect(bounded.code, bounded.stderr).toBe(0);
       const bad = await runCli(['run', ...priced, '--max-cost', 'lots', 'read'], { env });
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('--max-cost expects an amount in USD');
+      expect(bad.stderr).toContain('--max-cost expects a positive amount in USD');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a zero cost budget like a zero token budget, and words an out-of-range one (exit 2, nothing sent)', async () => {
+    const server = await createScriptedModelServer({ replies: [] });
+    try {
+      const { env, root } = isolatedEnv();
+      const workspace = exampleWorkspace('spine-budget-zero-');
+      const priced = ['--model', 'openai-compatible/deepseek-v4-flash'];
+      const base = [...priced, '--base-url', server.baseUrl, '--cwd', workspace];
+      const zeroCost = await runCli(['run', ...base, '--max-cost', '0', 'read'], { env });
+      expect(zeroCost.code).toBe(2);
+      expect(zeroCost.stderr).toContain(
+        '--max-cost expects a positive amount in USD such as 0.50, got "0"',
+      );
+      const zeroTokens = await runCli(['run', ...base, '--max-tokens', '0', 'read'], { env });
+      expect(zeroTokens.code).toBe(2);
+      expect(zeroTokens.stderr).toContain('--max-tokens expects a positive integer, got "0"');
+      const huge = await runCli(['run', ...base, '--max-tokens', '99999999999999999999', 'read'], {
+        env,
+      });
+      expect(huge.code).toBe(2);
+      expect(huge.stderr).toContain(
+        'key "maxTokens": expected a whole number no larger than 9007199254740991. Fix the value',
+      );
+      expect(huge.stderr).not.toContain('Too big');
+      // The configuration file's key is held to the same rule.
+      mkdirSync(join(root, 'config'), { recursive: true });
+      writeFileSync(join(root, 'config', 'config.json'), JSON.stringify({ maxCost: 0 }));
+      const fromFile = await runCli(['run', ...base, 'read'], { env });
+      expect(fromFile.code).toBe(2);
+      expect(fromFile.stderr).toContain('key "maxCost": expected a number greater than 0.');
+      expect(server.requests).toHaveLength(0);
     } finally {
       await server.close();
     }

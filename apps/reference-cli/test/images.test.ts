@@ -1,5 +1,13 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createScriptedModelServer, makeGif, makePng, makePngBomb } from '@spine/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +118,20 @@ describe('spine run with images', { timeout: 180_000 }, () => {
   });
 });
 
+/** `spine run --image <file> look` against an Anthropic model at `baseUrl`. */
+function runWithImage(
+  baseUrl: string,
+  cwd: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+): Promise<CliResult> {
+  const model = ['--model', 'anthropic/claude-sonnet-4-5', '--base-url', baseUrl];
+  return runCli(['run', ...model, '--cwd', cwd, '--image', file, 'look'], {
+    env,
+    timeoutMs: 60_000,
+  });
+}
+
 describe('spine run refuses images it cannot send', { timeout: 120_000 }, () => {
   it('refuses a text-only model before any request (exit 2)', async () => {
     const server = await createScriptedModelServer({ replies: [{ text: 'never' }] });
@@ -154,23 +176,40 @@ describe('spine run refuses images it cannot send', { timeout: 120_000 }, () => 
         ['cut.png', /cut\.png was refused: the image\/png file is incomplete/],
       ];
       for (const [file, message] of cases) {
-        const run = await runCli(
-          [
-            'run',
-            '--model',
-            'anthropic/claude-sonnet-4-5',
-            '--base-url',
-            server.baseUrl,
-            '--cwd',
-            cwd,
-            '--image',
-            file,
-            'look',
-          ],
-          { env },
-        );
+        const run = await runWithImage(server.baseUrl, cwd, file, env);
         expect(run.stderr).toMatch(message);
         expect(run.code).toBe(2);
+      }
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a device, a FIFO without a writer and a symlink to /dev/zero at once, reading nothing (exit 2)', async () => {
+    const server = await createScriptedModelServer({ replies: [{ text: 'never' }] });
+    try {
+      const { env } = isolatedEnv({ ANTHROPIC_API_KEY: KEY });
+      const cwd = exampleWorkspace('spine-images-devices-');
+      execFileSync('mkfifo', [join(cwd, 'pipe.png')]);
+      symlinkSync('/dev/zero', join(cwd, 'zero.png'));
+      // A sparse file past the cap: refused by what is read, never read whole.
+      writeFileSync(join(cwd, 'huge.png'), shot);
+      truncateSync(join(cwd, 'huge.png'), 64 * 1024 * 1024);
+      const cases: [string, RegExp][] = [
+        ['/dev/zero', /\/dev\/zero was refused: not a regular file/],
+        ['/dev/urandom', /\/dev\/urandom was refused: not a regular file/],
+        ['pipe.png', /pipe\.png was refused: not a regular file/],
+        ['zero.png', /zero\.png was refused: not a regular file/],
+        ['huge.png', /huge\.png was refused: 67108864 bytes is over the 5242880-byte cap/],
+      ];
+      for (const [file, message] of cases) {
+        const started = Date.now();
+        const run = await runWithImage(server.baseUrl, cwd, file, env);
+        expect(run.stderr).toMatch(message);
+        expect(run.code).toBe(2);
+        // Refused before reading: no waiting on the FIFO, no gigabytes from the device.
+        expect(Date.now() - started).toBeLessThan(45_000);
       }
       expect(server.requests).toHaveLength(0);
     } finally {

@@ -63,12 +63,24 @@ export interface AcpServer {
   close(): Promise<void>;
 }
 
+/** Whether the configured model accepts images (advertised as `promptCapabilities.image`). */
+async function configuredModelTakesImages(options: AcpAgentOptions): Promise<boolean> {
+  if (options.model) return options.model.acceptsImages;
+  try {
+    const { resolveModel } = await import('@spine/harness');
+    return (await resolveModel(options.config(process.cwd()))).acceptsImages;
+  } catch {
+    // An unusable configuration is reported when a session opens; advertise no images.
+    return false;
+  }
+}
+
 /**
  * Serves Spine's agent to one ACP client (an editor) over `transport`: sessions created, loaded
  * from the log or resumed, prompt turns streamed as updates, approvals asked through the client
  * only when Spine's policy asks a person. Policy, sandbox and log stay Spine's.
  *
- * @throws {Error} when `@agentclientprotocol/sdk` cannot be loaded.
+ * @throws an {@link Error} when `@agentclientprotocol/sdk` cannot be loaded.
  * @example
  * ```ts
  * import { Readable, Writable } from 'node:stream';
@@ -82,18 +94,6 @@ export interface AcpServer {
  * await server.closed;
  * ```
  */
-/** Whether the configured model accepts images (advertised as `promptCapabilities.image`). */
-async function configuredModelTakesImages(options: AcpAgentOptions): Promise<boolean> {
-  if (options.model) return options.model.acceptsImages;
-  try {
-    const { resolveModel } = await import('@spine/harness');
-    return (await resolveModel(options.config(process.cwd()))).acceptsImages;
-  } catch {
-    // An unusable configuration is reported when a session opens; advertise no images.
-    return false;
-  }
-}
-
 export async function serveAcp(
   transport: AcpTransport,
   options: AcpAgentOptions,

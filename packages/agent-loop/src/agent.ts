@@ -7,6 +7,7 @@ import {
   outcomeUnknownText,
   type SessionLog,
   type ToolResultBody,
+  type UnsupportedSpecificationError,
   type Usage,
   type UserMessageBody,
 } from '@spine/protocol';
@@ -119,7 +120,7 @@ export class Agent extends EventEmitter<AgentEvents> {
    * first; call {@link Agent.resume} instead to continue it. Resolves with the last turn's
    * result; failures of the model or tools are results, not exceptions.
    *
-   * @throws {AgentBusyError} when a turn is already running.
+   * @throws an {@link AgentBusyError} when a turn is already running.
    * @example
    * ```ts
    * const result = await agent.run('Fix the failing test in src/math.ts');
@@ -159,7 +160,7 @@ export class Agent extends EventEmitter<AgentEvents> {
    * answered by the session on open), then queued `next-turn` inputs run. Resolves with
    * `undefined` when there is nothing to continue.
    *
-   * @throws {AgentBusyError} when a turn is already running.
+   * @throws an {@link AgentBusyError} when a turn is already running.
    */
   async resume(options: RunOptions = {}): Promise<TurnResult | undefined> {
     this.#enter();
@@ -185,7 +186,7 @@ export class Agent extends EventEmitter<AgentEvents> {
    * system prompt, tools and context window the next request would use. Without a compaction
    * engine it resolves `disabled` and changes nothing.
    *
-   * @throws {AgentBusyError} when a turn is running (compact between turns).
+   * @throws an {@link AgentBusyError} when a turn is running (compact between turns).
    * @example
    * ```ts
    * const outcome = await agent.compact({ focus: 'the parser bug' });
@@ -308,7 +309,8 @@ export class Agent extends EventEmitter<AgentEvents> {
  * Creates an agent over a session. The session may be new or reopened: turn numbers,
  * inbox queues, runtime-context state and usage totals are restored from its log.
  *
- * @throws {UnsupportedSpecificationError} when a collaborator has an unknown specificationVersion.
+ * @throws an {@link UnsupportedSpecificationError} when a collaborator has an unknown
+ *   specificationVersion.
  * @example
  * ```ts
  * const agent = createAgent({ session, model, modelId: 'deepseek-v4-flash', tools: runtime });

@@ -26,7 +26,7 @@ export class Inbox {
   /**
    * Restores both queues from `session` (its `agent-loop/inbox` projection when registered).
    *
-   * @throws {PartialHistoryError} for a lazily opened session without the projection.
+   * @throws a {@link PartialHistoryError} for a lazily opened session without the projection.
    */
   constructor(session: SessionLog) {
     this.#session = session;

@@ -29,7 +29,7 @@ export interface RestoredLoopState {
  * Reads the last turn number, the interrupted turn (if any) and the usage totals from the log
  * (its `agent-loop/turns` projection when registered). The result is the caller's to change.
  *
- * @throws {PartialHistoryError} for a lazily opened session without the projection.
+ * @throws a {@link PartialHistoryError} for a lazily opened session without the projection.
  */
 export function restoreLoopState(session: SessionLog): RestoredLoopState {
   const state = foldedState(session, loopStateFold);

@@ -103,7 +103,7 @@ export interface ReplayReport {
  * const report = replay(session);
  * if (!report.ok) console.error(report.firstMismatch);
  * ```
- * @throws {PartialHistoryError} for a lazily opened session (it needs every event: use
+ * @throws a {@link PartialHistoryError} for a lazily opened session (it needs every event: use
  * {@link replayStream}, or open the log with `history: 'full'`).
  */
 export function replay(session: SessionLog, options: ReplayOptions = {}): ReplayReport {
@@ -331,6 +331,8 @@ class Replayer {
     if (header.sessionId !== undefined) request.sessionId = header.sessionId;
     if (header.maxOutputTokens !== undefined) request.maxOutputTokens = header.maxOutputTokens;
     if (header.reasoning !== undefined) request.reasoning = header.reasoning;
+    // The recorded fallback, not the encoding client's configuration, decides the images.
+    if (header.imageFallback !== undefined) request.imageFallback = header.imageFallback;
     if (!mismatch && options.model?.encodeRequest) {
       const wire = options.model.encodeRequest(request);
       entry.wireBytes = Buffer.byteLength(wire);

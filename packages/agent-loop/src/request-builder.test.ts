@@ -186,6 +186,37 @@ describe('replay', () => {
     await reopened.close();
   });
 
+  it('records an image fallback in the header and its hash, and replays the request with it', async () => {
+    const session = await Session.create({ store: createMemoryStore() });
+    exchange(session, 1, 1, 'a');
+    const input = {
+      snapshot: new SystemPrompt('rules').assemble({ tools }),
+      modelId: 'm',
+      provider: 'p',
+      turn: 1,
+      step: 1,
+      attempt: 1,
+    };
+    const builder = new RequestBuilder(session);
+    const plain = builder.buildRequest(input);
+    const built = builder.buildRequest({ ...input, attempt: 2, imageFallback: 'placeholder' });
+    expect(plain.header.imageFallback).toBeUndefined();
+    expect(plain.request.imageFallback).toBeUndefined();
+    expect(built.header.imageFallback).toBe('placeholder');
+    expect(built.request.imageFallback).toBe('placeholder');
+    expect(built.header.messagesHash).toBe(plain.header.messagesHash);
+    expect(built.header.requestHash).not.toBe(plain.header.requestHash);
+    const fallbacks: (string | undefined)[] = [];
+    const report = replay(session, {
+      onRequest: (request) => fallbacks.push(request.imageFallback),
+    });
+    expect(report.ok).toBe(true);
+    expect(fallbacks).toEqual([undefined, 'placeholder']);
+    // Taken out of the log, the fallback no longer matches the recorded hash.
+    delete (session.get(built.headerSeq)!.body as RequestHeaderBody).imageFallback;
+    expect(replay(session).firstMismatch).toMatchObject({ attempt: 2 });
+  });
+
   it('detects an edited system prompt', async () => {
     const session = await Session.create({ store: createMemoryStore() });
     exchange(session, 1, 1, 'a');

@@ -50,6 +50,8 @@ export interface BuildRequestInput {
   reasoning?: ModelRequest['reasoning'];
   /** The token meter's estimate, recorded for calibration. */
   estimatedTokens?: number;
+  /** The client's fallback for images (`ModelClient.imageFallback`), recorded and hashed. */
+  imageFallback?: ModelRequest['imageFallback'];
 }
 
 /** A request ready to stream, and where it was recorded. */
@@ -105,7 +107,7 @@ export class RequestBuilder {
    * Reads the stored prompt and tool hashes and the last request from `session` (its
    * `agent-loop/requests` projection when registered).
    *
-   * @throws {PartialHistoryError} for a lazily opened session without the projection.
+   * @throws a {@link PartialHistoryError} for a lazily opened session without the projection.
    */
   constructor(session: SessionLog) {
     this.#session = session;
@@ -170,6 +172,7 @@ export class RequestBuilder {
     if (session.id) params.sessionId = session.id;
     if (input.maxOutputTokens !== undefined) params.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) params.reasoning = input.reasoning;
+    if (input.imageFallback !== undefined) params.imageFallback = input.imageFallback;
     const digest = hasher.digest(params);
 
     const previous = this.#previous;
@@ -239,6 +242,7 @@ export class RequestBuilder {
     if (params.sessionId !== undefined) header.sessionId = params.sessionId;
     if (input.maxOutputTokens !== undefined) header.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) header.reasoning = input.reasoning;
+    if (input.imageFallback !== undefined) header.imageFallback = input.imageFallback;
     if (input.estimatedTokens !== undefined) header.estimatedTokens = input.estimatedTokens;
     // The log's chain head anchors it in the request record (not in the request or its hash):
     // the last line written; waiting for this step's lines would put their encoding here.
@@ -270,6 +274,7 @@ export class RequestBuilder {
     if (params.sessionId !== undefined) request.sessionId = params.sessionId;
     if (input.maxOutputTokens !== undefined) request.maxOutputTokens = input.maxOutputTokens;
     if (input.reasoning !== undefined) request.reasoning = input.reasoning;
+    if (input.imageFallback !== undefined) request.imageFallback = input.imageFallback;
     // Image bytes are read from the session's blob store when the request is encoded.
     const blobs = session.blobs;
     if (blobs) request.images = blobs;

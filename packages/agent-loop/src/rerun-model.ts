@@ -30,7 +30,8 @@ export interface RecordedModel extends ModelClient {
  * recorded message, finish reason and usage). Used by `spine rerun` to re-execute a session's
  * tool calls against the current code with no network.
  *
- * @throws `ModelError` with code `INVALID_REQUEST` from `stream` when the recording has no output left.
+ * @throws a {@link ModelError} with code `INVALID_REQUEST` from `stream` when the recording has no
+ *   output left.
  * @example
  * ```ts
  * const model = createRecordedModel({ events: session.events() });

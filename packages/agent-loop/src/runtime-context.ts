@@ -30,7 +30,7 @@ export class RuntimeContextProjection {
    * Restores the last written snapshot from `session` (its `agent-loop/runtime-context`
    * projection when registered).
    *
-   * @throws {PartialHistoryError} for a lazily opened session without the projection.
+   * @throws a {@link PartialHistoryError} for a lazily opened session without the projection.
    */
   constructor(session: SessionLog) {
     this.#session = session;

@@ -29,7 +29,7 @@ import {
 import type { Inbox } from './inbox.js';
 import type { LoopThresholds } from './loop-detector.js';
 import { type ModelAnswer, readModelStream } from './model-stream.js';
-import { diagnoseOverflow } from './overflow.js';
+import { exceedsWindow, overflowHooks, refuseOversizedRequest } from './oversized-request.js';
 import type { BuildRequestInput, RequestBuilder } from './request-builder.js';
 import { failedAttempt, handleRequestError } from './request-error.js';
 import { fitToolResult } from './result-fit.js';
@@ -221,6 +221,18 @@ async function request(
       system: snapshot.system,
       tools: snapshot.tools,
     });
+    // A request estimated not to fit is not sent: compacted for, or the step fails.
+    if (measure && exceedsWindow(context, measure.tokens)) {
+      const refused = await refuseOversizedRequest(
+        context,
+        snapshot,
+        { at, tokens: measure.tokens, overflowCompactions },
+        signal,
+      );
+      if (refused.status !== 'compacted') return refused;
+      overflowCompactions++;
+      continue;
+    }
     const input: BuildRequestInput = {
       snapshot,
       modelId: context.modelId,
@@ -231,6 +243,9 @@ async function request(
     };
     if (context.maxOutputTokens !== undefined) input.maxOutputTokens = context.maxOutputTokens;
     if (context.reasoning !== undefined) input.reasoning = context.reasoning;
+    // Asked per request: the model may have been switched since the last one.
+    const imageFallback = context.model.imageFallback?.(context.modelId);
+    if (imageFallback !== undefined) input.imageFallback = imageFallback;
     if (measure) input.estimatedTokens = measure.tokens;
     if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
     const built = context.builder.buildRequest(input, signal ? { signal } : NO_OPTIONS);
@@ -241,33 +256,16 @@ async function request(
       const record = failedAttempt(error, built.headerSeq, attempt, signal?.aborted === true);
       session.append('assistant/attempt', record, at);
       if (signal?.aborted) return { status: 'aborted', phase: 'stream' };
-      let compactionAborted = false;
+      const { aborted: compactionAborted, ...hooks } = overflowHooks(context, snapshot, at, signal);
       const decision = await handleRequestError({
         error,
         attempt,
         overflowCompactions,
         retryPolicy: context.retryPolicy,
         contextWindow: context.contextWindow,
-        compact: context.compaction
-          ? async () => {
-              const outcome = await runCompaction(context, snapshot, 'overflow', at, signal);
-              compactionAborted = signal?.aborted === true;
-              return outcome;
-            }
-          : undefined,
-        diagnose: () =>
-          diagnoseOverflow({
-            session,
-            system: snapshot.system,
-            tools: snapshot.tools,
-            contextWindow: context.contextWindow,
-            ...(context.maxOutputTokens === undefined
-              ? {}
-              : { maxOutputTokens: context.maxOutputTokens }),
-            ...(context.meter ? { meter: context.meter } : {}),
-          }),
+        ...hooks,
       });
-      if (compactionAborted) return { status: 'aborted', phase: 'compaction' };
+      if (compactionAborted()) return { status: 'aborted', phase: 'compaction' };
       if (!decision.retry) return { status: 'failed', error: decision.error };
       if (decision.compactionId !== undefined) overflowCompactions++;
       const retry = {

@@ -56,6 +56,7 @@ export interface HarnessOptions {
   approval?: 'ask' | 'auto-edit' | 'never-ask' | 'deny-all';
   maxSteps?: number;
   compaction?: CompactionEngine;
+  meter?: AgentOptions['meter'];
   contextWindow?: number;
   approve?: AgentOptions['approve'];
   beforeTools?: AgentOptions['beforeTools'];
@@ -126,6 +127,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     retryPolicy: createRetryPolicy({ baseDelayMs: 5, maxDelayMs: 20, jitter: 0 }),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.compaction ? { compaction: options.compaction } : {}),
+    ...(options.meter ? { meter: options.meter } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.approve ? { approve: options.approve } : {}),
     ...(options.beforeTools ? { beforeTools: options.beforeTools } : {}),

@@ -114,15 +114,15 @@ describe('agent loop, end to end against a loopback model server', () => {
         { text: 'done' },
       ],
     });
-    const started = Date.now();
     const result = await harness.agent.run('Run three echoes.');
-    const elapsed = Date.now() - started;
     expect(result.reason).toBe('completed');
     const results = harness.events('tool/result').map((event) => event.body as ToolResultBody);
     expect(results.map((body) => body.toolCallId)).toEqual(['slow', 'mid', 'fast']);
+    // The fast call finished before the slow one, which was started first: they ran at once (run
+    // one after another, the slow one would finish first). No wall-clock bound: a busy machine
+    // stretched this run to 1.7 s and failed one.
     const finished = results.map((body) => Number(body.content.split(' at ')[1]));
     expect(finished[0]).toBeGreaterThan(finished[2] as number);
-    expect(elapsed).toBeLessThan(300 + 150 + 250);
     harness.replayOk();
   });
 

@@ -43,6 +43,25 @@ describe('context overflow compaction cannot fix', () => {
     // 2-core machine.
   }, 120_000);
 
+  it('does not send a request the meter says cannot fit, and names what does not fit', async () => {
+    const meter = createTokenMeter();
+    const compaction = createCompactionEngine({ meter });
+    harness = await createHarness({
+      replies: [{ text: 'never sent' }],
+      compaction,
+      meter,
+      contextWindow: 8_192,
+    });
+    const result = await harness.agent.run(`Look at this: ${'x'.repeat(60_000)}`);
+    expect(result.error).toBeInstanceOf(ContextOverflowError);
+    expect((result.error as ContextOverflowError).diagnosis.part).toBe('message');
+    expect(harness.server.requests).toHaveLength(0);
+    expect(harness.events('request/header')).toHaveLength(0);
+    expect((result.error as ContextOverflowError).compaction).toMatch(/could not make room/);
+    const end = harness.events('turn/end').at(-1)?.body as { error?: { code: string } };
+    expect(end.error?.code).toBe('CONTEXT_OVERFLOW');
+  }, 120_000);
+
   it('names the system prompt and tools when they alone do not fit', async () => {
     harness = await createHarness({ replies: [OVERFLOW], contextWindow: 4_200 });
     harness.prompt.register({

@@ -153,7 +153,8 @@ function settingsOf(params: CallOptions, redact: ReadonlySet<string>): JsonObjec
  * Contract: a call that cannot be recorded is not made (`RecordingFailedError`); model errors are
  * recorded, then rethrown unchanged. Flush or close the session to make the log durable.
  *
- * @throws {AiSdkOptionsError} when the session has a conflicting definition of an `ai-sdk/*` type.
+ * @throws an {@link AiSdkOptionsError} when the session has a conflicting definition of an
+ *   `ai-sdk/*` type.
  * @example
  * ```ts
  * const session = await Session.create({ store: createJsonlStore({ dir: '.spine/sessions' }) });

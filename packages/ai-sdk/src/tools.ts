@@ -12,6 +12,7 @@ import {
   type ApprovalRule,
   createToolRuntime,
   createWorkspaceTools,
+  type InvalidRuntimeOptionsError,
   type SandboxBackend,
   type ToolRuntime,
 } from '@spine/tool-runtime';
@@ -99,7 +100,9 @@ export interface SpineToolInputSchema {
     };
     /** The tool's JSON Schema, for input and output alike. */
     readonly jsonSchema: {
+      /** The schema of the tool's arguments (whatever `target` is asked). */
       readonly input: (options: { readonly target: string }) => JsonObject;
+      /** The same schema. */
       readonly output: (options: { readonly target: string }) => JsonObject;
     };
   };
@@ -169,8 +172,8 @@ function runtimeOf(options: SpineToolsOptions): ToolRuntime {
  * (including every call the policy asks about when there is no `approve`), timeouts and failures
  * are returned as `{ isError: true, content }` and reach the model as an `error-text` result.
  *
- * @throws {AiSdkOptionsError} for an unknown tool name.
- * @throws {InvalidRuntimeOptionsError} for a relative or missing `cwd`.
+ * @throws an {@link AiSdkOptionsError} for an unknown tool name.
+ * @throws an {@link InvalidRuntimeOptionsError} for a relative or missing `cwd`.
  * @example
  * ```ts
  * const tools = spineTools({ cwd: process.cwd(), approve: async () => 'once' });

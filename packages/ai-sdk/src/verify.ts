@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import type { JsonValue, SessionEvent } from '@spine/protocol';
+import type { JsonValue, SessionEvent, SpineError } from '@spine/protocol';
 import { createJsonlStore, Session, verifyJsonlLog } from '@spine/session-log';
 import { AI_SDK_EVENT_TYPES, type AiSdkCallBody, type AiSdkToolsBody } from './event-types.js';
 import {
@@ -160,7 +160,8 @@ export function verifyRecordedEvents(events: readonly SessionEvent[]): VerifyRec
  *
  * Contract: resolves with `{ ok: false, problem }` for a damaged log, never throws for one.
  *
- * @throws {SpineError} when the file cannot be opened at all (missing, locked by a corrupt store).
+ * @throws a {@link SpineError} when the file cannot be opened at all (missing, locked by a corrupt
+ *   store).
  * @example
  * ```ts
  * const result = await verifyRecording('.spine/sessions/1f0c….jsonl');

@@ -32,7 +32,12 @@ export interface InterruptedCall {
  * nothing this check understands.
  */
 export type CallIntent =
-  | { kind: 'file'; path: string; intended: (before: Buffer | null) => Buffer | null | undefined }
+  | {
+      kind: 'file';
+      path: string;
+      /** The bytes the call meant to leave (`null`: deleted; `undefined`: cannot be computed). */
+      intended: (before: Buffer | null) => Buffer | null | undefined;
+    }
   | { kind: 'command' }
   | undefined;
 
@@ -95,8 +100,35 @@ function finishedInStep(
 }
 
 /**
+ * The other commands of the call's step (finished or not): their changes to the workspace are in
+ * the same diff against the step's checkpoint and cannot be told from this call's.
+ */
+function otherCommandsInStep(
+  events: readonly SessionEvent[],
+  call: InterruptedCall,
+  intent: (call: InterruptedCall) => CallIntent,
+): number {
+  let count = 0;
+  for (const event of events) {
+    if (event.type !== 'tool/started' || event.turn !== call.turn || event.step !== call.step) {
+      continue;
+    }
+    const body = event.body as ToolStartedBody;
+    if (body.toolCallId === call.toolCallId) continue;
+    const other: InterruptedCall = { ...body, startedSeq: event.seq };
+    if (event.turn !== undefined) other.turn = event.turn;
+    if (event.step !== undefined) other.step = event.step;
+    if (intent(other)?.kind === 'command') count++;
+  }
+  return count;
+}
+
+/**
  * Verifies each interrupted call. Inconclusive checks (no checkpoint for the step, a tool this
- * check does not understand, a file an earlier call of the step also changed) give `unknown`.
+ * check does not understand, a file an earlier call of the step also changed, workspace changes
+ * a command shares with other commands of its step) give `unknown`. `intent` is asked about the
+ * interrupted calls and about the other calls of their steps (finished ones too): a command's
+ * changes can only be its own when no other command of the step ran.
  */
 export async function verifyInterruptedCalls(input: {
   events: readonly SessionEvent[];
@@ -126,7 +158,21 @@ export async function verifyInterruptedCalls(input: {
           (change) => earlier.get(change.path) === undefined,
         );
       }
-      verdicts.set(call.toolCallId, verdict);
+      const others =
+        verdict.verdict === 'files-changed' && verdict.changes.length > 0
+          ? otherCommandsInStep(events, call, input.intent)
+          : 0;
+      if (verdict.verdict === 'files-changed' && others > 0) {
+        const shown = verdict.changes
+          .slice(0, 20)
+          .map((change) => `${change.kind} ${change.path}`)
+          .join(', ');
+        const more = verdict.changes.length > 20 ? `, and ${verdict.changes.length - 20} more` : '';
+        verdicts.set(call.toolCallId, {
+          verdict: 'unknown',
+          reason: `files changed since the checkpoint before this step (${shown}${more}), but ${others} other command${others === 1 ? '' : 's'} of this step ran too, so which call changed them cannot be told`,
+        });
+      } else verdicts.set(call.toolCallId, verdict);
     } else if (finishedInStep(events, call).has(intent.path)) {
       verdicts.set(call.toolCallId, {
         verdict: 'unknown',

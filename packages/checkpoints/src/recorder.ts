@@ -5,6 +5,7 @@ import {
   assertSpecificationVersion,
   type SessionLog,
   type ToolCallPart,
+  type UnsupportedSpecificationError,
   type WorkspaceCheckpointBody,
   type WorkspacePathChange,
 } from '@spine/protocol';
@@ -88,7 +89,8 @@ export function checkpointBody(
  * Creates a recorder that writes `workspace/checkpoint` events of the whole workspace: before a
  * step whose calls may change files, and after the last step of a turn that recorded one.
  *
- * @throws {UnsupportedSpecificationError} when the store implements an unknown interface version.
+ * @throws an {@link UnsupportedSpecificationError} when the store implements an unknown interface
+ *   version.
  */
 export function createCheckpointRecorder(options: CheckpointRecorderOptions): CheckpointRecorder {
   assertSpecificationVersion('CheckpointStore', options.store);

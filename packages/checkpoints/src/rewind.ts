@@ -7,6 +7,7 @@ import {
   type SessionEvent,
   type SessionLog,
   type SessionRange,
+  type UnsupportedSpecificationError,
   type WorkspaceRestoredBody,
 } from '@spine/protocol';
 import type { CheckpointStore, UncoveredPath, WorkspaceChange } from './checkpoint-store.js';
@@ -26,7 +27,10 @@ export interface RewindOptions {
    * are streamed through `readEvents` when it has that method (a lazily opened session), else
    * read from `events()`.
    */
-  session: SessionLog & { readEvents?(range: SessionRange): AsyncIterable<SessionEvent> };
+  session: SessionLog & {
+    /** Streams the events of `range` in seq order, older ones from the store. */
+    readEvents?(range: SessionRange): AsyncIterable<SessionEvent>;
+  };
   /** The store holding the session's checkpoints. */
   store: CheckpointStore;
   /** Where to rewind to. */
@@ -84,9 +88,11 @@ export type RewindOutcome =
 /**
  * Rewinds the workspace of `session` to the checkpoint at `to`.
  *
- * @throws {CheckpointFailedError} when the store cannot read or write.
- * @throws {CheckpointStoreMissingError} when the store lost the target (nothing is changed).
- * @throws {UnsupportedSpecificationError} when the store implements an unknown interface version.
+ * @throws a {@link CheckpointFailedError} when the store cannot read or write.
+ * @throws a {@link CheckpointStoreMissingError} when the store lost the target (nothing is
+ *   changed).
+ * @throws an {@link UnsupportedSpecificationError} when the store implements an unknown interface
+ *   version.
  * @example
  * ```ts
  * const outcome = await rewindWorkspace({ session, store, to: { turn: 3 }, confirm: askPerson });

@@ -34,7 +34,7 @@ export const checkpointStoreConformanceCases: readonly ConformanceCase<Checkpoin
  * Runs every CheckpointStore case and reports which failed and why; a failing store never makes
  * it throw.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkCheckpointStore({ store: (workspace, directory) => createMyStore({ workspace, directory }) });

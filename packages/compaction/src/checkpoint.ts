@@ -69,7 +69,7 @@ export function priorFactsOf(
  * and their fixes, open items, pinned content, each with the seqs it came from. Facts of earlier
  * checkpoints inside the region are carried forward.
  *
- * @throws {CompactionFailedError} when the region is not a valid surface region.
+ * @throws a {@link CompactionFailedError} when the region is not a valid surface region.
  * @example
  * ```ts
  * const { text, facts } = buildDeterministicCheckpoint(session, { start: 2, end: 80 });

@@ -34,7 +34,8 @@ export interface SpineCompactionEngine extends CompactionEngine {
  * window, transactional checkpoints (deterministic record plus LLM summary), a breaker against
  * compaction loops, and optional background candidates with a two-level watermark.
  *
- * @throws {InvalidCompactionConfigError} when thresholds are not `0 < low <= soft <= high <= 1`.
+ * @throws an {@link InvalidCompactionConfigError} when thresholds are not
+ *   `0 < low <= soft <= high <= 1`.
  * @example
  * ```ts
  * const engine = createCompactionEngine({ meter: createTokenMeter(), summarizer });

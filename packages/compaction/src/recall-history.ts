@@ -51,7 +51,10 @@ export interface RecallHistoryOptions {
    * log is streamed, older events from the store, so a lazily opened session recalls events it
    * does not hold; without, `events()` is read.
    */
-  session: SessionLog & { readEvents?(range: SessionRange): AsyncIterable<SessionEvent> };
+  session: SessionLog & {
+    /** Streams the events of `range` in seq order, older ones from the store. */
+    readEvents?(range: SessionRange): AsyncIterable<SessionEvent>;
+  };
   /** Cap on the characters returned (default 24 000). */
   maxChars?: number;
   /** Cap on the characters of one event when several are returned (default 6 000). */

@@ -25,7 +25,7 @@ export interface SummarizationFallback {
  * `request/header` at or before the region's end, resolved through `prompt/system` and
  * `tools/defined`), falling back to the current ones.
  *
- * @throws {CompactionFailedError} when the region is not on the surface.
+ * @throws a {@link CompactionFailedError} when the region is not on the surface.
  * @example
  * ```ts
  * const input = buildSummarizationInput(session, region, { system, tools });

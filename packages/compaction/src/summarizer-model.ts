@@ -44,7 +44,7 @@ Be specific: keep file paths, identifiers, commands and error strings verbatim. 
  * template (Primary Request and Intent, Files and Code, Errors and Fixes, Next Step, Critical
  * Context).
  *
- * @throws {SummaryEmptyError} from `summarize` when the model returns no text; model errors
+ * @throws a {@link SummaryEmptyError} from `summarize` when the model returns no text; model errors
  * (`ModelError`) pass through.
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-import type { SessionEvent, ToolRunOptions } from '@spine/protocol';
+import type { SessionEvent, SpineError, ToolRunOptions } from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from './config/schema.js';
 import { SessionNotFoundError } from './errors.js';
@@ -63,8 +63,8 @@ export interface AgentSession extends WiredAgent {
  * Creates (or opens, to resume) a session in the configured store and wires its agent; fires
  * the `session-start` hooks.
  *
- * @throws {SessionNotFoundError} when `resumeId` names no session.
- * @throws {SpineError} for a locked session or an unusable model configuration.
+ * @throws a {@link SessionNotFoundError} when `resumeId` names no session.
+ * @throws a {@link SpineError} for a locked session or an unusable model configuration.
  */
 export async function startAgentSession(options: StartOptions): Promise<AgentSession> {
   const { cwd } = options;

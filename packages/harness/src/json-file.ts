@@ -4,7 +4,7 @@ import { InvalidConfigError } from './errors.js';
 /**
  * The parsed JSON of a configuration file, or undefined when there is none.
  *
- * @throws {InvalidConfigError} naming the file when it is not JSON.
+ * @throws an {@link InvalidConfigError} naming the file when it is not JSON.
  */
 export function readJsonFile(path: string): unknown {
   if (!existsSync(path)) return undefined;

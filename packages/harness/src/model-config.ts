@@ -1,4 +1,4 @@
-import type { NamedModel } from '@spine/llm';
+import type { ModelConfigError, NamedModel } from '@spine/llm';
 import type { SpineConfig } from './config/schema.js';
 import { MissingKeyError } from './errors.js';
 
@@ -9,9 +9,9 @@ export type ResolvedModel = NamedModel;
  * Builds the model client for a configuration (llm's `createModelFromName`). Keys are read from
  * environment variables at request time; only the variable's name is kept.
  *
- * @throws {ModelConfigError} for a malformed model name, an unknown provider, a missing
+ * @throws a {@link ModelConfigError} for a malformed model name, an unknown provider, a missing
  *   `--base-url` for openai-compatible, or an anthropic base URL ending in `/v1`.
- * @throws {MissingKeyError} with `requireKey` when the key variable is unset.
+ * @throws a {@link MissingKeyError} with `requireKey` when the key variable is unset.
  */
 export async function resolveModel(
   config: SpineConfig,

@@ -17,7 +17,7 @@ export function storeUrlOf(
 /**
  * `url` without its password, which goes to `env.PGPASSWORD` (unless that is already set).
  *
- * @throws {UsageError} for a URL that is not postgres:// or postgresql://.
+ * @throws a {@link UsageError} for a URL that is not postgres:// or postgresql://.
  */
 export function withoutPassword(url: string, env: NodeJS.ProcessEnv = process.env): string {
   let parsed: URL;
@@ -85,7 +85,7 @@ const BOUND_PARAMETERS = [
  * `connectTimeoutMs`, `statementTimeoutMs`, `writeAheadTimeoutMs` and `reconnectMs` (positive
  * integers, milliseconds) the store's bounds.
  *
- * @throws {UsageError} for a bound that is not a positive integer.
+ * @throws a {@link UsageError} for a bound that is not a positive integer.
  */
 export function connectionOf(url: string): PostgresConnection {
   const parsed = new URL(url);

@@ -16,7 +16,7 @@ export function storeFor(
 /**
  * Reads every event of a stored session without taking its lock.
  *
- * @throws {SessionNotFoundError} when the id is unknown.
+ * @throws a {@link SessionNotFoundError} when the id is unknown.
  */
 export async function readSessionEvents(
   store: SessionStore,

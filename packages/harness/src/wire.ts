@@ -4,6 +4,7 @@ import type {
   CompactionEngine,
   JsonValue,
   ModelClient,
+  SpineError,
   ToolRunOptions,
 } from '@spine/protocol';
 import type { Session } from '@spine/session-log';
@@ -91,7 +92,7 @@ export interface WiredAgent {
  * recall and memory tools, user hooks on the runtime's hook chains, project instructions,
  * cross-session memory and the environment in the system prompt, token meter and compaction.
  *
- * @throws {SpineError} when a required part (tool runtime, agent) cannot be built.
+ * @throws a {@link SpineError} when a required part (tool runtime, agent) cannot be built.
  */
 export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
   const { config, cwd, session, model } = options;
@@ -189,7 +190,8 @@ export async function wireAgent(options: WireOptions): Promise<WiredAgent> {
     sandbox: config.sandbox,
     ...(memory ? { mapApproval: memory.mapApproval } : {}),
     build: () => {
-      const workspace = { cwd, env: shellEnv, network, exclude: config.tools.exclude };
+      const { exclude } = config.tools; // sessionId: a resume finds commands a crash left running
+      const workspace = { cwd, env: shellEnv, network, exclude, sessionId: () => session.id };
       const tools: AnyToolDefinition[] = [
         ...workspaceToolsWithJobs(toolRuntime, workspace, jobManager, options.jobsRecorded),
         compactionPkg.createRecallHistoryTool({ session }) as unknown as AnyToolDefinition,

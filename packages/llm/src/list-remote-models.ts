@@ -1,3 +1,4 @@
+import type { ModelError } from '@spine/protocol';
 import { type Dispatcher, request } from 'undici';
 import { classifyError } from './classify-error.js';
 
@@ -16,7 +17,8 @@ export interface ListRemoteModelsOptions {
  * `provider: 'anthropic'`, `GET {baseUrl}/v1/models` with Anthropic's headers), so a configured
  * id can be checked at startup (DeepSeek renames models between snapshots).
  *
- * @throws {ModelError} classified like any model request failure (AUTH_FAILED, NETWORK_ERROR, …).
+ * @throws a {@link ModelError} classified like any model request failure (AUTH_FAILED,
+ *   NETWORK_ERROR, …).
  * @example
  * ```ts
  * const ids = await listRemoteModels('https://api.deepseek.com', process.env.DEEPSEEK_API_KEY);

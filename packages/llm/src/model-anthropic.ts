@@ -1,5 +1,6 @@
 import type {
   ModelClient,
+  ModelError,
   ModelRequest,
   ModelStreamEvent,
   ModelStreamOptions,
@@ -8,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { MissingApiKeyError } from './errors.js';
 import { AnthropicRequestEncoder } from './internal/anthropic-encode.js';
 import { AnthropicStreamState } from './internal/anthropic-stream-state.js';
-import { applyImagePolicy, type ImagePolicy } from './internal/image-encode.js';
+import { applyImagePolicy, type ImagePolicy, imageFallbackOf } from './internal/image-encode.js';
 import { streamModel } from './internal/transport.js';
 import {
   createModelTable,
@@ -64,7 +65,7 @@ export interface AnthropicModelOptions {
  * deltas, thinking blocks with signatures (sent back byte for byte), usage with cache reads and
  * writes, and `cache_control` on the stable prefix. It never retries.
  *
- * @throws {ModelError} from `stream()`, with a stable code (see `classifyError`).
+ * @throws a {@link ModelError} from `stream()`, with a stable code (see `classifyError`).
  * @example
  * ```ts
  * const model = createAnthropicModel({ cache: true });
@@ -110,6 +111,7 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
     provider,
     encodeRequest: (request: ModelRequest): string =>
       encoder.encode(applyImagePolicy(request, images), streaming),
+    imageFallback: (model: string) => imageFallbackOf(images, model),
     stream(
       original: ModelRequest,
       streamOptions: ModelStreamOptions = {},

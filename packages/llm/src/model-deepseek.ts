@@ -1,4 +1,4 @@
-import type { ModelClient } from '@spine/protocol';
+import type { ModelClient, ModelError } from '@spine/protocol';
 import {
   createOpenAICompatibleModel,
   type OpenAICompatibleModelOptions,
@@ -13,7 +13,8 @@ export type DeepSeekModelOptions = Partial<Omit<OpenAICompatibleModelOptions, 'p
  * on every assistant message that carries tool calls, dropped elsewhere, and never sent when
  * the request turns thinking off. Model ids (`deepseek-v4-flash`, …) are configuration.
  *
- * @throws {ModelError} from `stream()` (AUTH_FAILED names DEEPSEEK_API_KEY when the key is missing).
+ * @throws a {@link ModelError} from `stream()` (AUTH_FAILED names DEEPSEEK_API_KEY when the key is
+ *   missing).
  * @example
  * ```ts
  * const model = createDeepSeekModel();

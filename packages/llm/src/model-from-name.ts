@@ -55,7 +55,7 @@ export interface NamedModel {
 /**
  * Splits `provider/model` (the model part may itself contain slashes).
  *
- * @throws {ModelConfigError} when the name has no provider or no model part.
+ * @throws a {@link ModelConfigError} when the name has no provider or no model part.
  */
 export function parseModelName(name: string): { provider: string; modelId: string } {
   const slash = name.indexOf('/');
@@ -73,8 +73,9 @@ export function parseModelName(name: string): { provider: string; modelId: strin
  * `openai-compatible`, `anthropic`). Keys are read from the environment at request time; only
  * the variable's name is kept. A missing key is not checked here (the first request fails).
  *
- * @throws {ModelConfigError} for a malformed name, an unknown provider, `openai-compatible`
- *   without `baseUrl`, or an anthropic `baseUrl` ending in `/v1` (the client appends `/v1/messages`).
+ * @throws a {@link ModelConfigError} for a malformed name, an unknown provider, `openai-compatible`
+ *   without `baseUrl`, or an anthropic `baseUrl` ending in `/v1` (the client appends
+ *   `/v1/messages`).
  * @example
  * ```ts
  * const { client, modelId } = createModelFromName({ model: 'deepseek/deepseek-v4-flash' });

@@ -1,12 +1,13 @@
 import type {
   ModelClient,
+  ModelError,
   ModelRequest,
   ModelStreamEvent,
   ModelStreamOptions,
 } from '@spine/protocol';
 import type { Dispatcher } from 'undici';
 import { MissingApiKeyError } from './errors.js';
-import { applyImagePolicy, type ImagePolicy } from './internal/image-encode.js';
+import { applyImagePolicy, type ImagePolicy, imageFallbackOf } from './internal/image-encode.js';
 import { OpenAIRequestEncoder } from './internal/openai-encode.js';
 import { OpenAIStreamState } from './internal/openai-stream-state.js';
 import { streamModel } from './internal/transport.js';
@@ -78,7 +79,7 @@ function dialectFor(provider: string, override: Partial<OpenAIDialect> = {}): Op
  * calls by index, reads reasoning from `reasoning_content` / `reasoning`, maps usage to
  * disjoint buckets and prices it from the model table. It never retries.
  *
- * @throws {ModelError} from `stream()`, with a stable code (see `classifyError`).
+ * @throws a {@link ModelError} from `stream()`, with a stable code (see `classifyError`).
  * @example
  * ```ts
  * const model = createOpenAICompatibleModel({ baseUrl: 'http://localhost:11434/v1', allowNoApiKey: true });
@@ -128,6 +129,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     provider,
     encodeRequest: (request: ModelRequest): string =>
       encoder.encode(applyImagePolicy(request, images), streaming),
+    imageFallback: (model: string) => imageFallbackOf(images, model),
     stream(
       original: ModelRequest,
       streamOptions: ModelStreamOptions = {},

@@ -142,7 +142,8 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
  * Builds a model table from {@link DEFAULT_MODELS} (or `base`) plus `extra` entries;
  * an extra entry with the same provider and id replaces the built-in one.
  *
- * @throws {ModelConfigError} when an entry has a non-positive window or output cap, or a negative price.
+ * @throws a {@link ModelConfigError} when an entry has a non-positive window or output cap, or a
+ *   negative price.
  * @example
  * ```ts
  * const table = createModelTable([{ provider: 'deepseek', id: 'deepseek-v5', contextWindow: 2_000_000, maxOutputTokens: 384_000 }]);

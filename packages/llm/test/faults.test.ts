@@ -183,11 +183,32 @@ describe('fault injection (OpenAI-compatible wire)', () => {
     expect(error).toMatchObject({ code: 'NETWORK_ERROR', retryable: true });
   });
 
-  it('surfaces a malformed JSON chunk as a warning and still finishes', async () => {
+  it('breaks the attempt (retryable STREAM_BROKEN) on a data line that is not JSON, after handing on what came before', async () => {
     const server = await startSseServer((_request, response) => {
       writeSseHead(response);
       response.write(sseFrame('{"id":"a","choices":[{"index":0,"delta":{"content":"Hel"}}]}'));
       response.write(sseFrame('{"id":"a","choices":[{"index":0,"delta":{"content":'));
+      response.write(
+        sseFrame(
+          '{"id":"a","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}',
+        ),
+      );
+      response.end(sseFrame('[DONE]'));
+    });
+    cleanups.push(() => server.close());
+    const { error, events } = await collectError(deepseek(server.baseUrl), request());
+    expect(error).toMatchObject({ code: 'STREAM_BROKEN', retryable: true });
+    expect((error as ModelError).message).toContain(
+      'sent a data line that is not JSON ("{\\"id\\":\\"a\\",',
+    );
+    expect(textDeltas(events)).toBe('Hel');
+    expect(events.some((event) => event.type === 'finish')).toBe(false);
+  });
+
+  it('keeps a warning for an unknown finish_reason and still finishes', async () => {
+    const server = await startSseServer((_request, response) => {
+      writeSseHead(response);
+      response.write(sseFrame('{"id":"a","choices":[{"index":0,"delta":{"content":"Hel"}}]}'));
       response.write(
         sseFrame(
           '{"id":"a","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"weird"}]}',
@@ -200,7 +221,7 @@ describe('fault injection (OpenAI-compatible wire)', () => {
     expect(finish.message.content).toEqual([{ type: 'text', text: 'Hello' }]);
     expect(finish.finishReason).toBe('other');
     expect(finish.rawFinishReason).toBe('weird');
-    expect(finish.warnings?.join('\n')).toMatch(/not JSON[\s\S]*unknown finish_reason "weird"/);
+    expect(finish.warnings?.join('\n')).toMatch(/unknown finish_reason "weird"/);
   });
 
   it('treats an error payload inside a 200 stream as a classified error (llama.cpp overflow)', async () => {

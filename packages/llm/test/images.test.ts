@@ -165,6 +165,31 @@ describe('images on the wire', () => {
     expect(raw).toContain(parts[0]!.sha256.slice(0, 12));
   });
 
+  it('names its fallback per model, and encodes a request that records one as recorded, whatever its own configuration', async () => {
+    const server = await openAIServer();
+    const client = (options: { imagesUnsupported?: 'placeholder'; acceptsImages?: boolean }) =>
+      createOpenAICompatibleModel({
+        baseUrl: server.baseUrl,
+        apiKey: 'k',
+        provider: 'deepseek',
+        ...options,
+      });
+    const placeholder = client({ imagesUnsupported: 'placeholder' });
+    expect(placeholder.imageFallback!('deepseek-v4-flash')).toBe('placeholder');
+    const { images, parts } = store(files);
+    const sent = request({ model: 'deepseek-v4-flash', messages: history(parts), images });
+    const wire = placeholder.encodeRequest!(sent);
+    // Replayed under a client that would refuse images (default) or send them (accepts).
+    const refusing = client({});
+    const accepting = client({ acceptsImages: true });
+    expect(refusing.imageFallback!('deepseek-v4-flash')).toBeUndefined();
+    expect(accepting.imageFallback!('deepseek-v4-flash')).toBeUndefined();
+    const recorded = { ...sent, imageFallback: 'placeholder' as const };
+    expect(refusing.encodeRequest!(recorded)).toBe(wire);
+    expect(accepting.encodeRequest!(recorded)).toBe(wire);
+    expect(accepting.encodeRequest!(sent)).toContain('image_url');
+  });
+
   it('refuses a missing or altered blob before any request', async () => {
     const server = await anthropicServer();
     const model = createAnthropicModel({ baseUrl: server.baseUrl, apiKey: 'k' });

@@ -55,7 +55,7 @@ const positionParams = (uri: string, position: LspPosition) => ({
  * Creates the manager that starts language servers on first use for the workspace, reuses
  * them, restarts them after a crash, and stops them when idle or on {@link LspManager.shutdown}.
  *
- * @throws {LspPathRefusedError} when `cwd` does not exist.
+ * @throws an {@link LspPathRefusedError} when `cwd` does not exist.
  * @example
  * ```ts
  * const lsp = createLspManager({ cwd: '/repo' });

@@ -83,7 +83,7 @@ function issueText(error: z.ZodError): string {
 /**
  * Validates one server entry (the `.mcp.json` format, plus Spine's keys). Values are not expanded.
  *
- * @throws {McpConfigError} when the entry is malformed.
+ * @throws an {@link McpConfigError} when the entry is malformed.
  */
 export function parseMcpServerConfig(
   name: string,
@@ -117,7 +117,7 @@ export function parseMcpServerConfig(
 /**
  * Validates a whole `.mcp.json` document (`{ mcpServers: { … } }`) or a bare server map.
  *
- * @throws {McpConfigError} when the document or an entry is malformed.
+ * @throws an {@link McpConfigError} when the document or an entry is malformed.
  * @example
  * ```ts
  * const servers = parseMcpConfig(JSON.parse(readFileSync('.mcp.json', 'utf8')), { source: '.mcp.json' });
@@ -145,7 +145,8 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 /**
  * Expands `${NAME}` and `${NAME:-default}` in one string from `env`.
  *
- * @throws {McpConfigError} naming the variable (never a value) when it is unset and has no default.
+ * @throws an {@link McpConfigError} naming the variable (never a value) when it is unset and has no
+ *   default.
  */
 export function expandVariables(
   text: string,
@@ -181,7 +182,7 @@ function expandRecord(
  * and `headers`. The expanded values are secrets as far as Spine is concerned: they are passed to
  * the process or the HTTP request and never logged (see {@link describeServer}).
  *
- * @throws {McpConfigError} when a referenced variable is unset.
+ * @throws an {@link McpConfigError} when a referenced variable is unset.
  */
 export function expandServerConfig(
   name: string,

@@ -146,7 +146,7 @@ function textOfPromptMessages(result: unknown): string {
 /**
  * Creates the manager of a session's MCP servers.
  *
- * @throws {McpConfigError} when an enabled entry refers to an unset `${ENV}` variable.
+ * @throws an {@link McpConfigError} when an enabled entry refers to an unset `${ENV}` variable.
  * @example
  * ```ts
  * const mcp = createMcpManager({ servers: parseMcpConfig(json), cwd: process.cwd() });

@@ -169,7 +169,8 @@ export type AppendFactResult =
  * identical fact already in the file (case- and whitespace-insensitive) is not added again; a
  * file that would pass {@link MAX_MEMORY_BYTES} is left as it is. Hand-written lines are kept.
  *
- * @throws {Error} when the file cannot be read or written (the tool reports it to the model).
+ * @throws an {@link Error} when the file cannot be read or written (the tool reports it to the
+ *   model).
  */
 export function appendFact(
   file: MemoryFile,

@@ -141,7 +141,8 @@ export class UnsupportedSpecificationError extends SpineError {
 /**
  * Throws {@link UnsupportedSpecificationError} unless `implementation.specificationVersion` is 1.
  *
- * @throws {UnsupportedSpecificationError}
+ * @throws an {@link UnsupportedSpecificationError} when `implementation.specificationVersion` is
+ *   not 1.
  */
 export function assertSpecificationVersion(
   interfaceName: string,

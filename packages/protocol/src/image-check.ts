@@ -27,6 +27,7 @@ export const DEFAULT_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
 
 /** Why {@link checkImage} refused an image. */
 export type ImageRefusalReason =
+  | 'not-a-regular-file'
   | 'unknown-format'
   | 'truncated'
   | 'malformed'
@@ -73,7 +74,8 @@ function endsComplete(bytes: Uint8Array, mediaType: ImageMediaType): boolean {
  * magic bytes, dimensions from the header, completeness from the format's trailer) and returns
  * its header. `what` names the image in the error (`shot.png`, `the MCP result`).
  *
- * @throws {ImageRefusedError} for an unknown format, a truncated or malformed file, or a cap passed.
+ * @throws an {@link ImageRefusedError} for an unknown format, a truncated or malformed file, or a
+ *   cap passed.
  * @example
  * ```ts
  * const header = checkImage(readFileSync('shot.png'), { what: 'shot.png' });
@@ -142,7 +144,7 @@ export interface ImageService {
   /**
    * Checks and stores `bytes`.
    *
-   * @throws {ImageRefusedError} when the image is refused.
+   * @throws an {@link ImageRefusedError} when the image is refused.
    */
   store(bytes: Uint8Array, what: string): ImagePart;
   /**

@@ -90,7 +90,7 @@ function strip(schema: JsonObject): JsonObject {
  *
  * @example
  * ```ts
- * import Ajv2020 from 'ajv/dist/2020.js';
+ * import { Ajv2020 } from 'ajv/dist/2020.js';
  * const validate = new Ajv2020().compile(sessionEventJsonSchema());
  * for (const line of text.split('\n').filter(Boolean)) validate(JSON.parse(line));
  * ```

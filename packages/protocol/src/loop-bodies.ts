@@ -77,6 +77,12 @@ export const RequestHeaderBodySchema = z.object({
     .optional()
     .describe('The reasoning control sent, if any.'),
   sessionId: z.string().optional().describe('The session id sent with the request.'),
+  imageFallback: z
+    .literal('placeholder')
+    .optional()
+    .describe(
+      "`placeholder`: the request's images were sent as lines of text (the model does not accept images); part of the request hash. Absent: images were sent as images (in logs written before this field, as the client was configured then).",
+    ),
   prefix: PrefixComparisonSchema.describe('Prefix comparison with the previous request.'),
   estimatedTokens: count
     .optional()

@@ -36,6 +36,14 @@ export interface ModelRequest {
    * of the request hash: the image parts carry each image's SHA-256.
    */
   images?: ImageBytes;
+  /**
+   * `placeholder`: each image in the messages is sent as a line of text instead (the model does
+   * not accept images, and the client was configured to say so rather than refuse). Set from
+   * {@link ModelClient.imageFallback} when the request is built, recorded in its
+   * `request/header` and covered by its hash, so a replayed request is encoded the same way
+   * whatever the client's configuration is then.
+   */
+  imageFallback?: 'placeholder';
 }
 
 /** Provider-neutral finish reasons. */
@@ -64,7 +72,7 @@ export type ModelStreamEvent =
       /** The provider's own finish reason string. */
       rawFinishReason?: string;
       usage?: Usage;
-      /** Malformed output that was tolerated (an unknown finish reason, a chunk that was not JSON). */
+      /** Odd output that was tolerated (an unknown finish reason, a chunk that is not an object). */
       warnings?: string[];
     };
 
@@ -95,6 +103,12 @@ export interface ModelClient {
    * request can be rebuilt and hashed byte for byte. Optional for third-party clients.
    */
   encodeRequest?(request: ModelRequest): string;
+  /**
+   * The fallback this client applies to the images of a request for `model`: `placeholder`
+   * when it sends text in their place, undefined when it sends them (or refuses them). The
+   * agent loop records it in each request so replay encodes it the same way. Optional.
+   */
+  imageFallback?(model: string): 'placeholder' | undefined;
 }
 
 /** Constructor options of {@link ModelError}. */

@@ -79,7 +79,7 @@ export interface OpenedSession {
    * or the new one, never a mix. Every event up to `snapshot.seq` must have been appended; the
    * store makes them durable first. Durable per the store's policy.
    *
-   * @throws {Error} a `SESSION_CLOSED` SpineError from a read-only or closed writer.
+   * @throws a {@link SpineError} with code `SESSION_CLOSED` from a read-only or closed writer.
    */
   writeSnapshot(snapshot: StoredSnapshot): Promise<void>;
   /** Releases the lock and file handles. Idempotent. */

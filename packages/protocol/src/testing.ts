@@ -19,7 +19,7 @@ export interface ConformanceCase<Fixture> {
   /**
    * Runs the scenario with `fixture`, which makes fresh implementations (and sessions).
    *
-   * @throws {Error} when the implementation does not behave as the scenario expects.
+   * @throws an {@link Error} when the implementation does not behave as the scenario expects.
    */
   run(fixture: Fixture): Promise<void>;
 }

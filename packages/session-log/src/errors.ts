@@ -1,16 +1,23 @@
 import { SpineError } from '@spine/protocol/core';
 
-/** Thrown when an appended event is malformed: a body that is not JSON, fails its schema, or bad options. */
+/**
+ * Thrown when an appended event is malformed (a body that is not JSON, fails its schema, or bad
+ * options), or when a call names what the session does not have (a projection, a fork point):
+ * then no event was refused, and the error is built with its own `message`.
+ */
 export class InvalidEventError extends SpineError {
-  /** The event type that was refused. */
+  /** The event type that was refused ('' when no event was: the call itself was wrong). */
   readonly eventType: string;
 
-  constructor(options: { type: string; reason: string }) {
+  constructor(options: { type: string; reason: string } | { message: string }) {
     super({
       code: 'INVALID_EVENT',
-      message: `Refused ${options.type} event: ${options.reason}. Fix the event and append it again; the log is unchanged`,
+      message:
+        'message' in options
+          ? options.message
+          : `Refused ${options.type} event: ${options.reason}. Fix the event and append it again; the log is unchanged`,
     });
-    this.eventType = options.type;
+    this.eventType = 'type' in options ? options.type : '';
   }
 }
 
@@ -120,10 +127,21 @@ export class UnsupportedFormatError extends SpineError {
   }
 }
 
-/** Thrown when a store backend cannot be loaded or used. */
+/**
+ * Thrown when a store backend cannot be loaded or used: its library is missing, or the file
+ * system (or database) refused to look for, create, open, lock, read or write a session's file.
+ * A refused file keeps the operating system's code in `systemCode` and its error as `cause`.
+ */
 export class StoreUnavailableError extends SpineError {
-  constructor(options: { message: string; cause?: unknown }) {
+  /** The file or folder that was refused, when the failure is about one. */
+  readonly path: string | undefined;
+  /** The code the file system or database gave (`EACCES`, `EROFS`, `SQLITE_CANTOPEN`), when known. */
+  readonly systemCode: string | undefined;
+
+  constructor(options: { message: string; cause?: unknown; path?: string; systemCode?: string }) {
     super({ code: 'STORE_UNAVAILABLE', message: options.message, cause: options.cause });
+    this.path = options.path;
+    this.systemCode = options.systemCode;
   }
 }
 

@@ -75,7 +75,8 @@ export class EventTypeRegistry {
   /**
    * Registers a custom type. Registering the same definition twice is a no-op.
    *
-   * @throws {InvalidEventError} for a built-in type, a conflicting definition, or a surface type without `project`.
+   * @throws an {@link InvalidEventError} for a built-in type, a conflicting definition, or a
+   *   surface type without `project`.
    */
   register(definition: EventTypeDefinition): void {
     const type = definition.type;

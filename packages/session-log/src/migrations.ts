@@ -88,7 +88,7 @@ export function formatVersionOf(header: SessionEvent): number {
  * Upgrades `events` from format version `from` to `options.to` (default: the current version) by
  * chaining {@link MIGRATIONS}. Pure.
  *
- * @throws {RangeError} when no migration path exists.
+ * @throws a {@link RangeError} when no migration path exists.
  * @example
  * ```ts
  * const current = migrateEvents(oldEvents, formatVersionOf(oldEvents[0]!));

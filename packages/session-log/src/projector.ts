@@ -12,7 +12,7 @@ import { UnknownEventTypeError } from './errors.js';
  * Creates the projector for the built-in surface types: `user/message` → user message (with
  * `source`), `assistant/message` → assistant message, `tool/result` → tool message.
  *
- * @throws {UnknownEventTypeError} from `project` for any other type.
+ * @throws an {@link UnknownEventTypeError} from `project` for any other type.
  * @example
  * ```ts
  * const projector = createDefaultProjector();

@@ -117,7 +117,11 @@ export class SessionCore {
   /**
    * Validates one append and builds its event (seq `lastSeq + 1`); nothing is written or kept.
    *
-   * @throws {InvalidEventError} {UnknownEventTypeError} {IllegalSurfaceOpError}
+   * @throws an {@link InvalidEventError} for a `session/header`, a body that is not plain JSON or
+   *   fails its type's check, or malformed options.
+   * @throws an {@link UnknownEventTypeError} for a type that is neither built in nor registered.
+   * @throws an {@link IllegalSurfaceOpError} for a malformed surface op, one on a type that takes
+   *   no part in the surface, or one the surface refuses (a missing region, a split tool pair).
    */
   prepare(type: string, body: unknown, options: AppendOptions): SessionEvent {
     const entry = this.registry.lookup(type);
@@ -199,7 +203,9 @@ export class SessionCore {
    * Applies one trusted event to everything but the history (surface, unknown types, turns,
    * projections); {@link SessionCore.load} and the streamed first open (session-open.ts) use it.
    *
-   * @throws {SessionCorruptError} {UnknownEventTypeError}
+   * @throws a {@link SessionCorruptError} when the event replaces a surface region that does not
+   *   exist.
+   * @throws an {@link UnknownEventTypeError} for a surface event of an unregistered type.
    */
   applyTrusted(event: SessionEvent): void {
     if (!this.registry.lookup(event.type)) {

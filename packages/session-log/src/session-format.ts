@@ -9,7 +9,9 @@ import type { SessionCreateOptions } from './types.js';
  * versions are migrated in memory, which is allowed only read-only (the file keeps its format;
  * `fork()` writes a current copy); newer versions are refused.
  *
- * @throws {SessionCorruptError} {UnsupportedFormatError}
+ * @throws a {@link SessionCorruptError} when the first event is not a `session/header`.
+ * @throws an {@link UnsupportedFormatError} for a format version newer than this reader, or an
+ *   older one without `readOnly`.
  */
 export function currentFormatEvents(
   events: readonly SessionEvent[],
@@ -45,7 +47,7 @@ export function currentFormatEvents(
 /**
  * Builds the `session/header` event (seq 1) for a new session.
  *
- * @throws {InvalidEventError} when `meta` is not plain JSON.
+ * @throws an {@link InvalidEventError} when `meta` is not plain JSON.
  */
 export function headerEvent(
   id: string,

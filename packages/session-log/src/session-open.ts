@@ -171,7 +171,10 @@ async function writeRebuilt(writer: OpenedSession, core: SessionCore): Promise<v
  * log needs the full path (its header names another format version: migrated or refused there).
  * The caller checks that seq against the log's (an unparseable last line ends the events early).
  *
- * @throws {SessionCorruptError} {UnknownEventTypeError} as `SessionCore.load` does.
+ * @throws a {@link SessionCorruptError} for an event that replaces a missing surface region, as
+ *   `SessionCore.load` does.
+ * @throws an {@link UnknownEventTypeError} for a surface event of an unregistered type, as
+ *   `SessionCore.load` does.
  */
 async function loadStreamed(
   core: SessionCore,

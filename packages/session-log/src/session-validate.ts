@@ -20,7 +20,10 @@ function isCount(value: unknown): value is number {
  * backwards (a step compares within its turn), the surface op is well formed, and source seqs
  * name existing events.
  *
- * @throws {InvalidEventError} {IllegalSurfaceOpError}
+ * @throws an {@link InvalidEventError} for a turn or step that is not a non-negative integer or
+ *   goes backwards, or a source seq outside the log.
+ * @throws an {@link IllegalSurfaceOpError} for a surface op that is neither `append` nor a
+ *   `replace` with positive integer seqs.
  */
 export function checkAppendOptions(
   type: string,

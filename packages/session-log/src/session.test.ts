@@ -241,7 +241,31 @@ describe('Session derivation, listeners and custom types', () => {
   it('refuses a fork point outside the log', async () => {
     const session = await fresh();
     await expect(session.fork(0)).rejects.toThrow(/outside/);
-    await expect(session.fork(2)).rejects.toThrow(/outside/);
+    await expect(session.fork(2)).rejects.toMatchObject({
+      code: 'INVALID_EVENT',
+      eventType: '',
+      message:
+        'Cannot fork session unit at seq 2: it is outside 1..1; pass a seq of the log (nothing was created)',
+    });
+  });
+
+  it('refuses an unknown projection name, saying where projections are passed (not that an event was refused)', async () => {
+    const session = await fresh();
+    const events = session.events();
+    let caught: unknown;
+    try {
+      session.projection('nope');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({
+      name: 'InvalidEventError',
+      code: 'INVALID_EVENT',
+      eventType: '',
+      message:
+        'No projection is named "nope"; pass it in `projections` when the session is created or opened',
+    });
+    expect(session.events()).toEqual(events);
   });
 
   it('forks into another store, answering tool calls left open at the fork point', async () => {

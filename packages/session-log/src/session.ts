@@ -98,8 +98,10 @@ export class Session implements SessionLog {
 
   /**
    * Creates a new session whose `session/header` (seq 1) records id, cwd, title, model and parent.
+   * A store that cannot write (the JSONL and SQLite stores when the file system refuses) throws a
+   * `StoreUnavailableError` (code `STORE_UNAVAILABLE`) naming the path and the system's code.
    *
-   * @throws {SessionExistsError} when the id already exists in the store.
+   * @throws a {@link SessionExistsError} when the id already exists in the store.
    * @example
    * ```ts
    * const session = await Session.create({ store: createMemoryStore(), title: 'scratch' });
@@ -128,9 +130,19 @@ export class Session implements SessionLog {
   /**
    * Opens a stored session. Unless `readOnly`, takes the store's writer lock and repairs a crash:
    * a torn last write is recorded, and (with `recover`, the default) every surface tool call without
-   * a result gets one, followed by a `session/recovered` event.
+   * a result gets one, followed by a `session/recovered` event. A session the store cannot read
+   * (the JSONL and SQLite stores when the file system refuses, e.g. `EACCES` on its folder) gives
+   * a `StoreUnavailableError` (code `STORE_UNAVAILABLE`), never `SessionNotFoundError`.
    *
-   * @throws {SessionNotFoundError} {SessionLockedError} {SessionCorruptError} {UnknownEventTypeError} {UnsupportedFormatError}
+   * @throws a {@link SessionNotFoundError} when the id is not in the store.
+   * @throws a {@link SessionLockedError} when another writer holds the session's lock (not with
+   *   `readOnly`).
+   * @throws a {@link SessionCorruptError} when the stored events are damaged beyond a torn last
+   *   write.
+   * @throws an {@link UnknownEventTypeError} when the log holds a surface event of an unregistered
+   *   type.
+   * @throws an {@link UnsupportedFormatError} for a format version newer than this package, or an
+   *   older one without `readOnly`.
    * @example
    * ```ts
    * const session = await Session.open({ store, id: 'a1b2', readOnly: true });
@@ -209,7 +221,12 @@ export class Session implements SessionLog {
   /**
    * Validates and appends one event, assigning the next seq.
    *
-   * @throws {InvalidEventError} {UnknownEventTypeError} {IllegalSurfaceOpError} {SessionClosedError}
+   * @throws an {@link InvalidEventError} for a `session/header`, a body that is not plain JSON or
+   *   fails its type's check, or malformed options.
+   * @throws an {@link UnknownEventTypeError} for a type that is neither built in nor registered.
+   * @throws an {@link IllegalSurfaceOpError} for a malformed surface op, one on a type that takes
+   *   no part in the surface, or one the surface refuses (a missing region, a split tool pair).
+   * @throws a {@link SessionClosedError} when the session is read-only or closed.
    */
   append<Body = unknown>(
     type: string,
@@ -256,7 +273,7 @@ export class Session implements SessionLog {
    * Streams the events of `range` in seq order, whether held in memory or not: events before
    * the held tail come from the store, the rest from memory.
    *
-   * @throws {InvalidRangeError} for a malformed range.
+   * @throws an {@link InvalidRangeError} for a malformed range.
    */
   async *readEvents(range: SessionRange): AsyncIterable<SessionEvent> {
     yield* this.core.readEvents(range);
@@ -266,14 +283,13 @@ export class Session implements SessionLog {
    * The state of a registered projection (see {@link SessionProjection}), folded over every
    * event so far. Treat it as read-only.
    *
-   * @throws {InvalidEventError} for a name no projection was registered under.
+   * @throws an {@link InvalidEventError} for a name no projection was registered under.
    */
   projection<State extends JsonValue = JsonValue>(name: string): State {
     const fold = this.core.folds.get(name);
     if (!fold) {
       throw new InvalidEventError({
-        type: 'session/header',
-        reason: `no projection is named ${JSON.stringify(name)}; pass it in projections`,
+        message: `No projection is named ${JSON.stringify(name)}; pass it in \`projections\` when the session is created or opened`,
       });
     }
     return fold.state as State;
@@ -303,7 +319,7 @@ export class Session implements SessionLog {
    * `history: 'lazy'` then reads it and the events after it. Automatic snapshots follow the
    * `snapshots` option.
    *
-   * @throws {SessionClosedError} from a read-only or closed session.
+   * @throws a {@link SessionClosedError} from a read-only or closed session.
    */
   async snapshot(): Promise<void> {
     if (this.state !== 'open' || this.readOnly) {
@@ -335,7 +351,7 @@ export class Session implements SessionLog {
    * this session's projector. The projection `deriveMessages` uses; the event need not be on
    * the surface now (compaction and recall render replaced events with it).
    *
-   * @throws {UnknownEventTypeError} for a type with no projection.
+   * @throws an {@link UnknownEventTypeError} for a type with no projection.
    */
   project(event: SessionEvent): readonly Message[] {
     return this.core.projectEvent(event);
@@ -354,7 +370,7 @@ export class Session implements SessionLog {
   /**
    * Registers a custom event type (with its projection when it is surface-bearing).
    *
-   * @throws {InvalidEventError} for a built-in or conflicting type.
+   * @throws an {@link InvalidEventError} for a built-in or conflicting type.
    */
   registerEventType(definition: EventTypeDefinition): void {
     this.core.registry.register(definition);
@@ -396,7 +412,7 @@ export class Session implements SessionLog {
    * what it could (verified outcomes, subagents). Returns how many events it appended (0: nothing
    * was open).
    *
-   * @throws {SessionClosedError} when the session is read-only or closed.
+   * @throws a {@link SessionClosedError} when the session is read-only or closed.
    */
   async recover(): Promise<number> {
     if (this.state !== 'open' || this.readOnly) {
@@ -436,14 +452,13 @@ export class Session implements SessionLog {
    * parent's chain values at seq 1 and `atSeq` (`parent.chain`), so the chain records of the
    * copied request headers stay checkable.
    *
-   * @throws {InvalidEventError} when `atSeq` is outside `1..lastSeq`.
-   * @throws {SessionCorruptError} when the parent's log does not verify.
+   * @throws an {@link InvalidEventError} when `atSeq` is outside `1..lastSeq`.
+   * @throws a {@link SessionCorruptError} when the parent's log does not verify.
    */
   async fork(atSeq: number, options: SessionForkOptions = {}): Promise<Session> {
     if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > this.lastSeq) {
       throw new InvalidEventError({
-        type: 'session/header',
-        reason: `fork point ${atSeq} is outside 1..${this.lastSeq}`,
+        message: `Cannot fork session ${this.id} at seq ${atSeq}: it is outside 1..${this.lastSeq}; pass a seq of the log (nothing was created)`,
       });
     }
     const { sessionId: _id, createdAt: _at, parent: _parent, ...rest } = this.header;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { SessionSummary } from '@spine/protocol';
-import { existsSync, readdirSync, statSync } from './internal/fs.js';
+import { readdirSync, statSync } from './internal/fs.js';
+import { pathExists, withStoreFailures } from './internal/fs-errors.js';
 import { readHeaderLine, SAFE_ID } from './internal/jsonl-files.js';
 
 // The sessions of a folder kept by the JSONL store, listed so that one bad file cannot hide the
@@ -62,8 +63,10 @@ interface Candidate {
  * that cannot be stat'ed are always reported. A file removed while listing is left out. A missing
  * folder lists nothing.
  *
- * Contract: never throws for one file; a folder that exists but cannot be read throws the file
- * system's error.
+ * Contract: never throws for one file. A folder that cannot be read, or whose path the file
+ * system refuses to search (EACCES, ELOOP…), throws a `StoreUnavailableError` (code
+ * `STORE_UNAVAILABLE`) with the operating system's code in `systemCode` and its error as `cause`;
+ * only ENOENT and ENOTDIR count as a missing folder.
  *
  * @example
  * ```ts
@@ -75,11 +78,12 @@ export function listJsonlSessions(
   dir: string,
   options: ListJsonlSessionsOptions = {},
 ): ListJsonlSessionsResult {
-  if (!existsSync(dir)) return { summaries: [], problems: [] };
+  const action = `list the sessions in ${dir}`;
+  if (!pathExists(dir, action)) return { summaries: [], problems: [] };
   const files: Candidate[] = [];
   const problems: Array<JsonlFileProblem & { mtime: number }> = [];
   // Stat every file, then read headers newest first only until the limit is reached.
-  for (const name of readdirSync(dir)) {
+  for (const name of withStoreFailures(action, () => readdirSync(dir))) {
     if (!name.endsWith('.jsonl')) continue;
     const file = { id: name.slice(0, -'.jsonl'.length), path: join(dir, name) };
     try {

@@ -19,7 +19,6 @@ import { sealText } from './internal/chain.js';
 import { acquireFileLock } from './internal/file-lock.js';
 import {
   closeSync,
-  existsSync,
   fdatasyncSync,
   linkSync,
   mkdirSync,
@@ -29,6 +28,12 @@ import {
   truncateSync,
   writeSync,
 } from './internal/fs.js';
+import {
+  pathExists,
+  reportingFailures,
+  storeFailure,
+  withStoreFailures,
+} from './internal/fs-errors.js';
 import { SAFE_ID } from './internal/jsonl-files.js';
 import {
   readJsonlBatches,
@@ -48,6 +53,9 @@ import * as hooks from './internal/store-hooks.js';
 import { listJsonlSessions } from './store-jsonl-list.js';
 import type { FsyncPolicy } from './types.js';
 import { verifyJsonlLogInChunks } from './verify-jsonl.js';
+
+/** Said when the lock of a session opened for writing cannot be taken. */
+const READ_ONLY_HINT = ' (open it with { readOnly: true } to read it without a lock)';
 
 /** Bytes `verifyJsonlLog` reads at a time (the parent of a fork is verified first). */
 const VERIFY_CHUNK_BYTES = 8 * 1024 * 1024;
@@ -96,6 +104,13 @@ function pathFor(dir: string, id: string): string {
  * line), a single-writer lock file per session with stale-lock recovery, a configurable fsync
  * policy, and a torn last line truncated on open (reported through `repaired`).
  *
+ * Only a missing file (ENOENT, or ENOTDIR: the folder's path runs through a file) is a missing
+ * session: `exists` answers false and `open` throws `SessionNotFoundError`. Any other refusal of
+ * the file system while looking for, creating, locking, opening, reading or writing a session's
+ * files (EACCES, EPERM, EROFS, ELOOP, ENOSPC, EIO…) throws a `StoreUnavailableError` (code
+ * `STORE_UNAVAILABLE`) naming the path and what to do, with the operating system's code in
+ * `systemCode` and its error as `cause`; `exists` throws it too rather than answer false.
+ *
  * @example
  * ```ts
  * const store = createJsonlStore({ dir: '.spine/sessions', fsync: 'per-turn' });
@@ -138,9 +153,10 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
     async create(header: SessionEvent): Promise<OpenedSession> {
       const id = (header.body as SessionHeaderBody).sessionId;
       const path = pathFor(dir, id);
-      mkdirSync(dir, { recursive: true });
-      if (existsSync(path)) throw new SessionExistsError({ sessionId: id });
-      const release = acquireFileLock(`${path}.lock`, id);
+      const action = `create session ${id} in ${dir}`;
+      withStoreFailures(action, () => mkdirSync(dir, { recursive: true }));
+      if (pathExists(path, action)) throw new SessionExistsError({ sessionId: id });
+      const release = acquireFileLock(`${path}.lock`, id, action);
       // The header goes to a temporary file first and is linked into place, so a crash during
       // create leaves either no session or one with a complete header, never an empty file.
       const temporary = `${path}.${process.pid}.tmp`;
@@ -165,7 +181,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
           throw new SessionExistsError({ sessionId: id });
         }
-        throw error;
+        throw storeFailure(error, action);
       } finally {
         rmSync(temporary, { force: true });
       }
@@ -187,9 +203,12 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
     ): Promise<OpenedSession> {
       if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
       const path = pathFor(dir, sessionId);
-      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const action = `open session ${sessionId} in ${dir}`;
+      if (!pathExists(path, action)) throw new SessionNotFoundError({ sessionId, where: dir });
       const readOnly = openOptions.readOnly ?? false;
-      const release = readOnly ? () => {} : acquireFileLock(`${path}.lock`, sessionId);
+      const release = readOnly
+        ? () => {}
+        : acquireFileLock(`${path}.lock`, sessionId, `${action} for writing${READ_ONLY_HINT}`);
       try {
         const fromSeq = openOptions.fromSeq ?? 1;
         const read = readJsonlEvents(path, { ...anchorFor(path, fromSeq), fromSeq });
@@ -216,7 +235,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
         });
       } catch (error) {
         release();
-        throw error;
+        throw storeFailure(error, action);
       }
     },
 
@@ -224,20 +243,26 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       checkRange(range);
       if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
       const path = pathFor(dir, sessionId);
-      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
-      yield* readJsonlRange(path, {
-        ...anchorFor(path, range.fromSeq),
-        fromSeq: range.fromSeq,
-        toSeq: range.toSeq,
-        types: range.types ? new Set(range.types) : undefined,
-        limit: range.limit,
-      });
+      const action = `read session ${sessionId} in ${dir}`;
+      if (!pathExists(path, action)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const anchor = withStoreFailures(action, () => anchorFor(path, range.fromSeq));
+      yield* reportingFailures(
+        readJsonlRange(path, {
+          ...anchor,
+          fromSeq: range.fromSeq,
+          toSeq: range.toSeq,
+          types: range.types ? new Set(range.types) : undefined,
+          limit: range.limit,
+        }),
+        action,
+      );
     },
 
     async readSnapshot(sessionId: string): Promise<StoredSnapshot | undefined> {
       if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
       const path = pathFor(dir, sessionId);
-      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const action = `read the snapshot of session ${sessionId} in ${dir}`;
+      if (!pathExists(path, action)) throw new SessionNotFoundError({ sessionId, where: dir });
       const snapshot = readSnapshotFile(path);
       return snapshot && { seq: snapshot.seq, data: snapshot.data };
     },
@@ -245,11 +270,14 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
     [hooks.openStreaming](sessionId: string, { readOnly }): hooks.StreamingOpen {
       if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
       const path = pathFor(dir, sessionId);
-      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
-      const release = readOnly ? () => {} : acquireFileLock(`${path}.lock`, sessionId);
+      const action = `open session ${sessionId} in ${dir}`;
+      if (!pathExists(path, action)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const release = readOnly
+        ? () => {}
+        : acquireFileLock(`${path}.lock`, sessionId, `${action} for writing${READ_ONLY_HINT}`);
       const scan = { size: 0, position: 0, lastSeq: 0, chainHead: '' };
       return {
-        batches: scanJsonlBatches(path, scan),
+        batches: reportingFailures(scanJsonlBatches(path, scan), action),
         progress: scan,
         abort: release,
         finish: () => {
@@ -274,7 +302,7 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
             });
           } catch (error) {
             release();
-            throw error;
+            throw storeFailure(error, action);
           }
         },
       };
@@ -284,8 +312,10 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
       checkRange(range);
       if (!SAFE_ID.test(sessionId)) throw new SessionNotFoundError({ sessionId, where: dir });
       const path = pathFor(dir, sessionId);
-      if (!existsSync(path)) throw new SessionNotFoundError({ sessionId, where: dir });
-      return readJsonlBatches(path, { ...anchorFor(path, range.fromSeq), ...range });
+      const action = `read session ${sessionId} in ${dir}`;
+      if (!pathExists(path, action)) throw new SessionNotFoundError({ sessionId, where: dir });
+      const anchor = withStoreFailures(action, () => anchorFor(path, range.fromSeq));
+      return reportingFailures(readJsonlBatches(path, { ...anchor, ...range }), action);
     },
 
     [hooks.forkAnchor](
@@ -297,7 +327,9 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
         [1, ''],
         [atSeq, ''],
       ]);
-      const result = verifyJsonlLogInChunks(path, VERIFY_CHUNK_BYTES, values);
+      const result = withStoreFailures(`verify session ${sessionId} in ${dir} before a fork`, () =>
+        verifyJsonlLogInChunks(path, VERIFY_CHUNK_BYTES, values),
+      );
       if (!result.ok && result.problem) {
         throw new SessionCorruptError({
           file: path,
@@ -318,7 +350,8 @@ export function createJsonlStore(options: JsonlStoreOptions): SessionStore {
     },
 
     async exists(sessionId: string): Promise<boolean> {
-      return SAFE_ID.test(sessionId) && existsSync(pathFor(dir, sessionId));
+      if (!SAFE_ID.test(sessionId)) return false;
+      return pathExists(pathFor(dir, sessionId), `look for session ${sessionId} in ${dir}`);
     },
 
     async list(listOptions: { limit?: number } = {}): Promise<SessionSummary[]> {

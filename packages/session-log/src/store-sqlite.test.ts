@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpineError } from '@spine/protocol';
@@ -14,6 +14,40 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('SQLite store', () => {
+  it('reports a database file it cannot open as STORE_UNAVAILABLE and opens it once fixed', async () => {
+    // A folder where the database file belongs: SQLite cannot open it, whoever runs the test.
+    const path = join(dir, 'sessions.db');
+    mkdirSync(path);
+    const store = createSqliteStore({ path });
+    const refused = await store.exists('a').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      name: 'StoreUnavailableError',
+      code: 'STORE_UNAVAILABLE',
+      systemCode: 'SQLITE_CANTOPEN',
+      path,
+      cause: expect.objectContaining({ code: 'SQLITE_CANTOPEN' }),
+      message: `Cannot open the session database: the SQLite database ${path} failed with SQLITE_CANTOPEN (unable to open database file); make sure this user may read, write and search its folder, or pass another path`,
+    });
+    expect(SpineError.isInstance(refused)).toBe(true);
+    // The failed open is not kept: once the path is free, the same store opens the database.
+    rmSync(path, { recursive: true });
+    await (await Session.create({ store, id: 'a' })).close();
+    expect(await store.exists('a')).toBe(true);
+    await store.close();
+  });
+
+  it('reports a database in a folder that does not exist as STORE_UNAVAILABLE', async () => {
+    const path = join(dir, 'missing', 'sessions.db');
+    await expect(createSqliteStore({ path }).list()).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      path,
+      message: `Cannot open the session database: the SQLite database ${path} is in a folder that does not exist; create the folder first, or pass another path`,
+    });
+  });
+
   it('uses WAL journaling and keeps sessions across store instances', async () => {
     const path = join(dir, 'sessions.db');
     const store = createSqliteStore({ path });

@@ -19,6 +19,7 @@ import {
   StoreUnavailableError,
 } from './errors.js';
 import { compactEvent, structuralProblem } from './internal/event-check.js';
+import { databaseFailure } from './internal/fs-errors.js';
 import { isAlive, startTimeOf } from './internal/process.js';
 import { checkRange } from './internal/range.js';
 
@@ -49,27 +50,36 @@ async function openDatabase(path: string): Promise<Database> {
       cause,
     });
   }
-  const db = new DatabaseClass(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS spine_sessions (
-      id TEXT PRIMARY KEY, header TEXT NOT NULL, updated_at TEXT NOT NULL,
-      size_bytes INTEGER NOT NULL DEFAULT 0, lock_pid INTEGER, lock_start TEXT);
-    CREATE TABLE IF NOT EXISTS spine_events (
-      session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
-      PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS spine_snapshots (
-      session_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, data TEXT NOT NULL);`);
-  return db;
+  let db: Database | undefined;
+  try {
+    db = new DatabaseClass(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS spine_sessions (
+        id TEXT PRIMARY KEY, header TEXT NOT NULL, updated_at TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL DEFAULT 0, lock_pid INTEGER, lock_start TEXT);
+      CREATE TABLE IF NOT EXISTS spine_events (
+        session_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS spine_snapshots (
+        session_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, data TEXT NOT NULL);`);
+    return db;
+  } catch (error) {
+    db?.close();
+    throw databaseFailure(error, 'open the session database', path);
+  }
 }
 
 /**
  * Creates a store keeping every session in one SQLite database (better-sqlite3 12, WAL). Loaded
  * lazily from the `@spine/session-log/sqlite` subpath; better-sqlite3 is an optional peer.
+ * A database file that cannot be opened or written (its folder is missing or not writable, the
+ * disk is full) throws a `StoreUnavailableError` naming it, with SQLite's code in `systemCode`;
+ * the next call tries to open it again.
  *
- * @throws {StoreUnavailableError} from its methods when better-sqlite3 cannot be loaded.
+ * @throws a {@link StoreUnavailableError} from its methods when better-sqlite3 cannot be loaded.
  * @example
  * ```ts
  * import { createSqliteStore } from '@spine/session-log/sqlite';
@@ -80,7 +90,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const path = resolve(options.path);
   let database: Promise<Database> | undefined;
   const db = (): Promise<Database> => {
-    database ??= openDatabase(path);
+    // A database that failed to open is tried again by the next call (its folder may be fixed).
+    database ??= openDatabase(path).catch((error: unknown) => {
+      database = undefined;
+      throw error;
+    });
     return database;
   };
 
@@ -114,7 +128,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       append(batch: readonly SessionEvent[]): void {
         if (closed || readOnly)
           throw new SessionClosedError({ sessionId, reason: readOnly ? 'read-only' : 'closed' });
-        appendAll(batch);
+        try {
+          appendAll(batch);
+        } catch (error) {
+          throw databaseFailure(error, `append to session ${sessionId}`, path);
+        }
       },
       // WAL with synchronous=NORMAL syncs at checkpoints: a checkpoint makes commits durable.
       async flush(): Promise<void> {
@@ -147,24 +165,31 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   const lock = (handle: Database, sessionId: string): void => {
     const key = `${path}#${sessionId}`;
-    handle
-      .transaction(() => {
-        const row = handle
-          .prepare('SELECT lock_pid, lock_start FROM spine_sessions WHERE id = ?')
-          .get(sessionId) as { lock_pid: number | null; lock_start: string | null } | undefined;
-        if (!row) throw new SessionNotFoundError({ sessionId, where: path });
-        const pid = row.lock_pid;
-        const live =
-          pid !== null &&
-          (pid === process.pid ? held.has(key) : isAlive(pid, row.lock_start ?? undefined));
-        if (live) {
-          throw new SessionLockedError({ sessionId, path, pid });
-        }
-        handle
-          .prepare('UPDATE spine_sessions SET lock_pid = ?, lock_start = ? WHERE id = ?')
-          .run(process.pid, startTimeOf(process.pid) ?? null, sessionId);
-      })
-      .immediate();
+    const take = handle.transaction(() => {
+      const row = handle
+        .prepare('SELECT lock_pid, lock_start FROM spine_sessions WHERE id = ?')
+        .get(sessionId) as { lock_pid: number | null; lock_start: string | null } | undefined;
+      if (!row) throw new SessionNotFoundError({ sessionId, where: path });
+      const pid = row.lock_pid;
+      const live =
+        pid !== null &&
+        (pid === process.pid ? held.has(key) : isAlive(pid, row.lock_start ?? undefined));
+      if (live) {
+        throw new SessionLockedError({ sessionId, path, pid });
+      }
+      handle
+        .prepare('UPDATE spine_sessions SET lock_pid = ?, lock_start = ? WHERE id = ?')
+        .run(process.pid, startTimeOf(process.pid) ?? null, sessionId);
+    });
+    try {
+      take.immediate();
+    } catch (error) {
+      throw databaseFailure(
+        error,
+        `open session ${sessionId} for writing (open it with { readOnly: true } to read it without a lock)`,
+        path,
+      );
+    }
     held.add(key);
   };
 
@@ -175,28 +200,31 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const handle = await db();
       const id = (header.body as SessionHeaderBody).sessionId;
       const data = JSON.stringify(header);
-      handle
-        .transaction(() => {
-          if (handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(id)) {
-            throw new SessionExistsError({ sessionId: id });
-          }
-          handle
-            .prepare(
-              'INSERT INTO spine_sessions (id, header, updated_at, size_bytes, lock_pid, lock_start) VALUES (?, ?, ?, ?, ?, ?)',
-            )
-            .run(
-              id,
-              JSON.stringify(header.body),
-              header.at,
-              data.length + 1,
-              process.pid,
-              startTimeOf(process.pid) ?? null,
-            );
-          handle
-            .prepare('INSERT INTO spine_events (session_id, seq, data) VALUES (?, 1, ?)')
-            .run(id, data);
-        })
-        .immediate();
+      const insert = handle.transaction(() => {
+        if (handle.prepare('SELECT 1 FROM spine_sessions WHERE id = ?').get(id)) {
+          throw new SessionExistsError({ sessionId: id });
+        }
+        handle
+          .prepare(
+            'INSERT INTO spine_sessions (id, header, updated_at, size_bytes, lock_pid, lock_start) VALUES (?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            id,
+            JSON.stringify(header.body),
+            header.at,
+            data.length + 1,
+            process.pid,
+            startTimeOf(process.pid) ?? null,
+          );
+        handle
+          .prepare('INSERT INTO spine_events (session_id, seq, data) VALUES (?, 1, ?)')
+          .run(id, data);
+      });
+      try {
+        insert.immediate();
+      } catch (error) {
+        throw databaseFailure(error, `create session ${id}`, path);
+      }
       held.add(`${path}#${id}`);
       return writer(handle, id, [header], 1, false);
     },

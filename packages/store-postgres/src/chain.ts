@@ -87,8 +87,8 @@ function checkRow(
  * Verifies the chain of `sessionId`'s rows, reading them in pages, and names the first row that
  * was edited, deleted or reordered in the database.
  *
- * @throws {SessionNotFoundError} when the session does not exist.
- * @throws {SchemaNotMigratedError} when the schema predates the chain (migrate it).
+ * @throws a {@link SessionNotFoundError} when the session does not exist.
+ * @throws a {@link SchemaNotMigratedError} when the schema predates the chain (migrate it).
  * @example
  * ```ts
  * const result = await verifyPostgresChain({ connectionString: url }, 'my-session');

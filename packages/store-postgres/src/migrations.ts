@@ -187,7 +187,8 @@ export async function schemaVersion(pool: Pool, schema: string): Promise<number>
 /**
  * Throws unless `schema` is exactly at {@link POSTGRES_SCHEMA_VERSION}.
  *
- * @throws {SchemaNotMigratedError} naming `spine store migrate` when it is older or missing.
+ * @throws a {@link SchemaNotMigratedError} naming `spine store migrate` when it is older or
+ *   missing.
  */
 export async function assertMigrated(pool: Pool, schema: string): Promise<void> {
   const found = await schemaVersion(pool, schema);
@@ -200,8 +201,8 @@ export async function assertMigrated(pool: Pool, schema: string): Promise<void> 
  * Applies the migrations a database lacks, each once, in order, in one transaction. Safe to run
  * from several machines at once (an advisory lock serialises them).
  *
- * @throws {SchemaNotMigratedError} when the schema is newer than this package.
- * @throws {StoreUnavailableError} when the server cannot be reached.
+ * @throws a {@link SchemaNotMigratedError} when the schema is newer than this package.
+ * @throws a {@link StoreUnavailableError} when the server cannot be reached.
  * @example
  * ```ts
  * const result = await migratePostgresStore({ connectionString: process.env.SPINE_STORE_URL });

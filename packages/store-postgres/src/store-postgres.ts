@@ -120,9 +120,10 @@ function idProblem(id: string): string | undefined {
  * must be migrated first ({@link migratePostgresStore} or `spine store migrate`); `pg` is an
  * optional peer dependency, loaded on first use.
  *
- * @throws {StoreUnavailableError} at once for a schema name that is not a plain identifier.
- * @throws {SchemaNotMigratedError} from its methods when the schema is missing or outdated.
- * @throws {StoreUnavailableError} from its methods when pg is missing or the server unreachable.
+ * @throws a {@link StoreUnavailableError} at once for a schema name that is not a plain identifier.
+ * @throws a {@link SchemaNotMigratedError} from its methods when the schema is missing or outdated.
+ * @throws a {@link StoreUnavailableError} from its methods when pg is missing or the server
+ *   unreachable.
  * @example
  * ```ts
  * import { createPostgresStore } from '@spine/store-postgres';

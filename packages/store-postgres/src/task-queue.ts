@@ -129,7 +129,7 @@ function checkSpec(spec: TaskSpec): void {
 /**
  * Creates a task queue in the same schema as the store (migrate it first).
  *
- * @throws {SchemaNotMigratedError} from its methods when the schema is missing or outdated.
+ * @throws a {@link SchemaNotMigratedError} from its methods when the schema is missing or outdated.
  * @example
  * ```ts
  * const queue = createPostgresTaskQueue({ connectionString: process.env.SPINE_STORE_URL });

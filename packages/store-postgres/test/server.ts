@@ -34,7 +34,7 @@ function freePort(): Promise<number> {
 /**
  * Starts (or names) the PostgreSQL server for one test file.
  *
- * @throws {Error} when no server can be started: the tests fail loudly, they never skip.
+ * @throws an {@link Error} when no server can be started: the tests fail loudly, they never skip.
  */
 export async function startTestServer(): Promise<TestServer> {
   const external = process.env.SPINE_TEST_POSTGRES_URL;

@@ -59,7 +59,7 @@ function ioReason(error: unknown): string {
  * links are refused, and checked again with `fstat` on the open descriptor (the file cannot be
  * swapped between the check and the read).
  *
- * @throws {InvalidProfileError} (key `file`) naming the file and why it was not read.
+ * @throws an {@link InvalidProfileError} (key `file`) naming the file and why it was not read.
  */
 export async function readProfileText(path: string, symlinks: ProfileSymlinks): Promise<string> {
   let stats: import('node:fs').Stats;

@@ -90,7 +90,7 @@ function toolsOf(path: string, value: unknown): string[] | undefined {
  * parent's. Never throws anything but {@link InvalidProfileError}.
  *
  * @param path - The file name used in error messages and as the profile's `source`.
- * @throws {InvalidProfileError} naming the file and the key at fault.
+ * @throws an {@link InvalidProfileError} naming the file and the key at fault.
  * @example
  * ```ts
  * const profile = parseProfileFile(
@@ -173,9 +173,9 @@ export interface LoadProfileDirOptions {
  * files of at most 256 KiB are read (a FIFO, socket, device or directory named `*.md` is not, and
  * never blocks the read); each file that cannot be used is reported alone.
  *
- * @throws {InvalidProfileError} for the first invalid file (naming it and the key), or when two
- * files of the directory declare the same name, unless `onInvalid` takes them; also when the
- * directory itself is a symbolic link and `symlinks` is `refuse`.
+ * @throws an {@link InvalidProfileError} for the first invalid file (naming it and the key), or
+ * when two files of the directory declare the same name, unless `onInvalid` takes them; also when
+ * the directory itself is a symbolic link and `symlinks` is `refuse`.
  */
 export async function loadProfileDir(
   dir: string,

@@ -75,7 +75,7 @@ function flatten(node: SessionTreeNode, out: SessionTreeNode[] = []): SessionTre
  * proposes them), and each child is matched by call id and depth. After the rerun,
  * `compare` checks each child's tool results against the recorded ones and verifies its requests.
  *
- * @throws {ChildSessionMissingError} when a linked child is not in `store`.
+ * @throws a {@link ChildSessionMissingError} when a linked child is not in `store`.
  * @example
  * ```ts
  * const recorded = await recordedChildren(store, recordedId);

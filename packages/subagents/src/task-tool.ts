@@ -97,7 +97,8 @@ function checkOptions(options: TaskToolOptions, profiles: readonly AgentProfile[
  * concurrency-safe (parallel, at most `maxParallel` at once); others run alone. The parent's
  * signal aborts the child; limits (steps, tokens, time) stop it; every failure is a tool error.
  *
- * @throws {InvalidTaskToolOptionsError} when the options cannot work (no profiles, duplicates, bad limits).
+ * @throws an {@link InvalidTaskToolOptionsError} when the options cannot work (no profiles,
+ *   duplicates, bad limits).
  * @example
  * ```ts
  * const task = createTaskTool({

@@ -92,7 +92,7 @@ export interface SessionTreeNode extends ChildTreeNode {
  * is taken and nothing is repaired), holding every event of every session: a rerun answers
  * children from them. {@link readChildTree} gives the same tree without the events.
  *
- * @throws {ChildSessionMissingError} when a linked child is not in the store.
+ * @throws a {@link ChildSessionMissingError} when a linked child is not in the store.
  */
 export async function readSessionTree(
   store: SessionStore,
@@ -125,7 +125,7 @@ export async function readSessionTree(
  * only its `assistant/message` and `agent/child/*` events are streamed from the store, so memory
  * stays with the surfaces, not the logs (read-only: no lock is taken and nothing is repaired).
  *
- * @throws {ChildSessionMissingError} when a linked child is not in the store.
+ * @throws a {@link ChildSessionMissingError} when a linked child is not in the store.
  * @example
  * ```ts
  * const root = await readChildTree(store, id);
@@ -196,7 +196,7 @@ export interface TreeReplayReport {
  * `agent/child/start` names the child; the child's header names the parent, that event's seq and
  * the tool call id; the parent recorded how the child ended).
  *
- * @throws {ChildSessionMissingError} when a linked child is not in the store.
+ * @throws a {@link ChildSessionMissingError} when a linked child is not in the store.
  * @example
  * ```ts
  * const report = await replayTree(store, parentId);

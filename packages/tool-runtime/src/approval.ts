@@ -93,7 +93,7 @@ function isSideEffecting(permissions: ToolPermissions): boolean {
  * (plan mode: reads, searches and network reads run; anything that changes files or runs a command
  * is refused, whatever rules, hooks or earlier answers say).
  *
- * @throws {InvalidRuntimeOptionsError} for an unknown name.
+ * @throws an {@link InvalidRuntimeOptionsError} for an unknown name.
  */
 export function createApprovalPolicy(name: ApprovalPolicyName): ApprovalPolicy {
   const decide = POLICIES[name];

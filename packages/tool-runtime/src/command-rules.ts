@@ -231,7 +231,7 @@ const compiled = new WeakMap<ApprovalRule, Tester>();
  * time is linear, so a pattern such as `(a+)+$` cannot freeze the process on a command line the
  * model wrote; a `RegExp` object is used as given (without `g`/`y`, which would keep state).
  *
- * @throws {Error} when a string pattern is not valid RE2 syntax.
+ * @throws an {@link Error} when a string pattern is not valid RE2 syntax.
  */
 function patternOf(rule: ApprovalRule): Tester {
   let tester = compiled.get(rule);

@@ -56,8 +56,8 @@ function isZod3Schema(value: unknown): boolean {
  * Converts a zod schema to the JSON Schema the model sees (input side: fields with defaults are
  * optional), or checks and returns a raw JSON Schema.
  *
- * @throws {InvalidToolDefinitionError} when the schema cannot be exported or compiled, or is a zod 3
- *   schema (zod 4 is required).
+ * @throws an {@link InvalidToolDefinitionError} when the schema cannot be exported or compiled, or
+ *   is a zod 3 schema (zod 4 is required).
  */
 export function toParametersSchema(name: string, parameters: ZodType | JsonSchema): JsonSchema {
   let schema: JsonSchema;
@@ -109,7 +109,7 @@ export function toParametersSchema(name: string, parameters: ZodType | JsonSchem
  * Defines a tool: validates the name, exports the parameters to JSON Schema and returns a
  * protocol `ToolDefinition` that any `ToolScheduler` can run.
  *
- * @throws {InvalidToolDefinitionError} for a bad name or a schema that does not compile.
+ * @throws an {@link InvalidToolDefinitionError} for a bad name or a schema that does not compile.
  * @example
  * ```ts
  * const echo = defineTool({

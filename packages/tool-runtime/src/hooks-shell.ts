@@ -92,15 +92,17 @@ export interface ShellHooks {
   /** Fires a lifecycle event with the payload on stdin; failures are warnings. */
   fire(event: LifecycleHookEvent, payload: Record<string, JsonValue>): Promise<void>;
   /**
-   * Runs the commands of a deciding event. `user-prompt-submit`: the first block wins, rewrites
-   * chain (each command sees the prompt the previous one produced). `permission-request`: the
-   * first deny wins (a failing or hanging command denies), else allow when one allowed, else
-   * `undefined` (ask the person).
+   * Runs the `user-prompt-submit` commands: the first block wins, rewrites chain (each command
+   * sees the prompt the previous one produced).
    */
   decide(
     event: 'user-prompt-submit',
     payload: { prompt: string },
   ): Promise<PromptHookDecision | undefined>;
+  /**
+   * Runs the `permission-request` commands: the first deny wins (a failing or hanging command
+   * denies), else allow when one allowed, else `undefined` (ask the person).
+   */
   decide(
     event: 'permission-request',
     payload: Record<string, JsonValue>,

@@ -104,6 +104,13 @@ export {
 } from './shell-env.js';
 export type { BashToolArguments, BashToolOptions } from './tool-bash.js';
 export { createBashTool } from './tool-bash.js';
+export type { StopToolCallProcessesResult } from './tool-call-processes.js';
+export {
+  findToolCallProcesses,
+  stopToolCallProcesses,
+  TOOL_CALL_ENV,
+  toolCallTag,
+} from './tool-call-processes.js';
 export type { EditApplication, EditToolArguments, TextEdit } from './tool-edit.js';
 export { applyEdits, createEditTool } from './tool-edit.js';
 export type { GlobToolArguments } from './tool-glob.js';

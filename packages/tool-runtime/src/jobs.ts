@@ -132,7 +132,7 @@ export class JobManager {
    * this process), or with them piped (this process then appends what it reads). Waits up to
    * `firstOutputMs` for the first lines (less once it has them or the job exits).
    *
-   * @throws {JobLimitError} when `maxJobs` jobs are running.
+   * @throws a {@link JobLimitError} when `maxJobs` jobs are running.
    */
   async start(command: string, spawn: (output: number) => ChildProcess): Promise<JobStartResult> {
     const running = this.running();
@@ -214,7 +214,7 @@ export class JobManager {
    * New output since the last read (or since `start` returned), at most `maxBytes`: when more is
    * waiting, the newest `maxBytes` are returned and `skipped` counts the rest (readable by range).
    *
-   * @throws {JobNotFoundError} for an unknown id.
+   * @throws a {@link JobNotFoundError} for an unknown id.
    */
   readNew(id: string, maxBytes: number): JobOutputSlice {
     const job = this.#job(id);
@@ -235,7 +235,7 @@ export class JobManager {
    * Output from byte `offset`, at most `length` bytes (older output may have been deleted; the
    * slice then starts later). Does not move the read cursor.
    *
-   * @throws {JobNotFoundError} for an unknown id.
+   * @throws a {@link JobNotFoundError} for an unknown id.
    */
   readRange(id: string, offset: number, length: number): JobOutputSlice {
     const job = this.#job(id);
@@ -248,7 +248,7 @@ export class JobManager {
     };
   }
 
-  /** The job `id` as it is now. @throws {JobNotFoundError} for an unknown id. */
+  /** The job `id` as it is now. @throws a {@link JobNotFoundError} for an unknown id. */
   info(id: string): JobInfo {
     return this.#snapshot(this.#job(id));
   }
@@ -257,7 +257,7 @@ export class JobManager {
    * Stops a job's whole process group: SIGTERM, then SIGKILL after `killGraceMs`. Resolves once
    * it exited; a job that already exited is returned as it is.
    *
-   * @throws {JobNotFoundError} for an unknown id.
+   * @throws a {@link JobNotFoundError} for an unknown id.
    */
   async kill(id: string, by: JobKiller = 'model'): Promise<JobInfo> {
     const job = this.#job(id);

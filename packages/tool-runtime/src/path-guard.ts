@@ -127,7 +127,7 @@ function errorCode(error: unknown): string | undefined {
  * encoded or look-alike separators and excluded patterns are refused. A path that does not exist
  * yet is accepted when its nearest existing ancestor is inside (for `write`).
  *
- * @throws {PathRefusedError} when the path is refused; the message says why and what to do.
+ * @throws a {@link PathRefusedError} when the path is refused; the message says why and what to do.
  * @example
  * ```ts
  * const { absolute } = await resolveWorkspacePath('/repo', 'src/index.ts', { exclude: ['.env'] });

@@ -55,8 +55,8 @@ function matcherFor(patterns: readonly string[]): (path: string) => boolean {
 /**
  * Normalises a workspace-relative path (`./a//b/` → `a/b`) and refuses paths that are not one.
  *
- * @throws {PathRefusedError} when the path is empty, absolute, contains a NUL byte or leaves the
- *   workspace through `..`.
+ * @throws a {@link PathRefusedError} when the path is empty, absolute, contains a NUL byte or
+ *   leaves the workspace through `..`.
  */
 function normaliseRelative(path: string): string {
   if (typeof path !== 'string' || path.length === 0) {
@@ -84,7 +84,8 @@ function normaliseRelative(path: string): string {
  * @param workspaceRelativePath - Path relative to the workspace root, `/`-separated.
  * @param patterns - Globs to test against; defaults to {@link DEFAULT_PROTECTED_PATHS}.
  * @returns `true` when the path matches one of the patterns (case-insensitively).
- * @throws {PathRefusedError} when the path is empty, absolute, contains NUL or escapes with `..`.
+ * @throws a {@link PathRefusedError} when the path is empty, absolute, contains NUL or escapes with
+ *   `..`.
  * @example
  * ```ts
  * isProtectedPath('.git/hooks/pre-commit'); // true

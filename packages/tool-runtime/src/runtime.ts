@@ -33,8 +33,8 @@ import { detectSandboxSync } from './sandbox-bwrap.js';
 export interface ToolRuntimeOptions {
   /** Workspace root; resolved to its real path. */
   cwd: string;
-  /** Tools to register now. */
-  tools?: AnyToolDefinition[];
+  /** Tools to register now (the list is only read). */
+  tools?: readonly AnyToolDefinition[];
   /** Sandbox mode. Default `workspace-write`. */
   sandbox?: SandboxMode;
   /** Approval policy (a built-in name or your own). Default `ask`. */
@@ -74,7 +74,11 @@ export interface ToolRuntimeOptions {
 
 /** A registry plus scheduler: what the agent loop runs tool calls with. */
 export interface ToolRuntime extends ToolScheduler {
-  /** Adds a tool (replacing none). @throws {InvalidToolDefinitionError} on a duplicate name or bad schema. */
+  /**
+   * Adds a tool (replacing none).
+   *
+   * @throws an {@link InvalidToolDefinitionError} on a duplicate name or bad schema.
+   */
   register(tool: AnyToolDefinition): void;
   /** Removes a tool; returns whether it was there. */
   unregister(name: string): boolean;
@@ -123,8 +127,9 @@ function checkMode(mode: SandboxMode): SandboxMode {
  * Creates a tool runtime: registry, argument validation, hook chains, approval, sandbox policy
  * and the ordered scheduler.
  *
- * @throws {InvalidRuntimeOptionsError} for a relative or missing `cwd`, an unknown policy or mode.
- * @throws {InvalidToolDefinitionError} for a bad or duplicate tool.
+ * @throws an {@link InvalidRuntimeOptionsError} for a relative or missing `cwd`, an unknown policy
+ *   or mode.
+ * @throws an {@link InvalidToolDefinitionError} for a bad or duplicate tool.
  * @example
  * ```ts
  * const runtime = createToolRuntime({ cwd: '/repo', tools: createWorkspaceTools({ cwd: '/repo' }), approval: 'auto-edit' });

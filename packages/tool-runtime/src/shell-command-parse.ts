@@ -66,7 +66,8 @@ let loaded: ShellCommandParser | undefined;
  * Loads the bash grammar (tree-sitter-bash's WebAssembly build, run by web-tree-sitter) once per process
  * and returns the parser.
  *
- * @throws {Error} when the grammar cannot be loaded (web-tree-sitter or the grammar file is missing).
+ * @throws an {@link Error} when the grammar cannot be loaded (web-tree-sitter or the grammar file
+ *   is missing).
  * @example
  * ```ts
  * const parser = await loadShellParser();

@@ -71,8 +71,8 @@ function matcher(patterns: readonly string[], what: string): (name: string) => b
  * `include`, minus `exclude`, with `set` applied; then drops `neverPass` names and the variables
  * that make a shell read startup code (`BASH_ENV`, `ENV`, `BASH_FUNC_*`, `SHELLOPTS`, `BASHOPTS`).
  *
- * @throws {InvalidRuntimeOptionsError} when an `include`/`exclude`/`set` name is not a variable
- *   name, a `set` value is not a string or contains NUL, or `inherit` is unknown.
+ * @throws an {@link InvalidRuntimeOptionsError} when an `include`/`exclude`/`set` name is not a
+ *   variable name, a `set` value is not a string or contains NUL, or `inherit` is unknown.
  * @example
  * ```ts
  * const env = createShellEnv(process.env, { include: ['NODE_OPTIONS'], neverPass: ['MY_KEY'] });

@@ -9,6 +9,7 @@ import type { JobManager } from './jobs.js';
 import { createNoneSandbox, type SandboxBackend, type SandboxCommand } from './sandbox.js';
 import { detectSandbox } from './sandbox-bwrap.js';
 import { createShellEnv, withoutShellStartup } from './shell-env.js';
+import { TOOL_CALL_ENV, toolCallTag } from './tool-call-processes.js';
 import type { WorkspaceToolOptions } from './types.js';
 
 /** Options of {@link createBashTool}. */
@@ -39,6 +40,12 @@ export interface BashToolOptions extends WorkspaceToolOptions {
    * the command as a job in the same sandbox (see `createJobTools` for reading and stopping it).
    */
   jobs?: JobManager;
+  /**
+   * The session this tool serves. With it, each foreground command the tool spawns itself (every
+   * unsandboxed one) carries `SPINE_TOOL_CALL=<session id>/<call id>` ({@link TOOL_CALL_ENV}) in
+   * its environment, so a resume after a crash finds it if it still runs and stops it.
+   */
+  sessionId?: () => string;
 }
 
 const BashArguments = z.object({
@@ -192,12 +199,13 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
         }
         const wrapped = backend.wrap(confined);
         const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
+        const commandEnv = taggedEnv(env, backend, options.sessionId, context.callId);
         const result = await runProcess({
-          start: backend.spawn ? () => backend.spawn!(confined, { env }) : undefined,
+          start: backend.spawn ? () => backend.spawn!(confined, { env: commandEnv }) : undefined,
           file: wrapped.file,
           args: wrapped.args,
           cwd: workdir.absolute,
-          env,
+          env: commandEnv,
           signal: context.signal,
           timeoutMs,
           maxOutputChars,
@@ -251,6 +259,24 @@ export function createBashTool(options: BashToolOptions): ToolDefinition<BashToo
       }
     },
   });
+}
+
+/**
+ * The environment of a foreground command, tagged with its session and call. A command under
+ * bubblewrap dies with Spine (`--die-with-parent`, PID namespace); an unsandboxed one is reparented
+ * and runs on, so a resume finds it by this tag (`stopToolCallProcesses`) instead of taking the
+ * workspace's state for its final outcome. Every directly spawned command is tagged (harmless in a
+ * sandbox, and right for a backend that does not end its commands with Spine); a backend that
+ * starts commands itself (`spawn`, pre-started sandboxes kept per environment object) keeps `env`.
+ */
+function taggedEnv(
+  env: NodeJS.ProcessEnv,
+  backend: SandboxBackend,
+  sessionId: (() => string) | undefined,
+  callId: string,
+): NodeJS.ProcessEnv {
+  if (!sessionId || backend.spawn) return env;
+  return { ...env, [TOOL_CALL_ENV]: toolCallTag(sessionId(), callId) };
 }
 
 // Messages by which a command shows it ran into the sandbox rather than failing on its own.

@@ -21,6 +21,8 @@ export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
   network?: 'off' | { domains: readonly string[] };
   /** Background jobs: `bash` gains `run_in_background`, and `job_output` and `job_kill` are added. */
   jobs?: JobManager;
+  /** The session the tools serve: `bash` tags its unsandboxed commands with it (see `TOOL_CALL_ENV`). */
+  sessionId?: () => string;
 }
 
 /**

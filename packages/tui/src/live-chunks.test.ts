@@ -53,8 +53,8 @@ function live(options: LiveOptions = {}, shared = false) {
       reason: 'STREAM_BROKEN',
     });
   };
-  const turnEnd = (): void => {
-    agent.emit('turn-end', { reason: 'completed', turn: 1, steps: 1, deniedTools: [] });
+  const turnEnd = (reason = 'completed'): void => {
+    agent.emit('turn-end', { reason, turn: 1, steps: 1, deniedTools: [] });
   };
   return { agent, deltas, stepEnd, retry, turnEnd, out: text.text, notices: notices.text };
 }
@@ -187,6 +187,44 @@ describe('an attempt that broke off and was retried', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it.each([
+    ['apart', false, ''],
+    ['sharing the held stream', true, '  retry: attempt 2 in 400 ms (STREAM_BROKEN)\n'],
+  ])(
+    'writes nothing of a last attempt that broke off too when the turn failed (a pipe; notices %s)',
+    (_how, shared, out) => {
+      const run = live({ holdAttempts: true }, shared);
+      run.deltas(partial);
+      run.retry();
+      run.deltas(partial);
+      run.turnEnd('error');
+      expect(run.out()).toBe(out);
+      expect(run.notices()).toContain('retry: attempt 2 in 400 ms (STREAM_BROKEN)');
+    },
+  );
+
+  it('marks the last attempt as discarded when the turn failed on a terminal', () => {
+    const run = live({}, true);
+    run.deltas(partial);
+    run.turnEnd('error');
+    expect(run.out()).toBe(
+      [
+        'Partial answer line one.',
+        '',
+        'Second paragraph ',
+        '  — the attempt broke off; the text above is discarded —',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('still writes what an aborted turn streamed, held or not', () => {
+    const run = live({ holdAttempts: true });
+    run.deltas(partial);
+    run.turnEnd('aborted');
+    expect(run.out()).toBe(`${partial.join('')}\n`);
   });
 
   it('prints no mark when the failed attempt had shown nothing', () => {

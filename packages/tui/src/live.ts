@@ -43,7 +43,12 @@ export interface LiveOptions {
    * unset for pipes, which get the text as written). `width` is in columns (a function: asked
    * for each block, so blocks finished after a resize fit the new width).
    */
-  markdown?: { width: number | (() => number); hyperlinks?: boolean; highlight?: CodeHighlighter };
+  markdown?: {
+    /** Columns, or a function asked for each block. */
+    width: number | (() => number);
+    hyperlinks?: boolean;
+    highlight?: CodeHighlighter;
+  };
   /**
    * With `markdown`: called with the block still being streamed (as the model wrote it, NOT
    * terminal-safe; `''` once nothing is pending), for a live region's preview such as
@@ -133,19 +138,20 @@ export function attachLiveOutput(
   // Each streamed block is sanitised as one text, whatever the cuts between its deltas.
   const answerText = new StreamText();
   const reasoningText = new StreamText();
-  // With `holdAttempts`: what the current attempt wrote to `streams.text` (notices sharing that
-  // stream too, so the order holds), and the state before the attempt, to drop it whole.
+  // With `holdAttempts`: what was written to `streams.text` (notices sharing that stream too, so
+  // the order holds), and the state and held length before the attempt, to drop it whole.
   const held: string[] = [];
-  let beforeAttempt: { midLine: boolean; lastKind: BlockKind | undefined } = {
+  let beforeAttempt: { midLine: boolean; lastKind: BlockKind | undefined; held: number } = {
     midLine: false,
     lastKind: undefined,
+    held: 0,
   };
   // Whether the current attempt has streamed any text (a retry then marks it as abandoned).
   let attemptShown = false;
   const startAttempt = (): void => {
     if (attemptShown) return;
     attemptShown = true;
-    beforeAttempt = { midLine, lastKind };
+    beforeAttempt = { midLine, lastKind, held: held.length };
   };
   const write = (stream: NodeJS.WritableStream, text: string): void => {
     if (text === '') return;
@@ -277,17 +283,7 @@ export function attachLiveOutput(
   }): void => {
     inReasoning = false;
     if (options.holdAttempts) abandonHeld();
-    else if (attemptShown) {
-      // The partial text stays on the screen: say it is not the answer.
-      newline();
-      separate('notice');
-      write(
-        streams.text,
-        style.dim(
-          `  — attempt ${event.failedAttempt} broke off, retrying; the text above is discarded —\n`,
-        ),
-      );
-    }
+    else if (attemptShown) markDiscarded(`attempt ${event.failedAttempt} broke off, retrying`);
     attemptShown = false;
     newline();
     printNotice(
@@ -313,6 +309,12 @@ export function attachLiveOutput(
       ),
     );
   };
+  // On a terminal the text of an attempt that broke off stays: a dim line says it is no answer.
+  const markDiscarded = (what: string): void => {
+    newline();
+    separate('notice');
+    write(streams.text, style.dim(`  — ${what}; the text above is discarded —\n`));
+  };
   /** Drops the held text of an attempt that broke off, as if it had never been streamed. */
   const abandonHeld = (): void => {
     answerText.discard();
@@ -321,7 +323,7 @@ export function attachLiveOutput(
       markdown.end();
       showPending();
     }
-    held.length = 0;
+    if (attemptShown) held.length = beforeAttempt.held;
     if (attemptShown) ({ midLine, lastKind } = beforeAttempt);
   };
   const onStepEnd = ({ finishReason }: { finishReason: string }): void => {
@@ -364,11 +366,13 @@ export function attachLiveOutput(
     newline();
     printNotice(style.dim(`    ↳ ${visibleText(message)}\n`));
   };
-  const onTurnEnd = (): void => {
+  const onTurnEnd = ({ reason }: { reason: string }): void => {
     for (const id of [...outputs.keys()]) endOutput(id);
     inReasoning = false;
+    // A failed attempt's text is no answer; an aborted turn's text is shown as it was streamed.
+    if (reason === 'error' && attemptShown && options.holdAttempts) abandonHeld();
+    else if (reason === 'error' && attemptShown) markDiscarded('the attempt broke off');
     newline();
-    // A turn that failed or was aborted mid-attempt: what it streamed is shown, not dropped.
     attemptDone();
     lastKind = undefined;
   };

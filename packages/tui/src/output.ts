@@ -61,7 +61,11 @@ export function streamSink(stream: NodeJS.WritableStream): ChunkSink {
 }
 
 /** A sink writing to the file at `path` (created or truncated); `close` releases it. */
-export function fileSink(path: string): { sink: ChunkSink; close: () => void } {
+export function fileSink(path: string): {
+  sink: ChunkSink;
+  /** Closes the file. */
+  close: () => void;
+} {
   const fd = openSync(path, 'w');
   return {
     sink: (chunk) => {

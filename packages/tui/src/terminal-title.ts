@@ -12,6 +12,7 @@ const POP_TITLE = '\u001b[23;2t';
 
 /** What {@link TerminalTitle} writes to (a TTY stream). */
 export interface TitleOutput {
+  /** Writes escape sequences as they are. */
   write(text: string): unknown;
   isTTY?: boolean;
 }

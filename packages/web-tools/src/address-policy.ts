@@ -24,7 +24,7 @@ export interface AddressVerdict {
 /**
  * Parses a CIDR range (`10.0.0.0/8`, `fd00::/8`; a bare address means a single host).
  *
- * @throws {WebConfigError} when the text is not a valid range.
+ * @throws a {@link WebConfigError} when the text is not a valid range.
  */
 export function parseCidr(text: string): IpRange {
   const [addressText = '', prefixText] = text.trim().split('/');
@@ -217,7 +217,7 @@ function classify(ip: IpAddress, embedded: EmbeddedIpv4 | undefined): AddressVer
  * Parses trusted ranges from configuration. A range may not overlap loopback, link-local
  * (metadata) or unspecified addresses, and must be at least a /8 (IPv4) or /16 (IPv6).
  *
- * @throws {WebConfigError} on a malformed or unsafe range.
+ * @throws a {@link WebConfigError} on a malformed or unsafe range.
  */
 export function parseTrustedRanges(texts: readonly string[]): IpRange[] {
   return texts.map((text) => {

@@ -170,7 +170,7 @@ function noProxyOf(options: HttpFetchOptions, env: NodeJS.ProcessEnv): NoProxyLi
  * (or in a trusted range), and the socket pinned to the checked address. Redirects are followed by
  * hand and re-validated; the body is streamed and cut at `maxBytes`; HTML becomes Markdown.
  *
- * @throws {WebConfigError} when the options are invalid.
+ * @throws a {@link WebConfigError} when the options are invalid.
  * @example
  * ```ts
  * const provider = createHttpFetchProvider({ maxBytes: 512 * 1024, sameOriginRedirectsOnly: true });
@@ -187,7 +187,7 @@ export function createHttpFetchProvider(options: HttpFetchOptions = {}): WebFetc
  * loopback address and its certificate is checked against `seam.ca`. For this package's tests
  * (exported from `@spine/web-tools/internal` only; not a semver promise).
  *
- * @throws {WebConfigError} when the options are invalid or the seam is not loopback-only.
+ * @throws a {@link WebConfigError} when the options are invalid or the seam is not loopback-only.
  */
 export function createHttpFetchProviderWithTestSeam(
   options: HttpFetchOptions,

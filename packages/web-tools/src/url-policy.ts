@@ -49,7 +49,7 @@ function rawHostOf(input: string): string {
  * Checks a URL against everything that needs no DNS: https only, no credentials, no obfuscated
  * or non-public IP literal hosts, no local-only or single-label names.
  *
- * @throws {UrlRefusedError} when the URL is refused.
+ * @throws a {@link UrlRefusedError} when the URL is refused.
  * @example
  * ```ts
  * checkUrl('https://0x7f.1/'); // throws UrlRefusedError (hex IP literal)

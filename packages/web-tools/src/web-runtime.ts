@@ -59,15 +59,17 @@ export interface WebRuntime {
   /**
    * The search provider in force.
    *
-   * @throws {ProviderUnavailableError} when none is available, or the configured one is not.
-   * @throws {ProviderAmbiguousError} when several are available and none is configured.
+   * @throws a {@link ProviderUnavailableError} when none is available, or the configured one is
+   *   not.
+   * @throws a {@link ProviderAmbiguousError} when several are available and none is configured.
    */
   searchProvider(): WebSearchProvider;
   /**
    * The fetch provider in force.
    *
-   * @throws {ProviderUnavailableError} when none is available, or the configured one is not.
-   * @throws {ProviderAmbiguousError} when several are available and none is configured.
+   * @throws a {@link ProviderUnavailableError} when none is available, or the configured one is
+   *   not.
+   * @throws a {@link ProviderAmbiguousError} when several are available and none is configured.
    */
   fetchProvider(): WebFetchProvider;
   /** Runs a search on the selected provider. */
@@ -131,7 +133,7 @@ function unknownIdMessage(kind: string, id: string, providers: WebProvider[]): s
  * (an unknown id throws now); otherwise exactly one available provider of the kind is used, and
  * several available ones are an error listing them. The order of `providers` never matters.
  *
- * @throws {WebConfigError} for an unknown configured id or duplicate provider ids.
+ * @throws a {@link WebConfigError} for an unknown configured id or duplicate provider ids.
  * @example
  * ```ts
  * const web = createWebRuntime({ providers: webProvidersFromEnv(), search: 'brave' });

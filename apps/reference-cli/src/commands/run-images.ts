@@ -33,7 +33,7 @@ export function taskImages(
  * Refuses images for a model that does not accept them, unless the configuration asks for a
  * text placeholder instead.
  *
- * @throws {SpineError} `IMAGES_UNSUPPORTED` (exit 2), naming the model and the way out.
+ * @throws a {@link SpineError} `IMAGES_UNSUPPORTED` (exit 2), naming the model and the way out.
  */
 export function assertImagesAccepted(
   model: ResolvedModel,

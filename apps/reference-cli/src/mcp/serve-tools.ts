@@ -71,7 +71,7 @@ async function searchConfigured(): Promise<boolean> {
  * The names to serve: those of `--tools` (comma-separated), each one the runtime has, or by
  * default every tool but the agent-only ones (and `web_search` without a search provider).
  *
- * @throws {UsageError} when `--tools` names a tool the runtime does not have.
+ * @throws a {@link UsageError} when `--tools` names a tool the runtime does not have.
  */
 export async function chooseTools(
   specs: readonly ToolSpec[],

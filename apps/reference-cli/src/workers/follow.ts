@@ -16,7 +16,7 @@ export function eventLine(event: SessionEvent): string {
  * `spine show <id> --follow --store <url>`: prints the session's events, then each new one as it
  * is committed (from any machine), until Ctrl-C or SIGTERM.
  *
- * @throws {SessionNotFoundError} when the id is not in the store.
+ * @throws a {@link SessionNotFoundError} when the id is not in the store.
  */
 export async function followCommand(
   id: string,

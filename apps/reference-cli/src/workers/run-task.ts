@@ -50,7 +50,7 @@ export function continueText(prompt: string): string {
 /**
  * The folder the task runs in: the workspace path itself, or a clone of the git URL.
  *
- * @throws {UsageError} for a path that is not a folder.
+ * @throws a {@link UsageError} for a path that is not a folder.
  */
 export async function prepareWorkspace(task: TaskRecord, workDir: string): Promise<string> {
   const { workspace } = task.spec;

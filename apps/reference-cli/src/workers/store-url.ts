@@ -7,7 +7,7 @@ import { storeUrlOf, UsageError } from '@spine/harness';
 /**
  * The store URL a command that only makes sense on PostgreSQL needs.
  *
- * @throws {UsageError} when none is configured.
+ * @throws a {@link UsageError} when none is configured.
  */
 export function requireStoreUrl(config: { store?: { url?: string } }, command: string): string {
   const url = storeUrlOf(config);

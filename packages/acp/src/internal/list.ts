@@ -67,7 +67,7 @@ function newerFirst(a: Cursor, b: Cursor): number {
  * One page of the sessions in `config`'s store that name their workspace, only those started in
  * `cwd` when it is given.
  *
- * @throws {BadCursorError} when `cursor` is not one a previous page returned.
+ * @throws a {@link BadCursorError} when `cursor` is not one a previous page returned.
  */
 export async function listSessions(
   config: SpineConfig,

@@ -100,7 +100,7 @@ export function modelChoices(active: AgentSession): string[] {
 /**
  * Switches the model of the next requests to `name` (one of {@link modelChoices}) and records it.
  *
- * @throws {Error} from model resolution (unknown provider, malformed name).
+ * @throws an {@link Error} from model resolution (unknown provider, malformed name).
  */
 export async function applyModel(active: AgentSession, name: string): Promise<void> {
   const previous = modelName(active.model);

@@ -26,7 +26,7 @@ function withCode(
 /**
  * Checks the form of a `cwd` the client sent: absolute, no NUL (whether it exists is not asked).
  *
- * @throws {RequestError} -32602 (invalid params) naming what is wrong.
+ * @throws a {@link RequestError} -32602 (invalid params) naming what is wrong.
  */
 export function checkCwdForm(sdk: Sdk, cwd: string, isAbsolute: (path: string) => boolean): void {
   if (cwd.includes('\0'))
@@ -38,7 +38,7 @@ export function checkCwdForm(sdk: Sdk, cwd: string, isAbsolute: (path: string) =
 /**
  * Checks a session's `cwd` the client sent: absolute, no NUL, an existing directory.
  *
- * @throws {RequestError} -32602 (invalid params) naming what is wrong.
+ * @throws a {@link RequestError} -32602 (invalid params) naming what is wrong.
  */
 export function checkCwd(sdk: Sdk, cwd: string, isAbsolute: (path: string) => boolean): void {
   checkCwdForm(sdk, cwd, isAbsolute);

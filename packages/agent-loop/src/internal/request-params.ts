@@ -12,6 +12,7 @@ export interface RequestParams {
   sessionId?: string;
   maxOutputTokens?: number;
   reasoning?: ModelRequest['reasoning'];
+  imageFallback?: ModelRequest['imageFallback'];
 }
 
 /** Hashes of one request: the whole request, and the messages part alone. */
@@ -31,6 +32,8 @@ export function paramsOfHeader(header: RequestParams): RequestParams {
   if (header.sessionId !== undefined) params.sessionId = header.sessionId;
   if (header.maxOutputTokens !== undefined) params.maxOutputTokens = header.maxOutputTokens;
   if (header.reasoning !== undefined) params.reasoning = header.reasoning;
+  // Absent in headers written before it was recorded: their hashes stay as they were.
+  if (header.imageFallback !== undefined) params.imageFallback = header.imageFallback;
   return params;
 }
 
@@ -52,7 +55,8 @@ export function sameParams(a: RequestParams, b: RequestParams): boolean {
     a.systemHash === b.systemHash &&
     a.toolsHash === b.toolsHash &&
     a.sessionId === b.sessionId &&
-    a.maxOutputTokens === b.maxOutputTokens
+    a.maxOutputTokens === b.maxOutputTokens &&
+    a.imageFallback === b.imageFallback
   );
 }
 

@@ -38,7 +38,7 @@ export interface OpenAIStreamCase {
   crlf: boolean;
   /** An error payload replaces the chunk at this position (HTTP 200). */
   error: { at: number; shape: 'openai' | 'vllm'; message: string } | null;
-  /** A line that is not JSON, at this position. */
+  /** A line that is not JSON, at this position (the attempt then fails with STREAM_BROKEN). */
   garbageAt: number | null;
   /** Content-neutral odd chunks a proxy or a buggy server sends (`choices: null`, …), by position. */
   odd: Array<{ at: number; chunk: string }>;
@@ -380,7 +380,9 @@ export function expectedOpenAI(c: OpenAIStreamCase, json: boolean): Expected {
   const fails =
     c.error !== null ||
     c.finish === 'insufficient_system_resource' ||
-    (!json && c.finish === null && !c.done);
+    (!json && c.finish === null && !c.done) ||
+    // A data line that is not JSON breaks the attempt (STREAM_BROKEN): it is never skipped.
+    (!json && c.garbageAt !== null);
   let text = '';
   let reasoning = '';
   for (const item of c.items) {

@@ -53,7 +53,7 @@ export const breakerFold = {
  * Restores the breaker state from the log (its `compaction/breaker` projection when the session
  * registered it), so a resumed session keeps its failure count.
  *
- * @throws {CompactionFailedError} for a lazily opened session without the projection.
+ * @throws a {@link CompactionFailedError} for a lazily opened session without the projection.
  */
 export function restoreState(session: SessionLog): EngineSessionState {
   let breaker: BreakerState | undefined;

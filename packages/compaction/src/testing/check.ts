@@ -50,7 +50,7 @@ export const compactionEngineConformanceCases: readonly ConformanceCase<Compacti
  * Runs every TokenMeter case and reports which failed and why. A failing meter never makes it
  * throw.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkTokenMeter({ meter: () => createMyMeter(), session: newSession });
@@ -67,7 +67,7 @@ export function checkTokenMeter(
 /**
  * Runs every Summarizer case and reports which failed and why.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkSummarizer({ summarizer: () => createMySummarizer() });
@@ -83,7 +83,7 @@ export function checkSummarizer(
 /**
  * Runs every CompactionEngine case and reports which failed and why.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkCompactionEngine({ engine: () => createMyEngine(), session: newSession });

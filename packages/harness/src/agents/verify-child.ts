@@ -17,6 +17,12 @@ import type {
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from '../config/schema.js';
 import { checkpointStoreFor } from '../rewind/checkpoint-store.js';
+import {
+  leftRunningResult,
+  mayVerify,
+  stopLeftRunning,
+  withStopped,
+} from '../rewind/left-running.js';
 import { intentOf, verifiedResult } from '../rewind/recovery.js';
 
 type CheckpointStore = Awaited<ReturnType<typeof checkpointStoreFor>>;
@@ -143,13 +149,24 @@ async function answerChild(
   child: OpenChild & { checkpoint: string },
 ): Promise<number> {
   const { calls, written } = await childCalls(options.store, child.sessionId);
+  // A command the crash left running is stopped before the workspace is judged (left-running.ts).
+  const left = await stopLeftRunning(child.sessionId, calls);
   const bodies: ToolResultBody[] = [];
   for (const call of calls) {
+    const found = left.get(call.toolCallId);
+    if (!mayVerify(found, call.toolName)) {
+      if (found && found.state !== 'unchecked') bodies.push(leftRunningResult(call, found));
+      continue;
+    }
     const intent = await intentOf(call, options.cwd);
     const verdict = await verdictFor(checkpoints, store, child.checkpoint, intent, written);
-    if (!verdict) continue;
+    if (!verdict) {
+      if (found?.state === 'stopped') bodies.push(leftRunningResult(call, found));
+      continue;
+    }
     const note = verdict.verdict === 'files-changed' ? CHILD_NOTE : '';
-    bodies.push(verifiedResult(call, verdict, `${checkpoints.verdictText(verdict)}${note}`));
+    const text = `${checkpoints.verdictText(verdict)}${note}`;
+    bodies.push(withStopped(verifiedResult(call, verdict, text), found));
   }
   if (bodies.length === 0) return 0;
   const session = await Session.open({

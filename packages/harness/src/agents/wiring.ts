@@ -177,6 +177,7 @@ export async function wireSubagents(wiring: SubagentWiring): Promise<AnyToolDefi
             env: wiring.shellEnv,
             network: wiring.network,
             exclude: config.tools.exclude,
+            sessionId: () => child.session.id,
           }) as AnyToolDefinition[]),
           compactionPkg.createRecallHistoryTool({
             session: child.session,

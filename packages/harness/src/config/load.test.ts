@@ -81,6 +81,23 @@ describe('loadConfig', () => {
     }
   });
 
+  it('words a bound as a sentence and refuses a zero budget in a file', () => {
+    const zero = setup(undefined, { maxCost: 0 });
+    expect(() => loadConfig(zero)).toThrow(
+      /key "maxCost": expected a number greater than 0\. Fix the value/,
+    );
+    const turn = setup({ maxTurnCost: 0 });
+    expect(() => loadConfig(turn)).toThrow(/key "maxTurnCost": expected a number greater than 0/);
+    const huge = setup(undefined, { maxTokens: 1e20 });
+    expect(() => loadConfig(huge)).toThrow(
+      /key "maxTokens": expected a whole number no larger than 9007199254740991\./,
+    );
+    const steps = setup({ maxSteps: 0 });
+    expect(() => loadConfig(steps)).toThrow(/key "maxSteps": expected a number greater than 0\./);
+    const cheap = setup(undefined, { maxCost: 0.000000001, maxTurnCost: 0.5 });
+    expect(loadConfig(cheap).config.maxCost).toBe(1e-9);
+  });
+
   it('refuses API keys in configuration and unknown keys', () => {
     const { cwd, env } = setup({ apiKey: 'sk-123' });
     expect(() => loadConfig({ cwd, env })).toThrow(/API keys are never stored in configuration/);

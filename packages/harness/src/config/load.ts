@@ -92,7 +92,8 @@ interface Layer {
  * Loads defaults < user file < project file < environment < flags, merged field by field, with
  * the selected profile applied right above the file that defines it.
  *
- * @throws {InvalidConfigError} naming the file (or variable, or flag), the key and the expected shape.
+ * @throws an {@link InvalidConfigError} naming the file (or variable, or flag), the key and the
+ *   expected shape.
  * @example
  * ```ts
  * const { config, provenance } = loadConfig({ cwd: process.cwd(), flags: { maxSteps: 5 } });
@@ -219,9 +220,38 @@ function describeIssue(issue: z.core.$ZodIssue, unknownKeys: string[]): string {
   }
   if (unknownKeys.length)
     return `is not a known key (${issue.message}); check the spelling against \`spine config --effective\``;
+  if (issue.code === 'too_small' || issue.code === 'too_big') {
+    const bound = describeBound(issue);
+    if (bound !== undefined) return `expected ${bound}`;
+  }
   // zod says "Invalid option: expected one of …" or "Invalid input: expected string, …".
   const detail = issue.message.replace(/^Invalid (?:input|option|type|value): /, '');
   return detail.startsWith('expected') ? detail : `expected ${detail}`;
+}
+
+/**
+ * A bound zod words as "Too big: expected int to be <=9007199254740991", as words: "a whole
+ * number no larger than 9007199254740991". A schema's own message is kept (undefined here).
+ */
+function describeBound(
+  issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig,
+): string | undefined {
+  if (!/^Too (?:small|big): /.test(issue.message)) return undefined;
+  const small = issue.code === 'too_small';
+  const limit = Number(small ? issue.minimum : issue.maximum);
+  const { inclusive = false, origin } = issue;
+  if (origin === 'number' || origin === 'int' || origin === 'bigint') {
+    const noun = origin === 'number' ? 'a number' : 'a whole number';
+    if (small) return inclusive ? `${noun} of at least ${limit}` : `${noun} greater than ${limit}`;
+    return inclusive ? `${noun} no larger than ${limit}` : `${noun} less than ${limit}`;
+  }
+  const unit =
+    origin === 'string' ? 'character' : origin === 'array' || origin === 'set' ? 'item' : '';
+  if (unit === '') return undefined;
+  const what = origin === 'string' ? 'a text' : 'a list';
+  if (small && limit === 1 && inclusive) return `${what} that is not empty`;
+  const count = inclusive ? limit : small ? limit + 1 : limit - 1;
+  return `${what} of ${small ? 'at least' : 'at most'} ${count} ${unit}${count === 1 ? '' : 's'}`;
 }
 
 function mergeLayer(

@@ -76,7 +76,8 @@ interface ProjectLayer {
 /**
  * Throws when a project file (or one of its profiles) sets a value of {@link PROJECT_LIMITS}.
  *
- * @throws {InvalidConfigError} naming the file, the key and why only the person may set it.
+ * @throws an {@link InvalidConfigError} naming the file, the key and why only the person may set
+ *   it.
  */
 export function refuseProjectWidening(project: ProjectLayer, userFile: string): void {
   const documents: [string, Record<string, unknown>][] = [['', project.data]];

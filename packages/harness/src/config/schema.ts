@@ -113,11 +113,11 @@ const layerFields = {
   /** Steps per turn before it stops. */
   maxSteps: z.number().int().positive().optional(),
   /** USD the session (with its subagents) may spend; checked before each model request. */
-  maxCost: z.number().nonnegative().optional(),
+  maxCost: z.number().positive().optional(),
   /** Tokens (all usage buckets) the session (with its subagents) may use. */
   maxTokens: z.number().int().positive().optional(),
   /** USD one turn (with its subagents) may spend. */
-  maxTurnCost: z.number().nonnegative().optional(),
+  maxTurnCost: z.number().positive().optional(),
   /** Tokens one turn (with its subagents) may use. */
   maxTurnTokens: z.number().int().positive().optional(),
   /** When the JSONL store syncs to disk. */
@@ -443,7 +443,7 @@ export interface SpineConfig {
     /** Whether the window title (OSC 2) and turn progress (OSC 9;4) are set (`SPINE_TERMINAL_TITLE=0` turns them off too). */
     title: boolean;
   };
-  /** Project instruction files (AGENTS.md) and the user-level file. */
+  /** Project instruction files (`AGENTS.md`) and the user-level file. */
   instructions: {
     /** Whether they are read. */
     enabled: boolean;

@@ -5,7 +5,7 @@ import { SessionNotFoundError } from '../errors.js';
  * The events of a stored session, streamed from the store in seq order without loading the log
  * and without taking its lock (a running session's flushed events; a torn last line is left out).
  *
- * @throws {SessionNotFoundError} when the id is unknown.
+ * @throws a {@link SessionNotFoundError} when the id is unknown.
  */
 export async function streamSessionEvents(
   store: SessionStore,

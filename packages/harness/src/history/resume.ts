@@ -32,7 +32,7 @@ export interface ResumeOpenOptions {
  * tool calls the workspace checkpoints can settle, then answers the rest as the session's own
  * recovery does.
  *
- * @throws {SessionInUseError} when another process holds the session.
+ * @throws a {@link SessionInUseError} when another process holds the session.
  */
 export async function openToResume(options: ResumeOpenOptions): Promise<Session> {
   const { store, id } = options;

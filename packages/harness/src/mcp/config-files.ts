@@ -28,7 +28,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * Reads `mcpServers` from a JSON file, or `undefined` when the file does not exist or has none.
  *
- * @throws {InvalidConfigError} when the file is not JSON or `mcpServers` is not an object of objects.
+ * @throws an {@link InvalidConfigError} when the file is not JSON or `mcpServers` is not an object
+ *   of objects.
  */
 export function readMcpServersFile(path: string): McpServersFile | undefined {
   const data = readJsonFile(path);

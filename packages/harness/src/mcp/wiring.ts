@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Agent, SystemPrompt } from '@spine/agent-loop';
 import type {
+  McpConfigError,
   McpElicitationHandler,
   McpManager,
   McpSamplingHandler,
@@ -78,7 +79,11 @@ export function recordingUsesMcp(events: readonly SessionEvent[]): boolean {
   );
 }
 
-/** Parses every configured entry with @spine/mcp's checks. @throws {McpConfigError} */
+/**
+ * Parses every configured entry with @spine/mcp's checks.
+ *
+ * @throws an {@link McpConfigError} when an entry is invalid.
+ */
 export async function configuredServers(
   config: SpineConfig,
 ): Promise<Record<string, McpServerConfig>> {
@@ -92,7 +97,9 @@ export async function configuredServers(
 /**
  * Builds the manager of the configured servers, sandboxed by `backend`. The session's sandbox
  * (`config.sandbox`) is the ceiling of every stdio server's (see `serverSandbox`); an entry that
- * asked for more is reported through `warn`. @throws {McpConfigError}
+ * asked for more is reported through `warn`.
+ *
+ * @throws an {@link McpConfigError} when an entry is invalid.
  */
 export async function createConfiguredManager(options: {
   config: SpineConfig;
@@ -163,7 +170,7 @@ export async function createConfiguredManager(options: {
  * the prefix cause `tools-changed`). With `recorded`, the tools come from the recording and
  * answer with their recorded results: no server starts (rerun).
  *
- * @throws {McpConfigError} when an entry is invalid.
+ * @throws an {@link McpConfigError} when an entry is invalid.
  */
 export async function wireMcp(options: {
   config: SpineConfig;

@@ -35,7 +35,7 @@ export function hasBudget(limits: BudgetLimits): boolean {
  * Refuses a cost limit for a model whose price is unknown, unless a token limit bounds the
  * session too.
  *
- * @throws {UsageError} naming the model and what to pass instead.
+ * @throws a {@link UsageError} naming the model and what to pass instead.
  */
 export function assertBudgetPriced(limits: BudgetLimits, model: string, priced: boolean): void {
   const costs = limits.maxCost !== undefined || limits.maxTurnCost !== undefined;
@@ -126,7 +126,7 @@ export function createBudgetCheck(
  * Refuses to start a session whose cost limit cannot be checked: the model has no price in the
  * table (built-ins plus the configuration's `models`) and no token limit is set.
  *
- * @throws {UsageError} for `maxCost` on an unpriced model without `maxTokens`.
+ * @throws a {@link UsageError} for `maxCost` on an unpriced model without `maxTokens`.
  */
 export async function assertBudgetCheckable(
   config: SpineConfig,

@@ -23,7 +23,10 @@ export interface PlanModeTarget {
   /** The open session; the switch is appended to it. */
   session: Session;
   /** The tool runtime; its policy changes (and its running children's). */
-  runtime: { setApproval(policy: ApprovalName): void };
+  runtime: {
+    /** Switches the approval policy. */
+    setApproval(policy: ApprovalName): void;
+  };
   /** The system prompt; the plan-mode section is added or removed. */
   prompt: import('@spine/agent-loop').SystemPrompt;
 }

@@ -5,10 +5,17 @@
 
 import { relative, resolve, sep } from 'node:path';
 import type { CallIntent, InterruptedCall, OutcomeVerdict } from '@spine/checkpoints';
-import type { JsonObject, SessionEvent, SessionStore, ToolResultBody } from '@spine/protocol';
+import type {
+  JsonObject,
+  SessionEvent,
+  SessionStore,
+  ToolResultBody,
+  ToolStartedBody,
+} from '@spine/protocol';
 import { Session } from '@spine/session-log';
 import type { SpineConfig } from '../config/schema.js';
 import { checkpointStoreFor } from './checkpoint-store.js';
+import { leftRunningResult, mayVerify, stopLeftRunning, withStopped } from './left-running.js';
 
 /** Workspace-relative, `/`-separated form of a tool's path argument (undefined outside). */
 function workspacePath(workspace: string, path: unknown): string | undefined {
@@ -134,44 +141,73 @@ async function answerVerifiable(options: {
 
 /**
  * Answers, in an open session (opened with `recover: false`), the interrupted calls whose
- * outcome the workspace checkpoints can settle, reading the log only from `from` (the
- * `step/start` of the step where the earliest interrupted call began: every interrupted call,
- * its step's checkpoint and the step's finished calls are there, as a result always follows its
- * call). Appends the verified results and flushes; returns how many calls it answered. Does
- * nothing when checkpoints are off.
+ * outcome can be settled, reading the log only from `from` (the `step/start` of the step where
+ * the earliest interrupted call began: every interrupted call, its step's checkpoint and the
+ * step's finished calls are there, as a result always follows its call). First the commands a
+ * crash left running are stopped ({@link stopLeftRunning}); then, with checkpoints on, each call
+ * gets its verified verdict, unless something of it may still run; a call whose processes were
+ * found gets a result saying so either way. Appends the results and flushes; returns how many
+ * calls it answered. The rest is left to the session's own recovery ("outcome unknown").
  */
 export async function answerInterruptedCallsIn(
   session: Session,
   from: number,
   options: { config: SpineConfig; cwd: string },
 ): Promise<number> {
-  if (!options.config.rewind.checkpoints) return 0;
   const checkpoints = await import('@spine/checkpoints');
   const events: SessionEvent[] = [];
   for await (const event of session.readEvents({ fromSeq: from })) events.push(event);
   const calls = checkpoints.interruptedCalls(events);
   if (calls.length === 0) return 0;
-  const workspace = session.header.cwd ?? options.cwd;
-  const intents = new Map<string, CallIntent>();
-  for (const call of calls) intents.set(call.toolCallId, await intentOf(call, workspace));
-  const store = await checkpointStoreFor(options.config, workspace);
-  const verdicts = await checkpoints.verifyInterruptedCalls({
-    events,
-    store,
-    intent: (call) => intents.get(call.toolCallId),
-  });
+  // Stopped before any verdict: the workspace is no outcome while the command still changes it.
+  const left = await stopLeftRunning(session.id, calls);
+  const verdicts = options.config.rewind.checkpoints
+    ? await verdictsOf(session, events, calls, options)
+    : new Map<string, OutcomeVerdict>();
   const last = [...events].reverse().find((event) => event.turn !== undefined);
   const at = last ? { turn: last.turn as number, step: last.step ?? 0 } : {};
   let answered = 0;
   for (const call of calls) {
     const verdict = verdicts.get(call.toolCallId);
-    if (!verdict || verdict.verdict === 'unknown') continue;
-    const body = verifiedResult(call, verdict, checkpoints.verdictText(verdict));
+    const found = left.get(call.toolCallId);
+    let body: ToolResultBody | undefined;
+    if (verdict && verdict.verdict !== 'unknown' && mayVerify(found, call.toolName))
+      body = withStopped(verifiedResult(call, verdict, checkpoints.verdictText(verdict)), found);
+    else if (found && found.state !== 'unchecked') body = leftRunningResult(call, found);
+    if (!body) continue;
     session.append('tool/result', body, { ...at, surfaceOp: { op: 'append' } });
     answered++;
   }
   await session.flush();
   return answered;
+}
+
+/** The workspace checkpoints' verdicts on `calls`, by call id. */
+async function verdictsOf(
+  session: Session,
+  events: SessionEvent[],
+  calls: InterruptedCall[],
+  options: { config: SpineConfig; cwd: string },
+): Promise<Map<string, OutcomeVerdict>> {
+  const checkpoints = await import('@spine/checkpoints');
+  const workspace = session.header.cwd ?? options.cwd;
+  // Every started call's intent, not only the interrupted ones': a command's changes are its own
+  // only when no other command of its step ran (verifyInterruptedCalls asks about those too).
+  const intents = new Map<string, CallIntent>();
+  for (const call of calls) intents.set(call.toolCallId, await intentOf(call, workspace));
+  for (const event of events) {
+    if (event.type !== 'tool/started') continue;
+    const body = event.body as ToolStartedBody;
+    if (intents.has(body.toolCallId)) continue;
+    // Only whether it is a command matters for a finished call: no file content is computed.
+    if (body.toolName === 'bash') intents.set(body.toolCallId, { kind: 'command' });
+  }
+  const store = await checkpointStoreFor(options.config, workspace);
+  return await checkpoints.verifyInterruptedCalls({
+    events,
+    store,
+    intent: (call) => intents.get(call.toolCallId),
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FinishReason, ModelStreamEvent } from '@spine/protocol';
 import { classifyError } from '../classify-error.js';
 import { modelError } from '../errors.js';
 import { usageFromAnthropic } from '../usage-map.js';
+import { parseEventData } from './event-json.js';
 import { MessageBuilder } from './message-builder.js';
 
 type Json = Record<string, unknown>;
@@ -25,7 +26,8 @@ type OpenBlock =
 /**
  * Turns Anthropic Messages stream events into provider-neutral events. Usage from
  * `message_start` is overwritten field by field by the cumulative `message_delta` totals.
- * Unknown event and block types are ignored (Anthropic's versioning policy).
+ * Unknown event and block types are ignored (Anthropic's versioning policy); a data line that is
+ * not JSON breaks the stream (STREAM_BROKEN).
  */
 export class AnthropicStreamState {
   private readonly builder = new MessageBuilder('toolu_spine');
@@ -39,15 +41,14 @@ export class AnthropicStreamState {
 
   constructor(private readonly provider: string) {}
 
-  /** Handles one event's `data` payload. */
-  handle(data: string, out: ModelStreamEvent[]): void {
-    let event: Json;
-    try {
-      event = JSON.parse(data) as Json;
-    } catch {
-      this.warnings.push(`ignored an event that is not JSON: ${data.slice(0, 200)}`);
-      return;
-    }
+  /**
+   * Handles one event's `data` payload; `name` is its `event:` field. A `ping` is skipped unread
+   * (as the SDK does); any other data that is not JSON throws STREAM_BROKEN, and after
+   * `message_stop` nothing is read.
+   */
+  handle(data: string, out: ModelStreamEvent[], name?: string): void {
+    if (this.done || name === 'ping') return;
+    const event = parseEventData(this.provider, data) as Json;
     if (event === null || typeof event !== 'object' || Array.isArray(event)) {
       this.warnings.push(`ignored an event that is not a JSON object: ${data.slice(0, 200)}`);
       return;

@@ -215,7 +215,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
 /** Hands one SSE event to the exchange's stream state (module level: no closure per request). */
 function dispatchEvent(event: SseEvent, exchange: Exchange): void {
-  exchange.init.handler.handle(event.data, exchange.out);
+  exchange.init.handler.handle(event.data, exchange.out, event.event);
 }
 
 /** The grace timer's callback. */

@@ -157,15 +157,24 @@ export interface ImagePolicy {
   unsupported: 'error' | 'placeholder' | undefined;
 }
 
+/** The fallback `policy` applies to images for `model` (`ModelClient.imageFallback`). */
+export function imageFallbackOf(policy: ImagePolicy, model: string): 'placeholder' | undefined {
+  return policy.unsupported === 'placeholder' && !policy.accepts(model) ? 'placeholder' : undefined;
+}
+
 /**
  * `request` as the policy lets it be sent: unchanged when it has no images or the model accepts
  * them; with placeholder text in the images' place when so configured.
  *
- * @throws {ImagesUnsupportedError} when the model does not accept images and no placeholder is wanted.
+ * @throws an {@link ImagesUnsupportedError} when the model does not accept images and no
+ *   placeholder is wanted.
  */
 export function applyImagePolicy(request: ModelRequest, policy: ImagePolicy): ModelRequest {
-  if (policy.accepts(request.model) || !hasImages(request.messages)) return request;
-  if (policy.unsupported !== 'placeholder') {
+  // A request that records its fallback (built so, or replayed from a log that says so) is
+  // encoded as recorded, whatever this client's configuration is now.
+  const recorded = request.imageFallback === 'placeholder';
+  if ((!recorded && policy.accepts(request.model)) || !hasImages(request.messages)) return request;
+  if (!recorded && policy.unsupported !== 'placeholder') {
     throw new ImagesUnsupportedError({ provider: policy.provider, model: request.model });
   }
   return { ...request, messages: withImagePlaceholders(request.messages) };

@@ -2,6 +2,7 @@ import type { FinishReason, ModelStreamEvent, Usage } from '@spine/protocol';
 import { classifyError } from '../classify-error.js';
 import { modelError } from '../errors.js';
 import { usageFromOpenAI } from '../usage-map.js';
+import { parseEventData } from './event-json.js';
 import { MessageBuilder } from './message-builder.js';
 
 type Json = Record<string, unknown>;
@@ -18,7 +19,8 @@ const FINISH_REASONS: Record<string, FinishReason> = {
 /**
  * Turns OpenAI-style chat-completion chunks (DeepSeek, OpenAI, vLLM, llama.cpp, Ollama,
  * OpenRouter, xAI, Mistral) into provider-neutral stream events and one final message.
- * Malformed chunks become warnings; an `error` payload inside the stream throws a ModelError.
+ * Odd chunks (JSON that is not an object) become warnings; a data line that is not JSON throws
+ * STREAM_BROKEN, and an `error` payload inside the stream throws its classified ModelError.
  */
 export class OpenAIStreamState {
   private readonly builder: MessageBuilder;
@@ -37,17 +39,13 @@ export class OpenAIStreamState {
 
   /** Handles one `data:` payload, pushing events into `out`. */
   handle(data: string, out: ModelStreamEvent[]): void {
+    // After [DONE] the answer is complete; whatever follows in the same network chunk is not read.
+    if (this.done) return;
     if (data === '[DONE]') {
       this.done = true;
       return;
     }
-    let chunk: Json;
-    try {
-      chunk = JSON.parse(data) as Json;
-    } catch {
-      this.warnings.push(`ignored a chunk that is not JSON: ${data.slice(0, 200)}`);
-      return;
-    }
+    const chunk = parseEventData(this.provider, data) as Json;
     if (chunk === null || typeof chunk !== 'object') {
       this.warnings.push(`ignored a chunk that is not a JSON object: ${data.slice(0, 200)}`);
       return;

@@ -11,8 +11,11 @@ import { RequestGuard } from './request-guard.js';
  * methods are called directly (no per-request closures on the hot path).
  */
 export interface StreamHandler {
-  /** Handles the data of one SSE event, pushing stream events into `out`. */
-  handle(data: string, out: ModelStreamEvent[]): void;
+  /**
+   * Handles the data of one SSE event (`name`: its `event:` field), pushing stream events into
+   * `out`. Throws a ModelError for data it cannot read (STREAM_BROKEN) or an error payload.
+   */
+  handle(data: string, out: ModelStreamEvent[], name?: string): void;
   /** Handles a whole JSON body (a server that did not stream). */
   handleWhole(body: string, out: ModelStreamEvent[]): void;
   /** True once the terminal event arrived (stop reading). */

@@ -26,7 +26,7 @@ export const modelClientConformanceCases: readonly ConformanceCase<ModelClientFi
  * Runs every ModelClient case and reports which failed and why. A failing client never makes
  * it throw.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkModelClient({ client: (baseUrl) => createMyClient({ baseUrl }) });

@@ -349,6 +349,19 @@ export const modelClientCases: readonly ConformanceCase<ModelClientFixture>[] = 
     'context overflow',
   ),
   {
+    name: 'fails with a retryable STREAM_BROKEN when a data line is not JSON, never skipping it',
+    run: (fixture) =>
+      withServer(fixture, [{ text, chunkSize: 8, malformedAt: 3 }], async (client) => {
+        const what = 'data line that is not JSON';
+        const { error, events } = await streamError(client, requestFor(fixture), what);
+        expectModelError(error, 'STREAM_BROKEN', true, what);
+        ensure(
+          !events.some((event) => event.type === 'finish'),
+          `${what}: expected no finish event before the error`,
+        );
+      }),
+  },
+  {
     name: 'reports a connection dropped mid-stream as a retryable STREAM_BROKEN',
     run: (fixture) =>
       withServer(fixture, [{ dropAfterChunks: 2 }], async (client) => {

@@ -229,12 +229,25 @@ async function answer(
     response.write(': keep-alive\n\n');
     if (delay > 0) await sleep(delay);
   }
-  for (const frame of frames(completion, context, chunkContext, scriptedPrompt, outputTokens)) {
+  const all = frames(completion, context, chunkContext, scriptedPrompt, outputTokens);
+  const malformed =
+    completion.malformedAt === undefined
+      ? -1
+      : Math.min(Math.max(0, completion.malformedAt), all.length - 1);
+  for (const [position, frame] of all.entries()) {
     if (response.destroyed) return;
     if (delay > 0) await sleep(delay);
+    if (position === malformed) response.write(malformedFrame(context.wire, chunkContext));
     response.write(frame);
   }
   response.end();
+}
+
+/** A frame whose data is a chunk cut in two: the JSON ends inside a string. */
+function malformedFrame(wire: 'openai' | 'anthropic', chunk: ChunkContext): string {
+  return wire === 'anthropic'
+    ? 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lost\n\n'
+    : `data: {"id":"${chunk.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"lost\n\n`;
 }
 
 function parseJson(raw: string): unknown {

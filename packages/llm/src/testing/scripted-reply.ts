@@ -40,6 +40,12 @@ export interface ScriptedCompletion {
   keepAlives?: number;
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /**
+   * Sends a `data:` line holding truncated JSON (a chunk cut in two) just before the SSE frame
+   * at this position, then the rest of the stream as usual. Positions past the end put it
+   * before the terminal frame (`[DONE]` or `message_stop`). A client must fail the stream.
+   */
+  malformedAt?: number;
 }
 
 /** An HTTP error answer (429 with Retry-After, 500, 503, 400 context overflow …). */

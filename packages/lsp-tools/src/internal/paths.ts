@@ -13,7 +13,8 @@ export function isInside(root: string, path: string): boolean {
  * Resolves a path given by the model or the user against the workspace root, refusing `..`
  * and symlink escapes and paths that do not exist. Returns the absolute real path.
  *
- * @throws {LspPathRefusedError}
+ * @throws an {@link LspPathRefusedError} for a `..` or symlink escape, or a path that does not
+ *   exist.
  */
 export function resolveInWorkspace(root: string, path: string): string {
   if (typeof path !== 'string' || path.trim() === '') {

@@ -12,7 +12,7 @@ export function splitLines(text: string): string[] {
  * Checks a 1-based position against the file on disk: the line must exist and the column may
  * be at most one past the line's last character (UTF-16 units, as LSP counts them).
  *
- * @throws {LspPositionError} naming the file's line count or the line's length.
+ * @throws an {@link LspPositionError} naming the file's line count or the line's length.
  */
 export async function validatePosition(
   root: string,

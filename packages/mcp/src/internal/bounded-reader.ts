@@ -174,7 +174,8 @@ export class BoundedReadBuffer {
 /**
  * Replaces the SDK stdio transport's private read buffer with a {@link BoundedReadBuffer}.
  *
- * @throws {Error} when the transport has no read buffer of the known shape (the SDK changed).
+ * @throws an {@link Error} when the transport has no read buffer of the known shape (the SDK
+ *   changed).
  */
 export function installBoundedReader(
   transport: object,

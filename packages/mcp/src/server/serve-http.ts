@@ -61,7 +61,7 @@ function refuse(response: ServerResponse, status: number, message: string): void
  * request is refused unless it comes from loopback, names the listener by a loopback `Host`
  * (no DNS rebinding), and carries the bearer token; only `/mcp` is served.
  *
- * @throws {McpServeAddressError} when `host` is not a loopback address.
+ * @throws an {@link McpServeAddressError} when `host` is not a loopback address.
  * @example
  * ```ts
  * const http = await startMcpHttpServer({ createServer: () => createMcpToolServer({ scheduler }) });

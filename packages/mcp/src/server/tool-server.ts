@@ -109,7 +109,7 @@ export interface McpToolServer {
  * command is sent as progress notifications when the client asked for progress. Connect the
  * returned server to a transport (stdio, Streamable HTTP); one server serves one client.
  *
- * @throws {TypeError} when `expose` names a tool the scheduler does not have.
+ * @throws a {@link TypeError} when `expose` names a tool the scheduler does not have.
  * @example
  * ```ts
  * const server = createMcpToolServer({ scheduler: runtime, expose: ['read', 'grep'] });

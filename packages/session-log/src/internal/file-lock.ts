@@ -1,5 +1,6 @@
 import { SessionLockedError } from '../errors.js';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from './fs.js';
+import { storeFailure } from './fs-errors.js';
 import { isAlive, startTimeOf } from './process.js';
 
 /** Lock files this process holds, so a second writer in the same process is refused too. */
@@ -32,10 +33,12 @@ function isOldEmptyLock(path: string): boolean {
 /**
  * Takes the single-writer lock `path` (a file holding the owner's pid and start time). A lock
  * left by a dead pid, or by a pid now reused by another process, is stale and taken over. Returns a function that releases it.
+ * A lock file the file system refuses to create (EACCES, EROFS…) throws a `StoreUnavailableError`
+ * saying that `action` (e.g. `open session a in dir`) could not be done.
  *
- * @throws {SessionLockedError} when a live process (or this one) holds the lock.
+ * @throws a {@link SessionLockedError} when a live process (or this one) holds the lock.
  */
-export function acquireFileLock(path: string, sessionId: string): () => void {
+export function acquireFileLock(path: string, sessionId: string, action: string): () => void {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, 'wx');
@@ -61,7 +64,9 @@ export function acquireFileLock(path: string, sessionId: string): () => void {
         }
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw storeFailure(error, action);
+      }
     }
     const owner = readOwner(path);
     const pid = owner?.pid;

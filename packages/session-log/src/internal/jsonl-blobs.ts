@@ -8,7 +8,6 @@ import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
 import {
   closeSync,
-  existsSync,
   fdatasyncSync,
   mkdirSync,
   openSync,
@@ -18,6 +17,7 @@ import {
   syncDirectory,
   writeSync,
 } from './fs.js';
+import { pathExists, storeFailure } from './fs-errors.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -43,27 +43,32 @@ export function createJsonlBlobs(options: {
       }
       if (known.has(sha256)) return;
       const path = `${folder}/${sha256}`;
-      if (existsSync(path)) {
+      const action = `store a blob of session ${options.sessionId}`;
+      if (pathExists(path, action)) {
         known.add(sha256);
         return;
       }
-      const created = mkdirSync(folder, { recursive: true });
       const temporary = `${path}.${process.pid}.tmp`;
       try {
-        const fd = openSync(temporary, 'w');
+        const created = mkdirSync(folder, { recursive: true });
         try {
-          writeSync(fd, bytes);
-          if (options.fsync !== 'never') fdatasyncSync(fd);
+          const fd = openSync(temporary, 'w');
+          try {
+            writeSync(fd, bytes);
+            if (options.fsync !== 'never') fdatasyncSync(fd);
+          } finally {
+            closeSync(fd);
+          }
+          renameSync(temporary, path);
         } finally {
-          closeSync(fd);
+          rmSync(temporary, { force: true });
         }
-        renameSync(temporary, path);
-      } finally {
-        rmSync(temporary, { force: true });
-      }
-      if (options.fsync !== 'never') {
-        syncDirectory(folder);
-        if (created !== undefined) syncDirectory(dirname(folder));
+        if (options.fsync !== 'never') {
+          syncDirectory(folder);
+          if (created !== undefined) syncDirectory(dirname(folder));
+        }
+      } catch (error) {
+        throw storeFailure(error, action, path);
       }
       known.add(sha256);
     },
@@ -73,7 +78,7 @@ export function createJsonlBlobs(options: {
         return readFileSync(`${folder}/${sha256}`);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
+        throw storeFailure(error, `read a blob of session ${options.sessionId}`);
       }
     },
   };

@@ -114,7 +114,7 @@ interface ScanState {
  * it ends the scan with `validBytes` at its start (a torn write). `types` (when given) shares
  * repeated strings between the events kept (see compactEvent).
  *
- * @throws {SessionCorruptError} naming the file and line.
+ * @throws a {@link SessionCorruptError} naming the file and line.
  */
 function* scanEvents(
   path: string,
@@ -184,7 +184,7 @@ function* scanEvents(
  * byte level (one event per non-empty line; seqs are gapless). A last line that is cut short or
  * unparseable is reported through `validBytes` (a torn write); any other damage throws.
  *
- * @throws {SessionCorruptError} naming the file and line.
+ * @throws a {@link SessionCorruptError} naming the file and line.
  */
 export function readJsonlEvents(path: string, options: JsonlReadOptions = {}): JsonlReadResult {
   const fd = openSync(path, 'r');
@@ -264,7 +264,7 @@ export interface JsonlRangeOptions extends JsonlReadOptions {
  * skipping earlier lines at the byte level; stops at `toSeq` or `limit` without reading further.
  * A last line cut short (a torn write) is not yielded.
  *
- * @throws {SessionCorruptError} for damaged data inside the range.
+ * @throws a {@link SessionCorruptError} for damaged data inside the range.
  */
 export function* readJsonlRange(path: string, options: JsonlRangeOptions): Generator<SessionEvent> {
   const toSeq = options.toSeq ?? Number.POSITIVE_INFINITY;
@@ -296,7 +296,7 @@ export function* readJsonlRange(path: string, options: JsonlRangeOptions): Gener
  * types), so that an async reader pays one promise round per batch instead of one per event.
  * The arrays are new each time (the caller may keep them).
  *
- * @throws {SessionCorruptError} for damaged data inside the range.
+ * @throws a {@link SessionCorruptError} for damaged data inside the range.
  */
 export function* readJsonlBatches(
   path: string,
@@ -331,7 +331,7 @@ export interface JsonlScan {
  * events (a torn or unparseable last line is left out, as {@link readJsonlEvents} does) and the
  * chain head, so that no separate pass has to find them.
  *
- * @throws {SessionCorruptError} naming the file and line.
+ * @throws a {@link SessionCorruptError} naming the file and line.
  */
 export function* scanJsonlBatches(path: string, scan: JsonlScan): Generator<SessionEvent[]> {
   const fd = openSync(path, 'r');

@@ -3,6 +3,7 @@ import { SessionClosedError } from '../errors.js';
 import type { FsyncPolicy } from '../types.js';
 import { CHAIN_EXTRA_BYTES, CHAIN_HEX_LENGTH, sealLineAfterGap, sealText } from './chain.js';
 import { closeSync, fdatasyncSync, fstatSync, writeSync } from './fs.js';
+import { storeFailure } from './fs-errors.js';
 import { encodeJsonLine, jsonLineArena } from './json-line.js';
 import { createJsonlBlobs } from './jsonl-blobs.js';
 import { writeSnapshotFile } from './jsonl-snapshot.js';
@@ -114,7 +115,7 @@ export class JsonlWriter implements OpenedSession {
     if (last) this.appendedSeq = last.seq;
     if (this.immediate) {
       this.writePending();
-      if (this.init.fsync === 'always') fdatasyncSync(this.init.fd);
+      if (this.init.fsync === 'always') this.sync();
       return;
     }
     if (durable || this.pendingSize >= this.init.flushBytes) {
@@ -148,14 +149,14 @@ export class JsonlWriter implements OpenedSession {
   checkpoint(): void {
     if (this.closed || this.init.readOnly) return;
     this.writePending();
-    if (this.init.fsync !== 'never') fdatasyncSync(this.init.fd);
+    if (this.init.fsync !== 'never') this.sync();
   }
 
   async flush(): Promise<void> {
     if (this.closed || this.init.readOnly) return;
     if (this.failure) throw this.failure;
     this.writePending();
-    fdatasyncSync(this.init.fd);
+    this.sync();
   }
 
   async writeSnapshot(snapshot: StoredSnapshot): Promise<void> {
@@ -169,15 +170,19 @@ export class JsonlWriter implements OpenedSession {
     this.writePending();
     const sync = this.init.fsync !== 'never';
     // The events a snapshot describes reach the disk before the snapshot that names them.
-    if (sync) fdatasyncSync(this.init.fd);
+    if (sync) this.sync();
     const atEnd = snapshot.seq === this.appendedSeq;
-    const offset = atEnd ? fstatSync(this.init.fd).size : -1;
-    const chain = atEnd && this.head ? this.head : undefined;
-    writeSnapshotFile(
-      this.init.path,
-      { seq: snapshot.seq, data: snapshot.data, offset, chain },
-      sync,
-    );
+    try {
+      const offset = atEnd ? fstatSync(this.init.fd).size : -1;
+      const chain = atEnd && this.head ? this.head : undefined;
+      writeSnapshotFile(
+        this.init.path,
+        { seq: snapshot.seq, data: snapshot.data, offset, chain },
+        sync,
+      );
+    } catch (error) {
+      throw storeFailure(error, `write a snapshot of session ${this.init.sessionId}`);
+    }
   }
 
   async close(): Promise<void> {
@@ -186,7 +191,7 @@ export class JsonlWriter implements OpenedSession {
     try {
       if (!this.init.readOnly && !this.failure) {
         this.writePending();
-        if (this.init.fsync !== 'never') fdatasyncSync(this.init.fd);
+        if (this.init.fsync !== 'never') this.sync();
       }
     } finally {
       live.delete(this);
@@ -270,14 +275,30 @@ export class JsonlWriter implements OpenedSession {
     this.writeBytes(bytes, bytes.length);
   }
 
-  /** Writes `bytes[0..length)`, continuing after a short write (rare on regular files). */
+  /**
+   * Writes `bytes[0..length)`, continuing after a short write (rare on regular files). A failed
+   * write fails the writer: the session must be opened again (its torn tail is then cut).
+   */
   private writeBytes(bytes: Buffer, length: number): void {
     try {
       let offset = 0;
       while (offset < length) offset += writeSync(this.init.fd, bytes, offset, length - offset);
     } catch (error) {
-      this.failure = error;
-      throw error;
+      this.failure = storeFailure(
+        error,
+        `append to session ${this.init.sessionId}`,
+        this.init.path,
+      );
+      throw this.failure;
+    }
+  }
+
+  /** Syncs the log file to the disk. */
+  private sync(): void {
+    try {
+      fdatasyncSync(this.init.fd);
+    } catch (error) {
+      throw storeFailure(error, `sync session ${this.init.sessionId} to disk`, this.init.path);
     }
   }
 }

@@ -4,7 +4,7 @@ import { InvalidRangeError } from '../errors.js';
 /**
  * Checks a `SessionRange` from a caller.
  *
- * @throws {InvalidRangeError} naming what is wrong.
+ * @throws an {@link InvalidRangeError} naming what is wrong.
  */
 export function checkRange(range: SessionRange): void {
   if (range === null || typeof range !== 'object') {

@@ -81,7 +81,7 @@ async function outcomeOf(run: () => Promise<void>, timeoutMs: number): Promise<s
  * Runs every conformance case against fresh stores from `factory`, disposing of each store after
  * its case, and reports which cases failed and why. A store failure never makes it throw.
  *
- * @throws {Error} only when `signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * import { checkSessionStore } from '@spine/session-log/testing';

@@ -11,7 +11,7 @@ export interface StoreConformanceCase {
   /**
    * Runs the scenario against stores made by `fresh`.
    *
-   * @throws {Error} when the store does not behave as the scenario expects.
+   * @throws an {@link Error} when the store does not behave as the scenario expects.
    */
   run(fresh: () => Promise<SessionStore>): Promise<void>;
 }

@@ -54,8 +54,8 @@ export interface AcquiredLease {
  * Takes the lease of `sessionId` inside the caller's transaction (the row stays locked until it
  * commits).
  *
- * @throws {SessionNotFoundError} when the session does not exist.
- * @throws {SessionLockedError} while another writer's lease is live.
+ * @throws a {@link SessionNotFoundError} when the session does not exist.
+ * @throws a {@link SessionLockedError} while another writer's lease is live.
  */
 export async function acquireLease(
   client: PoolClient,

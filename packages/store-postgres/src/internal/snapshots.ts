@@ -67,7 +67,7 @@ export function snapshotWriteSql(schema: string): string {
  * The newest snapshot of `sessionId` in one round trip, with the session's existence checked in
  * the same statement: parts in order (or the whole text of a snapshot written before migration 4).
  *
- * @throws {SessionNotFoundError} when the session does not exist.
+ * @throws a {@link SessionNotFoundError} when the session does not exist.
  */
 export async function readSnapshotParts(
   client: Pool | PoolClient,

@@ -25,7 +25,7 @@ export const toolSchedulerConformanceCases: readonly ConformanceCase<ToolSchedul
  * Runs every ToolScheduler case and reports which failed and why. A failing scheduler never
  * makes it throw.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkToolScheduler({ scheduler: (tools) => createMyScheduler(tools) });

@@ -41,7 +41,7 @@ export const webFetchConformanceCases: readonly ConformanceCase<WebFetchProvider
  * Runs every WebSearchProvider case and reports which failed and why. A failing provider never
  * makes it throw.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkWebSearchProvider(fixture);
@@ -58,7 +58,7 @@ export function checkWebSearchProvider(
 /**
  * Runs every WebFetchProvider case and reports which failed and why.
  *
- * @throws {Error} only when `options.signal` aborts (with the signal's reason).
+ * @throws an {@link Error} only when `options.signal` aborts (with the signal's reason).
  * @example
  * ```ts
  * const report = await checkWebFetchProvider({ provider: () => createMyFetch(), pageUrl: () => url });

@@ -263,7 +263,10 @@ describe('spine run with its I/O going away', { timeout: 180_000 }, () => {
       { env },
     );
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/could not \w+ .*not-a-directory.*: .*\(E[A-Z]+\); check that path/);
+    // The store's typed refusal: the path, the system's code and what to do.
+    expect(run.stderr).toMatch(
+      /not-a-directory.* failed with E[A-Z]+ \(.*use another store dir \[STORE_UNAVAILABLE\]/,
+    );
     expect(run.stderr).not.toMatch(/bug/);
     const dir = join(root, 'sessions');
     mkdirSync(dir, { recursive: true });

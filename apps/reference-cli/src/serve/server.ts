@@ -53,21 +53,30 @@ const HELD_CHARS = 1024 * 1024;
  * left out (the page names the file, not where the machine keeps it).
  */
 function failureOf(error: unknown, sessionDir?: string): [number, string] {
+  // The store's refusal of a file (StoreUnavailableError) is told like the system error it
+  // carries: by the file's name and the system's reason, not the folder's path.
+  const refused = error as { systemCode?: unknown; path?: unknown };
+  if (SpineError.isInstance(error) && typeof refused.systemCode === 'string')
+    return systemFailure(
+      refused.systemCode,
+      typeof refused.path === 'string' ? refused.path : undefined,
+    );
   if (SpineError.isInstance(error)) {
     const status = error.code === 'SESSION_NOT_FOUND' ? 404 : 422;
     const message = sessionDir ? error.message.split(`${sessionDir}/`).join('') : error.message;
     return [status, `${message} [${error.code}]`];
   }
   const system = error as NodeJS.ErrnoException;
-  if (error instanceof Error && typeof system.code === 'string' && /^E[A-Z]+$/.test(system.code)) {
-    const file = system.path ? ` ${basename(system.path)}` : '';
-    const status = system.code === 'EACCES' || system.code === 'EPERM' ? 403 : 422;
-    return [
-      status,
-      `cannot read${file}: ${systemReason(system.code)} (${system.code}) [${system.code}]`,
-    ];
-  }
+  if (error instanceof Error && typeof system.code === 'string' && /^E[A-Z]+$/.test(system.code))
+    return systemFailure(system.code, system.path);
   return [500, 'spine serve failed to render this page; `spine show` on the session says why'];
+}
+
+/** A file the system refused: 403 for permissions, else 422, naming the file only. */
+function systemFailure(code: string, path: string | undefined): [number, string] {
+  const file = path ? ` ${basename(path)}` : '';
+  const status = code === 'EACCES' || code === 'EPERM' ? 403 : 422;
+  return [status, `cannot read${file}: ${systemReason(code)} (${code}) [${code}]`];
 }
 
 /**
